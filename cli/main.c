@@ -1,0 +1,278 @@
+/*
+ * main.c - the profconv command.  Uses only the public header.
+ *
+ *   profconv [options] INPUT [-o OUT]   convert
+ *   profconv info INPUT                 describe an input
+ *   profconv validate FILE...           check processed / Gecko profile JSON
+ *
+ * Exit status: 0 success, 1 failure (bad input, invalid profile, I/O),
+ * 2 usage error.  Messages go to stderr prefixed "profconv: "; standard
+ * output carries only the requested output.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profconv.h"
+
+static int quiet;
+
+static void usage(FILE *f)
+{
+	fputs("usage: profconv [options] INPUT [-o OUT]\n"
+	      "       profconv info INPUT\n"
+	      "       profconv validate FILE...\n"
+	      "\n"
+	      "Convert profiling data into the Firefox Profiler's processed profile format.\n"
+	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
+	      "compression, and a tar or zip holding one file, are undone first.\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --output FILE     write to FILE (- for standard output); an existing\n"
+	      "                        FILE is replaced only once the output is complete\n"
+	      "  -f, --from FORMAT     input format, skipping detection (perf)\n"
+	      "  -t, --to FORMAT       output format (processed)\n"
+	      "      --event NAME      perf.data: the event whose samples make the call tree\n"
+	      "                        (default: the first sampling event; see 'info')\n"
+	      "      --weight MODE     samples (default) or period\n"
+	      "      --strict          treat recoverable damage as an error\n"
+	      "      --max-memory MIB  stop with an error past this much memory (default 8192)\n"
+	      "  -q, --quiet           print nothing but errors\n"
+	      "  -v, --verbose         print notes about what is done\n"
+	      "  -h, --help            this text\n"
+	      "  -V, --version         print the version\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 failed, 2 usage error.  See profconv(1).\n",
+	      f);
+}
+
+static void diag(void *user, enum profconv_severity sev, const char *msg)
+{
+	(void)user;
+	if (sev == PROFCONV_NOTE) {
+		fprintf(stderr, "profconv: note: %s\n", msg);
+		return;
+	}
+	if (sev == PROFCONV_WARNING && quiet)
+		return;
+	fprintf(stderr, "profconv: %s: %s\n", sev == PROFCONV_WARNING ? "warning" : "error", msg);
+}
+
+static int out_stdout(void *user, const void *buf, size_t len)
+{
+	(void)user;
+	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+}
+
+static int fail(struct profconv_ctx *ctx)
+{
+	fprintf(stderr, "profconv: error: %s\n", profconv_errmsg(ctx));
+	return 1;
+}
+
+static void warning_summary(struct profconv_ctx *ctx)
+{
+	if (!quiet && profconv_warning_count(ctx))
+		fprintf(stderr, "profconv: warning: %s\n", profconv_warning_summary(ctx));
+}
+
+static int cmd_info(struct profconv_ctx *ctx, int argc, char **argv)
+{
+	int i, rc = 0;
+
+	if (argc < 1) {
+		fputs("profconv: info needs an INPUT\n", stderr);
+		return 2;
+	}
+	for (i = 0; i < argc; i++) {
+		if (profconv_info_path(ctx, argv[i], out_stdout, NULL) != PROFCONV_OK)
+			rc = fail(ctx);
+		warning_summary(ctx);
+	}
+	if (fflush(stdout) != 0)
+		rc = 1;
+	return rc;
+}
+
+static int cmd_validate(struct profconv_ctx *ctx, int argc, char **argv)
+{
+	int i, rc = 0;
+
+	if (argc < 1) {
+		fputs("profconv: validate needs a FILE\n", stderr);
+		return 2;
+	}
+	for (i = 0; i < argc; i++) {
+		int err = profconv_validate_path(ctx, argv[i], out_stdout, NULL);
+
+		if (err == PROFCONV_ERR_INVALID)
+			rc = 1;
+		else if (err != PROFCONV_OK)
+			rc = fail(ctx);
+	}
+	if (fflush(stdout) != 0)
+		rc = 1;
+	return rc;
+}
+
+static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
+		       const char *to)
+{
+	struct profconv_profile *p = NULL;
+	size_t i, samples = 0;
+	int err;
+
+	if (!output) {
+		if (isatty(1)) {
+			fputs("profconv: refusing to write JSON to a terminal; use -o FILE or -o -\n",
+			      stderr);
+			return 2;
+		}
+		output = "-";
+	}
+	err = profconv_read_path(ctx, input, &p);
+	if (err) {
+		warning_summary(ctx);
+		return fail(ctx);
+	}
+	err = profconv_write_path(ctx, p, to, output);
+	if (err) {
+		profconv_profile_free(p);
+		return fail(ctx);
+	}
+	for (i = 0; i < profconv_profile_thread_count(p); i++)
+		samples += profconv_profile_sample_count(p, i);
+	if (!quiet)
+		fprintf(stderr,
+			"profconv: wrote %s: %zu threads, %zu samples, %zu stacks, %zu frames, %zu libs\n",
+			strcmp(output, "-") == 0 ? "<stdout>" : output,
+			profconv_profile_thread_count(p), samples, profconv_profile_stack_count(p),
+			profconv_profile_frame_count(p), profconv_profile_lib_count(p));
+	warning_summary(ctx);
+	profconv_profile_free(p);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_EVENT = 256, OPT_WEIGHT, OPT_STRICT, OPT_MAXMEM };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "max-memory", required_argument, NULL, OPT_MAXMEM },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	const char *output = NULL, *to = PROFCONV_OUT_PROCESSED, *cmd = NULL;
+	int c, rc;
+
+	if (!ctx) {
+		fputs("profconv: out of memory\n", stderr);
+		return 1;
+	}
+	profconv_set_diag(ctx, diag, NULL);
+	while ((c = getopt_long(argc, argv, "o:f:t:qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'f':
+			if (profconv_set_option(ctx, "from", optarg))
+				goto usage_err;
+			break;
+		case 't':
+			if (strcmp(optarg, PROFCONV_OUT_PROCESSED) != 0) {
+				fprintf(stderr, "profconv: unknown output format '%s' (known: processed)\n",
+					optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			to = optarg;
+			break;
+		case OPT_EVENT:
+			if (profconv_set_option(ctx, "event", optarg))
+				goto usage_err;
+			break;
+		case OPT_WEIGHT:
+			if (profconv_set_option(ctx, "weight", optarg))
+				goto usage_err;
+			break;
+		case OPT_STRICT:
+			profconv_set_strict(ctx, 1);
+			break;
+		case OPT_MAXMEM: {
+			char *end;
+			unsigned long long mib;
+
+			errno = 0;
+			mib = strtoull(optarg, &end, 10);
+			if (errno || *end || !mib) {
+				fprintf(stderr, "profconv: --max-memory takes a size in MiB, not '%s'\n",
+					optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			profconv_set_max_memory(ctx, (uint64_t)mib << 20);
+			break;
+		}
+		case 'q':
+			quiet = 1;
+			break;
+		case 'v':
+			profconv_set_verbose(ctx, 1);
+			break;
+		case 'h':
+			usage(stdout);
+			profconv_ctx_free(ctx);
+			return 0;
+		case 'V':
+			printf("profconv %s (processed format %d, Gecko format %d)\n",
+			       profconv_version_string(), PROFCONV_PROCESSED_FORMAT_VERSION,
+			       PROFCONV_GECKO_FORMAT_VERSION);
+			profconv_ctx_free(ctx);
+			return 0;
+		default:
+			usage(stderr);
+			profconv_ctx_free(ctx);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0)) {
+		cmd = argv[0];
+		argc--;
+		argv++;
+	}
+	if (cmd && strcmp(cmd, "info") == 0)
+		rc = cmd_info(ctx, argc, argv);
+	else if (cmd)
+		rc = cmd_validate(ctx, argc, argv);
+	else if (argc == 1)
+		rc = cmd_convert(ctx, argv[0], output, to);
+	else {
+		fputs(argc ? "profconv: one INPUT at a time\n" : "profconv: no INPUT given\n", stderr);
+		usage(stderr);
+		rc = 2;
+	}
+	profconv_ctx_free(ctx);
+	return rc;
+
+usage_err:
+	fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
+	profconv_ctx_free(ctx);
+	return 2;
+}

@@ -1,0 +1,280 @@
+/*
+ * api.c - the public entry points: the pipeline that ties an input, a
+ * reader, the model and a writer together.  The only file that sees both
+ * the reader and the writer registries.
+ *
+ *   profconv_read_path:  pc_input -> detect (bids) -> reader -> model
+ *   profconv_write_path: model -> writer -> temp file -> rename
+ */
+#include "core/pc_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json/pc_validate.h"
+#include "readers/pc_reader.h"
+#include "writers/pc_writer.h"
+
+static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
+		       const struct pc_reader **out)
+{
+	const unsigned char *peek;
+	size_t n;
+
+	*out = NULL;
+	if (ctx->from[0]) {
+		*out = pc_reader_find(ctx->from);
+		if (!*out)
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown input format '%s'",
+				       ctx->from);
+		return 0;
+	}
+	peek = pc_input_peek(in, 4096, &n);
+	if (!peek)
+		return ctx->status;
+	if (n == 0)
+		return pc_fail_at(ctx, PROFCONV_ERR_UNRECOGNIZED, pc_input_name(in), 0,
+				  "empty input");
+	*out = pc_reader_detect(peek, n);
+	if (!*out)
+		return pc_fail_at(ctx, PROFCONV_ERR_UNRECOGNIZED, pc_input_name(in), 0,
+				  "unrecognized format%s%s (known: perf.data); use --from to force one",
+				  pc_input_filter(in) ? " inside " : "",
+				  pc_input_filter(in) ? pc_input_filter(in) : "");
+	return 0;
+}
+
+static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
+		      struct profconv_profile **out)
+{
+	const struct pc_reader *r;
+	struct pc_model *m;
+	int err;
+
+	err = pick_reader(ctx, in, &r);
+	if (err)
+		return err;
+	m = pc_model_new(ctx);
+	if (!m)
+		return PROFCONV_ERR_NOMEM;
+	pc_note(ctx, "%s: reading as %s%s%s", pc_input_name(in), r->name,
+		pc_input_filter(in) ? " inside " : "", pc_input_filter(in) ? pc_input_filter(in) : "");
+	err = r->read(ctx, in, m);
+	if (!err && ctx->status)
+		err = ctx->status;
+	if (err) {
+		pc_model_free(m);
+		return err;
+	}
+	*out = (struct profconv_profile *)m;
+	return 0;
+}
+
+PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
+				    struct profconv_profile **out)
+{
+	struct pc_input *in;
+	int err;
+
+	*out = NULL;
+	pc_clear_error(ctx);
+	err = pc_input_open_path(ctx, path, &in);
+	if (err)
+		return err;
+	err = read_input(ctx, in, out);
+	pc_input_close(in);
+	return err;
+}
+
+PROFCONV_API int profconv_read_fd(struct profconv_ctx *ctx, int fd, const char *name,
+				  struct profconv_profile **out)
+{
+	struct pc_input *in;
+	int err;
+
+	*out = NULL;
+	pc_clear_error(ctx);
+	err = pc_input_open_fd(ctx, fd, name ? name : "<fd>", &in);
+	if (err)
+		return err;
+	err = read_input(ctx, in, out);
+	pc_input_close(in);
+	return err;
+}
+
+PROFCONV_API void profconv_profile_free(struct profconv_profile *p)
+{
+	if (p)
+		pc_model_free(&p->m);
+}
+
+/* --- writing --- */
+
+struct fd_sink {
+	int fd;
+	int err;
+};
+
+static int fd_write(void *user, const void *buf, size_t len)
+{
+	struct fd_sink *s = user;
+	const char *b = buf;
+
+	while (len) {
+		ssize_t w = write(s->fd, b, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			s->err = w < 0 ? errno : ENOSPC;
+			return -1;
+		}
+		b += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
+				   const char *format, profconv_write_fn *fn, void *user)
+{
+	const struct pc_writer *w = pc_writer_find(format ? format : PROFCONV_OUT_PROCESSED);
+
+	pc_clear_error(ctx);
+	if (!w)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown output format '%s'", format);
+	return w->write(ctx, &p->m, fn, user);
+}
+
+PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct profconv_profile *p,
+				     const char *format, const char *path)
+{
+	struct fd_sink s = { -1, 0 };
+	char tmp[4096];
+	int err;
+
+	if (strcmp(path, "-") == 0) {
+		s.fd = 1;
+		err = profconv_write_cb(ctx, p, format, fd_write, &s);
+		if (err && s.err)
+			pc_fail(ctx, PROFCONV_ERR_IO, NULL, "<stdout>: write failed: %s",
+				strerror(s.err));
+		return err;
+	}
+	if (pc_snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp) - 1)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: path too long", path);
+	s.fd = mkstemp(tmp);
+	if (s.fd < 0)
+		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot create a temporary file beside it: %s",
+			       path, strerror(errno));
+	err = profconv_write_cb(ctx, p, format, fd_write, &s);
+	if (err && s.err) {
+		pc_clear_error(ctx);
+		pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path, strerror(s.err));
+	}
+	if (!err && fchmod(s.fd, 0644) != 0)
+		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: chmod failed: %s", path,
+			      strerror(errno));
+	if (close(s.fd) != 0 && !err)
+		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path,
+			      strerror(errno));
+	if (!err && rename(tmp, path) != 0)
+		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot rename the finished output into place: %s",
+			      path, strerror(errno));
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* --- views --- */
+
+PROFCONV_API size_t profconv_profile_thread_count(const struct profconv_profile *p)
+{
+	return p->m.nthreads;
+}
+
+PROFCONV_API const char *profconv_profile_thread_name(const struct profconv_profile *p, size_t i)
+{
+	if (i >= p->m.nthreads)
+		return NULL;
+	return pc_str(&p->m, p->m.threads[i]->name);
+}
+
+PROFCONV_API int64_t profconv_profile_thread_pid(const struct profconv_profile *p, size_t i)
+{
+	return i < p->m.nthreads ? p->m.threads[i]->pid : -1;
+}
+
+PROFCONV_API int64_t profconv_profile_thread_tid(const struct profconv_profile *p, size_t i)
+{
+	return i < p->m.nthreads ? p->m.threads[i]->tid : -1;
+}
+
+PROFCONV_API size_t profconv_profile_sample_count(const struct profconv_profile *p, size_t i)
+{
+	return i < p->m.nthreads ? p->m.threads[i]->samples.len : 0;
+}
+
+PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p)
+{
+	return p->m.stacks.len;
+}
+
+PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p)
+{
+	return p->m.frames.len;
+}
+
+PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p)
+{
+	return p->m.funcs.len;
+}
+
+PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p)
+{
+	return p->m.libs.len;
+}
+
+/* --- info and validate --- */
+
+PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
+				    profconv_write_fn *fn, void *user)
+{
+	struct pc_text_out o = { fn, user, 0 };
+	const struct pc_reader *r;
+	struct pc_input *in;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_path(ctx, path, &in);
+	if (err)
+		return err;
+	err = pick_reader(ctx, in, &r);
+	if (!err && !r->info)
+		err = pc_fail(ctx, PROFCONV_ERR_UNSUPPORTED, NULL, "%s: no info for %s input", path,
+			      r->name);
+	if (!err)
+		err = r->info(ctx, in, &o);
+	pc_input_close(in);
+	return err;
+}
+
+PROFCONV_API int profconv_validate_path(struct profconv_ctx *ctx, const char *path,
+					profconv_write_fn *fn, void *user)
+{
+	struct pc_text_out o = { fn, user, 0 };
+	struct pc_input *in;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_path(ctx, path, &in);
+	if (err)
+		return err;
+	err = pc_validate(ctx, in, &o);
+	pc_input_close(in);
+	return err;
+}

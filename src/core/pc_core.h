@@ -1,0 +1,187 @@
+/*
+ * pc_core.h - the context, errors, diagnostics, the allocator and byte loads.
+ *
+ * Everything in the library allocates through pc_alloc()/pc_realloc()/
+ * pc_free(), which count bytes against ctx->mem_limit; a size read from a
+ * file is always checked against what remains of its container before it
+ * reaches the allocator.  Failures are recorded with pc_fail(), which formats
+ * "FILE: offset 0x1234: what was expected" into the context and returns the
+ * code, so call sites read "return pc_fail(...)".  The first error wins.
+ *
+ * Recoverable damage goes through pc_warn(): each kind is counted, the first
+ * occurrence of a kind is reported, and in strict mode pc_warn() fails.
+ *
+ * core/ depends on nothing else in the tree.
+ */
+#ifndef PC_CORE_H
+#define PC_CORE_H
+
+#include "pc_config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "profconv.h"
+
+#define PC_NONE	   UINT32_MAX /* null row index */
+#define PC_NO_TIME INT64_MIN  /* null time */
+
+#if defined(__GNUC__)
+#define PC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PC_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+#else
+#define PC_PRINTF(a, b)
+#define PC_UNLIKELY(x) (x)
+#endif
+
+#define PC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PC_NO_OFFSET	 UINT64_MAX
+
+enum pc_weight_mode {
+	PC_WEIGHT_SAMPLES = 0,
+	PC_WEIGHT_PERIOD = 1,
+};
+
+struct pc_warn_kind {
+	const char *kind; /* static string, also the summary wording */
+	uint64_t count;
+};
+
+#define PC_MAX_WARN_KINDS 32
+
+struct profconv_ctx {
+	char errmsg[1024];
+	int status; /* first error, PROFCONV_OK if none */
+
+	profconv_diag_fn *diag;
+	void *diag_user;
+	int strict;
+	int verbose;
+
+	uint64_t mem_limit; /* bytes; 0 = none */
+	uint64_t mem_used;
+	uint64_t mem_peak;
+	long fault_alloc; /* PC_FAULT_ALLOC: fail the N-th allocation (tests) */
+	long alloc_count;
+
+	/* options */
+	char from[32];
+	char event[128];
+	enum pc_weight_mode weight;
+
+	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
+	unsigned nwarns;
+	uint64_t warn_total;
+	char summary[1024];
+};
+
+/* Location of a problem; pass NULL when there is none. */
+struct pc_loc {
+	const char *path; /* input name as the user gave it */
+	uint64_t offset;  /* byte offset; PC_NO_OFFSET if unknown */
+	uint32_t line;	  /* text input; 0 if unknown */
+	uint32_t col;
+};
+
+/* Record an error (the first one wins) and return code. */
+int pc_fail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, const char *fmt, ...)
+	PC_PRINTF(4, 5);
+/* pc_fail() at path:offset. */
+int pc_fail_at(struct profconv_ctx *ctx, int code, const char *path, uint64_t offset,
+	       const char *fmt, ...) PC_PRINTF(5, 6);
+/*
+ * Count one occurrence of a warning kind (kind: a static string such as
+ * "unknown records skipped"); the first of each kind is reported through the
+ * diagnostics callback with its location.  Returns 0, or in strict mode
+ * records the warning as an error and returns PROFCONV_ERR_STRICT.
+ */
+int pc_warn(struct profconv_ctx *ctx, const char *kind, const struct pc_loc *loc, const char *fmt,
+	    ...) PC_PRINTF(4, 5);
+/* Count n occurrences at once (n may be 0: nothing happens). */
+int pc_warn_n(struct profconv_ctx *ctx, const char *kind, uint64_t n, const struct pc_loc *loc,
+	      const char *fmt, ...) PC_PRINTF(5, 6);
+/* A note, shown only when verbose. */
+void pc_note(struct profconv_ctx *ctx, const char *fmt, ...) PC_PRINTF(2, 3);
+/* Clear the error state (between independent operations on one ctx). */
+void pc_clear_error(struct profconv_ctx *ctx);
+
+/* Allocation, counted against the limit.  NULL on failure, with ctx error set. */
+void *pc_alloc(struct profconv_ctx *ctx, size_t size);
+void *pc_calloc(struct profconv_ctx *ctx, size_t n, size_t size);
+/* Like realloc, but on failure the old block is untouched and NULL returned. */
+void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size);
+void pc_free(struct profconv_ctx *ctx, void *p);
+char *pc_strndup(struct profconv_ctx *ctx, const char *s, size_t len);
+char *pc_strdup(struct profconv_ctx *ctx, const char *s);
+/*
+ * Grow *arr (element size elem) so that it holds at least need elements;
+ * *cap is updated.  Returns 0 or PROFCONV_ERR_NOMEM (array untouched).
+ */
+int pc_grow(struct profconv_ctx *ctx, void **arr, size_t elem, uint32_t *cap, size_t need);
+
+/* Overflow-checked a + b <= limit. */
+static inline int pc_fits(uint64_t off, uint64_t len, uint64_t limit)
+{
+	return off <= limit && len <= limit - off;
+}
+
+/* Byte loads from untrusted memory, in either byte order. */
+static inline uint16_t pc_load_u16(const unsigned char *p, int swap)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t pc_load_u32(const unsigned char *p, int swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t pc_load_u64(const unsigned char *p, int swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* 64-bit mixing hash (splitmix finaliser). */
+static inline uint64_t pc_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* FNV-1a-like hash over bytes, mixed at the end. */
+uint64_t pc_hash_bytes(const void *p, size_t len, uint64_t seed);
+
+/* Text output in pieces (info, validate summaries). */
+struct pc_text_out {
+	profconv_write_fn *fn;
+	void *user;
+	int err; /* latched: non-zero after the first failed write */
+};
+/* printf-style output to o (uses the C locale's formatting of integers). */
+void pc_text_printf(struct pc_text_out *o, const char *fmt, ...) PC_PRINTF(2, 3);
+
+/* Locale-independent formatting helpers. */
+/* Writes the decimal form of v into buf (>= 21 bytes); returns the length. */
+size_t pc_fmt_i64(char *buf, int64_t v);
+size_t pc_fmt_u64(char *buf, uint64_t v);
+/* Nanoseconds as milliseconds with up to 6 decimals, trailing zeros trimmed. */
+size_t pc_fmt_ns_as_ms(char *buf, int64_t ns);
+/* snprintf that never leaves buf unterminated; returns the length written. */
+size_t pc_snprintf(char *buf, size_t size, const char *fmt, ...) PC_PRINTF(3, 4);
+
+#endif /* PC_CORE_H */

@@ -1,0 +1,590 @@
+/*
+ * input.c - paths, pipes and memory as one byte stream, with compression
+ * and archives undone through libarchive (see pc_input.h).
+ *
+ *   source --(fd | libarchive entry | memory)--> buf[pos..len) --> reader
+ *
+ * Compression is detected from magic bytes only.  libarchive is given the
+ * bytes already peeked first, then the rest of the fd, through its client
+ * read callback, so detection never consumes input.  A tar/zip/cpio must
+ * hold one regular file; the first is read and extra ones are warned about.
+ */
+#include "io/pc_input.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUF_MAX	 (1u << 20)
+#define DETECT	 512
+#define PEEK_MIN (256u << 10)
+#define RAW_BUFS 65536
+
+enum src_kind { SRC_FD, SRC_ARCHIVE, SRC_MEM };
+
+struct pc_input {
+	struct profconv_ctx *ctx;
+	char *name;
+	enum src_kind kind;
+	int fd;
+	int own_fd;
+	int seekable;
+	uint64_t size; /* UINT64_MAX if unknown */
+	uint64_t base; /* stream offset of fd offset 0 (after spooling) */
+	const char *filter;
+
+	unsigned char *buf; /* peek buffer: bytes [pos, len) are unread */
+	size_t pos, len, cap;
+	uint64_t offset; /* stream offset of buf[pos] */
+	int eof;
+
+	/* libarchive: it reads pre[] first, then the fd */
+	struct archive *ar;
+	unsigned char *pre;
+	size_t pre_len;
+	int pre_done;
+	unsigned char *raw;
+
+	const unsigned char *mem;
+	size_t mem_len;
+};
+
+const char *pc_input_name(const struct pc_input *in)
+{
+	return in->name;
+}
+
+const char *pc_input_filter(const struct pc_input *in)
+{
+	return in->filter;
+}
+
+uint64_t pc_input_offset(const struct pc_input *in)
+{
+	return in->offset;
+}
+
+int pc_input_can_seek(const struct pc_input *in)
+{
+	return in->seekable;
+}
+
+uint64_t pc_input_size(const struct pc_input *in)
+{
+	return in->size;
+}
+
+static int io_fail(struct pc_input *in, const char *what)
+{
+	return pc_fail_at(in->ctx, PROFCONV_ERR_IO, in->name, in->offset, "%s: %s", what,
+			  strerror(errno));
+}
+
+static int fd_read(struct pc_input *in, void *dst, size_t n, size_t *got)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = read(in->fd, (char *)dst + done, n - done);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return io_fail(in, "read failed");
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return 0;
+}
+
+static ssize_t ar_read_cb(struct archive *a, void *user, const void **out)
+{
+	struct pc_input *in = user;
+	ssize_t r;
+
+	(void)a;
+	if (!in->pre_done) {
+		in->pre_done = 1;
+		if (in->pre_len) {
+			*out = in->pre;
+			return (ssize_t)in->pre_len;
+		}
+	}
+	do {
+		r = read(in->fd, in->raw, RAW_BUFS);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		archive_set_error(a, errno, "read failed");
+		return -1;
+	}
+	*out = in->raw;
+	return r;
+}
+
+/* Pull up to n bytes from the underlying source (not the peek buffer). */
+static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
+{
+	*got = 0;
+	switch (in->kind) {
+	case SRC_MEM: {
+		uint64_t at = in->offset + (in->len - in->pos);
+
+		if (at < in->mem_len) {
+			size_t k = in->mem_len - (size_t)at < n ? in->mem_len - (size_t)at : n;
+
+			memcpy(dst, in->mem + at, k);
+			*got = k;
+		}
+		return 0;
+	}
+	case SRC_FD:
+		return fd_read(in, dst, n, got);
+	case SRC_ARCHIVE: {
+		size_t done = 0;
+
+		while (done < n) {
+			la_ssize_t r = archive_read_data(in->ar, (char *)dst + done, n - done);
+
+			if (r < 0)
+				return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name,
+						  in->offset + done, "%s data: %s",
+						  in->filter ? in->filter : "archive",
+						  archive_error_string(in->ar));
+			if (r == 0)
+				break;
+			done += (size_t)r;
+		}
+		*got = done;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+const unsigned char *pc_input_peek(struct pc_input *in, size_t want, size_t *avail)
+{
+	if (want > BUF_MAX)
+		want = BUF_MAX;
+	while (in->len - in->pos < want && !in->eof) {
+		size_t got;
+
+		if (in->pos) {
+			memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+			in->len -= in->pos;
+			in->pos = 0;
+		}
+		if (in->cap < want || in->cap < PEEK_MIN) {
+			size_t ncap = in->cap ? in->cap : PEEK_MIN;
+			void *p;
+
+			while (ncap < want)
+				ncap *= 2;
+			p = pc_realloc(in->ctx, in->buf, ncap);
+			if (!p)
+				return NULL;
+			in->buf = p;
+			in->cap = ncap;
+		}
+		if (src_read(in, in->buf + in->len, in->cap - in->len, &got))
+			return NULL;
+		if (got == 0)
+			in->eof = 1;
+		in->len += got;
+	}
+	*avail = in->len - in->pos;
+	return in->buf + in->pos;
+}
+
+void pc_input_consume(struct pc_input *in, size_t n)
+{
+	if (n > in->len - in->pos)
+		n = in->len - in->pos;
+	in->pos += n;
+	in->offset += n;
+}
+
+int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got)
+{
+	size_t have = in->len - in->pos, k = have < n ? have : n, more = 0;
+
+	memcpy(buf, in->buf + in->pos, k);
+	in->pos += k;
+	in->offset += k;
+	if (k < n && !in->eof) {
+		if (src_read(in, (char *)buf + k, n - k, &more))
+			return in->ctx->status;
+		in->offset += more;
+		if (k + more < n)
+			in->eof = 1;
+	}
+	*got = k + more;
+	return 0;
+}
+
+int pc_input_skip(struct pc_input *in, uint64_t n, uint64_t *got)
+{
+	unsigned char tmp[8192];
+	uint64_t done = 0;
+
+	if (in->seekable && n > in->len - in->pos) {
+		uint64_t target = in->offset + n, end = in->size;
+
+		if (end != UINT64_MAX && target > end)
+			target = end;
+		done = target - in->offset;
+		*got = done;
+		return pc_input_seek(in, target);
+	}
+	while (done < n) {
+		size_t want = n - done < sizeof(tmp) ? (size_t)(n - done) : sizeof(tmp), g;
+
+		if (pc_input_read(in, tmp, want, &g))
+			return in->ctx->status;
+		done += g;
+		if (g < want)
+			break;
+	}
+	*got = done;
+	return 0;
+}
+
+int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_t *got)
+{
+	size_t done = 0;
+
+	*got = 0;
+	if (!in->seekable)
+		return pc_fail(in->ctx, PROFCONV_ERR_INTERNAL, NULL, "pread on a stream");
+	if (in->kind == SRC_MEM) {
+		if (off < in->mem_len) {
+			done = in->mem_len - (size_t)off < n ? in->mem_len - (size_t)off : n;
+			memcpy(buf, in->mem + off, done);
+		}
+		*got = done;
+		return 0;
+	}
+	if (off < in->base)
+		return pc_fail(in->ctx, PROFCONV_ERR_INTERNAL, NULL, "pread before spool start");
+	while (done < n) {
+		ssize_t r = pread(in->fd, (char *)buf + done, n - done,
+				  (off_t)(off - in->base + done));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return pc_fail_at(in->ctx, PROFCONV_ERR_IO, in->name, off + done,
+					  "read failed: %s", strerror(errno));
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return 0;
+}
+
+int pc_input_seek(struct pc_input *in, uint64_t off)
+{
+	if (!in->seekable)
+		return pc_fail(in->ctx, PROFCONV_ERR_INTERNAL, NULL, "seek on a stream");
+	in->pos = in->len = 0;
+	in->offset = off;
+	in->eof = 0;
+	if (in->kind == SRC_FD && lseek(in->fd, (off_t)(off - in->base), SEEK_SET) < 0)
+		return io_fail(in, "seek failed");
+	return 0;
+}
+
+int pc_input_spool(struct pc_input *in)
+{
+	char path[] = "/tmp/profconv-spool-XXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	char tpath[4096];
+	unsigned char *chunk;
+	uint64_t base = in->offset, total = 0;
+	int fd, err = 0;
+
+	if (in->seekable)
+		return 0;
+	if (tmpdir && *tmpdir &&
+	    pc_snprintf(tpath, sizeof(tpath), "%s/profconv-spool-XXXXXX", tmpdir) <
+		    sizeof(tpath) - 1)
+		fd = mkstemp(tpath);
+	else
+		fd = mkstemp(path);
+	if (fd < 0)
+		return io_fail(in, "cannot create a temporary file to spool the input");
+	unlink(tmpdir && *tmpdir ? tpath : path);
+	chunk = pc_alloc(in->ctx, RAW_BUFS);
+	if (!chunk) {
+		close(fd);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (;;) {
+		size_t got;
+		ssize_t w;
+		size_t off = 0;
+
+		err = pc_input_read(in, chunk, RAW_BUFS, &got);
+		if (err || got == 0)
+			break;
+		while (off < got) {
+			w = write(fd, chunk + off, got - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				err = io_fail(in, "cannot write the spool file");
+				break;
+			}
+			off += (size_t)w;
+		}
+		if (err)
+			break;
+		total += got;
+	}
+	pc_free(in->ctx, chunk);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (in->ar) {
+		archive_read_free(in->ar);
+		in->ar = NULL;
+	}
+	if (in->own_fd)
+		close(in->fd);
+	in->fd = fd;
+	in->own_fd = 1;
+	in->kind = SRC_FD;
+	in->seekable = 1;
+	in->base = base;
+	in->size = base + total;
+	return pc_input_seek(in, base);
+}
+
+static const char *sniff_filter(const unsigned char *p, size_t n)
+{
+	static const struct {
+		const char *name;
+		const char *magic;
+		size_t len;
+	} magics[] = {
+		{ "gzip", "\x1f\x8b", 2 },
+		{ "xz", "\xfd" "7zXZ\x00", 6 },
+		{ "bzip2", "BZh", 3 },
+		{ "zstd", "\x28\xb5\x2f\xfd", 4 },
+		{ "lz4", "\x04\x22\x4d\x18", 4 },
+		{ "lzma", "\x5d\x00\x00", 3 },
+		{ "zip", "PK\x03\x04", 4 },
+		{ "cpio", "070701", 6 },
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(magics); i++)
+		if (n >= magics[i].len && memcmp(p, magics[i].magic, magics[i].len) == 0)
+			return magics[i].name;
+	if (n >= 262 && memcmp(p + 257, "ustar", 5) == 0)
+		return "tar";
+	return NULL;
+}
+
+static int open_archive(struct pc_input *in)
+{
+	struct archive_entry *e;
+	int r;
+
+	in->raw = pc_alloc(in->ctx, RAW_BUFS);
+	in->ar = archive_read_new();
+	if (!in->raw || !in->ar)
+		return pc_fail(in->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+	archive_read_support_filter_all(in->ar);
+	archive_read_support_format_tar(in->ar);
+	archive_read_support_format_cpio(in->ar);
+	archive_read_support_format_zip(in->ar);
+	archive_read_support_format_raw(in->ar);
+	if (archive_read_open(in->ar, in, NULL, ar_read_cb, NULL) != ARCHIVE_OK)
+		return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name, 0,
+				  "cannot read as %s: %s", in->filter, archive_error_string(in->ar));
+	for (;;) {
+		r = archive_read_next_header(in->ar, &e);
+		if (r == ARCHIVE_EOF)
+			return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name, 0,
+					  "%s archive holds no regular file", in->filter);
+		if (r < ARCHIVE_WARN)
+			return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name, 0,
+					  "cannot read as %s: %s", in->filter,
+					  archive_error_string(in->ar));
+		if (archive_format(in->ar) == ARCHIVE_FORMAT_RAW ||
+		    archive_entry_filetype(e) == AE_IFREG)
+			break;
+	}
+	if (archive_format(in->ar) != ARCHIVE_FORMAT_RAW) {
+		const char *fmt = archive_format_name(in->ar);
+
+		pc_note(in->ctx, "%s: reading %s from the %s archive", in->name,
+			archive_entry_pathname(e), fmt);
+		if (archive_filter_count(in->ar) <= 1)
+			in->filter = archive_format(in->ar) == ARCHIVE_FORMAT_ZIP ? "zip" : "tar";
+	}
+	in->kind = SRC_ARCHIVE;
+	return 0;
+}
+
+static int finish_open(struct pc_input *in)
+{
+	const unsigned char *p;
+	size_t n;
+
+	p = pc_input_peek(in, DETECT, &n);
+	if (!p)
+		return in->ctx->status;
+	if (in->kind == SRC_MEM)
+		return 0;
+	in->filter = sniff_filter(p, n);
+	if (!in->filter)
+		return 0;
+	/* Hand the peeked bytes to libarchive, then read through it. */
+	in->pre = pc_alloc(in->ctx, n ? n : 1);
+	if (!in->pre)
+		return PROFCONV_ERR_NOMEM;
+	memcpy(in->pre, p, n);
+	in->pre_len = n;
+	in->pos = in->len = 0;
+	in->eof = 0;
+	in->seekable = 0;
+	in->size = UINT64_MAX;
+	return open_archive(in);
+}
+
+static struct pc_input *new_input(struct profconv_ctx *ctx, const char *name)
+{
+	struct pc_input *in = pc_calloc(ctx, 1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->ctx = ctx;
+	in->fd = -1;
+	in->size = UINT64_MAX;
+	in->name = pc_strdup(ctx, name);
+	if (!in->name) {
+		pc_free(ctx, in);
+		return NULL;
+	}
+	return in;
+}
+
+static void probe_fd(struct pc_input *in)
+{
+	struct stat st;
+
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t cur = lseek(in->fd, 0, SEEK_CUR);
+
+		if (cur >= 0) {
+			in->seekable = 1;
+			in->base = 0;
+			in->size = (uint64_t)st.st_size;
+			if (cur > 0)
+				in->offset = (uint64_t)cur;
+		}
+	}
+}
+
+int pc_input_open_fd(struct profconv_ctx *ctx, int fd, const char *name, struct pc_input **out)
+{
+	struct pc_input *in = new_input(ctx, name);
+	int err;
+
+	*out = NULL;
+	if (!in)
+		return PROFCONV_ERR_NOMEM;
+	in->fd = fd;
+	in->kind = SRC_FD;
+	probe_fd(in);
+	err = finish_open(in);
+	if (err) {
+		pc_input_close(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+int pc_input_open_path(struct profconv_ctx *ctx, const char *path, struct pc_input **out)
+{
+	struct pc_input *in;
+	int fd, err;
+
+	*out = NULL;
+	if (strcmp(path, "-") == 0)
+		return pc_input_open_fd(ctx, 0, "<stdin>", out);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
+			       strerror(errno));
+	in = new_input(ctx, path);
+	if (!in) {
+		close(fd);
+		return PROFCONV_ERR_NOMEM;
+	}
+	in->fd = fd;
+	in->own_fd = 1;
+	in->kind = SRC_FD;
+	probe_fd(in);
+	err = finish_open(in);
+	if (err) {
+		pc_input_close(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+int pc_input_open_mem(struct profconv_ctx *ctx, const void *data, size_t len, const char *name,
+		      struct pc_input **out)
+{
+	struct pc_input *in = new_input(ctx, name);
+	int err;
+
+	*out = NULL;
+	if (!in)
+		return PROFCONV_ERR_NOMEM;
+	in->kind = SRC_MEM;
+	in->mem = data;
+	in->mem_len = len;
+	in->seekable = 1;
+	in->size = len;
+	err = finish_open(in);
+	if (err) {
+		pc_input_close(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+void pc_input_close(struct pc_input *in)
+{
+	struct profconv_ctx *ctx;
+
+	if (!in)
+		return;
+	ctx = in->ctx;
+	if (in->ar)
+		archive_read_free(in->ar);
+	if (in->own_fd && in->fd >= 0)
+		close(in->fd);
+	pc_free(ctx, in->pre);
+	pc_free(ctx, in->raw);
+	pc_free(ctx, in->buf);
+	pc_free(ctx, in->name);
+	pc_free(ctx, in);
+}

@@ -1,0 +1,69 @@
+/*
+ * pc_input.h - where input bytes come from.
+ *
+ * An input is a path, "-" (standard input) or an fd.  Opening peeks at the
+ * first bytes: gzip, xz, bzip2, zstd, lz4 and lzma streams and tar, cpio or
+ * zip archives (holding one file) are undone through libarchive, detected by
+ * content, never by name.  Plain files and pipes are read directly.
+ *
+ *   pc_input_peek()    look at the next bytes without consuming them
+ *   pc_input_read()    consume bytes sequentially (short only at EOF)
+ *   pc_input_skip()    consume and discard
+ *   pc_input_pread()   random access; only when pc_input_can_seek()
+ *   pc_input_spool()   make a non-seekable input seekable by copying the
+ *                      rest of it into an unlinked temporary file
+ *
+ * Every read is bounded; the input never slurps what it was not asked for.
+ * pc_input_offset() is the byte offset of the next sequential read, in the
+ * (decompressed) stream, for error messages.
+ */
+#ifndef PC_INPUT_H
+#define PC_INPUT_H
+
+#include "core/pc_core.h"
+
+struct pc_input;
+
+/* path "-" = stdin.  On success *out is set; caller frees with pc_input_close(). */
+int pc_input_open_path(struct profconv_ctx *ctx, const char *path, struct pc_input **out);
+/* fd is not closed by pc_input_close(); name is used in messages. */
+int pc_input_open_fd(struct profconv_ctx *ctx, int fd, const char *name, struct pc_input **out);
+/* An input over caller memory (borrowed; must outlive the input), e.g. for fuzzing. */
+int pc_input_open_mem(struct profconv_ctx *ctx, const void *data, size_t len, const char *name,
+		      struct pc_input **out);
+void pc_input_close(struct pc_input *in);
+
+/* The name for messages (the path as given, "<stdin>", ...). */
+const char *pc_input_name(const struct pc_input *in);
+/* "gzip", "xz", "zstd", "tar", ... or NULL when the input is read as is. */
+const char *pc_input_filter(const struct pc_input *in);
+
+/*
+ * Make at least want bytes visible without consuming them (fewer at EOF).
+ * *avail gets the count; the pointer stays valid until the next call on in.
+ * NULL with ctx error set on I/O failure.  want is capped at 1 MiB.
+ */
+const unsigned char *pc_input_peek(struct pc_input *in, size_t want, size_t *avail);
+/* Consume n bytes that a pc_input_peek() just made visible. */
+void pc_input_consume(struct pc_input *in, size_t n);
+/* Read up to n bytes; *got < n only at EOF.  0 or error. */
+int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got);
+/* Skip n bytes; *got < n only at EOF. 0 or error. */
+int pc_input_skip(struct pc_input *in, uint64_t n, uint64_t *got);
+uint64_t pc_input_offset(const struct pc_input *in);
+
+int pc_input_can_seek(const struct pc_input *in);
+/* Total size when known (seekable inputs), else UINT64_MAX. */
+uint64_t pc_input_size(const struct pc_input *in);
+/* Random-access read at absolute offset; *got < n only at EOF.  Seekable only. */
+int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_t *got);
+/* Set the sequential position (seekable only). */
+int pc_input_seek(struct pc_input *in, uint64_t off);
+/*
+ * Copy the rest of a non-seekable input (including peeked bytes) into an
+ * unlinked temporary file and read from it from then on.  Offsets are kept.
+ * No-op when already seekable.
+ */
+int pc_input_spool(struct pc_input *in);
+
+#endif /* PC_INPUT_H */

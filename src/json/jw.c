@@ -1,0 +1,830 @@
+/*
+ * jw.c - the streaming JSON writer (see pc_jw.h).
+ *
+ * Output goes through a 64 KiB buffer to the profconv_write_fn; a string or
+ * raw piece larger than the buffer is passed to the sink directly.
+ *
+ * Commas: st[d] holds the state of the container open at depth d (depth 0
+ * is the document itself): F_OBJ when it is an object, F_COMMA once it holds
+ * an element, so the next element is preceded by ','.  After a key,
+ * key_pending says the next value belongs to it and takes no comma.
+ *
+ * Errors: the first sink failure (PROFCONV_ERR_IO) or misuse
+ * (PROFCONV_ERR_INTERNAL) is latched in w->err and recorded in the ctx; every
+ * later call returns at once, and pc_jw_finish() returns it.
+ *
+ * Strings are escaped on unsigned bytes: '"', '\\' and the control bytes
+ * (\b \f \n \r \t short, the rest as \u00XX); DEL and valid UTF-8 are copied
+ * as they are, in runs.  An ill-formed UTF-8 sequence is replaced by one
+ * U+FFFD per maximal subpart (Unicode 15, section 3.9, "U+FFFD Substitution
+ * of Maximal Subparts", the practice of the WHATWG decoder): overlong forms,
+ * surrogates, code points above U+10FFFF, stray continuation bytes and
+ * truncated sequences.
+ *
+ * Numbers never go through printf except doubles, which use snprintf under
+ * a private "C" locale (uselocale), so a host's setlocale() cannot turn the
+ * decimal point into a comma.
+ */
+#include "json/pc_jw.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BUF_SIZE  (64 * 1024)
+#define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
+#define TOKEN_MAX 16 /* longest none_json / repeated token */
+
+enum {
+	F_COMMA = 1, /* the container already holds an element */
+	F_OBJ = 2,   /* the container is an object */
+};
+
+struct pc_jw {
+	struct profconv_ctx *ctx;
+	profconv_write_fn *fn;
+	void *user;
+	uint64_t replaced; /* strings with invalid UTF-8 replaced */
+	locale_t c_locale; /* made on the first pc_jw_double(); (locale_t)0 until then */
+	size_t len;	   /* bytes used in buf */
+	int err;	   /* latched first error */
+	unsigned depth;	   /* open containers */
+	int key_pending;   /* a key was written; its value comes next */
+	uint8_t st[PC_JW_MAX_DEPTH + 1];
+	char buf[BUF_SIZE];
+};
+
+static const char digits2[] = "00010203040506070809"
+			      "10111213141516171819"
+			      "20212223242526272829"
+			      "30313233343536373839"
+			      "40414243444546474849"
+			      "50515253545556575859"
+			      "60616263646566676869"
+			      "70717273747576777879"
+			      "80818283848586878889"
+			      "90919293949596979899";
+
+/* Decimal digits of v at p; returns the end.  p needs room for 20 bytes. */
+static char *fmt_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	char *t = tmp + sizeof(tmp);
+	size_t n;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * v, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(p, t, n);
+	return p + n;
+}
+
+/* The same for 32-bit values (cheaper divisions; most columns are uint32_t). */
+static char *fmt_u32(char *p, uint32_t v)
+{
+	char tmp[10];
+	char *t = tmp + sizeof(tmp);
+	size_t n;
+
+	while (v >= 100) {
+		uint32_t r = v % 100;
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * v, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(p, t, n);
+	return p + n;
+}
+
+static char *fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return fmt_u64(p, 0 - (uint64_t)v); /* INT64_MIN included */
+	}
+	return fmt_u64(p, (uint64_t)v);
+}
+
+/*
+ * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
+ * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
+ */
+static char *fmt_ns_ms(char *p, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	uint32_t frac = (uint32_t)(mag % 1000000);
+	char f[6];
+	int k, n;
+
+	if (ns < 0)
+		*p++ = '-';
+	p = fmt_u64(p, mag / 1000000);
+	if (!frac)
+		return p;
+	for (k = 5; k >= 0; k--) {
+		f[k] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	for (n = 6; f[n - 1] == '0'; n--)
+		;
+	*p++ = '.';
+	memcpy(p, f, (size_t)n);
+	return p + n;
+}
+
+static void latch(struct pc_jw *w, int code, const char *what)
+{
+	if (w->err)
+		return;
+	w->err = code;
+	pc_fail(w->ctx, code, NULL, "%s", what);
+}
+
+static void misuse(struct pc_jw *w, const char *what)
+{
+	if (w->err)
+		return;
+	w->err = PROFCONV_ERR_INTERNAL;
+	pc_fail(w->ctx, PROFCONV_ERR_INTERNAL, NULL, "JSON writer misuse: %s", what);
+}
+
+static void sink(struct pc_jw *w, const void *p, size_t n)
+{
+	if (w->err || !n)
+		return;
+	if (w->fn(w->user, p, n))
+		latch(w, PROFCONV_ERR_IO, "writing the output failed");
+}
+
+static void flush(struct pc_jw *w)
+{
+	size_t n = w->len;
+
+	w->len = 0;
+	sink(w, w->buf, n);
+}
+
+static void put(struct pc_jw *w, const void *p, size_t n)
+{
+	if (n > BUF_SIZE - w->len) {
+		flush(w);
+		if (n >= BUF_SIZE) {
+			sink(w, p, n);
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void put1(struct pc_jw *w, char c)
+{
+	if (w->len == BUF_SIZE)
+		flush(w);
+	w->buf[w->len++] = c;
+}
+
+/* Room for one bulk element at p; returns where to write, or NULL after an error. */
+static inline char *room(struct pc_jw *w, char *p)
+{
+	if (PC_UNLIKELY(p > w->buf + BUF_SIZE - ELEM_MAX)) {
+		w->len = (size_t)(p - w->buf);
+		flush(w);
+		if (w->err)
+			return NULL;
+		p = w->buf;
+	}
+	return p;
+}
+
+/* Comma and state bookkeeping before a value; non-zero when the value must not be written. */
+static int begin_value(struct pc_jw *w)
+{
+	uint8_t *s = &w->st[w->depth];
+
+	if (w->err)
+		return -1;
+	if (w->key_pending) {
+		w->key_pending = 0;
+		return 0;
+	}
+	if (*s & F_OBJ) {
+		misuse(w, "a value inside an object without a key");
+		return -1;
+	}
+	if (*s & F_COMMA) {
+		if (!w->depth) {
+			misuse(w, "a second top-level value");
+			return -1;
+		}
+		put1(w, ',');
+	}
+	*s |= F_COMMA;
+	return 0;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80), or 0
+ * with *bad set to the length of its maximal ill-formed subpart (>= 1).
+ * Second-byte ranges from Unicode Table 3-7 exclude overlongs (E0, F0),
+ * surrogates (ED) and code points above U+10FFFF (F4).
+ */
+static size_t utf8_seq(const unsigned char *p, size_t avail, size_t *bad)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
+	size_t need, k;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else {
+		*bad = 1;
+		return 0;
+	}
+	for (k = 1; k <= need; k++) {
+		if (k >= avail || p[k] < lo || p[k] > hi) {
+			*bad = k;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return need + 1;
+}
+
+/* 0: copied as is; 1: escaped; 2: start of a multi-byte sequence (or invalid). */
+static const uint8_t byte_class[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x00 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x10 */
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20: '"' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x30 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x50: '\\' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x70: DEL raw */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x80 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x90 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xa0 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xb0 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xc0 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xd0 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xe0 */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xf0 */
+};
+
+static void put_escape(struct pc_jw *w, unsigned c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+	switch (c) {
+	case '"':
+		put(w, "\\\"", 2);
+		break;
+	case '\\':
+		put(w, "\\\\", 2);
+		break;
+	case '\b':
+		put(w, "\\b", 2);
+		break;
+	case '\f':
+		put(w, "\\f", 2);
+		break;
+	case '\n':
+		put(w, "\\n", 2);
+		break;
+	case '\r':
+		put(w, "\\r", 2);
+		break;
+	case '\t':
+		put(w, "\\t", 2);
+		break;
+	default:
+		put(w, e, 6);
+		break;
+	}
+}
+
+static void put_string(struct pc_jw *w, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s; /* never classify plain char */
+	size_t i = 0, run = 0, n, bad;
+	int replaced = 0;
+
+	put1(w, '"');
+	while (i < len) {
+		switch (byte_class[p[i]]) {
+		case 0:
+			i++;
+			continue;
+		case 1:
+			put(w, p + run, i - run);
+			put_escape(w, p[i]);
+			run = ++i;
+			continue;
+		default:
+			n = utf8_seq(p + i, len - i, &bad);
+			if (n) {
+				i += n;
+				continue;
+			}
+			put(w, p + run, i - run);
+			put(w, "\xef\xbf\xbd", 3); /* U+FFFD */
+			i += bad;
+			run = i;
+			replaced = 1;
+			continue;
+		}
+	}
+	put(w, p + run, i - run);
+	put1(w, '"');
+	w->replaced += (uint64_t)replaced;
+}
+
+struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *user)
+{
+	struct pc_jw *w = pc_alloc(ctx, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->ctx = ctx;
+	w->fn = fn;
+	w->user = user;
+	w->replaced = 0;
+	w->c_locale = (locale_t)0;
+	w->len = 0;
+	w->err = 0;
+	w->depth = 0;
+	w->key_pending = 0;
+	memset(w->st, 0, sizeof(w->st));
+	return w;
+}
+
+void pc_jw_free(struct pc_jw *w)
+{
+	if (!w)
+		return;
+	if (w->c_locale != (locale_t)0)
+		freelocale(w->c_locale);
+	pc_free(w->ctx, w);
+}
+
+int pc_jw_finish(struct pc_jw *w)
+{
+	int err;
+
+	if (!w)
+		return PROFCONV_ERR_NOMEM; /* pc_jw_new() failed */
+	if (!w->err && (w->depth || w->key_pending))
+		misuse(w, "the document ended inside an open object or array");
+	if (!w->err && (w->st[0] & F_COMMA))
+		put1(w, '\n');
+	flush(w);
+	err = w->err;
+	pc_jw_free(w);
+	return err;
+}
+
+static void open_container(struct pc_jw *w, char c, uint8_t flags)
+{
+	if (begin_value(w))
+		return;
+	if (w->depth == PC_JW_MAX_DEPTH) {
+		misuse(w, "nesting deeper than PC_JW_MAX_DEPTH");
+		return;
+	}
+	put1(w, c);
+	w->st[++w->depth] = flags;
+}
+
+static void close_container(struct pc_jw *w, char c, uint8_t obj)
+{
+	if (w->err)
+		return;
+	if (w->key_pending) {
+		misuse(w, "a container closed after a key without its value");
+		return;
+	}
+	if (!w->depth || (w->st[w->depth] & F_OBJ) != obj) {
+		misuse(w, obj ? "object end without a matching begin" :
+				"array end without a matching begin");
+		return;
+	}
+	w->depth--;
+	put1(w, c);
+}
+
+void pc_jw_obj_begin(struct pc_jw *w)
+{
+	open_container(w, '{', F_OBJ);
+}
+
+void pc_jw_obj_end(struct pc_jw *w)
+{
+	close_container(w, '}', F_OBJ);
+}
+
+void pc_jw_arr_begin(struct pc_jw *w)
+{
+	open_container(w, '[', 0);
+}
+
+void pc_jw_arr_end(struct pc_jw *w)
+{
+	close_container(w, ']', 0);
+}
+
+void pc_jw_key(struct pc_jw *w, const char *k)
+{
+	uint8_t *s = &w->st[w->depth];
+
+	if (w->err)
+		return;
+	if (!(*s & F_OBJ) || w->key_pending || !k) {
+		misuse(w, "a key outside an object, after another key, or NULL");
+		return;
+	}
+	if (*s & F_COMMA)
+		put1(w, ',');
+	*s |= F_COMMA;
+	put_string(w, k, strlen(k));
+	put1(w, ':');
+	w->key_pending = 1;
+}
+
+void pc_jw_str(struct pc_jw *w, const char *s, size_t len)
+{
+	if (begin_value(w))
+		return;
+	if (!s && len)
+		put(w, "null", 4);
+	else
+		put_string(w, s ? s : "", len);
+}
+
+void pc_jw_str_z(struct pc_jw *w, const char *s)
+{
+	if (begin_value(w))
+		return;
+	if (!s)
+		put(w, "null", 4);
+	else
+		put_string(w, s, strlen(s));
+}
+
+void pc_jw_i64(struct pc_jw *w, int64_t v)
+{
+	char b[24];
+
+	if (begin_value(w))
+		return;
+	put(w, b, (size_t)(fmt_i64(b, v) - b));
+}
+
+void pc_jw_u64(struct pc_jw *w, uint64_t v)
+{
+	char b[24];
+
+	if (begin_value(w))
+		return;
+	put(w, b, (size_t)(fmt_u64(b, v) - b));
+}
+
+void pc_jw_bool(struct pc_jw *w, int v)
+{
+	if (begin_value(w))
+		return;
+	if (v)
+		put(w, "true", 4);
+	else
+		put(w, "false", 5);
+}
+
+void pc_jw_null(struct pc_jw *w)
+{
+	if (begin_value(w))
+		return;
+	put(w, "null", 4);
+}
+
+void pc_jw_ns_ms(struct pc_jw *w, int64_t ns)
+{
+	char b[24];
+
+	if (begin_value(w))
+		return;
+	put(w, b, (size_t)(fmt_ns_ms(b, ns) - b));
+}
+
+/*
+ * Shortest of %.15g, %.16g, %.17g that reads back as v (%.17g always does),
+ * printed and read under the "C" locale whatever the host's setlocale().
+ */
+void pc_jw_double(struct pc_jw *w, double v)
+{
+	char b[40];
+	locale_t old;
+	int prec, n = 0;
+
+	if (begin_value(w))
+		return;
+	if (!isfinite(v)) {
+		put(w, "null", 4);
+		return;
+	}
+	if (w->c_locale == (locale_t)0) {
+		w->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+		if (w->c_locale == (locale_t)0) {
+			latch(w, PROFCONV_ERR_NOMEM, "JSON writer: cannot create the C locale");
+			return;
+		}
+	}
+	old = uselocale(w->c_locale);
+	for (prec = 15; prec <= 17; prec++) {
+		n = snprintf(b, sizeof(b), "%.*g", prec, v);
+		if (strtod(b, NULL) == v)
+			break;
+	}
+	uselocale(old);
+	if (n <= 0 || (size_t)n >= sizeof(b)) {
+		misuse(w, "double formatting failed");
+		return;
+	}
+	put(w, b, (size_t)n);
+}
+
+void pc_jw_raw(struct pc_jw *w, const char *json, size_t len)
+{
+	if (begin_value(w))
+		return;
+	if (!json || !len)
+		put(w, "null", 4); /* never leave an empty value */
+	else
+		put(w, json, len);
+}
+
+uint64_t pc_jw_replaced(const struct pc_jw *w)
+{
+	return w->replaced;
+}
+
+/*
+ * Bulk elements.  Each function checks once that an array is open, then
+ * formats every element straight into the buffer: room() flushes when fewer
+ * than ELEM_MAX bytes are left, and the comma is written unconditionally
+ * and kept only when needed (p += comma), so the loop has no other branch
+ * than the sentinel test.
+ */
+static int bulk_begin(struct pc_jw *w, size_t n, size_t token_len, int *comma, char **p)
+{
+	uint8_t *s = &w->st[w->depth];
+
+	if (w->err || !n)
+		return -1;
+	if (w->key_pending || !w->depth || (*s & F_OBJ)) {
+		misuse(w, "bulk elements outside an array");
+		return -1;
+	}
+	if (token_len > TOKEN_MAX) {
+		misuse(w, "bulk token too long");
+		return -1;
+	}
+	*comma = *s & F_COMMA;
+	*s |= F_COMMA;
+	*p = w->buf + w->len;
+	return 0;
+}
+
+static void bulk_end(struct pc_jw *w, char *p)
+{
+	w->len = (size_t)(p - w->buf);
+}
+
+void pc_jw_u32s(struct pc_jw *w, const uint32_t *v, size_t n, uint32_t none,
+		const char *none_json)
+{
+	size_t i, tl = none_json ? strlen(none_json) : 0;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, tl, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		if (none_json && v[i] == none) {
+			memcpy(p, none_json, tl);
+			p += tl;
+		} else {
+			p = fmt_u32(p, v[i]);
+		}
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_u16s(struct pc_jw *w, const uint16_t *v, size_t n, uint16_t none,
+		const char *none_json)
+{
+	size_t i, tl = none_json ? strlen(none_json) : 0;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, tl, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		if (none_json && v[i] == none) {
+			memcpy(p, none_json, tl);
+			p += tl;
+		} else {
+			p = fmt_u32(p, v[i]);
+		}
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_u64s(struct pc_jw *w, const uint64_t *v, size_t n, uint64_t none,
+		const char *none_json)
+{
+	size_t i, tl = none_json ? strlen(none_json) : 0;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, tl, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		if (none_json && v[i] == none) {
+			memcpy(p, none_json, tl);
+			p += tl;
+		} else if (v[i] <= UINT32_MAX) {
+			p = fmt_u32(p, (uint32_t)v[i]);
+		} else {
+			p = fmt_u64(p, v[i]);
+		}
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_i64s(struct pc_jw *w, const int64_t *v, size_t n)
+{
+	size_t i;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, 0, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		p = fmt_i64(p, v[i]);
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_u8s(struct pc_jw *w, const uint8_t *v, size_t n)
+{
+	size_t i;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, 0, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		p = fmt_u32(p, v[i]);
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_bools(struct pc_jw *w, const uint8_t *v, size_t n)
+{
+	size_t i;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, 0, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		if (v[i]) {
+			memcpy(p, "true", 4);
+			p += 4;
+		} else {
+			memcpy(p, "false", 5);
+			p += 5;
+		}
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
+		   const char *none_json)
+{
+	size_t i, tl = none_json ? strlen(none_json) : 0;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, tl, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		if (none_json && v[i] == none) {
+			memcpy(p, none_json, tl);
+			p += tl;
+		} else {
+			p = fmt_ns_ms(p, v[i]);
+		}
+	}
+	bulk_end(w, p);
+}
+
+void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n)
+{
+	size_t i;
+	int comma;
+	char *p;
+
+	if (!json || !len) {
+		if (!w->err)
+			misuse(w, "empty repeated token");
+		return;
+	}
+	if (bulk_begin(w, n, len, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		memcpy(p, json, len);
+		p += len;
+	}
+	bulk_end(w, p);
+}

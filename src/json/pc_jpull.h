@@ -1,0 +1,114 @@
+/*
+ * pc_jpull.h - a streaming JSON pull tokenizer over a struct pc_input.
+ *
+ * The input is read in chunks (256 KiB by default) and never held whole.
+ * Each pc_jpull_next() yields one token: object/array begin and end, a key,
+ * a string, a number, true, false or null, with the byte offset and the
+ * 1-based line and byte column of its first byte.  Syntax is checked
+ * strictly (RFC 8259): no trailing commas, no comments, no leading zeros,
+ * no raw control characters in strings, one top-level value followed only by
+ * whitespace; a UTF-8 byte order mark at the start is skipped.
+ *
+ * Strings are decoded (escapes, surrogate pairs) into a reusable buffer with
+ * a size cap; invalid UTF-8 and lone surrogates become U+FFFD and are
+ * counted (pc_jpull_bad_utf8()), not rejected, because browsers decode such
+ * files the same way.  Numbers come both as raw text and parsed: an int64
+ * when the text is an integer in range, and always as a double (parsed
+ * independently of the locale).
+ *
+ * Errors go through pc_fail() with "FILE:LINE:COL: what" and return
+ * PROFCONV_ERR_CORRUPT (syntax), PROFCONV_ERR_LIMIT (string, value or depth
+ * caps) or the input's error.  After an error the parser must not be used
+ * again, except for pc_jpull_free().
+ *
+ * Typical use:
+ *
+ *	const struct pc_jtok *t;
+ *	while (!(err = pc_jpull_next(p, &t)) && t->type != PC_JT_EOF)
+ *		...;
+ */
+#ifndef PC_JPULL_H
+#define PC_JPULL_H
+
+#include "core/pc_core.h"
+#include "io/pc_input.h"
+
+enum pc_jtype {
+	PC_JT_EOF = 0, /* after the top-level value; returned again on later calls */
+	PC_JT_OBJ_BEGIN,
+	PC_JT_OBJ_END,
+	PC_JT_ARR_BEGIN,
+	PC_JT_ARR_END,
+	PC_JT_KEY, /* an object member's name; its ':' has been consumed */
+	PC_JT_STRING,
+	PC_JT_NUMBER,
+	PC_JT_TRUE,
+	PC_JT_FALSE,
+	PC_JT_NULL,
+};
+
+struct pc_jtok {
+	enum pc_jtype type;
+	uint32_t line;	 /* 1-based line of the first byte */
+	uint32_t col;	 /* 1-based byte column of the first byte */
+	uint64_t offset; /* of the first byte in the (decompressed) input */
+	/*
+	 * KEY, STRING: the decoded bytes, NUL-terminated (a "\u0000" escape
+	 * makes an embedded NUL, so len is authoritative).  NUMBER: the raw
+	 * text.  Owned by the parser; valid until the next call on it.
+	 */
+	const char *str;
+	size_t len;
+	int is_int; /* NUMBER: integer syntax (no '.', no exponent) and fits int64 */
+	int64_t i;  /* NUMBER: the value when is_int */
+	double d;   /* NUMBER: the value (also set for integers); +-inf on overflow */
+	unsigned depth; /* open containers after this token */
+};
+
+struct pc_jpull_opts {
+	size_t chunk;	    /* bytes read at a time; 0 = 256 KiB (tests use tiny ones) */
+	size_t max_string;  /* longest decoded string or number text; 0 = 64 MiB */
+	unsigned max_depth; /* deepest nesting; 0 = 512 */
+};
+
+struct pc_jpull;
+
+/*
+ * New parser over in (borrowed; must outlive the parser).  opts may be
+ * NULL.  On success *out is set; free with pc_jpull_free().
+ */
+int pc_jpull_new(struct profconv_ctx *ctx, struct pc_input *in, const struct pc_jpull_opts *opts,
+		 struct pc_jpull **out);
+/* Accepts NULL. */
+void pc_jpull_free(struct pc_jpull *p);
+
+/* The next token in *tok (owned by the parser, valid until the next call).  0 or error. */
+int pc_jpull_next(struct pc_jpull *p, const struct pc_jtok **tok);
+/*
+ * The type of the next token without consuming it (a ',' before it is
+ * consumed).  A syntax error that next() would report is reported here.
+ */
+int pc_jpull_peek(struct pc_jpull *p, enum pc_jtype *type);
+/* Consume the next value (a scalar or a whole container), checking its syntax. */
+int pc_jpull_skip_value(struct pc_jpull *p);
+/* After an OBJ_BEGIN or ARR_BEGIN token: consume through the matching end. */
+int pc_jpull_skip_rest(struct pc_jpull *p);
+/*
+ * Consume the next value and return its raw bytes (syntax checked),
+ * NUL-terminated, in a buffer owned by the parser and valid until the next
+ * capture.  A value longer than max bytes fails with PROFCONV_ERR_LIMIT.
+ * Meant for small members (meta, a marker payload) that are then handed to
+ * cJSON.
+ */
+int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
+
+/* Open containers right now. */
+unsigned pc_jpull_depth(const struct pc_jpull *p);
+/* Strings seen so far holding invalid UTF-8 or lone surrogates (decoded as U+FFFD). */
+uint64_t pc_jpull_bad_utf8(const struct pc_jpull *p);
+/* Bytes consumed so far. */
+uint64_t pc_jpull_offset(const struct pc_jpull *p);
+/* The location of tok, for pc_fail()/pc_warn(). */
+void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc);
+
+#endif /* PC_JPULL_H */

@@ -1,0 +1,67 @@
+/*
+ * itab.c - growth of the open-addressing row index (see pc_itab.h).
+ */
+#include "model/pc_itab.h"
+
+static int rehash(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t nslots)
+{
+	struct pc_itab_slot *ns;
+	uint32_t i, mask = nslots - 1;
+
+	ns = pc_alloc(ctx, (size_t)nslots * sizeof(*ns));
+	if (!ns)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < nslots; i++)
+		ns[i].row = PC_NONE;
+	if (t->slots) {
+		for (i = 0; i <= t->mask; i++) {
+			uint32_t j;
+
+			if (t->slots[i].row == PC_NONE)
+				continue;
+			for (j = t->slots[i].hash & mask; ns[j].row != PC_NONE; j = (j + 1) & mask)
+				;
+			ns[j] = t->slots[i];
+		}
+		pc_free(ctx, t->slots);
+	}
+	t->slots = ns;
+	t->mask = mask;
+	return 0;
+}
+
+int pc_itab_insert(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t slot, uint32_t hash,
+		   uint32_t row)
+{
+	int err;
+
+	if (!t->slots) {
+		err = rehash(ctx, t, 64);
+		if (err)
+			return err;
+		slot = PC_NONE;
+	}
+	if (slot == PC_NONE) {
+		for (slot = hash & t->mask; t->slots[slot].row != PC_NONE; slot = (slot + 1) & t->mask)
+			;
+	}
+	t->slots[slot].row = row;
+	t->slots[slot].hash = hash;
+	t->count++;
+	if ((uint64_t)t->count * 2 > (uint64_t)t->mask + 1) {
+		if (t->mask >= 0x7fffffffu)
+			return pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "hash index over 2^31 rows");
+		err = rehash(ctx, t, (t->mask + 1) * 2);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t)
+{
+	pc_free(ctx, t->slots);
+	t->slots = NULL;
+	t->mask = 0;
+	t->count = 0;
+}

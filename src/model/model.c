@@ -1,0 +1,782 @@
+/*
+ * model.c - the columnar model: creation, interning and per-thread tables.
+ *
+ * Every interned table follows one pattern: hash the key, look it up in the
+ * table's pc_itab (which compares against the table's own columns), and on a
+ * miss append one row to every column and insert the row into the index.
+ * Columns grow together (pc_grow on each), so a failure leaves the table
+ * consistent: the row count is only bumped after every column has room.
+ */
+#include "model/pc_model.h"
+
+#include <stdlib.h>
+
+#define STR_CHUNK (1u << 20)
+
+/* Grow a column to hold len+1 entries, keeping every column's capacity in step. */
+#define GROW_COL(m, col, capv, newcap)                                                             \
+	do {                                                                                       \
+		void *pc_p_ = pc_realloc((m)->ctx, (col), (size_t)(newcap) * sizeof(*(col)));      \
+		if (!pc_p_)                                                                        \
+			return PROFCONV_ERR_NOMEM;                                                 \
+		(col) = pc_p_;                                                                     \
+	} while (0)
+
+static uint32_t next_cap(uint32_t cap)
+{
+	return cap ? cap * 2 : 64;
+}
+
+struct pc_model *pc_model_new(struct profconv_ctx *ctx)
+{
+	struct pc_model *m = pc_calloc(ctx, 1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->ctx = ctx;
+	m->meta.profiling_start = PC_NO_TIME;
+	m->meta.profiling_end = PC_NO_TIME;
+	m->meta.interval_ns = 1000000;
+	m->meta.weight_type = "samples";
+	pc_model_add_category(m, "Other", "grey");
+	/* String 0 is the empty string, so "" is always available. */
+	if (pc_str_intern(m, "", 0) == PC_NONE) {
+		pc_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void free_thread(struct profconv_ctx *ctx, struct pc_thread *t)
+{
+	pc_free(ctx, t->samples.stack);
+	pc_free(ctx, t->samples.time);
+	pc_free(ctx, t->samples.weight);
+	pc_free(ctx, t->markers.name);
+	pc_free(ctx, t->markers.start);
+	pc_free(ctx, t->markers.end);
+	pc_free(ctx, t->markers.phase);
+	pc_free(ctx, t->markers.category);
+	pc_free(ctx, t->markers.data);
+	pc_free(ctx, t);
+}
+
+void pc_model_free(struct pc_model *m)
+{
+	struct profconv_ctx *ctx;
+	uint32_t i;
+
+	if (!m)
+		return;
+	ctx = m->ctx;
+	for (i = 0; i < m->strings.nchunks; i++)
+		pc_free(ctx, m->strings.chunks[i]);
+	pc_free(ctx, m->strings.chunks);
+	pc_free(ctx, m->strings.ptr);
+	pc_free(ctx, m->strings.lens);
+	pc_itab_free(ctx, &m->strings.index);
+
+	pc_free(ctx, m->libs.rows);
+
+	pc_free(ctx, m->resources.name);
+	pc_free(ctx, m->resources.host);
+	pc_free(ctx, m->resources.type);
+	pc_free(ctx, m->resources.lib);
+	pc_itab_free(ctx, &m->resources.index);
+
+	pc_free(ctx, m->funcs.name);
+	pc_free(ctx, m->funcs.resource);
+	pc_free(ctx, m->funcs.source);
+	pc_free(ctx, m->funcs.line);
+	pc_free(ctx, m->funcs.column);
+	pc_free(ctx, m->funcs.is_js);
+	pc_free(ctx, m->funcs.relevant_for_js);
+	pc_itab_free(ctx, &m->funcs.index);
+
+	pc_free(ctx, m->native_symbols.lib);
+	pc_free(ctx, m->native_symbols.address);
+	pc_free(ctx, m->native_symbols.name);
+	pc_free(ctx, m->native_symbols.size);
+	pc_itab_free(ctx, &m->native_symbols.index);
+
+	pc_free(ctx, m->sources.filename);
+	pc_itab_free(ctx, &m->sources.index);
+
+	pc_free(ctx, m->frames.address);
+	pc_free(ctx, m->frames.lib);
+	pc_free(ctx, m->frames.func);
+	pc_free(ctx, m->frames.native_symbol);
+	pc_free(ctx, m->frames.line);
+	pc_free(ctx, m->frames.column);
+	pc_free(ctx, m->frames.category);
+	pc_free(ctx, m->frames.subcategory);
+	pc_free(ctx, m->frames.inline_depth);
+	pc_itab_free(ctx, &m->frames.index);
+
+	pc_free(ctx, m->stacks.frame);
+	pc_free(ctx, m->stacks.prefix);
+	pc_itab_free(ctx, &m->stacks.index);
+
+	for (i = 0; i < m->nthreads; i++)
+		free_thread(ctx, m->threads[i]);
+	pc_free(ctx, m->threads);
+
+	pc_free(ctx, m->meta.product);
+	pc_free(ctx, m->meta.imported_from);
+	pc_free(ctx, m->meta.hostname);
+	pc_free(ctx, m->meta.os_release);
+	pc_free(ctx, m->meta.arch);
+	pc_free(ctx, m->meta.cpu_desc);
+	pc_free(ctx, m->meta.perf_version);
+	pc_free(ctx, m->meta.command_line);
+	pc_free(ctx, m->meta.event_name);
+	for (i = 0; i < m->meta.nmarker_schema; i++)
+		pc_free(ctx, m->meta.marker_schema[i]);
+	pc_free(ctx, m->meta.marker_schema);
+	pc_free(ctx, m);
+}
+
+int pc_meta_set(struct pc_model *m, char **field, const char *s)
+{
+	char *d = NULL;
+
+	if (s) {
+		d = pc_strdup(m->ctx, s);
+		if (!d)
+			return PROFCONV_ERR_NOMEM;
+	}
+	pc_free(m->ctx, *field);
+	*field = d;
+	return 0;
+}
+
+/* --- strings --- */
+
+struct str_key {
+	const char *s;
+	size_t len;
+};
+
+static int str_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_strtab *t = table;
+	const struct str_key *k = key;
+
+	return t->lens[row] == k->len && memcmp(t->ptr[row], k->s, k->len) == 0;
+}
+
+static char *str_store(struct pc_model *m, const char *s, size_t len)
+{
+	struct pc_strtab *t = &m->strings;
+	char *p;
+
+	if (!t->chunk || t->chunk_size - t->chunk_used < len + 1) {
+		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
+
+		if (pc_grow(m->ctx, (void **)&t->chunks, sizeof(*t->chunks), &t->chunks_cap,
+			    (size_t)t->nchunks + 1))
+			return NULL;
+		t->chunk = pc_alloc(m->ctx, size);
+		if (!t->chunk)
+			return NULL;
+		t->chunks[t->nchunks++] = t->chunk;
+		t->chunk_size = size;
+		t->chunk_used = 0;
+	}
+	p = t->chunk + t->chunk_used;
+	memcpy(p, s, len);
+	p[len] = 0;
+	t->chunk_used += len + 1;
+	return p;
+}
+
+uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
+{
+	struct pc_strtab *t = &m->strings;
+	struct str_key k = { s, len };
+	uint32_t h, slot, row;
+	char *p;
+
+	if (len > UINT32_MAX - 1) {
+		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
+		return PC_NONE;
+	}
+	h = (uint32_t)pc_hash_bytes(s, len, 0);
+	row = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (t->len == t->cap) {
+		uint32_t cap = t->cap;
+
+		if (pc_grow(m->ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
+			return PC_NONE;
+		cap = t->cap;
+		if (pc_grow(m->ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
+			return PC_NONE;
+		t->cap = cap;
+	}
+	p = str_store(m, s, len);
+	if (!p)
+		return PC_NONE;
+	row = t->len;
+	t->ptr[row] = p;
+	t->lens[row] = (uint32_t)len;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+uint32_t pc_str_intern_z(struct pc_model *m, const char *s)
+{
+	return pc_str_intern(m, s, strlen(s));
+}
+
+/* --- categories and libs --- */
+
+uint16_t pc_model_add_category(struct pc_model *m, const char *name, const char *color)
+{
+	struct pc_category *c;
+
+	if (m->ncategories == PC_ARRAY_SIZE(m->categories))
+		return PC_NO_CATEGORY;
+	c = &m->categories[m->ncategories];
+	c->name = name;
+	c->color = color;
+	c->subcategories[0] = "Other";
+	c->nsub = 1;
+	return (uint16_t)m->ncategories++;
+}
+
+uint16_t pc_model_find_category(const struct pc_model *m, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->ncategories; i++)
+		if (strcmp(m->categories[i].name, name) == 0)
+			return (uint16_t)i;
+	return PC_NO_CATEGORY;
+}
+
+uint32_t pc_lib_add(struct pc_model *m, const struct pc_lib *lib)
+{
+	struct pc_lib_table *t = &m->libs;
+
+	if (pc_grow(m->ctx, (void **)&t->rows, sizeof(*t->rows), &t->cap, (size_t)t->len + 1))
+		return PC_NONE;
+	t->rows[t->len] = *lib;
+	return t->len++;
+}
+
+/* --- resources --- */
+
+struct res_key {
+	uint32_t name, host, lib;
+	uint8_t type;
+};
+
+static int res_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_resource_table *t = table;
+	const struct res_key *k = key;
+
+	return t->name[row] == k->name && t->host[row] == k->host && t->type[row] == k->type &&
+	       t->lib[row] == k->lib;
+}
+
+static int res_reserve(struct pc_model *m)
+{
+	struct pc_resource_table *t = &m->resources;
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = next_cap(t->cap);
+	GROW_COL(m, t->name, t->cap, cap);
+	GROW_COL(m, t->host, t->cap, cap);
+	GROW_COL(m, t->type, t->cap, cap);
+	GROW_COL(m, t->lib, t->cap, cap);
+	t->cap = cap;
+	return 0;
+}
+
+uint32_t pc_resource_intern(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
+			    uint32_t lib)
+{
+	struct pc_resource_table *t = &m->resources;
+	struct res_key k = { name, host, lib, type };
+	uint32_t h, slot, row;
+
+	h = (uint32_t)pc_hash64(((uint64_t)name << 32 | host) ^ pc_hash64((uint64_t)lib << 8 | type));
+	row = pc_itab_find(&t->index, h, res_eq, t, &k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (res_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->name[row] = name;
+	t->host[row] = host;
+	t->type[row] = type;
+	t->lib[row] = lib;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+/* --- funcs --- */
+
+static int func_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_func_table *t = table;
+	const struct pc_func_key *k = key;
+
+	return t->name[row] == k->name && t->resource[row] == k->resource &&
+	       t->source[row] == k->source && t->line[row] == k->line &&
+	       t->column[row] == k->column && t->is_js[row] == k->is_js &&
+	       t->relevant_for_js[row] == k->relevant_for_js;
+}
+
+static int func_reserve(struct pc_model *m)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = next_cap(t->cap);
+	GROW_COL(m, t->name, t->cap, cap);
+	GROW_COL(m, t->resource, t->cap, cap);
+	GROW_COL(m, t->source, t->cap, cap);
+	GROW_COL(m, t->line, t->cap, cap);
+	GROW_COL(m, t->column, t->cap, cap);
+	GROW_COL(m, t->is_js, t->cap, cap);
+	GROW_COL(m, t->relevant_for_js, t->cap, cap);
+	t->cap = cap;
+	return 0;
+}
+
+uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t h, slot, row;
+	uint64_t a, b;
+
+	a = (uint64_t)k->name << 32 | k->resource;
+	b = ((uint64_t)k->source << 32 | k->line) ^ ((uint64_t)k->column << 2) ^
+	    (uint64_t)(k->is_js | k->relevant_for_js << 1);
+	h = (uint32_t)pc_hash64(a ^ pc_hash64(b));
+	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (func_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->name[row] = k->name;
+	t->resource[row] = k->resource;
+	t->source[row] = k->source;
+	t->line[row] = k->line;
+	t->column[row] = k->column;
+	t->is_js[row] = k->is_js;
+	t->relevant_for_js[row] = k->relevant_for_js;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+/* --- native symbols and sources --- */
+
+struct nsym_key {
+	uint64_t address;
+	uint32_t lib;
+};
+
+static int nsym_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_native_symbol_table *t = table;
+	const struct nsym_key *k = key;
+
+	return t->address[row] == k->address && t->lib[row] == k->lib;
+}
+
+static int nsym_reserve(struct pc_model *m)
+{
+	struct pc_native_symbol_table *t = &m->native_symbols;
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = next_cap(t->cap);
+	GROW_COL(m, t->lib, t->cap, cap);
+	GROW_COL(m, t->address, t->cap, cap);
+	GROW_COL(m, t->name, t->cap, cap);
+	GROW_COL(m, t->size, t->cap, cap);
+	t->cap = cap;
+	return 0;
+}
+
+uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t address, uint32_t name,
+				 uint32_t size)
+{
+	struct pc_native_symbol_table *t = &m->native_symbols;
+	struct nsym_key k = { address, lib };
+	uint32_t h, slot, row;
+
+	h = (uint32_t)pc_hash64(address ^ pc_hash64(lib));
+	row = pc_itab_find(&t->index, h, nsym_eq, t, &k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (nsym_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->lib[row] = lib;
+	t->address[row] = address;
+	t->name[row] = name;
+	t->size[row] = size;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+static int source_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_source_table *t = table;
+
+	return t->filename[row] == *(const uint32_t *)key;
+}
+
+uint32_t pc_source_intern(struct pc_model *m, uint32_t filename)
+{
+	struct pc_source_table *t = &m->sources;
+	uint32_t h, slot, row;
+
+	h = (uint32_t)pc_hash64(filename);
+	row = pc_itab_find(&t->index, h, source_eq, t, &filename, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (pc_grow(m->ctx, (void **)&t->filename, sizeof(*t->filename), &t->cap,
+		    (size_t)t->len + 1))
+		return PC_NONE;
+	row = t->len;
+	t->filename[row] = filename;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+/* --- frames --- */
+
+static int frame_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_frame_table *t = table;
+	const struct pc_frame_key *k = key;
+
+	return t->address[row] == k->address && t->func[row] == k->func && t->lib[row] == k->lib &&
+	       t->native_symbol[row] == k->native_symbol && t->line[row] == k->line &&
+	       t->column[row] == k->column && t->category[row] == k->category &&
+	       t->subcategory[row] == k->subcategory && t->inline_depth[row] == k->inline_depth;
+}
+
+static int frame_reserve(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = next_cap(t->cap);
+	GROW_COL(m, t->address, t->cap, cap);
+	GROW_COL(m, t->lib, t->cap, cap);
+	GROW_COL(m, t->func, t->cap, cap);
+	GROW_COL(m, t->native_symbol, t->cap, cap);
+	GROW_COL(m, t->line, t->cap, cap);
+	GROW_COL(m, t->column, t->cap, cap);
+	GROW_COL(m, t->category, t->cap, cap);
+	GROW_COL(m, t->subcategory, t->cap, cap);
+	GROW_COL(m, t->inline_depth, t->cap, cap);
+	t->cap = cap;
+	return 0;
+}
+
+uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
+{
+	struct pc_frame_table *t = &m->frames;
+	uint32_t h, slot, row;
+	uint64_t a;
+
+	a = pc_hash64(k->address) ^ ((uint64_t)k->func << 32 | k->lib);
+	a = pc_hash64(a) ^ ((uint64_t)k->native_symbol << 32 | k->line);
+	a = pc_hash64(a) ^ ((uint64_t)k->column << 32 | (uint64_t)k->category << 16 |
+			    k->subcategory) ^ ((uint64_t)k->inline_depth << 48);
+	h = (uint32_t)pc_hash64(a);
+	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (frame_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->address[row] = k->address;
+	t->lib[row] = k->lib;
+	t->func[row] = k->func;
+	t->native_symbol[row] = k->native_symbol;
+	t->line[row] = k->line;
+	t->column[row] = k->column;
+	t->category[row] = k->category;
+	t->subcategory[row] = k->subcategory;
+	t->inline_depth[row] = k->inline_depth;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+/* --- stacks --- */
+
+struct stack_key {
+	uint32_t prefix, frame;
+};
+
+static int stack_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_stack_table *t = table;
+	const struct stack_key *k = key;
+
+	return t->frame[row] == k->frame && t->prefix[row] == k->prefix;
+}
+
+uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
+{
+	struct pc_stack_table *t = &m->stacks;
+	struct stack_key k = { prefix, frame };
+	uint32_t h, slot, row;
+
+	h = (uint32_t)pc_hash64((uint64_t)prefix << 32 | frame);
+	row = pc_itab_find(&t->index, h, stack_eq, t, &k, &slot);
+	if (row != PC_NONE)
+		return row;
+	if (t->len == t->cap) {
+		uint32_t cap = next_cap(t->cap);
+
+		GROW_COL(m, t->frame, t->cap, cap);
+		GROW_COL(m, t->prefix, t->cap, cap);
+		t->cap = cap;
+	}
+	row = t->len;
+	t->frame[row] = frame;
+	t->prefix[row] = prefix;
+	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+/* --- threads, samples, markers --- */
+
+struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid)
+{
+	struct pc_thread *t;
+
+	if (pc_grow(m->ctx, (void **)&m->threads, sizeof(*m->threads), &m->threads_cap,
+		    (size_t)m->nthreads + 1))
+		return NULL;
+	t = pc_calloc(m->ctx, 1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	t->process_type = "default";
+	t->process_shutdown = PC_NO_TIME;
+	t->unregister_time = PC_NO_TIME;
+	m->threads[m->nthreads++] = t;
+	return t;
+}
+
+static int samples_reserve(struct pc_model *m, struct pc_samples *s)
+{
+	uint32_t cap;
+
+	if (s->len < s->cap)
+		return 0;
+	cap = next_cap(s->cap);
+	GROW_COL(m, s->stack, s->cap, cap);
+	GROW_COL(m, s->time, s->cap, cap);
+	if (s->weight)
+		GROW_COL(m, s->weight, s->cap, cap);
+	s->cap = cap;
+	return 0;
+}
+
+int pc_sample_add(struct pc_model *m, struct pc_thread *t, uint32_t stack, int64_t time,
+		  int64_t weight)
+{
+	struct pc_samples *s = &t->samples;
+	int err = samples_reserve(m, s);
+
+	if (err)
+		return err;
+	if (weight != 1 && !s->weight) {
+		uint32_t i;
+
+		s->weight = pc_alloc(m->ctx, (size_t)s->cap * sizeof(*s->weight));
+		if (!s->weight)
+			return PROFCONV_ERR_NOMEM;
+		for (i = 0; i < s->len; i++)
+			s->weight[i] = 1;
+	}
+	s->stack[s->len] = stack;
+	s->time[s->len] = time;
+	if (s->weight)
+		s->weight[s->len] = weight;
+	s->len++;
+	return 0;
+}
+
+int pc_marker_add(struct pc_model *m, struct pc_thread *t, uint32_t name, int64_t start,
+		  int64_t end, uint8_t phase, uint16_t category, uint32_t data)
+{
+	struct pc_markers *k = &t->markers;
+	uint32_t i;
+
+	if (k->len == k->cap) {
+		uint32_t cap = next_cap(k->cap);
+
+		GROW_COL(m, k->name, k->cap, cap);
+		GROW_COL(m, k->start, k->cap, cap);
+		GROW_COL(m, k->end, k->cap, cap);
+		GROW_COL(m, k->phase, k->cap, cap);
+		GROW_COL(m, k->category, k->cap, cap);
+		GROW_COL(m, k->data, k->cap, cap);
+		k->cap = cap;
+	}
+	i = k->len++;
+	k->name[i] = name;
+	k->start[i] = start;
+	k->end[i] = end;
+	k->phase[i] = phase;
+	k->category[i] = category;
+	k->data[i] = data;
+	return 0;
+}
+
+int pc_model_add_marker_schema(struct pc_model *m, const char *json)
+{
+	struct pc_meta *mt = &m->meta;
+	char *d;
+
+	if (pc_grow(m->ctx, (void **)&mt->marker_schema, sizeof(*mt->marker_schema),
+		    &mt->marker_schema_cap, (size_t)mt->nmarker_schema + 1))
+		return PROFCONV_ERR_NOMEM;
+	d = pc_strdup(m->ctx, json);
+	if (!d)
+		return PROFCONV_ERR_NOMEM;
+	mt->marker_schema[mt->nmarker_schema++] = d;
+	return 0;
+}
+
+/*
+ * Stable sort of a thread's samples by time: an index permutation sorted by
+ * (time, original index) with a merge sort, then applied to every column.
+ */
+static void merge_sort(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_t n)
+{
+	uint32_t width, i;
+
+	for (width = 1; width < n; width *= 2) {
+		for (i = 0; i < n; i += 2 * width) {
+			uint32_t lo = i, mid = i + width < n ? i + width : n;
+			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
+			uint32_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi)
+				tmp[o++] = key[idx[b]] < key[idx[a]] ? idx[b++] : idx[a++];
+			while (a < mid)
+				tmp[o++] = idx[a++];
+			while (b < hi)
+				tmp[o++] = idx[b++];
+		}
+		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+	}
+}
+
+#define PERMUTE(ctx, col, idx, n, type, fail)                                                       \
+	do {                                                                                       \
+		type *pc_n_ = pc_alloc((ctx), (size_t)(n) * sizeof(type) + 1);                     \
+		uint32_t pc_i_;                                                                    \
+		if (!pc_n_)                                                                        \
+			goto fail;                                                                 \
+		for (pc_i_ = 0; pc_i_ < (n); pc_i_++)                                              \
+			pc_n_[pc_i_] = (col)[(idx)[pc_i_]];                                        \
+		memcpy((col), pc_n_, (size_t)(n) * sizeof(type));                                  \
+		pc_free((ctx), pc_n_);                                                             \
+	} while (0)
+
+static int is_sorted(const int64_t *t, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; i < n; i++)
+		if (t[i] < t[i - 1])
+			return 0;
+	return 1;
+}
+
+static int sort_perm(struct profconv_ctx *ctx, const int64_t *key, uint32_t n, uint32_t **out)
+{
+	uint32_t *idx, *tmp, i;
+
+	*out = NULL;
+	idx = pc_alloc(ctx, (size_t)n * sizeof(*idx) + 1);
+	tmp = pc_alloc(ctx, (size_t)n * sizeof(*tmp) + 1);
+	if (!idx || !tmp) {
+		pc_free(ctx, idx);
+		pc_free(ctx, tmp);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	merge_sort(idx, tmp, key, n);
+	pc_free(ctx, tmp);
+	*out = idx;
+	return 0;
+}
+
+int pc_model_sort_threads(struct pc_model *m)
+{
+	struct profconv_ctx *ctx = m->ctx;
+	uint32_t i, *idx = NULL;
+
+	for (i = 0; i < m->nthreads; i++) {
+		struct pc_samples *s = &m->threads[i]->samples;
+		struct pc_markers *k = &m->threads[i]->markers;
+
+		if (!is_sorted(s->time, s->len)) {
+			if (sort_perm(ctx, s->time, s->len, &idx))
+				return PROFCONV_ERR_NOMEM;
+			PERMUTE(ctx, s->stack, idx, s->len, uint32_t, fail);
+			PERMUTE(ctx, s->time, idx, s->len, int64_t, fail);
+			if (s->weight)
+				PERMUTE(ctx, s->weight, idx, s->len, int64_t, fail);
+			pc_free(ctx, idx);
+			idx = NULL;
+		}
+		if (!is_sorted(k->start, k->len)) {
+			if (sort_perm(ctx, k->start, k->len, &idx))
+				return PROFCONV_ERR_NOMEM;
+			PERMUTE(ctx, k->name, idx, k->len, uint32_t, fail);
+			PERMUTE(ctx, k->start, idx, k->len, int64_t, fail);
+			PERMUTE(ctx, k->end, idx, k->len, int64_t, fail);
+			PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
+			PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
+			PERMUTE(ctx, k->data, idx, k->len, uint32_t, fail);
+			pc_free(ctx, idx);
+			idx = NULL;
+		}
+	}
+	return 0;
+fail:
+	pc_free(ctx, idx);
+	return PROFCONV_ERR_NOMEM;
+}

@@ -1,0 +1,58 @@
+/*
+ * pc_test.h - a tiny check library for the unit tests.
+ *
+ * PC_CHECK* report the file, line and values on failure and count it; a
+ * test's main() ends with "return pc_test_done();", which prints the plain
+ * "N passed, N failed" line and returns non-zero if anything failed.
+ */
+#ifndef PC_TEST_H
+#define PC_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int pc_test_pass, pc_test_fail;
+
+#define PC_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			pc_test_pass++;                                                            \
+		} else {                                                                           \
+			pc_test_fail++;                                                            \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+		}                                                                                  \
+	} while (0)
+
+#define PC_CHECK_EQ_INT(a, b)                                                                      \
+	do {                                                                                       \
+		long long pc_a_ = (long long)(a), pc_b_ = (long long)(b);                          \
+		if (pc_a_ == pc_b_) {                                                              \
+			pc_test_pass++;                                                            \
+		} else {                                                                           \
+			pc_test_fail++;                                                            \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,        \
+				__LINE__, #a, #b, pc_a_, pc_b_);                                   \
+		}                                                                                  \
+	} while (0)
+
+#define PC_CHECK_EQ_STR(a, b)                                                                      \
+	do {                                                                                       \
+		const char *pc_a_ = (a), *pc_b_ = (b);                                             \
+		if (pc_a_ && pc_b_ && strcmp(pc_a_, pc_b_) == 0) {                                 \
+			pc_test_pass++;                                                            \
+		} else {                                                                           \
+			pc_test_fail++;                                                            \
+			fprintf(stderr, "%s:%d: %s == %s failed:\n  got:      \"%s\"\n  expected: \"%s\"\n", \
+				__FILE__, __LINE__, #a, #b, pc_a_ ? pc_a_ : "(null)",              \
+				pc_b_ ? pc_b_ : "(null)");                                         \
+		}                                                                                  \
+	} while (0)
+
+static inline int pc_test_done(void)
+{
+	printf("%d passed, %d failed\n", pc_test_pass, pc_test_fail);
+	return pc_test_fail != 0 || pc_test_pass == 0;
+}
+
+#endif /* PC_TEST_H */

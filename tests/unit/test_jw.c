@@ -1,0 +1,590 @@
+/*
+ * test_jw.c - the streaming JSON writer: escapes, UTF-8 repair, numbers,
+ * commas and nesting, misuse, latched sink errors, and a cJSON round trip.
+ */
+#include "json/pc_jw.h"
+
+#include <cjson/cJSON.h>
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "pc_test.h"
+
+struct membuf {
+	char *p;
+	size_t len, cap;
+	size_t fail_after; /* fail the write that would pass this many bytes; 0 = never */
+	unsigned calls, calls_after_fail;
+	int failed;
+};
+
+static int mem_write(void *user, const void *buf, size_t len)
+{
+	struct membuf *b = user;
+
+	b->calls++;
+	if (b->failed) {
+		b->calls_after_fail++;
+		return -1;
+	}
+	if (b->fail_after && b->len + len > b->fail_after) {
+		b->failed = 1;
+		return -1;
+	}
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *np = realloc(b->p, cap);
+
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, buf, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static void mem_reset(struct membuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static struct profconv_ctx *ctx;
+
+/* Finish w and return the output without its final newline (static buffer reused). */
+static const char *done(struct pc_jw *w, struct membuf *b, int expect_err)
+{
+	int err = pc_jw_finish(w);
+
+	PC_CHECK_EQ_INT(err, expect_err);
+	if (b->len && b->p[b->len - 1] == '\n')
+		b->p[--b->len] = 0;
+	return b->p ? b->p : "";
+}
+
+/* One string value written as a document. */
+static void check_str(const char *in, size_t len, const char *expect, uint64_t expect_repl)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	uint64_t repl;
+
+	pc_jw_str(w, in, len);
+	repl = pc_jw_replaced(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+	PC_CHECK_EQ_INT(repl, expect_repl);
+	mem_reset(&b);
+}
+
+static void test_escapes(void)
+{
+	static const char *const expect[32] = {
+		"\"\\u0000\"", "\"\\u0001\"", "\"\\u0002\"", "\"\\u0003\"", "\"\\u0004\"",
+		"\"\\u0005\"", "\"\\u0006\"", "\"\\u0007\"", "\"\\b\"",	    "\"\\t\"",
+		"\"\\n\"",     "\"\\u000b\"", "\"\\f\"",     "\"\\r\"",	    "\"\\u000e\"",
+		"\"\\u000f\"", "\"\\u0010\"", "\"\\u0011\"", "\"\\u0012\"", "\"\\u0013\"",
+		"\"\\u0014\"", "\"\\u0015\"", "\"\\u0016\"", "\"\\u0017\"", "\"\\u0018\"",
+		"\"\\u0019\"", "\"\\u001a\"", "\"\\u001b\"", "\"\\u001c\"", "\"\\u001d\"",
+		"\"\\u001e\"", "\"\\u001f\"",
+	};
+	unsigned c;
+
+	for (c = 0; c < 32; c++) {
+		char s = (char)c;
+
+		check_str(&s, 1, expect[c], 0);
+	}
+	check_str("\"", 1, "\"\\\"\"", 0);
+	check_str("\\", 1, "\"\\\\\"", 0);
+	check_str("\x7f", 1, "\"\x7f\"", 0); /* DEL is fine raw */
+	check_str("/", 1, "\"/\"", 0);
+	check_str("", 0, "\"\"", 0);
+	check_str("a\"b\\c\nd", 7, "\"a\\\"b\\\\c\\nd\"", 0);
+	check_str("x\0y", 3, "\"x\\u0000y\"", 0); /* embedded NUL: the length counts */
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+static void test_utf8(void)
+{
+	/* Valid sequences, including every boundary of Table 3-7, pass through. */
+	check_str("\xc3\xa9", 2, "\"\xc3\xa9\"", 0);		     /* U+00E9 */
+	check_str("\xc2\x80", 2, "\"\xc2\x80\"", 0);		     /* U+0080 */
+	check_str("\xe2\x82\xac", 3, "\"\xe2\x82\xac\"", 0);	     /* U+20AC */
+	check_str("\xe0\xa0\x80", 3, "\"\xe0\xa0\x80\"", 0);	     /* U+0800 */
+	check_str("\xed\x9f\xbf", 3, "\"\xed\x9f\xbf\"", 0);	     /* U+D7FF */
+	check_str("\xee\x80\x80", 3, "\"\xee\x80\x80\"", 0);	     /* U+E000 */
+	check_str("\xef\xbf\xbf", 3, "\"\xef\xbf\xbf\"", 0);	     /* U+FFFF */
+	check_str("\xf0\x90\x80\x80", 4, "\"\xf0\x90\x80\x80\"", 0); /* U+10000 */
+	check_str("\xf0\x9f\x98\x80", 4, "\"\xf0\x9f\x98\x80\"", 0); /* U+1F600 */
+	check_str("\xf4\x8f\xbf\xbf", 4, "\"\xf4\x8f\xbf\xbf\"", 0); /* U+10FFFF */
+
+	/* One U+FFFD per maximal ill-formed subpart. */
+	check_str("\x80", 1, "\"" FFFD "\"", 1);			/* stray continuation */
+	check_str("a\xbf" "b", 3, "\"a" FFFD "b\"", 1);
+	check_str("\xc0\x80", 2, "\"" FFFD FFFD "\"", 1);		/* overlong NUL */
+	check_str("\xc1\xbf", 2, "\"" FFFD FFFD "\"", 1);		/* overlong */
+	check_str("\xe0\x80\x80", 3, "\"" FFFD FFFD FFFD "\"", 1);	/* overlong 3-byte */
+	check_str("\xf0\x80\x80\x80", 4, "\"" FFFD FFFD FFFD FFFD "\"", 1); /* overlong 4 */
+	check_str("\xed\xa0\x80", 3, "\"" FFFD FFFD FFFD "\"", 1);	/* surrogate D800 */
+	check_str("\xed\xbf\xbf", 3, "\"" FFFD FFFD FFFD "\"", 1);	/* surrogate DFFF */
+	check_str("\xf4\x90\x80\x80", 4, "\"" FFFD FFFD FFFD FFFD "\"", 1); /* U+110000 */
+	check_str("\xf5\x80", 2, "\"" FFFD FFFD "\"", 1);
+	check_str("\xfe\xff", 2, "\"" FFFD FFFD "\"", 1);
+	check_str("\xe2\x82", 2, "\"" FFFD "\"", 1);			/* truncated at the end */
+	check_str("\xe2\x82" "A", 3, "\"" FFFD "A\"", 1);		/* truncated mid-string */
+	check_str("\xf0\x9f\x98", 3, "\"" FFFD "\"", 1);
+	check_str("\xf0\x9f\x98" "\xc3\xa9", 5, "\"" FFFD "\xc3\xa9\"", 1);
+	check_str("\xc3", 1, "\"" FFFD "\"", 1);
+	check_str("ok\xc3\xa9\xff\n", 6, "\"ok\xc3\xa9" FFFD "\\n\"", 1);
+}
+
+/* U+FFFD counts strings, not sequences, and keys count too. */
+static void test_replaced_count(void)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "bad\xff");
+	pc_jw_arr_begin(w);
+	pc_jw_str(w, "\xff\xfe\xfd", 3);
+	pc_jw_str_z(w, "fine");
+	pc_jw_str_z(w, "\xc0");
+	pc_jw_arr_end(w);
+	pc_jw_obj_end(w);
+	PC_CHECK_EQ_INT(pc_jw_replaced(w), 3);
+	PC_CHECK_EQ_STR(done(w, &b, 0),
+			"{\"bad" FFFD "\":[\"" FFFD FFFD FFFD "\",\"fine\",\"" FFFD "\"]}");
+	mem_reset(&b);
+}
+
+static void test_integers(void)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+
+	pc_jw_arr_begin(w);
+	pc_jw_i64(w, INT64_MIN);
+	pc_jw_i64(w, INT64_MAX);
+	pc_jw_i64(w, 0);
+	pc_jw_i64(w, -1);
+	pc_jw_i64(w, 9);
+	pc_jw_i64(w, 10);
+	pc_jw_i64(w, -99);
+	pc_jw_i64(w, 100);
+	pc_jw_u64(w, UINT64_MAX);
+	pc_jw_u64(w, 0);
+	pc_jw_u64(w, 4294967296ULL);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0), "[-9223372036854775808,9223372036854775807,0,-1,9,10,-99,"
+					"100,18446744073709551615,0,4294967296]");
+	mem_reset(&b);
+}
+
+static void check_ns(int64_t ns, const char *expect)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+
+	pc_jw_ns_ms(w, ns);
+	PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+	mem_reset(&b);
+}
+
+static void test_ns_ms(void)
+{
+	check_ns(0, "0");
+	check_ns(1500000, "1.5");
+	check_ns(-1234500, "-1.2345");
+	check_ns(1000000, "1");
+	check_ns(-1000000, "-1");
+	check_ns(1, "0.000001");
+	check_ns(-1, "-0.000001");
+	check_ns(-500, "-0.0005");
+	check_ns(100, "0.0001");
+	check_ns(123456789, "123.456789");
+	check_ns(1700000000123456789LL, "1700000000123.456789");
+	check_ns(INT64_MAX, "9223372036854.775807");
+	check_ns(INT64_MIN, "-9223372036854.775808");
+}
+
+static void check_double(double v, const char *expect)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+
+	pc_jw_double(w, v);
+	PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+	mem_reset(&b);
+}
+
+static void test_doubles(void)
+{
+	check_double(0.0, "0");
+	check_double(-0.0, "-0");
+	check_double(0.1, "0.1");
+	check_double(0.5, "0.5");
+	check_double(100.0, "100");
+	check_double(1.0 / 3.0, "0.3333333333333333");
+	check_double(0.1 + 0.2, "0.30000000000000004");
+	check_double(1e300, "1e+300");
+	check_double(-2.5e-10, "-2.5e-10");
+	check_double(5e-324, "4.94065645841247e-324");
+	check_double(1.7976931348623157e308, "1.7976931348623157e+308");
+	check_double(123456789012345678.0, "1.2345678901234568e+17");
+	check_double(NAN, "null");
+	check_double(INFINITY, "null");
+	check_double(-INFINITY, "null");
+
+	/* A host locale with a decimal comma must not leak into the output. */
+	if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
+		check_double(0.5, "0.5");
+		check_double(1234.25, "1234.25");
+		setlocale(LC_ALL, "C");
+	}
+}
+
+static void test_nesting(void)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	int i;
+
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "a");
+	pc_jw_arr_begin(w);
+	pc_jw_i64(w, 1);
+	pc_jw_i64(w, 2);
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "b");
+	pc_jw_null(w);
+	pc_jw_key(w, "t");
+	pc_jw_bool(w, 1);
+	pc_jw_key(w, "f");
+	pc_jw_bool(w, 0);
+	pc_jw_obj_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_arr_end(w);
+	pc_jw_arr_end(w);
+	pc_jw_key(w, "c");
+	pc_jw_obj_begin(w);
+	pc_jw_obj_end(w);
+	pc_jw_key(w, "r");
+	pc_jw_raw(w, "{\"x\":[1,2]}", 11);
+	pc_jw_key(w, "z");
+	pc_jw_str_z(w, NULL);
+	pc_jw_obj_end(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0), "{\"a\":[1,2,{\"b\":null,\"t\":true,\"f\":false},[]],"
+					"\"c\":{},\"r\":{\"x\":[1,2]},\"z\":null}");
+	/* The document ends with one newline. */
+	mem_reset(&b);
+	w = pc_jw_new(ctx, mem_write, &b);
+	pc_jw_arr_begin(w);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_STR(b.p, "[]\n");
+	mem_reset(&b);
+
+	/* PC_JW_MAX_DEPTH levels work ... */
+	w = pc_jw_new(ctx, mem_write, &b);
+	for (i = 0; i < PC_JW_MAX_DEPTH; i++)
+		pc_jw_arr_begin(w);
+	for (i = 0; i < PC_JW_MAX_DEPTH; i++)
+		pc_jw_arr_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b.len, 2 * PC_JW_MAX_DEPTH + 1);
+	mem_reset(&b);
+
+	/* ... one more latches an internal error. */
+	pc_clear_error(ctx);
+	w = pc_jw_new(ctx, mem_write, &b);
+	for (i = 0; i <= PC_JW_MAX_DEPTH; i++)
+		pc_jw_arr_begin(w);
+	for (i = 0; i <= PC_JW_MAX_DEPTH; i++)
+		pc_jw_arr_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), PROFCONV_ERR_INTERNAL);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "nesting") != NULL);
+	pc_clear_error(ctx);
+	mem_reset(&b);
+}
+
+/* Each misuse latches PROFCONV_ERR_INTERNAL and stops the output. */
+static void test_misuse(void)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w;
+	int k;
+
+	for (k = 0; k < 9; k++) {
+		w = pc_jw_new(ctx, mem_write, &b);
+		switch (k) {
+		case 0: /* value in an object without a key */
+			pc_jw_obj_begin(w);
+			pc_jw_i64(w, 1);
+			pc_jw_obj_end(w);
+			break;
+		case 1: /* key in an array */
+			pc_jw_arr_begin(w);
+			pc_jw_key(w, "k");
+			pc_jw_arr_end(w);
+			break;
+		case 2: /* wrong closer */
+			pc_jw_arr_begin(w);
+			pc_jw_obj_end(w);
+			break;
+		case 3: /* close at depth 0 */
+			pc_jw_arr_end(w);
+			break;
+		case 4: /* unclosed document */
+			pc_jw_arr_begin(w);
+			break;
+		case 5: /* two top-level values */
+			pc_jw_i64(w, 1);
+			pc_jw_i64(w, 2);
+			break;
+		case 6: /* key without a value */
+			pc_jw_obj_begin(w);
+			pc_jw_key(w, "k");
+			pc_jw_obj_end(w);
+			break;
+		case 7: /* two keys in a row */
+			pc_jw_obj_begin(w);
+			pc_jw_key(w, "k");
+			pc_jw_key(w, "l");
+			break;
+		case 8: /* bulk elements outside an array */
+			pc_jw_obj_begin(w);
+			pc_jw_u32s(w, (const uint32_t[]){ 1 }, 1, 0, NULL);
+			break;
+		}
+		PC_CHECK_EQ_INT(pc_jw_finish(w), PROFCONV_ERR_INTERNAL);
+		PC_CHECK(strstr(profconv_errmsg(ctx), "JSON writer misuse") != NULL);
+		pc_clear_error(ctx);
+		mem_reset(&b);
+	}
+}
+
+static void test_bulk(void)
+{
+	static const uint32_t u32[] = { 0, 7, PC_NONE, 4294967294u };
+	static const uint16_t u16[] = { 3, UINT16_MAX, 65534 };
+	static const uint64_t u64[] = { UINT64_MAX, 0x7fff12345678ULL, 5, UINT64_MAX - 1 };
+	static const int64_t i64[] = { INT64_MIN, -1, 0, 42 };
+	static const int64_t ns[] = { 1500000, PC_NO_TIME, -500, 0 };
+	static const uint8_t u8[] = { 0, 1, 255 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+
+	pc_jw_arr_begin(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u32s(w, u32, 4, PC_NONE, "null");
+	pc_jw_u32s(w, u32, 0, PC_NONE, "null"); /* nothing, no stray comma */
+	pc_jw_u32s(w, u32, 2, 0, "-1");		/* appended to the same array */
+	pc_jw_i64(w, 5);			/* element calls mix in */
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u16s(w, u16, 3, UINT16_MAX, "null");
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u64s(w, u64, 4, UINT64_MAX, "-1");
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_i64s(w, i64, 4);
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_ns_ms_s(w, ns, 4, PC_NO_TIME, "null");
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u8s(w, u8, 3);
+	pc_jw_bools(w, u8, 3);
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_str_z(w, "s");
+	pc_jw_raw_repeat(w, "null", 4, 3);
+	pc_jw_raw_repeat(w, "1", 1, 2);
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_raw_repeat(w, "0", 1, 0);
+	pc_jw_arr_end(w);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0),
+			"[[0,7,null,4294967294,-1,7,5],[3,null,65534],"
+			"[-1,140733498807928,5,18446744073709551614],"
+			"[-9223372036854775808,-1,0,42],[1.5,null,-0.0005,0],"
+			"[0,1,255,false,true,true],[\"s\",null,null,null,1,1],[]]");
+	mem_reset(&b);
+}
+
+/* Bulk columns and strings larger than the 64 KiB buffer come out whole. */
+static void test_large(void)
+{
+	enum { N = 200000, SLEN = 200000 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	uint32_t *v = malloc(N * sizeof(*v));
+	int64_t *t = malloc(N * sizeof(*t));
+	char *s = malloc(SLEN);
+	cJSON *doc, *a, *ts, *str;
+	int i, ok = 1;
+
+	for (i = 0; i < N; i++) {
+		v[i] = (uint32_t)i * 2654435761u;
+		t[i] = (int64_t)i * 1234567 - 5000000;
+	}
+	for (i = 0; i < SLEN; i++)
+		s[i] = (char)('a' + i % 26);
+	s[SLEN / 2] = '\n';
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "v");
+	pc_jw_arr_begin(w);
+	pc_jw_u32s(w, v, N / 2, 1, "null");
+	pc_jw_u32s(w, v + N / 2, N - N / 2, 1, "null");
+	pc_jw_arr_end(w);
+	pc_jw_key(w, "t");
+	pc_jw_arr_begin(w);
+	pc_jw_ns_ms_s(w, t, N, PC_NO_TIME, "null");
+	pc_jw_arr_end(w);
+	pc_jw_key(w, "s");
+	pc_jw_str(w, s, SLEN);
+	pc_jw_obj_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK(b.calls > 10);
+
+	doc = cJSON_Parse(b.p);
+	PC_CHECK(doc != NULL);
+	a = cJSON_GetObjectItemCaseSensitive(doc, "v");
+	ts = cJSON_GetObjectItemCaseSensitive(doc, "t");
+	str = cJSON_GetObjectItemCaseSensitive(doc, "s");
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(a), N);
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(ts), N);
+	for (i = 0; doc && i < N; i++) {
+		cJSON *e = cJSON_GetArrayItem(a, i);
+		cJSON *f = cJSON_GetArrayItem(ts, i);
+
+		if (v[i] == 1 ? !cJSON_IsNull(e) : e->valuedouble != (double)v[i])
+			ok = 0;
+		if (fabs(f->valuedouble - (double)t[i] / 1e6) > 1e-9)
+			ok = 0;
+	}
+	PC_CHECK(ok);
+	PC_CHECK(cJSON_IsString(str) && strlen(str->valuestring) == SLEN &&
+		 memcmp(str->valuestring, s, SLEN) == 0);
+	cJSON_Delete(doc);
+	free(v);
+	free(t);
+	free(s);
+	mem_reset(&b);
+}
+
+/* A sink that fails after K bytes: later calls do nothing, finish returns IO. */
+static void test_sink_error(void)
+{
+	static const size_t ks[] = { 1, 100, 65535, 65536, 200000 };
+	size_t j;
+
+	for (j = 0; j < PC_ARRAY_SIZE(ks); j++) {
+		struct membuf b = { 0 };
+		struct pc_jw *w;
+		int i;
+
+		pc_clear_error(ctx);
+		b.fail_after = ks[j];
+		w = pc_jw_new(ctx, mem_write, &b);
+		pc_jw_arr_begin(w);
+		for (i = 0; i < 100000; i++) {
+			pc_jw_str_z(w, "some text");
+			pc_jw_i64(w, i);
+		}
+		pc_jw_arr_end(w);
+		PC_CHECK_EQ_INT(pc_jw_finish(w), PROFCONV_ERR_IO);
+		PC_CHECK(b.failed);
+		PC_CHECK_EQ_INT(b.calls_after_fail, 0);
+		PC_CHECK(b.len <= ks[j]);
+		PC_CHECK_EQ_INT(ctx->status, PROFCONV_ERR_IO);
+		PC_CHECK(strstr(profconv_errmsg(ctx), "writing the output failed") != NULL);
+		mem_reset(&b);
+	}
+	pc_clear_error(ctx);
+}
+
+/* A document with every kind of value, parsed back with cJSON. */
+static void test_roundtrip(void)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	static const char ctl[] = "tab\there \"q\" back\\slash \x01\x1f nl\n \xc3\xa9\xe2\x82\xac";
+	cJSON *doc, *it;
+	char c;
+
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "s");
+	pc_jw_str(w, ctl, sizeof(ctl) - 1);
+	pc_jw_key(w, "k\"ey\n");
+	pc_jw_i64(w, -42);
+	pc_jw_key(w, "big");
+	pc_jw_i64(w, 9007199254740992LL);
+	pc_jw_key(w, "ms");
+	pc_jw_ns_ms(w, -1234500);
+	pc_jw_key(w, "d");
+	pc_jw_double(w, 0.1 + 0.2);
+	pc_jw_key(w, "arr");
+	pc_jw_arr_begin(w);
+	for (c = 0; c < 5; c++)
+		pc_jw_i64(w, c);
+	pc_jw_null(w);
+	pc_jw_bool(w, 1);
+	pc_jw_arr_end(w);
+	pc_jw_key(w, "bad");
+	pc_jw_str(w, "a\xff" "b", 3);
+	pc_jw_obj_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+
+	doc = cJSON_Parse(b.p);
+	PC_CHECK(doc != NULL);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "s");
+	PC_CHECK(cJSON_IsString(it) && strcmp(it->valuestring, ctl) == 0);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "k\"ey\n");
+	PC_CHECK(cJSON_IsNumber(it) && it->valuedouble == -42);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "big");
+	PC_CHECK(cJSON_IsNumber(it) && it->valuedouble == 9007199254740992.0);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "ms");
+	PC_CHECK(cJSON_IsNumber(it) && it->valuedouble == -1.2345);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "d");
+	PC_CHECK(cJSON_IsNumber(it) && it->valuedouble == 0.1 + 0.2);
+	it = cJSON_GetObjectItemCaseSensitive(doc, "arr");
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(it), 7);
+	PC_CHECK(cJSON_GetArrayItem(it, 4)->valuedouble == 4);
+	PC_CHECK(cJSON_IsNull(cJSON_GetArrayItem(it, 5)));
+	PC_CHECK(cJSON_IsTrue(cJSON_GetArrayItem(it, 6)));
+	it = cJSON_GetObjectItemCaseSensitive(doc, "bad");
+	PC_CHECK(cJSON_IsString(it) && strcmp(it->valuestring, "a" FFFD "b") == 0);
+	cJSON_Delete(doc);
+	mem_reset(&b);
+}
+
+int main(void)
+{
+	ctx = profconv_ctx_new();
+	if (!ctx)
+		return 1;
+	test_escapes();
+	test_utf8();
+	test_replaced_count();
+	test_integers();
+	test_ns_ms();
+	test_doubles();
+	test_nesting();
+	test_misuse();
+	test_bulk();
+	test_large();
+	test_sink_error();
+	test_roundtrip();
+	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
+	profconv_ctx_free(ctx);
+	return pc_test_done();
+}
