@@ -115,7 +115,7 @@ void pc_model_free(struct pc_model *m)
 
 	pc_free(ctx, m->stacks.frame);
 	pc_free(ctx, m->stacks.prefix);
-	pc_itab_free(ctx, &m->stacks.index);
+	pc_free(ctx, m->stacks.slots);
 
 	for (i = 0; i < m->nthreads; i++)
 		free_thread(ctx, m->threads[i]);
@@ -535,28 +535,44 @@ uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 
 /* --- stacks --- */
 
-struct stack_key {
-	uint32_t prefix, frame;
-};
-
-static int stack_eq(const void *table, uint32_t row, const void *key)
+static int stack_rehash(struct pc_model *m, uint32_t nslots)
 {
-	const struct pc_stack_table *t = table;
-	const struct stack_key *k = key;
+	struct pc_stack_table *t = &m->stacks;
+	struct pc_stack_slot *ns = pc_alloc(m->ctx, (size_t)nslots * sizeof(*ns));
+	uint32_t i, mask = nslots - 1;
 
-	return t->frame[row] == k->frame && t->prefix[row] == k->prefix;
+	if (!ns)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < nslots; i++)
+		ns[i].row = PC_NONE;
+	for (i = 0; t->slots && i <= t->mask; i++) {
+		uint32_t j;
+
+		if (t->slots[i].row == PC_NONE)
+			continue;
+		for (j = (uint32_t)pc_hash64(t->slots[i].key) & mask; ns[j].row != PC_NONE;
+		     j = (j + 1) & mask)
+			;
+		ns[j] = t->slots[i];
+	}
+	pc_free(m->ctx, t->slots);
+	t->slots = ns;
+	t->mask = mask;
+	return 0;
 }
 
 uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 {
 	struct pc_stack_table *t = &m->stacks;
-	struct stack_key k = { prefix, frame };
-	uint32_t h, slot, row;
+	uint64_t key = (uint64_t)prefix << 32 | frame;
+	uint32_t i, row;
 
-	h = (uint32_t)pc_hash64((uint64_t)prefix << 32 | frame);
-	row = pc_itab_find(&t->index, h, stack_eq, t, &k, &slot);
-	if (row != PC_NONE)
-		return row;
+	if (!t->slots && stack_rehash(m, 1024))
+		return PC_NONE;
+	for (i = (uint32_t)pc_hash64(key) & t->mask; t->slots[i].row != PC_NONE;
+	     i = (i + 1) & t->mask)
+		if (t->slots[i].key == key)
+			return t->slots[i].row;
 	if (t->len == t->cap) {
 		uint32_t cap = next_cap(t->cap);
 
@@ -564,12 +580,13 @@ uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 		GROW_COL(m, t->prefix, t->cap, cap);
 		t->cap = cap;
 	}
-	row = t->len;
+	row = t->len++;
 	t->frame[row] = frame;
 	t->prefix[row] = prefix;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	t->slots[i].key = key;
+	t->slots[i].row = row;
+	if ((uint64_t)t->len * 2 > (uint64_t)t->mask + 1 && stack_rehash(m, (t->mask + 1) * 2))
 		return PC_NONE;
-	t->len++;
 	return row;
 }
 

@@ -149,11 +149,20 @@ struct pc_frame_table {
 
 #define PC_NO_CATEGORY UINT16_MAX
 
+/* The stack index keeps the whole (prefix, frame) key in its slots: one
+ * cache miss per lookup on the hottest table. */
+struct pc_stack_slot {
+	uint64_t key; /* prefix << 32 | frame */
+	uint32_t row; /* PC_NONE = empty */
+	uint32_t pad;
+};
+
 struct pc_stack_table {
 	uint32_t *frame;
 	uint32_t *prefix; /* PC_NONE for roots; always < own index */
 	uint32_t len, cap;
-	struct pc_itab index;
+	struct pc_stack_slot *slots;
+	uint32_t mask;
 };
 
 struct pc_samples {
