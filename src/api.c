@@ -172,9 +172,11 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 	if (strcmp(path, "-") == 0) {
 		s.fd = 1;
 		err = profconv_write_cb(ctx, p, format, fd_write, &s);
-		if (err && s.err)
-			pc_fail(ctx, PROFCONV_ERR_IO, NULL, "<stdout>: write failed: %s",
-				strerror(s.err));
+		if (err && s.err) {
+			pc_clear_error(ctx);
+			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "<stdout>: write failed: %s",
+				      strerror(s.err));
+		}
 		return err;
 	}
 	if (pc_snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp) - 1)
@@ -186,7 +188,8 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 	err = profconv_write_cb(ctx, p, format, fd_write, &s);
 	if (err && s.err) {
 		pc_clear_error(ctx);
-		pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path, strerror(s.err));
+		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path,
+			      strerror(s.err));
 	}
 	if (!err && fchmod(s.fd, 0644) != 0)
 		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: chmod failed: %s", path,

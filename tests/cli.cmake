@@ -1,0 +1,31 @@
+# End-to-end tests of the profconv command (tests/cli_test.sh).
+set(PC_CLI_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.sh)
+set(PC_BIN $<TARGET_FILE:profconv-cli>)
+
+file(GLOB PC_PERF_Y CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/perf/y_*.data)
+foreach(f ${PC_PERF_Y})
+  get_filename_component(name ${f} NAME_WE)
+  add_test(NAME perf.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-y ${name})
+endforeach()
+add_test(NAME perf.y_multi_event.task-clock
+         COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-y y_multi_event task-clock)
+
+file(GLOB PC_PERF_N CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/perf/n_*.data)
+foreach(f ${PC_PERF_N})
+  get_filename_component(name ${f} NAME_WE)
+  add_test(NAME perf.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-n ${name})
+endforeach()
+
+file(GLOB PC_PERF_I CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/perf/i_*.data)
+foreach(f ${PC_PERF_I})
+  get_filename_component(name ${f} NAME_WE)
+  add_test(NAME perf.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-i ${name})
+endforeach()
+
+foreach(name y_fork_exec i_truncated_tail)
+  add_test(NAME golden.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} golden ${name})
+endforeach()
+
+foreach(c compressed stdin keep-output usage weight info clock)
+  add_test(NAME cli.${c} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} ${c})
+endforeach()

@@ -1,0 +1,182 @@
+#!/bin/sh
+# cli_test.sh - end-to-end checks of the profconv command, one case per call
+# (registered in tests/cli.cmake).  usage: cli_test.sh PROFCONV CASE [ARG]
+#
+# Every case fails loudly with what differed.  Nothing here times anything:
+# speed is measured by bench/, not by tests.
+set -u
+PC=$1
+CASE=$2
+ARG=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+FX="$here/fixtures/perf"
+T=$(mktemp -d "${TMPDIR:-/tmp}/profconv-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+fail() {
+	echo "FAIL: $CASE${ARG:+ $ARG}: $*" >&2
+	exit 1
+}
+
+expect_rc() { # expect_rc WANT cmd...
+	want=$1
+	shift
+	"$@"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want"
+}
+
+case "$CASE" in
+perf-y)
+	# A real recording: converts, matches perf script sample by sample and
+	# frame by frame, passes our validator, and converts byte-identically twice.
+	name=$ARG
+	event=""
+	[ -n "${4:-}" ] && event="--event $4"
+	# shellcheck disable=SC2086
+	expect_rc 0 "$PC" -q $event "$FX/$name.data" -o "$T/a.json"
+	# shellcheck disable=SC2086
+	python3 "$FX/check_processed.py" "$T/a.json" "$FX/$name.data.script.txt.gz" $event ||
+		fail "profile differs from perf script"
+	expect_rc 0 "$PC" validate "$T/a.json"
+	# shellcheck disable=SC2086
+	expect_rc 0 "$PC" -q $event "$FX/$name.data" -o "$T/b.json"
+	cmp "$T/a.json" "$T/b.json" || fail "output is not deterministic"
+	;;
+perf-n)
+	# A broken input: exit 1, the documented first error line, no output file.
+	name=$ARG
+	(cd "$FX" && "$PC" "$name.data" -o "$T/out.json" 2>"$T/err")
+	rc=$?
+	[ "$rc" = 1 ] || fail "exit $rc, expected 1"
+	got=$(grep -m1 '^profconv: error: ' "$T/err" | sed 's/^profconv: //')
+	want=$(cat "$FX/$name.data.err")
+	[ "$got" = "$want" ] || fail "error text differs:
+  got:      $got
+  expected: $want"
+	[ ! -e "$T/out.json" ] || fail "an output file was left behind"
+	ls "$T" | grep -q tmp- && fail "a temporary file was left behind"
+	;;
+perf-i)
+	# Recoverable damage: converts what is sound with one warning line and a
+	# count; --strict makes it fatal.
+	name=$ARG
+	expect_rc 0 "$PC" "$FX/$name.data" -o "$T/out.json" 2>"$T/err"
+	grep -q '^profconv: warning: .*converting what is there\|^profconv: warning: .*did not finish' "$T/err" ||
+		fail "no warning naming the damage: $(cat "$T/err")"
+	grep -q '^profconv: warning: 1 truncated inputs' "$T/err" ||
+		fail "no warning summary with a count: $(cat "$T/err")"
+	grep -q 'wrote .*: 3 threads, 20 samples' "$T/err" || fail "unexpected summary: $(cat "$T/err")"
+	expect_rc 0 "$PC" validate "$T/out.json"
+	expect_rc 1 "$PC" --strict "$FX/$name.data" -o "$T/strict.json" 2>"$T/err2"
+	grep -q '^profconv: error: .*truncated\|^profconv: error: .*converting what is there\|^profconv: error: .*did not finish' "$T/err2" ||
+		fail "--strict error does not name the damage: $(cat "$T/err2")"
+	[ ! -e "$T/strict.json" ] || fail "--strict left an output file"
+	;;
+golden)
+	# Byte-exact output, read by hand once.  PC_UPDATE_GOLDEN=1 rewrites it.
+	name=$ARG
+	gold="$here/golden/$name.json"
+	expect_rc 0 "$PC" -q "$FX/$name.data" -o "$T/out.json"
+	if [ "${PC_UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$T/out.json" "$gold"
+		echo "updated $gold"
+	fi
+	cmp "$T/out.json" "$gold" || fail "output differs from $gold (diff it; PC_UPDATE_GOLDEN=1 rewrites)"
+	;;
+compressed)
+	# gzip, xz, bzip2 and zstd inputs and a tar holding one file, detected by
+	# content (the names say nothing), give the same bytes as the plain file.
+	expect_rc 0 "$PC" -q "$FX/y_fp.data" -o "$T/plain.json"
+	gzip -c "$FX/y_fp.data" >"$T/in1"
+	xz -c "$FX/y_fp.data" >"$T/in2"
+	bzip2 -c "$FX/y_fp.data" >"$T/in3"
+	zstd -q -c "$FX/y_fp.data" >"$T/in4"
+	(cd "$FX" && tar cf "$T/in5" y_fp.data)
+	(cd "$FX" && tar czf "$T/in6" y_fp.data)
+	for i in 1 2 3 4 5 6; do
+		expect_rc 0 "$PC" -q "$T/in$i" -o "$T/c$i.json"
+		# the input name differs, nothing else may
+		cmp "$T/plain.json" "$T/c$i.json" || fail "compressed input $i converts differently"
+	done
+	;;
+stdin)
+	# A pipe-mode recording streamed through stdin, and a file-mode one
+	# (spooled to a temporary file), convert like the files do.
+	expect_rc 0 "$PC" -q "$FX/y_pipe.data" -o "$T/a.json"
+	cat "$FX/y_pipe.data" | "$PC" -q - -o "$T/b.json" || fail "pipe-mode stdin failed"
+	cmp "$T/a.json" "$T/b.json" || fail "stdin pipe-mode output differs"
+	expect_rc 0 "$PC" -q "$FX/y_fp.data" -o "$T/c.json"
+	cat "$FX/y_fp.data" | "$PC" -q - -o "$T/d.json" || fail "file-mode stdin failed"
+	cmp "$T/c.json" "$T/d.json" || fail "stdin file-mode output differs"
+	"$PC" -q "$FX/y_fp.data" -o - >"$T/e.json" || fail "-o - failed"
+	cmp "$T/c.json" "$T/e.json" || fail "-o - output differs"
+	;;
+keep-output)
+	# A failed conversion leaves an existing output untouched, and a write
+	# error (a full disk) is reported with exit 1.
+	echo "precious" >"$T/out.json"
+	expect_rc 1 "$PC" "$FX/n_zero_size_record.data" -o "$T/out.json" 2>/dev/null
+	[ "$(cat "$T/out.json")" = precious ] || fail "existing output was replaced"
+	if [ -w /dev/full ]; then
+		expect_rc 1 "$PC" -q "$FX/y_fp.data" -o - >/dev/full 2>"$T/err"
+		grep -q 'error: .*write failed' "$T/err" || fail "no write error reported: $(cat "$T/err")"
+	fi
+	;;
+usage)
+	expect_rc 2 "$PC" 2>/dev/null
+	expect_rc 2 "$PC" --weight bogus "$FX/y_fp.data" -o "$T/x.json" 2>"$T/err"
+	grep -q "takes 'samples' or 'period'" "$T/err" || fail "bad --weight message: $(cat "$T/err")"
+	expect_rc 2 "$PC" --no-such-option 2>/dev/null
+	expect_rc 0 "$PC" --help >/dev/null
+	"$PC" --version | grep -q 'processed format 70' || fail "--version"
+	expect_rc 1 "$PC" "$T/missing.data" -o "$T/x.json" 2>"$T/err"
+	grep -q "missing.data: cannot open: No such file" "$T/err" || fail "missing file message: $(cat "$T/err")"
+	expect_rc 1 "$PC" --event nope "$FX/y_multi_event.data" -o "$T/x.json" 2>"$T/err"
+	grep -q "no event named 'nope' (the file has: cpu-clock, task-clock)" "$T/err" ||
+		fail "bad --event message: $(cat "$T/err")"
+	;;
+weight)
+	# --weight period: every sample weighs its period (cpu-clock: ns).
+	expect_rc 0 "$PC" -q --weight period "$FX/y_fp.data" -o "$T/w.json"
+	python3 - "$T/w.json" <<'PY' || fail "period weights"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = 0
+for t in d["threads"]:
+    s = t["samples"]
+    assert s["weightType"] == "samples"
+    assert s["weight"] is not None and len(s["weight"]) == s["length"], "no weights"
+    assert all(w > 100000 for w in s["weight"]), "weights are not cpu-clock periods in ns"
+    n += s["length"]
+assert n == 601, n
+PY
+	;;
+info)
+	expect_rc 0 "$PC" info "$FX/y_multi_event.data" >"$T/info"
+	for want in "perf.data, file mode" "cpu-clock .* 497 samples .*(selected)" "task-clock .* 94 samples" \
+		"threads: *4" "samples: *591" "lacks: .*wall-clock"; do
+		grep -q "$want" "$T/info" || fail "info lacks '$want':
+$(cat "$T/info")"
+	done
+	expect_rc 0 "$PC" info "$FX/y_pipe_zstd.data" >"$T/info2"
+	grep -q "pipe mode.*zstd-compressed" "$T/info2" || fail "pipe/zstd not reported: $(cat "$T/info2")"
+	grep -q "wall clock:  yes" "$T/info2" && fail "y_pipe_zstd has no clock data"
+	expect_rc 0 "$PC" info "$FX/y_clock.data" >"$T/info3"
+	grep -q "wall clock:  yes" "$T/info3" || fail "y_clock clock data not reported"
+	;;
+clock)
+	# -k CLOCK_MONOTONIC recordings carry CLOCK_DATA: meta.startTime is the
+	# wall-clock time of the first sample (the recording was made on 2026-11-22).
+	expect_rc 0 "$PC" -q "$FX/y_clock.data" -o "$T/c.json"
+	python3 - "$T/c.json" <<'PY' || fail "startTime"
+import json, sys
+m = json.load(open(sys.argv[1]))["meta"]
+assert 1795305600000 <= m["startTime"] < 1795392000000, m["startTime"]
+PY
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+exit 0
