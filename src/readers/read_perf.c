@@ -214,6 +214,7 @@ struct mapping {
 struct process {
 	int32_t pid;
 	uint32_t name;	   /* string, PC_NONE until known */
+	int exec_named;	   /* name came from an exec COMM: later renames keep it */
 	struct mapping *maps; /* sorted by start, non-overlapping */
 	uint32_t nmaps, maps_cap;
 	int64_t start, end;
@@ -1806,8 +1807,11 @@ static int handle_comm(struct perf *p, uint16_t misc, const unsigned char *b, si
 		/* exec: the process image is new, its old mappings are gone */
 		pr->nmaps = 0;
 		pr->name = name;
+		pr->exec_named = 1;
 		p->map_gen++;
-	} else if (pid == tid && (pr->name == PC_NONE || strcmp(comm, "perf-exec") != 0)) {
+	} else if (pid == tid && !pr->exec_named &&
+		   (pr->name == PC_NONE || strcmp(comm, "perf-exec") != 0)) {
+		/* a process that was running before the recording: its COMM */
 		pr->name = name;
 	}
 	return 0;
