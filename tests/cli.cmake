@@ -2,7 +2,9 @@
 set(PC_CLI_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.sh)
 set(PC_BIN $<TARGET_FILE:profconv-cli>)
 
+# Real recordings, compared with the perf script output saved beside them.
 file(GLOB PC_PERF_Y CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/perf/y_*.data)
+list(FILTER PC_PERF_Y EXCLUDE REGEX "y_synth_")
 foreach(f ${PC_PERF_Y})
   get_filename_component(name ${f} NAME_WE)
   add_test(NAME perf.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-y ${name})
@@ -22,10 +24,10 @@ foreach(f ${PC_PERF_I})
   add_test(NAME perf.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-i ${name})
 endforeach()
 
-foreach(name y_fork_exec i_truncated_tail)
+foreach(name y_fork_exec i_truncated_tail y_synth_le)
   add_test(NAME golden.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} golden ${name})
 endforeach()
 
-foreach(c compressed stdin keep-output usage weight info clock)
+foreach(c compressed stdin keep-output usage weight info clock synth-endian)
   add_test(NAME cli.${c} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} ${c})
 endforeach()

@@ -351,6 +351,7 @@ struct perf {
 	int64_t first_sample, last_sample;
 	int have_time;
 	int truncated; /* the data section was cut short: warned once already */
+	int lost_markers, throttle_markers;
 
 	/* features */
 	int64_t clock_tod_ns, clock_ref_ns;
@@ -515,15 +516,16 @@ static int parse_attr(struct perf *p, const unsigned char *b, size_t avail, uint
 	a->regs_intr = ld64(p, buf + 96);
 	if (p->swap) {
 		/*
-		 * The flags word is a bitfield: a big-endian writer allocates
-		 * its bits from the top of each byte, so after the u64 swap the
-		 * bits of every byte are reversed (perf's swap_bitfield()).
+		 * The flags word is a bitfield, which a big-endian compiler
+		 * allocates from the most significant bit of each byte.  perf
+		 * does not byte-swap it: it reverses the bits of every byte in
+		 * place (swap_bitfield() in tools/perf/util/session.c).
 		 */
-		uint64_t f = a->flags, r = 0;
+		uint64_t raw = pc_load_u64(buf + 40, 0), r = 0;
 		int i;
 
 		for (i = 0; i < 64; i++)
-			if (f >> i & 1)
+			if (raw >> i & 1)
 				r |= 1ull << ((i & ~7) | (7 - (i & 7)));
 		a->flags = r;
 	}
@@ -1910,6 +1912,7 @@ static int handle_lost(struct perf *p, uint32_t type, const unsigned char *b, si
 		p->st.lost_samples += lost;
 	if (s.time == PC_NO_TIME)
 		return 0;
+	p->lost_markers = 1;
 	pc_snprintf(data, sizeof(data), "{\"type\":\"PerfLost\",\"lost\":%llu,\"record\":\"%s\"}",
 		    (unsigned long long)lost, record_name(type));
 	return add_marker_for(p, &s, "Lost samples", s.time, PC_NO_TIME, PC_PHASE_INSTANT, data);
@@ -1925,6 +1928,7 @@ static int handle_throttle(struct perf *p, uint32_t type, const unsigned char *b
 		return warn_at(p, W_BAD_RECORD, off, "%s record too short", record_name(type));
 	time = (int64_t)ld64(p, b);
 	parse_sid(p, b, size, 24, &s);
+	p->throttle_markers = 1;
 	return add_marker_for(p, &s, type == REC_THROTTLE ? "Throttled" : "Unthrottled", time,
 			      PC_NO_TIME, PC_PHASE_INSTANT,
 			      "{\"type\":\"PerfThrottle\"}");
@@ -2574,6 +2578,22 @@ static int finish_model(struct perf *p)
 	}
 	m->meta.weight_type = "samples";
 	m->meta.symbolicated = 0;
+	if (p->lost_markers &&
+	    pc_model_add_marker_schema(
+		    m, "{\"name\":\"PerfLost\",\"display\":[\"marker-chart\",\"marker-table\","
+		       "\"timeline-overview\"],\"tooltipLabel\":\"{marker.data.lost} lost\","
+		       "\"tableLabel\":\"{marker.data.lost} lost ({marker.data.record})\","
+		       "\"fields\":[{\"key\":\"lost\",\"label\":\"Lost\",\"format\":\"integer\"},"
+		       "{\"key\":\"record\",\"label\":\"perf record\",\"format\":\"string\"}],"
+		       "\"description\":\"perf could not keep up: events or samples were lost.\"}"))
+		return PROFCONV_ERR_NOMEM;
+	if (p->throttle_markers &&
+	    pc_model_add_marker_schema(
+		    m, "{\"name\":\"PerfThrottle\",\"display\":[\"marker-chart\",\"marker-table\","
+		       "\"timeline-overview\"],\"fields\":[],"
+		       "\"description\":\"The kernel throttled (or unthrottled) sampling because "
+		       "the sample rate was too high.\"}"))
+		return PROFCONV_ERR_NOMEM;
 	err = pc_meta_set(m, &m->meta.imported_from, "perf.data");
 	if (!err)
 		err = pc_meta_set(m, &m->meta.product, "perf");
