@@ -19,11 +19,11 @@ fail() {
 }
 
 expect_rc() { # expect_rc WANT cmd...
-	want=$1
+	_want_rc=$1
 	shift
 	"$@"
-	rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want"
+	_rc=$?
+	[ "$_rc" = "$_want_rc" ] || fail "'$*' exited $_rc, expected $_want_rc"
 }
 
 case "$CASE" in
