@@ -1636,7 +1636,8 @@ static int cc_insert(struct perf *p, const struct sample *s, uint64_t h, uint32_
 	return 0;
 }
 
-static int handle_sample(struct perf *p, const unsigned char *b, size_t size, uint64_t off)
+static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, size_t size,
+			 uint64_t off)
 {
 	struct process *pr, *kernel;
 	struct thread_state *ts;
@@ -1682,7 +1683,7 @@ static int handle_sample(struct perf *p, const unsigned char *b, size_t size, ui
 	if (p->last_sample == PC_NO_TIME || s.time > p->last_sample)
 		p->last_sample = s.time;
 
-	if (s.ips) {
+	if (s.ips && s.nr) {
 		uint64_t h = pc_hash_bytes(s.ips, (size_t)s.nr * 8,
 					   (uint64_t)(uint32_t)s.pid << 32 | p->map_gen);
 		uint32_t slot = UINT32_MAX;
@@ -1697,8 +1698,10 @@ static int handle_sample(struct perf *p, const unsigned char *b, size_t size, ui
 				return err;
 		}
 	} else if (s.attr->sample_type & S_IP) {
-		/* No callchain: the sampled instruction alone. */
-		uint32_t f = resolve_frame(p, pr, kernel, s.ip, s.ip >= (1ull << 63), 0);
+		/* No callchain (or an empty one): the sampled instruction alone. */
+		unsigned mode = misc & MISC_CPUMODE_MASK;
+		uint32_t f = resolve_frame(p, pr, kernel, s.ip,
+					   mode == MISC_KERNEL || mode == MISC_GUEST_KERNEL, 0);
 
 		if (f == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
@@ -1946,7 +1949,7 @@ static int dispatch(struct perf *p, const unsigned char *rec, uint64_t off)
 
 	switch (type) {
 	case REC_SAMPLE:
-		return handle_sample(p, b, bs, off);
+		return handle_sample(p, misc, b, bs, off);
 	case REC_MMAP:
 	case REC_MMAP2:
 		return handle_mmap(p, type, misc, b, bs, off);
@@ -2629,7 +2632,8 @@ static int finish_model(struct perf *p)
 				t->markers.end[i] -= m->meta.zero_ns;
 		}
 	}
-	qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
+	if (m->nthreads)
+		qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
 	return pc_model_sort_threads(m);
 }
 
