@@ -40,6 +40,13 @@ static void usage(FILE *f)
 	      "      --event NAME      perf.data: the event whose samples make the call tree\n"
 	      "                        (default: the first sampling event; see 'info')\n"
 	      "      --weight MODE     samples (default) or period\n"
+	      "      --no-symbols      do not symbolicate (frames stay addresses)\n"
+	      "      --symbol-dir DIR  also look for symbols in DIR: a breakpad store,\n"
+	      "                        a folder of binaries or .debug files, a perf\n"
+	      "                        build-id cache, or a perf archive tarball\n"
+	      "                        (repeatable; searched first, in order)\n"
+	      "      --kallsyms FILE   kernel symbols (default: /proc/kallsyms when the\n"
+	      "                        recording's kernel is the running one)\n"
 	      "      --strict          treat recoverable damage as an error\n"
 	      "      --max-memory MIB  stop with an error past this much memory (default 8192)\n"
 	      "  -q, --quiet           print nothing but errors\n"
@@ -160,7 +167,8 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 
 int main(int argc, char **argv)
 {
-	enum { OPT_EVENT = 256, OPT_WEIGHT, OPT_STRICT, OPT_MAXMEM };
+	enum { OPT_EVENT = 256, OPT_WEIGHT, OPT_STRICT, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS,
+	       OPT_NOSYMS };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'f' },
@@ -169,6 +177,9 @@ int main(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "max-memory", required_argument, NULL, OPT_MAXMEM },
+		{ "symbol-dir", required_argument, NULL, OPT_SYMDIR },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -212,6 +223,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			profconv_set_strict(ctx, 1);
+			break;
+		case OPT_SYMDIR:
+			if (profconv_set_option(ctx, "symbol-dir", optarg))
+				goto usage_err;
+			break;
+		case OPT_KALLSYMS:
+			if (profconv_set_option(ctx, "kallsyms", optarg))
+				goto usage_err;
+			break;
+		case OPT_NOSYMS:
+			if (profconv_set_option(ctx, "symbols", "no"))
+				goto usage_err;
 			break;
 		case OPT_MAXMEM: {
 			char *end;

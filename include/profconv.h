@@ -117,6 +117,11 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *   "event"  perf.data: the event whose samples become the call tree
  *            (default: the first sampling event)
  *   "weight" "samples" (default) or "period"
+ *   "symbols"     "yes" (default) or "no": symbolicate while converting
+ *   "symbol-dir"  a directory (breakpad store, folder of binaries or .debug
+ *                 files, perf build-id cache) or a perf archive tarball to
+ *                 search for symbols; repeatable, searched in order
+ *   "kallsyms"    a kallsyms file for the kernel's symbols
  * Returns PROFCONV_ERR_USAGE for an unknown key or value.
  */
 PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, const char *value);
@@ -166,6 +171,17 @@ PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *
 PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p);
 PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p);
 PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p);
+/* Func name, owned by p.  NULL if i is out of range. */
+PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i);
+/*
+ * After symbolication: the map from each func before symbols (one per frame
+ * address) to the func it collapsed into; UINT32_MAX where an old func was
+ * split between several functions.  *map is owned by p (NULL and 0 when the
+ * profile was not symbolicated).  Returns the map's length (the old func
+ * count).
+ */
+PROFCONV_API size_t profconv_profile_func_map(const struct profconv_profile *p,
+					      const uint32_t **map);
 
 /*
  * Describe an input without converting it: format, events, processes,

@@ -17,6 +17,7 @@
 
 #include "json/pc_validate.h"
 #include "readers/pc_reader.h"
+#include "symbolicate/pc_symbolicate.h"
 #include "writers/pc_writer.h"
 
 static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
@@ -78,6 +79,8 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	err = r->read(ctx, in, m);
 	if (!err && ctx->status)
 		err = ctx->status;
+	if (!err && !ctx->no_symbols && !m->meta.symbolicated)
+		err = pc_symbolicate(ctx, m);
 	if (err) {
 		pc_model_free(m);
 		return err;
@@ -252,6 +255,20 @@ PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p
 PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p)
 {
 	return p->m.libs.len;
+}
+
+PROFCONV_API size_t profconv_profile_func_map(const struct profconv_profile *p,
+					      const uint32_t **map)
+{
+	*map = p->m.func_map;
+	return p->m.func_map_len;
+}
+
+PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i)
+{
+	if (i >= p->m.funcs.len)
+		return NULL;
+	return pc_str(&p->m, p->m.funcs.name[i]);
 }
 
 /* --- info and validate --- */

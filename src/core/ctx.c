@@ -74,6 +74,14 @@ PROFCONV_API struct profconv_ctx *profconv_ctx_new(void)
 
 PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx)
 {
+	unsigned i;
+
+	if (!ctx)
+		return;
+	for (i = 0; i < ctx->nsymbol_dirs; i++)
+		free(ctx->symbol_dirs[i]);
+	free(ctx->symbol_dirs);
+	free(ctx->kallsyms);
 	free(ctx);
 }
 
@@ -136,6 +144,38 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 		else
 			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
 				       "--weight takes 'samples' or 'period', not '%s'", value);
+		return 0;
+	}
+	if (strcmp(key, "symbols") == 0) {
+		if (strcmp(value, "yes") == 0)
+			ctx->no_symbols = 0;
+		else if (strcmp(value, "no") == 0)
+			ctx->no_symbols = 1;
+		else
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				       "option 'symbols' takes 'yes' or 'no', not '%s'", value);
+		return 0;
+	}
+	if (strcmp(key, "symbol-dir") == 0) {
+		char **d = realloc(ctx->symbol_dirs, (ctx->nsymbol_dirs + 1) * sizeof(*d));
+		char *v = strdup(value);
+
+		if (d)
+			ctx->symbol_dirs = d;
+		if (!d || !v) {
+			free(v);
+			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+		}
+		ctx->symbol_dirs[ctx->nsymbol_dirs++] = v;
+		return 0;
+	}
+	if (strcmp(key, "kallsyms") == 0) {
+		char *v = strdup(value);
+
+		if (!v)
+			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+		free(ctx->kallsyms);
+		ctx->kallsyms = v;
 		return 0;
 	}
 	return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown option '%s'", key);

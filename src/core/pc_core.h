@@ -70,6 +70,10 @@ struct profconv_ctx {
 	char from[32];
 	char event[128];
 	enum pc_weight_mode weight;
+	int no_symbols;	      /* skip symbolication */
+	char **symbol_dirs;   /* --symbol-dir, in order (owned, malloc) */
+	unsigned nsymbol_dirs;
+	char *kallsyms;	      /* --kallsyms FILE (owned, malloc) */
 
 	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
 	unsigned nwarns;

@@ -591,7 +591,8 @@ static int lex_string(struct pc_jpull *p, int copy)
 
 static inline int numchar(unsigned char c)
 {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+	return (unsigned char)(c - '0') < 10 || c == '.' || c == '-' || (c | 0x20) == 'e' ||
+	       c == '+';
 }
 
 static inline int digit(char c)
@@ -617,79 +618,114 @@ static double c_strtod(struct pc_jpull *p, const char *s)
 	return d;
 }
 
-/* s[0..len) is a valid JSON number: fill tok's value. */
-static void convert_number(struct pc_jpull *p, const char *s, size_t len)
+/*
+ * Check s[0..len) against the JSON number grammar and, with convert, fill
+ * tok's value in the same pass.  Up to 19 significant digits are kept in m
+ * (e10 is the power of ten that goes with them); exact says none were lost.
+ */
+static int parse_number(struct pc_jpull *p, const char *s, size_t len, int convert)
 {
 	struct pc_jtok *t = &p->tok;
-	int neg = s[0] == '-', in_frac = 0, exact = 1, nd = 0;
-	size_t i = (size_t)neg;
+	int neg = 0, exact = 1, nd = 0, has_frac = 0, has_exp = 0;
 	uint64_t m = 0;
 	long e10 = 0;
+	size_t i = 0;
 	double d;
 
-	t->is_int = 0;
-	for (; i < len && (digit(s[i]) || s[i] == '.'); i++) {
-		unsigned dv;
-
-		if (s[i] == '.') {
-			in_frac = 1;
-			continue;
-		}
-		dv = (unsigned)(s[i] - '0');
-		if (m == 0 && dv == 0) {
-			e10 -= in_frac;
-			continue;
-		}
-		if (nd < 19) {
-			m = m * 10 + dv;
-			nd++;
-			e10 -= in_frac;
-		} else {
-			exact = 0;
-			e10 += !in_frac;
-		}
+	if (s[i] == '-') {
+		neg = 1;
+		i++;
 	}
-	if (i < len) {
+	if (s[i] == '0') {
+		i++;
+	} else if (digit(s[i])) {
+		do {
+			if (nd < 19) {
+				m = m * 10 + (unsigned)(s[i] - '0');
+				nd++;
+			} else {
+				exact = 0;
+				e10++;
+			}
+			i++;
+		} while (digit(s[i]));
+	} else {
+		goto bad;
+	}
+	if (s[i] == '.') {
+		has_frac = 1;
+		i++;
+		if (!digit(s[i]))
+			goto bad;
+		do {
+			unsigned dv = (unsigned)(s[i] - '0');
+
+			if (m == 0 && dv == 0) {
+				e10--;
+			} else if (nd < 19) {
+				m = m * 10 + dv;
+				nd++;
+				e10--;
+			} else {
+				exact = 0;
+			}
+			i++;
+		} while (digit(s[i]));
+	}
+	if (s[i] == 'e' || s[i] == 'E') {
 		long ev = 0;
 		int eneg = 0;
 
-		i++; /* 'e' or 'E' */
+		has_exp = 1;
+		i++;
 		if (s[i] == '+' || s[i] == '-')
 			eneg = s[i++] == '-';
-		for (; i < len; i++)
+		if (!digit(s[i]))
+			goto bad;
+		do {
 			if (ev < 100000)
 				ev = ev * 10 + (s[i] - '0');
+			i++;
+		} while (digit(s[i]));
 		e10 += eneg ? -ev : ev;
-	} else if (!in_frac && exact) {
-		/* integer syntax that fits 19 digits: exact int64 unless out of range */
+	}
+	if (i != len)
+		goto bad;
+	t->str = s;
+	t->len = len;
+	if (!convert)
+		return 0;
+
+	t->is_int = 0;
+	if (!has_frac && !has_exp && exact) {
+		/* integer syntax with at most 19 digits: exact int64 unless out of range */
 		if (!neg && m <= (uint64_t)INT64_MAX) {
 			t->is_int = 1;
 			t->i = (int64_t)m;
-		} else if (neg && m <= (uint64_t)INT64_MAX + 1) {
+			t->d = (double)t->i;
+			return 0;
+		}
+		if (neg && m <= (uint64_t)INT64_MAX + 1) {
 			t->is_int = 1;
 			t->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+			t->d = m ? (double)t->i : -0.0;
+			return 0;
 		}
-		if (t->is_int && e10 == 0) {
-			t->d = (double)t->i;
-			if (neg && m == 0)
-				t->d = -0.0;
-			return;
-		}
-		t->is_int = 0;
 	}
 	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
 		d = (double)m;
 		d = e10 < 0 ? d / pow10_exact[-e10] : d * pow10_exact[e10];
 		t->d = neg ? -d : d;
-		return;
+		return 0;
 	}
 	t->d = c_strtod(p, s);
+	return 0;
+bad:
+	return fail_tok(p, PROFCONV_ERR_CORRUPT, "invalid number '%.40s'", s);
 }
 
 static int lex_number(struct pc_jpull *p, int convert)
 {
-	const char *s;
-	size_t i = 0, len;
 	int err;
 
 	p->slen = 0;
@@ -710,50 +746,8 @@ static int lex_number(struct pc_jpull *p, int convert)
 		if (p->pos == p->end)
 			break;
 	}
-	if (p->slen + 1 > p->scap) {
-		err = grow_buf(p, &p->s, &p->scap, p->slen + 1);
-		if (err)
-			return err;
-	}
-	p->s[p->slen] = 0;
-	s = p->s;
-	len = p->slen;
-
-	if (s[i] == '-')
-		i++;
-	if (s[i] == '0') {
-		i++;
-	} else if (s[i] >= '1' && s[i] <= '9') {
-		while (digit(s[i]))
-			i++;
-	} else {
-		goto bad;
-	}
-	if (s[i] == '.') {
-		i++;
-		if (!digit(s[i]))
-			goto bad;
-		while (digit(s[i]))
-			i++;
-	}
-	if (s[i] == 'e' || s[i] == 'E') {
-		i++;
-		if (s[i] == '+' || s[i] == '-')
-			i++;
-		if (!digit(s[i]))
-			goto bad;
-		while (digit(s[i]))
-			i++;
-	}
-	if (i != len)
-		goto bad;
-	p->tok.str = s;
-	p->tok.len = len;
-	if (convert)
-		convert_number(p, s, len);
-	return 0;
-bad:
-	return fail_tok(p, PROFCONV_ERR_CORRUPT, "invalid number '%.40s'", s);
+	p->s[p->slen] = 0; /* s_append() keeps room for it */
+	return parse_number(p, p->s, p->slen, convert);
 }
 
 static int lex_literal(struct pc_jpull *p, const char *word)
@@ -1151,16 +1145,18 @@ int pc_jpull_skip_value(struct pc_jpull *p)
 	return 0;
 }
 
-int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, size_t max)
+static int capture(struct pc_jpull *p, int rest, const char **buf, size_t *len, size_t max)
 {
 	enum pc_jtype type;
 	int err;
 
 	*buf = NULL;
 	*len = 0;
-	err = pc_jpull_peek(p, &type);
-	if (err)
-		return err;
+	if (!rest) {
+		err = pc_jpull_peek(p, &type);
+		if (err)
+			return err;
+	}
 	p->capturing = 1;
 	p->cap_from = p->pos;
 	p->cap_off = cur_off(p);
@@ -1168,7 +1164,7 @@ int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, si
 	p->cap_col = col_of(p, p->cap_off);
 	p->clen = 0;
 	p->cmax = max;
-	err = pc_jpull_skip_value(p);
+	err = rest ? pc_jpull_skip_rest(p) : pc_jpull_skip_value(p);
 	if (!err)
 		err = cap_append(p, p->cap_from, p->pos);
 	p->capturing = 0;
@@ -1180,6 +1176,16 @@ int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, si
 	*buf = p->c;
 	*len = p->clen;
 	return 0;
+}
+
+int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, size_t max)
+{
+	return capture(p, 0, buf, len, max);
+}
+
+int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max)
+{
+	return capture(p, 1, buf, len, max);
 }
 
 unsigned pc_jpull_depth(const struct pc_jpull *p)

@@ -487,10 +487,10 @@ void pc_jw_str(struct pc_jw *w, const char *s, size_t len)
 {
 	if (begin_value(w))
 		return;
-	if (!s && len)
+	if (!s)
 		put(w, "null", 4);
 	else
-		put_string(w, s ? s : "", len);
+		put_string(w, s, len);
 }
 
 void pc_jw_str_z(struct pc_jw *w, const char *s)

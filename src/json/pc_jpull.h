@@ -102,6 +102,14 @@ int pc_jpull_skip_rest(struct pc_jpull *p);
  */
 int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
 
+/*
+ * After an OBJ_BEGIN or ARR_BEGIN token: consume through the matching end
+ * and return the raw bytes from after the opening bracket through the
+ * closing one (the caller prepends '{' or '[' to get the whole value).
+ * Same buffer and limits as pc_jpull_capture_value().
+ */
+int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
+
 /* Open containers right now. */
 unsigned pc_jpull_depth(const struct pc_jpull *p);
 /* Strings seen so far holding invalid UTF-8 or lone surrogates (decoded as U+FFFD). */

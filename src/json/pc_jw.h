@@ -5,8 +5,9 @@
  * document is ever built in memory.  Commas are automatic (a per-depth
  * "need comma" flag), the first sink failure is latched and every later
  * call is a no-op, and pc_jw_finish() returns it.  Strings are escaped on
- * unsigned bytes; invalid UTF-8 becomes U+FFFD and is counted.  Numbers are
- * printed by hand, never by printf, so the locale cannot change them.
+ * unsigned bytes; invalid UTF-8 becomes U+FFFD and is counted.  Integers and
+ * times are printed by hand, doubles by snprintf under a private "C" locale,
+ * so a host's setlocale() cannot change them.
  *
  * Misuse (a value in an object without a key, a key outside an object,
  * unbalanced ends, nesting deeper than PC_JW_MAX_DEPTH) latches
@@ -21,7 +22,10 @@ struct pc_jw;
 
 /* New writer; NULL on OOM (ctx error set). */
 struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *user);
-/* Flush and report the first error (0 if none); the writer is then freed. */
+/*
+ * Flush and report the first error (0 if none); the writer is then freed.
+ * NULL (pc_jw_new() failed) returns PROFCONV_ERR_NOMEM.
+ */
 int pc_jw_finish(struct pc_jw *w);
 /* Free without flushing (after an error). Accepts NULL. */
 void pc_jw_free(struct pc_jw *w);
@@ -32,7 +36,7 @@ void pc_jw_arr_begin(struct pc_jw *w);
 void pc_jw_arr_end(struct pc_jw *w);
 /* An object key (the next value belongs to it). */
 void pc_jw_key(struct pc_jw *w, const char *k);
-void pc_jw_str(struct pc_jw *w, const char *s, size_t len);
+void pc_jw_str(struct pc_jw *w, const char *s, size_t len); /* NULL writes null */
 void pc_jw_str_z(struct pc_jw *w, const char *s); /* NULL writes null */
 void pc_jw_i64(struct pc_jw *w, int64_t v);
 void pc_jw_u64(struct pc_jw *w, uint64_t v);

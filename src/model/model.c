@@ -120,6 +120,7 @@ void pc_model_free(struct pc_model *m)
 	for (i = 0; i < m->nthreads; i++)
 		free_thread(ctx, m->threads[i]);
 	pc_free(ctx, m->threads);
+	pc_free(ctx, m->func_map);
 
 	pc_free(ctx, m->meta.product);
 	pc_free(ctx, m->meta.imported_from);

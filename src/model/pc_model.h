@@ -238,6 +238,9 @@ struct pc_model {
 	struct pc_stack_table stacks;
 	struct pc_thread **threads; /* owned; pointers stay stable while adding */
 	uint32_t nthreads, threads_cap;
+	/* After symbolication: old func row -> new func row (PC_NONE: split or gone). */
+	uint32_t *func_map;
+	uint32_t func_map_len;
 };
 
 /* The public handle is the model. */

@@ -1726,6 +1726,13 @@ static int body_string(const unsigned char *b, size_t avail, char *out, size_t c
 	return 0;
 }
 
+static int is_anon(const char *file)
+{
+	return strcmp(file, "//anon") == 0 || strncmp(file, "[anon", 5) == 0 ||
+	       strncmp(file, "/memfd:", 7) == 0 || strncmp(file, "/dev/zero", 9) == 0 ||
+	       strcmp(file, "[heap]") == 0 || strcmp(file, "[stack]") == 0;
+}
+
 static int handle_mmap(struct perf *p, uint32_t type, uint16_t misc, const unsigned char *b,
 		       size_t size, uint64_t off)
 {
@@ -1772,6 +1779,16 @@ static int handle_mmap(struct perf *p, uint32_t type, uint16_t misc, const unsig
 	mp.start = addr;
 	mp.end = len > UINT64_MAX - addr ? UINT64_MAX : addr + len;
 	mp.rel_base = kernel ? addr : addr - pgoff;
+	if (!kernel && is_anon(file)) {
+		/*
+		 * Anonymous executable memory is JIT code.  It becomes one lib per
+		 * process named after the perf map a JIT writes for it
+		 * (/tmp/perf-PID.map), with absolute addresses as its relative
+		 * addresses, which is how those map files count.
+		 */
+		pc_snprintf(file, sizeof(file), "/tmp/perf-%d.map", (int)pid);
+		mp.rel_base = 0;
+	}
 	mp.lib = lib_for(p, file, id, idlen, kernel);
 	if (mp.lib == PC_NONE)
 		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;

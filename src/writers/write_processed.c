@@ -294,8 +294,7 @@ static int write_stack_table(struct pc_jw *w, const struct pc_model *m)
 				chunk[k] = row - pre;
 			} else {
 				return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
-					       "stack %u has prefix %u, which is not before it", row,
-					       pre);
+					       "stack %u: prefix %u is not before it", row, pre);
 			}
 		}
 		pc_jw_u32s(w, chunk, n, 0, NULL);

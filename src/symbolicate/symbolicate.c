@@ -1,0 +1,774 @@
+/*
+ * symbolicate.c - find symbols for every library of a model and re-collapse
+ * its frames into functions.
+ *
+ * Before symbolication each frame address is its own func (named by its
+ * hex address).  When a library's symbols arrive:
+ *
+ *   1. every distinct frame address of the lib is looked up once;
+ *   2. the depth-0 frame takes the outer function: funcs are keyed by
+ *      (name, file), so all frames inside one symbol's range collapse into
+ *      one func; nativeSymbols records each symbol (lib, start, name, size);
+ *   3. an address inside inlined code becomes a chain of frames sharing the
+ *      address and native symbol, with inlineDepth 1..n, each its own func,
+ *      file and line;
+ *   4. the stack table is rebuilt: a stack whose frame expands into a chain
+ *      becomes that chain of stacks (outer -> inner), and every sample is
+ *      remapped;
+ *   5. funcs no frame uses any more are dropped, and the map from each old
+ *      func to its new func is kept (PC_NONE where an old func split).
+ *
+ * This is the state the Firefox Profiler reaches when it symbolicates
+ * (src/profile-logic/symbolication.ts), computed ahead of time.
+ *
+ * Where symbols come from, in order, for a lib (each attempt is reported
+ * with --verbose):
+ *   --symbol-dir DIRs: breakpad store NAME/DEBUGID/NAME.sym, a plain folder
+ *     (NAME, NAME.debug), a perf build-id cache (.build-id/xx/rest[/elf|/debug],
+ *     PATH/BUILDID/elf), or a perf archive tarball (read through libarchive);
+ *   the binary at its recorded path, only when its build id matches, or
+ *     better its separate debug file: /usr/lib/debug/.build-id/xx/rest.debug,
+ *     ~/.debug (perf's cache), .gnu_debuglink next to it, in .debug/ and
+ *     under /usr/lib/debug;
+ *   JIT code (/tmp/perf-PID.map libs): the map file there or in a symbol dir;
+ *   the kernel: --kallsyms FILE, or /proc/kallsyms when the recording's
+ *     kernel build id matches this machine's (/sys/kernel/notes).
+ */
+#include "core/pc_config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/pc_model.h"
+#include "symbolicate/pc_symbolicate.h"
+#include "symbolicate/pc_symsrc.h"
+
+#define WHY_MAX 2048
+
+struct finder {
+	struct profconv_ctx *ctx;
+	const struct pc_model *m;
+	const struct pc_lib *lib;
+	const char *name;     /* lib basename */
+	const char *path;     /* recorded path */
+	const char *build_id; /* lower-case hex or NULL */
+	const char *debug_id; /* breakpad id or NULL */
+	char why[WHY_MAX];    /* what was tried, for --verbose */
+	size_t whylen;
+	char tmp_path[64];    /* a file extracted from an archive, removed at the end */
+};
+
+static void tried(struct finder *f, const char *what, const char *reason)
+{
+	f->whylen += pc_snprintf(f->why + f->whylen, sizeof(f->why) - f->whylen, "%s%s (%s)",
+				 f->whylen ? "; " : "", what, reason);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Try an ELF file (binary or .debug); 1 = opened, 0 = not usable, <0 error. */
+static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
+{
+	char why[512];
+	int err;
+
+	if (!is_file(p))
+		return 0;
+	why[0] = 0;
+	err = pc_symsrc_open_elf(f->ctx, p, f->build_id, out, why, sizeof(why));
+	if (err)
+		return -err;
+	if (*out)
+		return 1;
+	tried(f, p, why[0] ? why : "not usable");
+	return 0;
+}
+
+static int try_breakpad(struct finder *f, const char *p, struct pc_symsrc **out)
+{
+	char why[512];
+	int err;
+
+	if (!is_file(p))
+		return 0;
+	why[0] = 0;
+	err = pc_symsrc_open_breakpad(f->ctx, p, f->debug_id, out, why, sizeof(why));
+	if (err)
+		return -err;
+	if (*out)
+		return 1;
+	tried(f, p, why[0] ? why : "not usable");
+	return 0;
+}
+
+/*
+ * A perf archive (perf.data.tar.bz2 from `perf archive`): the members are
+ * the binaries under .build-id/xx/rest (symlinks) and PATH/BUILDID/elf.
+ * Extract the one for this lib into an unlinked-on-exit temporary file.
+ */
+static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc **out)
+{
+	struct archive *a;
+	struct archive_entry *e;
+	char want1[4200], want2[128];
+	int found = 0, r, fd = -1;
+
+	if (!f->build_id)
+		return 0;
+	pc_snprintf(want1, sizeof(want1), "%s/%s/elf", f->path[0] == '/' ? f->path + 1 : f->path,
+		    f->build_id);
+	pc_snprintf(want2, sizeof(want2), ".build-id/%.2s/%s", f->build_id, f->build_id + 2);
+	a = archive_read_new();
+	if (!a)
+		return -PROFCONV_ERR_NOMEM;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
+		tried(f, tarball, archive_error_string(a));
+		archive_read_free(a);
+		return 0;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *n = archive_entry_pathname(e);
+
+		if (archive_entry_filetype(e) != AE_IFREG || !n)
+			continue;
+		if (strncmp(n, "./", 2) == 0)
+			n += 2;
+		if (strcmp(n, want1) != 0 && strcmp(n, want2) != 0)
+			continue;
+		pc_snprintf(f->tmp_path, sizeof(f->tmp_path), "/tmp/profconv-sym-XXXXXX");
+		fd = mkstemp(f->tmp_path);
+		if (fd < 0 || archive_read_data_into_fd(a, fd) != ARCHIVE_OK) {
+			tried(f, tarball, "cannot extract the member");
+			if (fd >= 0)
+				close(fd);
+			unlink(f->tmp_path);
+			f->tmp_path[0] = 0;
+			break;
+		}
+		close(fd);
+		found = 1;
+		break;
+	}
+	archive_read_free(a);
+	if (!found) {
+		if (!f->tmp_path[0])
+			tried(f, tarball, "no member for this build id");
+		return 0;
+	}
+	r = try_elf(f, f->tmp_path, out);
+	if (r > 0)
+		pc_snprintf((*out)->path, sizeof((*out)->path), "%s:%s", tarball, want2);
+	return r;
+}
+
+static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **out)
+{
+	char p[4600];
+	int r;
+
+	if (!is_dir(dir))
+		return is_file(dir) ? try_archive(f, dir, out) : 0;
+	/* breakpad symbol store: NAME/DEBUGID/NAME.sym (also NAME without .so*) */
+	if (f->debug_id && f->debug_id[0]) {
+		pc_snprintf(p, sizeof(p), "%s/%s/%s/%s.sym", dir, f->name, f->debug_id, f->name);
+		r = try_breakpad(f, p, out);
+		if (r)
+			return r;
+	}
+	/* perf build-id cache */
+	if (f->build_id) {
+		static const char *const tails[] = { "/debug", "/elf", "" };
+		size_t i;
+
+		for (i = 0; i < PC_ARRAY_SIZE(tails); i++) {
+			pc_snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s%s", dir, f->build_id,
+				    f->build_id + 2, tails[i]);
+			r = try_elf(f, p, out);
+			if (r)
+				return r;
+		}
+		pc_snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", dir, f->build_id,
+			    f->build_id + 2);
+		r = try_elf(f, p, out);
+		if (r)
+			return r;
+		pc_snprintf(p, sizeof(p), "%s%s%s/%s/elf", dir, f->path[0] == '/' ? "" : "/",
+			    f->path, f->build_id);
+		r = try_elf(f, p, out);
+		if (r)
+			return r;
+	}
+	/* a plain folder of binaries or .debug files */
+	pc_snprintf(p, sizeof(p), "%s/%s.debug", dir, f->name);
+	r = try_elf(f, p, out);
+	if (r)
+		return r;
+	pc_snprintf(p, sizeof(p), "%s/%s", dir, f->name);
+	return try_elf(f, p, out);
+}
+
+/* The separate debug file of the binary at f->path (which matched). */
+static int try_debug_files(struct finder *f, struct pc_symsrc **out)
+{
+	char p[4600], link[256], dir[4096];
+	const char *home = getenv("HOME");
+	char *slash;
+	int r;
+
+	if (f->build_id) {
+		pc_snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%.2s/%s.debug", f->build_id,
+			    f->build_id + 2);
+		r = try_elf(f, p, out);
+		if (r)
+			return r;
+		if (home) {
+			pc_snprintf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/debug", home,
+				    f->build_id, f->build_id + 2);
+			r = try_elf(f, p, out);
+			if (r)
+				return r;
+			pc_snprintf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/elf", home,
+				    f->build_id, f->build_id + 2);
+			r = try_elf(f, p, out);
+			if (r)
+				return r;
+		}
+	}
+	if (pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
+		return 0;
+	pc_snprintf(dir, sizeof(dir), "%s", f->path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	pc_snprintf(p, sizeof(p), "%s/%s", dir, link);
+	if (strcmp(p, f->path) != 0) {
+		r = try_elf(f, p, out);
+		if (r)
+			return r;
+	}
+	pc_snprintf(p, sizeof(p), "%s/.debug/%s", dir, link);
+	r = try_elf(f, p, out);
+	if (r)
+		return r;
+	pc_snprintf(p, sizeof(p), "/usr/lib/debug%s/%s", dir, link);
+	return try_elf(f, p, out);
+}
+
+/* This machine's kernel build id, from /sys/kernel/notes (NT_GNU_BUILD_ID). */
+static int running_kernel_build_id(char *hex, size_t hexlen)
+{
+	unsigned char buf[4096];
+	ssize_t n;
+	size_t pos = 0;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	hex[0] = 0;
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	while (n > 0 && pos + 12 <= (size_t)n) {
+		uint32_t namesz = pc_load_u32(buf + pos, 0), descsz = pc_load_u32(buf + pos + 4, 0);
+		uint32_t type = pc_load_u32(buf + pos + 8, 0);
+		size_t name_off = pos + 12, desc_off = name_off + ((namesz + 3) & ~3u);
+
+		if (desc_off + descsz > (size_t)n)
+			break;
+		if (type == 3 && namesz == 4 && memcmp(buf + name_off, "GNU", 4) == 0 &&
+		    descsz * 2 + 1 <= hexlen) {
+			uint32_t i;
+
+			for (i = 0; i < descsz; i++)
+				pc_snprintf(hex + 2 * i, 3, "%02x", buf[desc_off + i]);
+			return 0;
+		}
+		pos = desc_off + ((descsz + 3) & ~3u);
+	}
+	return -1;
+}
+
+static int find_kernel(struct finder *f, struct pc_symsrc **out)
+{
+	char why[512], running[128];
+	int err;
+
+	if (f->ctx->kallsyms) {
+		why[0] = 0;
+		err = pc_symsrc_open_kallsyms(f->ctx, f->ctx->kallsyms, out, why, sizeof(why));
+		if (err || *out)
+			return err;
+		tried(f, f->ctx->kallsyms, why);
+		return 0;
+	}
+	if (!f->build_id) {
+		tried(f, "/proc/kallsyms", "the recording names no kernel build id to compare");
+		return 0;
+	}
+	if (running_kernel_build_id(running, sizeof(running)) != 0 ||
+	    strcmp(running, f->build_id) != 0) {
+		tried(f, "/proc/kallsyms", "the running kernel is not the recorded one; use --kallsyms");
+		return 0;
+	}
+	why[0] = 0;
+	err = pc_symsrc_open_kallsyms(f->ctx, "/proc/kallsyms", out, why, sizeof(why));
+	if (!err && !*out)
+		tried(f, "/proc/kallsyms", why);
+	return err;
+}
+
+static int find_perf_map(struct finder *f, struct pc_symsrc **out)
+{
+	char p[4600], why[512];
+	unsigned i;
+	int err;
+
+	for (i = 0; i <= f->ctx->nsymbol_dirs; i++) {
+		if (i < f->ctx->nsymbol_dirs)
+			pc_snprintf(p, sizeof(p), "%s/%s", f->ctx->symbol_dirs[i], f->name);
+		else
+			pc_snprintf(p, sizeof(p), "%s", f->path);
+		if (!is_file(p)) {
+			tried(f, p, "absent");
+			continue;
+		}
+		why[0] = 0;
+		err = pc_symsrc_open_perf_map(f->ctx, p, out, why, sizeof(why));
+		if (err || *out)
+			return err;
+		tried(f, p, why);
+	}
+	return 0;
+}
+
+static int find_source(struct finder *f, struct pc_symsrc **out)
+{
+	unsigned i;
+	int r;
+
+	*out = NULL;
+	if (f->lib->is_kernel)
+		return find_kernel(f, out);
+	if (strncmp(f->name, "perf-", 5) == 0 && strstr(f->name, ".map"))
+		return find_perf_map(f, out);
+	if (f->name[0] == '[') {
+		tried(f, f->name, "a kernel-provided image with no file");
+		return 0;
+	}
+	for (i = 0; i < f->ctx->nsymbol_dirs; i++) {
+		r = try_symbol_dir(f, f->ctx->symbol_dirs[i], out);
+		if (r)
+			return r < 0 ? -r : 0;
+	}
+	if (!is_file(f->path)) {
+		tried(f, f->path, "absent");
+		return 0;
+	}
+	if (f->build_id) {
+		char have[128];
+
+		if (pc_elf_build_id(f->path, have, sizeof(have)) != 0 || strcmp(have, f->build_id)) {
+			char why[300];
+
+			pc_snprintf(why, sizeof(why), "build id %s does not match the recording's %s",
+				    have[0] ? have : "(none)", f->build_id);
+			tried(f, f->path, why);
+			return 0;
+		}
+	}
+	r = try_debug_files(f, out);
+	if (r)
+		return r < 0 ? -r : 0;
+	r = try_elf(f, f->path, out);
+	return r < 0 ? -r : 0;
+}
+
+/* --- re-collapse --- */
+
+struct chain {
+	uint32_t first; /* index into inl[] of this frame's inline frames */
+	uint32_t n;	/* count (0 = none) */
+};
+
+struct work {
+	struct pc_model *m;
+	struct chain *chains;	    /* per original frame */
+	struct pc_frame_key *inl;   /* inline frame keys, interned after the rebuild */
+	uint32_t ninl, inl_cap;
+	uint32_t *inl_rows;
+	uint32_t *old_func_new;	    /* per original func: its new func, PC_NONE, or split */
+	uint32_t nold_funcs;
+	uint32_t libs_done;
+	uint64_t addrs_found, addrs_total;
+};
+
+#define FUNC_SPLIT (PC_NONE - 1)
+
+static uint32_t intern_func(struct pc_model *m, const struct pc_sym_frame *sf, uint32_t resource)
+{
+	struct pc_func_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = pc_str_intern_z(m, sf->name);
+	k.resource = resource;
+	k.source = PC_NONE;
+	if (k.name == PC_NONE)
+		return PC_NONE;
+	if (sf->file) {
+		uint32_t fs = pc_str_intern_z(m, sf->file);
+
+		if (fs == PC_NONE)
+			return PC_NONE;
+		k.source = pc_source_intern(m, fs);
+		if (k.source == PC_NONE)
+			return PC_NONE;
+	}
+	return pc_func_intern(m, &k);
+}
+
+static void note_func(struct work *w, uint32_t old, uint32_t neu)
+{
+	if (old >= w->nold_funcs)
+		return;
+	if (w->old_func_new[old] == PC_NONE)
+		w->old_func_new[old] = neu;
+	else if (w->old_func_new[old] != neu)
+		w->old_func_new[old] = FUNC_SPLIT;
+}
+
+/* Symbolicate the frames of one lib from an open source. */
+static int apply_source(struct work *w, uint32_t lib, struct pc_symsrc *src)
+{
+	struct pc_model *m = w->m;
+	struct pc_frame_table *ft = &m->frames;
+	uint32_t resource = m->libs.rows[lib].resource, f, nframes = ft->len;
+	struct pc_sym_result *r = pc_alloc(m->ctx, sizeof(*r));
+	int err = 0;
+
+	if (!r)
+		return PROFCONV_ERR_NOMEM;
+	for (f = 0; f < nframes && !err; f++) {
+		uint32_t func, nsym, k, name;
+		int found;
+
+		if (ft->lib[f] != lib || ft->inline_depth[f] != 0 || ft->address[f] == PC_NO_ADDRESS)
+			continue;
+		w->addrs_total++;
+		found = pc_symsrc_lookup(src, ft->address[f], r);
+		if (found < 0) {
+			err = m->ctx->status ? m->ctx->status : PROFCONV_ERR_INTERNAL;
+			break;
+		}
+		if (!found || r->nframes == 0)
+			continue;
+		w->addrs_found++;
+		if (r->nframes > PC_MAX_INLINE)
+			r->nframes = PC_MAX_INLINE;
+		func = intern_func(m, &r->frames[0], resource);
+		name = pc_str_intern_z(m, r->frames[0].name);
+		if (func == PC_NONE || name == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		nsym = pc_native_symbol_intern(m, lib, r->sym_start, name, r->sym_size);
+		if (nsym == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		note_func(w, ft->func[f], func);
+		ft->func[f] = func;
+		ft->native_symbol[f] = nsym;
+		ft->line[f] = r->frames[0].line;
+		w->chains[f].first = w->ninl;
+		w->chains[f].n = r->nframes - 1;
+		for (k = 1; k < r->nframes; k++) {
+			struct pc_frame_key *key;
+
+			if (pc_grow(m->ctx, (void **)&w->inl, sizeof(*w->inl), &w->inl_cap,
+				    (size_t)w->ninl + 1))
+				return PROFCONV_ERR_NOMEM;
+			key = &w->inl[w->ninl++];
+			memset(key, 0, sizeof(*key));
+			key->address = ft->address[f];
+			key->lib = lib;
+			key->func = intern_func(m, &r->frames[k], resource);
+			if (key->func == PC_NONE)
+				return PROFCONV_ERR_NOMEM;
+			key->native_symbol = nsym;
+			key->line = r->frames[k].line;
+			key->category = ft->category[f];
+			key->subcategory = ft->subcategory[f];
+			key->inline_depth = (uint16_t)k;
+		}
+	}
+	pc_free(m->ctx, r);
+	return err;
+}
+
+/* Re-insert every frame row into the frame index (after in-place edits). */
+static int reindex_frames(struct pc_model *m)
+{
+	struct pc_frame_table *ft = &m->frames;
+	uint32_t n = ft->len, i;
+	int err = 0;
+
+	pc_itab_free(m->ctx, &ft->index);
+	ft->len = 0;
+	for (i = 0; i < n && !err; i++) {
+		struct pc_frame_key k;
+		uint32_t row;
+
+		memset(&k, 0, sizeof(k));
+		k.address = ft->address[i];
+		k.lib = ft->lib[i];
+		k.func = ft->func[i];
+		k.native_symbol = ft->native_symbol[i];
+		k.line = ft->line[i];
+		k.column = ft->column[i];
+		k.category = ft->category[i];
+		k.subcategory = ft->subcategory[i];
+		k.inline_depth = ft->inline_depth[i];
+		row = pc_frame_intern(m, &k);
+		if (row == PC_NONE)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	ft->len = n;
+	return err;
+}
+
+/* Rebuild the stack table with inline chains expanded; remap samples. */
+static int rebuild_stacks(struct work *w, uint32_t nframes_before)
+{
+	struct pc_model *m = w->m;
+	struct pc_stack_table old = m->stacks;
+	uint32_t *map, s, i;
+	int err = 0;
+
+	map = pc_alloc(m->ctx, (size_t)old.len * sizeof(*map) + 1);
+	if (!map)
+		return PROFCONV_ERR_NOMEM;
+	memset(&m->stacks, 0, sizeof(m->stacks));
+	for (s = 0; s < old.len && !err; s++) {
+		uint32_t parent = old.prefix[s] == PC_NONE ? PC_NONE : map[old.prefix[s]];
+		uint32_t f = old.frame[s];
+
+		parent = pc_stack_intern(m, parent, f);
+		if (f < nframes_before)
+			for (i = 0; i < w->chains[f].n && parent != PC_NONE; i++)
+				parent = pc_stack_intern(m, parent,
+							 w->inl_rows[w->chains[f].first + i]);
+		if (parent == PC_NONE)
+			err = PROFCONV_ERR_NOMEM;
+		map[s] = parent;
+	}
+	if (!err) {
+		for (i = 0; i < m->nthreads; i++) {
+			struct pc_samples *sm = &m->threads[i]->samples;
+			uint32_t k;
+
+			for (k = 0; k < sm->len; k++)
+				if (sm->stack[k] != PC_NONE)
+					sm->stack[k] = map[sm->stack[k]];
+		}
+		pc_free(m->ctx, old.frame);
+		pc_free(m->ctx, old.prefix);
+		pc_free(m->ctx, old.slots);
+	} else {
+		pc_free(m->ctx, m->stacks.frame);
+		pc_free(m->ctx, m->stacks.prefix);
+		pc_free(m->ctx, m->stacks.slots);
+		m->stacks = old;
+	}
+	pc_free(m->ctx, map);
+	return err;
+}
+
+/* Drop funcs no frame uses; renumber; record old -> new in m->func_map. */
+static int compact_funcs(struct work *w)
+{
+	struct pc_model *m = w->m;
+	struct pc_func_table *t = &m->funcs;
+	uint32_t *newidx, i, n = 0;
+	uint8_t *used;
+
+	used = pc_calloc(m->ctx, (size_t)t->len + 1, 1);
+	newidx = pc_alloc(m->ctx, ((size_t)t->len + 1) * sizeof(*newidx));
+	if (!used || !newidx) {
+		pc_free(m->ctx, used);
+		pc_free(m->ctx, newidx);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < m->frames.len; i++)
+		used[m->frames.func[i]] = 1;
+	for (i = 0; i < t->len; i++) {
+		newidx[i] = used[i] ? n : PC_NONE;
+		if (used[i]) {
+			t->name[n] = t->name[i];
+			t->resource[n] = t->resource[i];
+			t->source[n] = t->source[i];
+			t->line[n] = t->line[i];
+			t->column[n] = t->column[i];
+			t->is_js[n] = t->is_js[i];
+			t->relevant_for_js[n] = t->relevant_for_js[i];
+			n++;
+		}
+	}
+	t->len = n;
+	for (i = 0; i < m->frames.len; i++)
+		m->frames.func[i] = newidx[m->frames.func[i]];
+	/* the func index: rebuild from the compacted rows */
+	pc_itab_free(m->ctx, &t->index);
+	{
+		uint32_t len = t->len;
+
+		t->len = 0;
+		for (i = 0; i < len; i++) {
+			struct pc_func_key k;
+
+			memset(&k, 0, sizeof(k));
+			k.name = t->name[i];
+			k.resource = t->resource[i];
+			k.source = t->source[i];
+			k.line = t->line[i];
+			k.column = t->column[i];
+			k.is_js = t->is_js[i];
+			k.relevant_for_js = t->relevant_for_js[i];
+			if (pc_func_intern(m, &k) != i) {
+				pc_free(m->ctx, used);
+				pc_free(m->ctx, newidx);
+				return m->ctx->status ? m->ctx->status : PROFCONV_ERR_INTERNAL;
+			}
+		}
+	}
+	/* old func -> new func, through the collapse and the compaction */
+	pc_free(m->ctx, m->func_map);
+	m->func_map = pc_alloc(m->ctx, ((size_t)w->nold_funcs + 1) * sizeof(*m->func_map));
+	if (!m->func_map) {
+		pc_free(m->ctx, used);
+		pc_free(m->ctx, newidx);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < w->nold_funcs; i++) {
+		uint32_t to = w->old_func_new[i];
+
+		if (to == FUNC_SPLIT)
+			m->func_map[i] = PC_NONE;
+		else if (to == PC_NONE)
+			m->func_map[i] = newidx[i]; /* untouched: itself, renumbered */
+		else
+			m->func_map[i] = newidx[to];
+	}
+	m->func_map_len = w->nold_funcs;
+	pc_free(m->ctx, used);
+	pc_free(m->ctx, newidx);
+	return 0;
+}
+
+static int libs_in_use(const struct pc_model *m, uint8_t *in_use)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->frames.len; i++)
+		if (m->frames.lib[i] != PC_NONE && m->frames.lib[i] < m->libs.len)
+			in_use[m->frames.lib[i]] = 1;
+	return 0;
+}
+
+int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
+{
+	struct work w;
+	uint8_t *in_use;
+	uint32_t lib, nframes = m->frames.len, i;
+	int err = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.m = m;
+	w.nold_funcs = m->funcs.len;
+	w.chains = pc_calloc(ctx, (size_t)nframes + 1, sizeof(*w.chains));
+	w.old_func_new = pc_alloc(ctx, ((size_t)w.nold_funcs + 1) * sizeof(*w.old_func_new));
+	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
+	if (!w.chains || !w.old_func_new || !in_use) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < w.nold_funcs; i++)
+		w.old_func_new[i] = PC_NONE;
+	libs_in_use(m, in_use);
+	for (lib = 0; lib < m->libs.len && !err; lib++) {
+		const struct pc_lib *l = &m->libs.rows[lib];
+		struct pc_symsrc *src = NULL;
+		struct finder f;
+		uint64_t before_found = w.addrs_found, before_total = w.addrs_total;
+
+		if (!in_use[lib])
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.ctx = ctx;
+		f.m = m;
+		f.lib = l;
+		f.name = pc_str(m, l->name);
+		f.path = pc_str(m, l->path);
+		f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
+		f.debug_id = pc_str(m, l->breakpad_id);
+		err = find_source(&f, &src);
+		if (!err && src) {
+			err = apply_source(&w, lib, src);
+			pc_note(ctx, "symbols for %s: %s (%s), %llu of %llu addresses found", f.name,
+				src->path, src->ops->kind,
+				(unsigned long long)(w.addrs_found - before_found),
+				(unsigned long long)(w.addrs_total - before_total));
+			pc_symsrc_close(src);
+			w.libs_done++;
+		} else if (!err) {
+			pc_note(ctx, "no symbols for %s: %s", f.name, f.whylen ? f.why : "nothing to try");
+		}
+		if (f.tmp_path[0])
+			unlink(f.tmp_path);
+	}
+	if (err)
+		goto out;
+	err = reindex_frames(m);
+	if (err)
+		goto out;
+	w.inl_rows = pc_alloc(ctx, ((size_t)w.ninl + 1) * sizeof(*w.inl_rows));
+	if (!w.inl_rows) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < w.ninl; i++) {
+		w.inl_rows[i] = pc_frame_intern(m, &w.inl[i]);
+		if (w.inl_rows[i] == PC_NONE) {
+			err = PROFCONV_ERR_NOMEM;
+			goto out;
+		}
+	}
+	if (w.ninl)
+		err = rebuild_stacks(&w, nframes);
+	if (!err)
+		err = compact_funcs(&w);
+	if (!err)
+		m->meta.symbolicated = 1;
+out:
+	pc_free(ctx, w.chains);
+	pc_free(ctx, w.inl);
+	pc_free(ctx, w.inl_rows);
+	pc_free(ctx, w.old_func_new);
+	pc_free(ctx, in_use);
+	return err;
+}
