@@ -14,4 +14,16 @@
  */
 int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m);
 
+/*
+ * The steps of pc_symbolicate(), for callers (and tests) that bring their
+ * own sources: begin, apply a source to each lib, finish.  finish and free
+ * release the work; after an error from apply, call free.
+ */
+struct pc_symwork;
+struct pc_symsrc;
+int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symwork **out);
+int pc_symwork_apply(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src);
+int pc_symwork_finish(struct pc_symwork *w);
+void pc_symwork_free(struct pc_symwork *w);
+
 #endif /* PC_SYMBOLICATE_H */

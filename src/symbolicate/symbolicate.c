@@ -410,15 +410,15 @@ struct chain {
 	uint32_t n;	/* count (0 = none) */
 };
 
-struct work {
+struct pc_symwork {
 	struct pc_model *m;
+	uint32_t nframes_before;
 	struct chain *chains;	    /* per original frame */
 	struct pc_frame_key *inl;   /* inline frame keys, interned after the rebuild */
 	uint32_t ninl, inl_cap;
 	uint32_t *inl_rows;
 	uint32_t *old_func_new;	    /* per original func: its new func, PC_NONE, or split */
 	uint32_t nold_funcs;
-	uint32_t libs_done;
 	uint64_t addrs_found, addrs_total;
 };
 
@@ -446,7 +446,7 @@ static uint32_t intern_func(struct pc_model *m, const struct pc_sym_frame *sf, u
 	return pc_func_intern(m, &k);
 }
 
-static void note_func(struct work *w, uint32_t old, uint32_t neu)
+static void note_func(struct pc_symwork *w, uint32_t old, uint32_t neu)
 {
 	if (old >= w->nold_funcs)
 		return;
@@ -457,7 +457,7 @@ static void note_func(struct work *w, uint32_t old, uint32_t neu)
 }
 
 /* Symbolicate the frames of one lib from an open source. */
-static int apply_source(struct work *w, uint32_t lib, struct pc_symsrc *src)
+static int apply_source(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src)
 {
 	struct pc_model *m = w->m;
 	struct pc_frame_table *ft = &m->frames;
@@ -553,7 +553,7 @@ static int reindex_frames(struct pc_model *m)
 }
 
 /* Rebuild the stack table with inline chains expanded; remap samples. */
-static int rebuild_stacks(struct work *w, uint32_t nframes_before)
+static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 {
 	struct pc_model *m = w->m;
 	struct pc_stack_table old = m->stacks;
@@ -600,7 +600,7 @@ static int rebuild_stacks(struct work *w, uint32_t nframes_before)
 }
 
 /* Drop funcs no frame uses; renumber; record old -> new in m->func_map. */
-static int compact_funcs(struct work *w)
+static int compact_funcs(struct pc_symwork *w)
 {
 	struct pc_model *m = w->m;
 	struct pc_func_table *t = &m->funcs;
@@ -690,31 +690,102 @@ static int libs_in_use(const struct pc_model *m, uint8_t *in_use)
 	return 0;
 }
 
-int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
+int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symwork **out)
 {
-	struct work w;
-	uint8_t *in_use;
-	uint32_t lib, nframes = m->frames.len, i;
-	int err = 0;
+	struct pc_symwork *w = pc_calloc(ctx, 1, sizeof(*w));
+	uint32_t i;
 
-	memset(&w, 0, sizeof(w));
-	w.m = m;
-	w.nold_funcs = m->funcs.len;
-	w.chains = pc_calloc(ctx, (size_t)nframes + 1, sizeof(*w.chains));
-	w.old_func_new = pc_alloc(ctx, ((size_t)w.nold_funcs + 1) * sizeof(*w.old_func_new));
-	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
-	if (!w.chains || !w.old_func_new || !in_use) {
+	*out = NULL;
+	if (!w)
+		return PROFCONV_ERR_NOMEM;
+	w->m = m;
+	w->nold_funcs = m->funcs.len;
+	w->nframes_before = m->frames.len;
+	w->chains = pc_calloc(ctx, (size_t)w->nframes_before + 1, sizeof(*w->chains));
+	w->old_func_new = pc_alloc(ctx, ((size_t)w->nold_funcs + 1) * sizeof(*w->old_func_new));
+	if (!w->chains || !w->old_func_new) {
+		pc_symwork_free(w);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < w->nold_funcs; i++)
+		w->old_func_new[i] = PC_NONE;
+	*out = w;
+	return 0;
+}
+
+int pc_symwork_apply(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src)
+{
+	return apply_source(w, lib, src);
+}
+
+void pc_symwork_free(struct pc_symwork *w)
+{
+	struct profconv_ctx *ctx;
+
+	if (!w)
+		return;
+	ctx = w->m->ctx;
+	pc_free(ctx, w->chains);
+	pc_free(ctx, w->inl);
+	pc_free(ctx, w->inl_rows);
+	pc_free(ctx, w->old_func_new);
+	pc_free(ctx, w);
+}
+
+int pc_symwork_finish(struct pc_symwork *w)
+{
+	struct pc_model *m = w->m;
+	struct profconv_ctx *ctx = m->ctx;
+	uint32_t i;
+	int err;
+
+	err = reindex_frames(m);
+	if (err)
+		goto out;
+	w->inl_rows = pc_alloc(ctx, ((size_t)w->ninl + 1) * sizeof(*w->inl_rows));
+	if (!w->inl_rows) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
-	for (i = 0; i < w.nold_funcs; i++)
-		w.old_func_new[i] = PC_NONE;
+	for (i = 0; i < w->ninl; i++) {
+		w->inl_rows[i] = pc_frame_intern(m, &w->inl[i]);
+		if (w->inl_rows[i] == PC_NONE) {
+			err = PROFCONV_ERR_NOMEM;
+			goto out;
+		}
+	}
+	if (w->ninl)
+		err = rebuild_stacks(w, w->nframes_before);
+	if (!err)
+		err = compact_funcs(w);
+	if (!err)
+		m->meta.symbolicated = 1;
+out:
+	pc_symwork_free(w);
+	return err;
+}
+
+int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
+{
+	struct pc_symwork *w;
+	uint8_t *in_use;
+	uint32_t lib;
+	int err;
+
+	err = pc_symwork_begin(ctx, m, &w);
+	if (err)
+		return err;
+	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
+	if (!in_use) {
+		pc_symwork_free(w);
+		return PROFCONV_ERR_NOMEM;
+	}
 	libs_in_use(m, in_use);
 	for (lib = 0; lib < m->libs.len && !err; lib++) {
 		const struct pc_lib *l = &m->libs.rows[lib];
 		struct pc_symsrc *src = NULL;
 		struct finder f;
-		uint64_t before_found = w.addrs_found, before_total = w.addrs_total;
+		uint64_t before_found = w->addrs_found, before_total = w->addrs_total;
 
 		if (!in_use[lib])
 			continue;
@@ -728,47 +799,22 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 		f.debug_id = pc_str(m, l->breakpad_id);
 		err = find_source(&f, &src);
 		if (!err && src) {
-			err = apply_source(&w, lib, src);
+			err = apply_source(w, lib, src);
 			pc_note(ctx, "symbols for %s: %s (%s), %llu of %llu addresses found", f.name,
 				src->path, src->ops->kind,
-				(unsigned long long)(w.addrs_found - before_found),
-				(unsigned long long)(w.addrs_total - before_total));
+				(unsigned long long)(w->addrs_found - before_found),
+				(unsigned long long)(w->addrs_total - before_total));
 			pc_symsrc_close(src);
-			w.libs_done++;
 		} else if (!err) {
 			pc_note(ctx, "no symbols for %s: %s", f.name, f.whylen ? f.why : "nothing to try");
 		}
 		if (f.tmp_path[0])
 			unlink(f.tmp_path);
 	}
-	if (err)
-		goto out;
-	err = reindex_frames(m);
-	if (err)
-		goto out;
-	w.inl_rows = pc_alloc(ctx, ((size_t)w.ninl + 1) * sizeof(*w.inl_rows));
-	if (!w.inl_rows) {
-		err = PROFCONV_ERR_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < w.ninl; i++) {
-		w.inl_rows[i] = pc_frame_intern(m, &w.inl[i]);
-		if (w.inl_rows[i] == PC_NONE) {
-			err = PROFCONV_ERR_NOMEM;
-			goto out;
-		}
-	}
-	if (w.ninl)
-		err = rebuild_stacks(&w, nframes);
-	if (!err)
-		err = compact_funcs(&w);
-	if (!err)
-		m->meta.symbolicated = 1;
-out:
-	pc_free(ctx, w.chains);
-	pc_free(ctx, w.inl);
-	pc_free(ctx, w.inl_rows);
-	pc_free(ctx, w.old_func_new);
 	pc_free(ctx, in_use);
-	return err;
+	if (err) {
+		pc_symwork_free(w);
+		return err;
+	}
+	return pc_symwork_finish(w);
 }
