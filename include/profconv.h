@@ -195,7 +195,7 @@ PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
  * Check a processed (v70) or Gecko profile JSON file from any producer:
  * column lengths, every index in range, parents before children,
  * categories and subcategories, marker phases.  Each problem is passed to
- * the diagnostics callback as an error (the first 50 of each kind); a
+ * the diagnostics callback as an error (the first 20 of each kind); a
  * summary line goes to fn.  Returns PROFCONV_OK when the file is valid,
  * PROFCONV_ERR_INVALID when problems were found, or another error when the
  * file could not be read as JSON.

@@ -530,6 +530,16 @@ int pc_input_open_path(struct profconv_ctx *ctx, const char *path, struct pc_inp
 	if (fd < 0)
 		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
 			       strerror(errno));
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			return pc_fail(ctx, PROFCONV_ERR_UNSUPPORTED, NULL,
+				       "%s: is a directory (perf record --threads writes a directory of data files: not supported yet; record without --threads)",
+				       path);
+		}
+	}
 	in = new_input(ctx, path);
 	if (!in) {
 		close(fd);

@@ -93,8 +93,8 @@ static uint32_t col_of(const struct pc_jpull *p, uint64_t off)
 	return col > UINT32_MAX ? UINT32_MAX : (uint32_t)col;
 }
 
-static int vfail_pos(struct pc_jpull *p, int code, uint64_t off, uint32_t line, uint32_t col,
-		     const char *fmt, va_list ap)
+static int PC_PRINTF(6, 0) vfail_pos(struct pc_jpull *p, int code, uint64_t off, uint32_t line,
+				     uint32_t col, const char *fmt, va_list ap)
 {
 	struct pc_loc loc = { p->name, off, line, col };
 	char msg[512];

@@ -1017,11 +1017,6 @@ static int find_col(const struct tablespec *spec, const char *name)
 	return -1;
 }
 
-static int find_col_named(const struct table *tb, const char *name)
-{
-	return find_col(tb->spec, name);
-}
-
 static int table_init(struct vstate *v, struct table *tb)
 {
 	unsigned i;
@@ -1128,7 +1123,7 @@ static int parse_schema(struct vstate *v, struct table *tb)
 		err = pc_jpull_next(v->p, &t);
 		if (err || t->type == PC_JT_OBJ_END)
 			break;
-		ci = find_col_named(tb, t->str);
+		ci = find_col(tb->spec, t->str);
 		pc_snprintf(key, sizeof(key), "%s", t->str);
 		err = read_cval(v, &cv, &type);
 		if (err)
@@ -1358,8 +1353,8 @@ static int read_weight_type(struct vstate *v, struct table *tb)
 
 static void markers_check(struct vstate *v, struct table *tb, uint32_t rows)
 {
-	int ph = find_col_named(tb, "phase"), st = find_col_named(tb, "startTime");
-	int en = find_col_named(tb, "endTime");
+	int ph = find_col(tb->spec, "phase"), st = find_col(tb->spec, "startTime");
+	int en = find_col(tb->spec, "endTime");
 	const int32_t *phase, *start, *end;
 	uint32_t r;
 
@@ -1387,7 +1382,7 @@ static void markers_check(struct vstate *v, struct table *tb, uint32_t rows)
 /* Turn the table's index columns into pending checks (the stores move into them). */
 static int table_refs(struct vstate *v, struct table *tb, uint32_t rows)
 {
-	int sub = find_col_named(tb, "subcategory");
+	int sub = find_col(tb->spec, "subcategory");
 	unsigned ci;
 
 	for (ci = 0; ci < tb->spec->ncols; ci++) {
