@@ -471,7 +471,9 @@ static int apply_source(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *sr
 		uint32_t func, nsym, k, name;
 		int found;
 
-		if (ft->lib[f] != lib || ft->inline_depth[f] != 0 || ft->address[f] == PC_NO_ADDRESS)
+		/* frames that already have a symbol (an input symbolicated before) stay */
+		if (ft->lib[f] != lib || ft->inline_depth[f] != 0 ||
+		    ft->address[f] == PC_NO_ADDRESS || ft->native_symbol[f] != PC_NONE)
 			continue;
 		w->addrs_total++;
 		found = pc_symsrc_lookup(src, ft->address[f], r);

@@ -192,7 +192,7 @@ static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *
 	}
 
 	if (ctx->mem_used != 0) {
-		fprintf(stderr, "fuzz_perf: %llu bytes allocated through the ctx were never freed\n",
+		fprintf(stderr, "fuzz_perf: %llu ctx-allocated bytes were never freed\n",
 			(unsigned long long)ctx->mem_used);
 		die("ctx memory accounting does not return to 0", ctx);
 	}
