@@ -227,6 +227,9 @@ struct thread_state {
 	uint32_t name; /* string or PC_NONE */
 	int64_t start, end;
 	struct pc_thread *t;
+	/* the last resolved chain, root first: frames and their stacks */
+	uint32_t *last_frames, *last_stacks;
+	uint32_t nlast, last_cap;
 	UT_hash_handle hh;
 };
 
@@ -1517,9 +1520,9 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
  * An empty chain (only markers) gives PC_NONE, the empty stack.
  */
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
-			  struct process *kernel, uint32_t *out)
+			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
-	uint32_t nframes = 0, prefix = PC_NONE, i;
+	uint32_t nframes = 0, prefix = PC_NONE, i, same = 0, cap;
 	int in_kernel = 0;
 
 	if (pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
@@ -1538,11 +1541,29 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 		p->frames[nframes++] = f;
 	}
-	for (i = nframes; i-- > 0;) {
-		prefix = pc_stack_intern(p->m, prefix, p->frames[i]);
+	/*
+	 * Successive samples of a thread share most of their root part: reuse
+	 * the stacks of the common prefix of the thread's previous chain and
+	 * intern only the levels below it.
+	 */
+	while (same < ts->nlast && same < nframes &&
+	       ts->last_frames[same] == p->frames[nframes - 1 - same])
+		same++;
+	if (same)
+		prefix = ts->last_stacks[same - 1];
+	cap = ts->last_cap;
+	if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap, nframes) ||
+	    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks), &ts->last_cap,
+		    nframes))
+		return PROFCONV_ERR_NOMEM;
+	for (i = same; i < nframes; i++) {
+		prefix = pc_stack_intern(p->m, prefix, p->frames[nframes - 1 - i]);
 		if (prefix == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		ts->last_frames[i] = p->frames[nframes - 1 - i];
+		ts->last_stacks[i] = prefix;
 	}
+	ts->nlast = nframes;
 	*out = prefix;
 	return 0;
 }
@@ -1690,7 +1711,7 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 
 		prefix = cc_find(p, &s, h, &slot);
 		if (prefix == PC_NONE) {
-			int err = chain_to_stack(p, &s, pr, kernel, &prefix);
+			int err = chain_to_stack(p, &s, pr, kernel, ts, &prefix);
 
 			if (!err)
 				err = cc_insert(p, &s, h, slot, prefix);
@@ -2594,7 +2615,11 @@ static int finish_model(struct perf *p)
 	}
 	if (p->first_sample != PC_NO_TIME) {
 		m->meta.profiling_start = 0;
-		m->meta.profiling_end = p->last_sample - m->meta.zero_ns;
+		/*
+		 * The front-end keeps samples in [start, end): end one interval
+		 * after the last sample, as it does itself without this field.
+		 */
+		m->meta.profiling_end = p->last_sample - m->meta.zero_ns + m->meta.interval_ns;
 	}
 	m->meta.weight_type = "samples";
 	m->meta.symbolicated = 0;
@@ -2669,6 +2694,8 @@ static void perf_free(struct perf *p)
 	HASH_ITER(hh, p->threads, ts, ttmp)
 	{
 		HASH_DEL(p->threads, ts);
+		pc_free(p->ctx, ts->last_frames);
+		pc_free(p->ctx, ts->last_stacks);
 		pc_free(p->ctx, ts);
 	}
 	HASH_ITER(hh, p->ids, e, etmp)

@@ -760,7 +760,11 @@ int pc_symwork_finish(struct pc_symwork *w)
 		err = rebuild_stacks(w, w->nframes_before);
 	if (!err)
 		err = compact_funcs(w);
-	if (!err)
+	/*
+	 * Mark the profile symbolicated only when some symbols were found: a
+	 * profile with none stays open to the front-end's own symbol servers.
+	 */
+	if (!err && w->addrs_found)
 		m->meta.symbolicated = 1;
 out:
 	pc_symwork_free(w);
