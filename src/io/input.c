@@ -244,7 +244,7 @@ int pc_input_skip(struct pc_input *in, uint64_t n, uint64_t *got)
 		return pc_input_seek(in, target);
 	}
 	while (done < n) {
-		size_t want = n - done < sizeof(tmp) ? (size_t)(n - done) : sizeof(tmp), g;
+		size_t want = n - done < sizeof(tmp) ? (size_t)(n - done) : sizeof(tmp), g = 0;
 
 		if (pc_input_read(in, tmp, want, &g))
 			return in->ctx->status;

@@ -1127,7 +1127,7 @@ int pc_jpull_skip_rest(struct pc_jpull *p)
 
 int pc_jpull_skip_value(struct pc_jpull *p)
 {
-	enum pc_jtype type;
+	enum pc_jtype type = PC_JT_EOF;
 	int err;
 
 	err = pc_jpull_peek(p, &type);
