@@ -1061,7 +1061,7 @@ static int col_required(const struct vstate *v, const struct table *tb, const st
 static int column_body(struct vstate *v, struct table *tb, unsigned ci)
 {
 	enum pc_jtype type;
-	struct cval cv;
+	struct cval cv = { 0 };
 	uint32_t row;
 	int err = 0;
 
@@ -1308,7 +1308,7 @@ static int read_length(struct vstate *v, struct table *tb)
 {
 	char path[PATH_MAX_LEN + 64];
 	enum pc_jtype type;
-	struct cval cv;
+	struct cval cv = { 0 };
 	int err;
 
 	err = read_cval(v, &cv, &type);
@@ -1642,7 +1642,7 @@ static int parse_table(struct vstate *v, const struct tablespec *pspec,
 static int parse_strings(struct vstate *v, int64_t *count)
 {
 	enum pc_jtype type;
-	struct cval cv;
+	struct cval cv = { 0 };
 	uint64_t i;
 	int err;
 

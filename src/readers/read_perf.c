@@ -1142,6 +1142,8 @@ static uint32_t lib_for(struct perf *p, const char *file, const uint8_t *inline_
 	lib.code_id = PC_NONE;
 	lib.arch = p->m->meta.arch ? pc_str_intern_z(p->m, p->m->meta.arch) : PC_NONE;
 	lib.is_kernel = (uint8_t)kernel;
+	if (idlen > 20)
+		idlen = 20; /* build ids are at most 20 bytes (SHA-1) */
 	if (id && idlen) {
 		breakpad_id(bp, id, idlen);
 		hex(code, id, idlen, 0);
