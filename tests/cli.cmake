@@ -11,6 +11,8 @@ foreach(f ${PC_PERF_Y})
 endforeach()
 add_test(NAME perf.y_multi_event.task-clock
          COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-y y_multi_event task-clock)
+add_test(NAME perf.y_pipe_tracepoint.sched_switch
+         COMMAND sh ${PC_CLI_TEST} ${PC_BIN} perf-y y_pipe_tracepoint sched:sched_switch)
 
 file(GLOB PC_PERF_N CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/perf/n_*.data)
 foreach(f ${PC_PERF_N})

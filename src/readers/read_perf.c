@@ -355,6 +355,8 @@ struct perf {
 	int have_time;
 	int truncated; /* the data section was cut short: warned once already */
 	int lost_markers, throttle_markers;
+	uint64_t payload;      /* bytes after a record its handler consumed */
+	uint64_t payload_room; /* bytes left in the data for such a payload */
 
 	/* features */
 	int64_t clock_tod_ns, clock_ref_ns;
@@ -2223,6 +2225,23 @@ static int enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_
 	return 0;
 }
 
+/* The data ends inside a record: one warning per input, however it shows. */
+static int truncated_tail(struct perf *p, uint64_t off, const char *fmt, ...) PC_PRINTF(3, 4);
+
+static int truncated_tail(struct perf *p, uint64_t off, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (p->truncated)
+		return 0;
+	p->truncated = 1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return warn_at(p, W_TRUNCATED, off, "%s", msg);
+}
+
 /* --- the record stream --- */
 
 static int handle_record(struct perf *p, const unsigned char *rec, size_t size, uint64_t off,
@@ -2400,14 +2419,15 @@ static int handle_user_record(struct perf *p, uint32_t type, const unsigned char
 				return warn_at(p, W_BAD_RECORD, off, "AUXTRACE record too short");
 			extra = ld64(p, b);
 		}
-		err = pc_input_skip(p->in, extra, &got);
+		/* A payload past the end of the data: skip to the end, and warn. */
+		err = pc_input_skip(p->in, extra < p->payload_room ? extra : p->payload_room, &got);
 		if (err)
 			return err;
-		if (!p->pipe && p->data_size)
-			p->data_size = p->data_size > extra ? p->data_size - extra : 0;
+		p->payload = got;
 		if (got < extra)
-			return warn_at(p, W_TRUNCATED, off, "%s payload truncated",
-				       record_name(type));
+			return truncated_tail(p, off,
+					      "%s payload of %llu bytes runs past the end of the data",
+					      record_name(type), (unsigned long long)extra);
 		return 0;
 	}
 	case REC_HEADER_EVENT_TYPE:
@@ -2467,23 +2487,6 @@ static int handle_record(struct perf *p, const unsigned char *rec, size_t size, 
  * Read records from the input until end (file mode: the data section's
  * size; pipe mode: EOF).  Records are at most 64 KiB (u16 size).
  */
-/* The data ends inside a record: one warning per input, however it shows. */
-static int truncated_tail(struct perf *p, uint64_t off, const char *fmt, ...) PC_PRINTF(3, 4);
-
-static int truncated_tail(struct perf *p, uint64_t off, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (p->truncated)
-		return 0;
-	p->truncated = 1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return warn_at(p, W_TRUNCATED, off, "%s", msg);
-}
-
 static int read_records(struct perf *p, uint64_t limit)
 {
 	uint64_t done = 0;
@@ -2519,29 +2522,28 @@ static int read_records(struct perf *p, uint64_t limit)
 			return truncated_tail(p, off,
 				       "input ends inside a %s record (%zu of %zu bytes present)",
 				       record_name(ld32(p, r)), avail, size);
-		/* handle before consuming: r stays valid until the next input call */
-		{
-			uint32_t type = ld32(p, r);
-			uint64_t before = limit;
+		if (ld32(p, r) == REC_HEADER_TRACING_DATA || ld32(p, r) == REC_AUXTRACE) {
+			/*
+			 * Their payload follows the record, uncounted in its size:
+			 * copy the record out, consume it, and let the handler
+			 * skip the payload (at most what is left of the data).
+			 */
+			unsigned char tmp[64];
 
-			if (type == REC_HEADER_TRACING_DATA || type == REC_AUXTRACE) {
-				/* these read past the record: consume it first (copy) */
-				unsigned char tmp[64];
-				size_t k = size < sizeof(tmp) ? size : sizeof(tmp);
-
-				memcpy(tmp, r, k);
-				if (k < size)
-					return corrupt(p, off, "%s record of %zu bytes",
-						       record_name(type), size);
-				pc_input_consume(p->in, size);
-				err = handle_record(p, tmp, size, off, 0);
-				if (!p->pipe && p->data_size < before)
-					limit = p->data_size; /* payload bytes were consumed */
-				done += size;
-				continue;
-			}
-			err = handle_record(p, r, size, off, 0);
+			if (size > sizeof(tmp))
+				return corrupt(p, off, "%s record of %zu bytes; expected at most %zu",
+					       record_name(ld32(p, r)), size, sizeof(tmp));
+			memcpy(tmp, r, size);
+			pc_input_consume(p->in, size);
+			done += size;
+			p->payload_room = limit - done;
+			p->payload = 0;
+			err = handle_record(p, tmp, size, off, 0);
+			done += p->payload;
+			continue;
 		}
+		/* handled before it is consumed: r stays valid until the next input call */
+		err = handle_record(p, r, size, off, 0);
 		pc_input_consume(p->in, size);
 		done += size;
 	}
