@@ -84,8 +84,12 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Try an ELF file (binary or .debug); 1 = opened, 0 = not usable, <0 error. */
-static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
+typedef int open_fn(struct profconv_ctx *ctx, const char *path, const char *expect,
+		    struct pc_symsrc **out, char *why, size_t whylen);
+
+/* Try one symbol file; 1 = opened, 0 = absent or not usable (said why), <0 error. */
+static int try_file(struct finder *f, open_fn *open, const char *expect, const char *p,
+		    struct pc_symsrc **out)
 {
 	char why[512];
 	int err;
@@ -93,7 +97,7 @@ static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
 	if (!is_file(p))
 		return 0;
 	why[0] = 0;
-	err = pc_symsrc_open_elf(f->ctx, p, f->build_id, out, why, sizeof(why));
+	err = open(f->ctx, p, expect, out, why, sizeof(why));
 	if (err)
 		return -err;
 	if (*out)
@@ -102,21 +106,16 @@ static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
 	return 0;
 }
 
+/* An ELF binary or .debug file, checked against the recorded build id. */
+static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
+{
+	return try_file(f, pc_symsrc_open_elf, f->build_id, p, out);
+}
+
+/* A breakpad .sym file, checked against the breakpad id. */
 static int try_breakpad(struct finder *f, const char *p, struct pc_symsrc **out)
 {
-	char why[512];
-	int err;
-
-	if (!is_file(p))
-		return 0;
-	why[0] = 0;
-	err = pc_symsrc_open_breakpad(f->ctx, p, f->debug_id, out, why, sizeof(why));
-	if (err)
-		return -err;
-	if (*out)
-		return 1;
-	tried(f, p, why[0] ? why : "not usable");
-	return 0;
+	return try_file(f, pc_symsrc_open_breakpad, f->debug_id, p, out);
 }
 
 /*
