@@ -33,3 +33,8 @@ endforeach()
 foreach(c compressed stdin keep-output usage weight info clock synth-endian)
   add_test(NAME cli.${c} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} ${c})
 endforeach()
+
+# Install into a temporary prefix and build examples/convert.c against it with
+# pkg-config and with find_package(profconv).
+add_test(NAME install COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(install PROPERTIES LABELS install TIMEOUT 600)
