@@ -20,6 +20,22 @@
 #include "symbolicate/pc_symbolicate.h"
 #include "writers/pc_writer.h"
 
+PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, const char *value)
+{
+	if (key && value && strcmp(key, "from") == 0 && !pc_reader_find(value)) {
+		char names[256];
+		size_t i, n = 0;
+
+		names[0] = 0;
+		for (i = 0; pc_readers[i]; i++)
+			n += pc_snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+					 pc_readers[i]->name);
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown input format '%s' (known: %s)",
+			       value, names);
+	}
+	return pc_ctx_set_option(ctx, key, value);
+}
+
 static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
 		       const struct pc_reader **out)
 {

@@ -79,9 +79,9 @@ PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx)
 	if (!ctx)
 		return;
 	for (i = 0; i < ctx->nsymbol_dirs; i++)
-		free(ctx->symbol_dirs[i]);
-	free(ctx->symbol_dirs);
-	free(ctx->kallsyms);
+		pc_free(ctx, ctx->symbol_dirs[i]);
+	pc_free(ctx, ctx->symbol_dirs);
+	pc_free(ctx, ctx->kallsyms);
 	free(ctx);
 }
 
@@ -121,7 +121,7 @@ static int copy_opt(char *dst, size_t cap, const char *value)
 	return 0;
 }
 
-PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, const char *value)
+int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *value)
 {
 	if (!key || !value)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "option key and value must be set");
@@ -157,24 +157,24 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 		return 0;
 	}
 	if (strcmp(key, "symbol-dir") == 0) {
-		char **d = realloc(ctx->symbol_dirs, (ctx->nsymbol_dirs + 1) * sizeof(*d));
-		char *v = strdup(value);
+		char **d = pc_realloc(ctx, ctx->symbol_dirs, (ctx->nsymbol_dirs + 1) * sizeof(*d));
+		char *v = pc_strdup(ctx, value);
 
 		if (d)
 			ctx->symbol_dirs = d;
 		if (!d || !v) {
-			free(v);
-			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+			pc_free(ctx, v);
+			return PROFCONV_ERR_NOMEM;
 		}
 		ctx->symbol_dirs[ctx->nsymbol_dirs++] = v;
 		return 0;
 	}
 	if (strcmp(key, "kallsyms") == 0) {
-		char *v = strdup(value);
+		char *v = pc_strdup(ctx, value);
 
 		if (!v)
-			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
-		free(ctx->kallsyms);
+			return PROFCONV_ERR_NOMEM;
+		pc_free(ctx, ctx->kallsyms);
 		ctx->kallsyms = v;
 		return 0;
 	}

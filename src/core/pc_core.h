@@ -71,9 +71,9 @@ struct profconv_ctx {
 	char event[128];
 	enum pc_weight_mode weight;
 	int no_symbols;	      /* skip symbolication */
-	char **symbol_dirs;   /* --symbol-dir, in order (owned, malloc) */
+	char **symbol_dirs;   /* --symbol-dir, in order (owned, pc_alloc) */
 	unsigned nsymbol_dirs;
-	char *kallsyms;	      /* --kallsyms FILE (owned, malloc) */
+	char *kallsyms;	      /* --kallsyms FILE (owned, pc_alloc) */
 
 	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
 	unsigned nwarns;
@@ -88,6 +88,12 @@ struct pc_loc {
 	uint32_t line;	  /* text input; 0 if unknown */
 	uint32_t col;
 };
+
+/*
+ * The options of profconv_set_option() that core knows; the pipeline
+ * (src/api.c) checks the reader names before it calls this.
+ */
+int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *value);
 
 /* Record an error (the first one wins) and return code. */
 int pc_fail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, const char *fmt, ...)

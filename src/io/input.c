@@ -6,8 +6,8 @@
  *
  * Compression is detected from magic bytes only.  libarchive is given the
  * bytes already peeked first, then the rest of the fd, through its client
- * read callback, so detection never consumes input.  A tar/zip/cpio must
- * hold one regular file; the first is read and extra ones are warned about.
+ * read callback, so detection never consumes input.  From a tar, zip or
+ * cpio archive the first regular file is read (the one trace it holds).
  */
 #include "io/pc_input.h"
 

@@ -83,7 +83,7 @@ static const struct {
 	[K_VALUE] = { "bad value", 0 },
 	[K_LIBS] = { "bad lib mapping", 0 },
 	[K_LAYOUT] = { "mixed formats", 0 },
-	[W_VERSION] = { "newer format version", 1 },
+	[W_VERSION] = { "newer format version", 0 }, /* the front-end refuses it */
 	[W_NO_GREY] = { "no grey category", 1 },
 	[W_COLOR] = { "non-standard color", 1 },
 	[W_TIME_ORDER] = { "samples out of time order", 1 },

@@ -16,14 +16,19 @@
 /* Grow a column to hold len+1 entries, keeping every column's capacity in step. */
 #define GROW_COL(m, col, capv, newcap)                                                             \
 	do {                                                                                       \
+		if ((newcap) <= (capv))                                                            \
+			return pc_fail((m)->ctx, PROFCONV_ERR_LIMIT, NULL, "table over 2^32 rows"); \
 		void *pc_p_ = pc_realloc((m)->ctx, (col), (size_t)(newcap) * sizeof(*(col)));      \
 		if (!pc_p_)                                                                        \
 			return PROFCONV_ERR_NOMEM;                                                 \
 		(col) = pc_p_;                                                                     \
 	} while (0)
 
+/* Doubled capacity; saturates below 2^32 (the GROW_COL callers then fail). */
 static uint32_t next_cap(uint32_t cap)
 {
+	if (cap >= 0x80000000u)
+		return UINT32_MAX;
 	return cap ? cap * 2 : 64;
 }
 
@@ -101,6 +106,11 @@ void pc_model_free(struct pc_model *m)
 
 	pc_free(ctx, m->sources.filename);
 	pc_itab_free(ctx, &m->sources.index);
+	pc_free(ctx, m->sources.id);
+	pc_free(ctx, m->sources.start_line);
+	pc_free(ctx, m->sources.start_column);
+	pc_free(ctx, m->sources.source_map_url);
+	pc_free(ctx, m->sources.content);
 
 	pc_free(ctx, m->frames.address);
 	pc_free(ctx, m->frames.lib);
@@ -112,6 +122,7 @@ void pc_model_free(struct pc_model *m)
 	pc_free(ctx, m->frames.subcategory);
 	pc_free(ctx, m->frames.inline_depth);
 	pc_itab_free(ctx, &m->frames.index);
+	pc_free(ctx, m->frames.inner_window_id);
 
 	pc_free(ctx, m->stacks.frame);
 	pc_free(ctx, m->stacks.prefix);
@@ -121,6 +132,9 @@ void pc_model_free(struct pc_model *m)
 		free_thread(ctx, m->threads[i]);
 	pc_free(ctx, m->threads);
 	pc_free(ctx, m->func_map);
+	for (i = 0; i < m->nkept; i++)
+		pc_free(ctx, m->kept[i]);
+	pc_free(ctx, m->kept);
 
 	pc_free(ctx, m->meta.product);
 	pc_free(ctx, m->meta.imported_from);
@@ -301,6 +315,12 @@ static int res_reserve(struct pc_model *m)
 	return 0;
 }
 
+static uint32_t res_hash(const struct res_key *k)
+{
+	return (uint32_t)pc_hash64(((uint64_t)k->name << 32 | k->host) ^
+				   pc_hash64((uint64_t)k->lib << 8 | k->type));
+}
+
 uint32_t pc_resource_intern(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
 			    uint32_t lib)
 {
@@ -308,7 +328,7 @@ uint32_t pc_resource_intern(struct pc_model *m, uint32_t name, uint32_t host, ui
 	struct res_key k = { name, host, lib, type };
 	uint32_t h, slot, row;
 
-	h = (uint32_t)pc_hash64(((uint64_t)name << 32 | host) ^ pc_hash64((uint64_t)lib << 8 | type));
+	h = res_hash(&k);
 	row = pc_itab_find(&t->index, h, res_eq, t, &k, &slot);
 	if (row != PC_NONE)
 		return row;
@@ -357,16 +377,22 @@ static int func_reserve(struct pc_model *m)
 	return 0;
 }
 
-uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
+static uint32_t func_hash(const struct pc_func_key *k)
 {
-	struct pc_func_table *t = &m->funcs;
-	uint32_t h, slot, row;
 	uint64_t a, b;
 
 	a = (uint64_t)k->name << 32 | k->resource;
 	b = ((uint64_t)k->source << 32 | k->line) ^ ((uint64_t)k->column << 2) ^
 	    (uint64_t)(k->is_js | k->relevant_for_js << 1);
-	h = (uint32_t)pc_hash64(a ^ pc_hash64(b));
+	return (uint32_t)pc_hash64(a ^ pc_hash64(b));
+}
+
+uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t h, slot, row;
+
+	h = func_hash(k);
 	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
 	if (row != PC_NONE)
 		return row;
@@ -401,6 +427,11 @@ static int nsym_eq(const void *table, uint32_t row, const void *key)
 	return t->address[row] == k->address && t->lib[row] == k->lib;
 }
 
+static uint32_t nsym_hash(const struct nsym_key *k)
+{
+	return (uint32_t)pc_hash64(k->address ^ pc_hash64(k->lib));
+}
+
 static int nsym_reserve(struct pc_model *m)
 {
 	struct pc_native_symbol_table *t = &m->native_symbols;
@@ -424,7 +455,7 @@ uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t addr
 	struct nsym_key k = { address, lib };
 	uint32_t h, slot, row;
 
-	h = (uint32_t)pc_hash64(address ^ pc_hash64(lib));
+	h = nsym_hash(&k);
 	row = pc_itab_find(&t->index, h, nsym_eq, t, &k, &slot);
 	if (row != PC_NONE)
 		return row;
@@ -502,17 +533,23 @@ static int frame_reserve(struct pc_model *m)
 	return 0;
 }
 
-uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
+static uint32_t frame_hash(const struct pc_frame_key *k)
 {
-	struct pc_frame_table *t = &m->frames;
-	uint32_t h, slot, row;
 	uint64_t a;
 
 	a = pc_hash64(k->address) ^ ((uint64_t)k->func << 32 | k->lib);
 	a = pc_hash64(a) ^ ((uint64_t)k->native_symbol << 32 | k->line);
 	a = pc_hash64(a) ^ ((uint64_t)k->column << 32 | (uint64_t)k->category << 16 |
 			    k->subcategory) ^ ((uint64_t)k->inline_depth << 48);
-	h = (uint32_t)pc_hash64(a);
+	return (uint32_t)pc_hash64(a);
+}
+
+uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
+{
+	struct pc_frame_table *t = &m->frames;
+	uint32_t h, slot, row;
+
+	h = frame_hash(k);
 	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
 	if (row != PC_NONE)
 		return row;
@@ -797,4 +834,375 @@ int pc_model_sort_threads(struct pc_model *m)
 fail:
 	pc_free(ctx, idx);
 	return PROFCONV_ERR_NOMEM;
+}
+
+/* --- faithful loading: appends that keep the input's row numbers --- */
+
+const char *pc_model_keep(struct pc_model *m, const char *s, size_t len)
+{
+	char *d;
+
+	if (pc_grow(m->ctx, (void **)&m->kept, sizeof(*m->kept), &m->kept_cap,
+		    (size_t)m->nkept + 1))
+		return NULL;
+	d = pc_strndup(m->ctx, s, len);
+	if (!d)
+		return NULL;
+	m->kept[m->nkept++] = d;
+	return d;
+}
+
+void pc_str_clear(struct pc_model *m)
+{
+	pc_itab_free(m->ctx, &m->strings.index);
+	m->strings.len = 0;
+}
+
+uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
+{
+	struct pc_strtab *t = &m->strings;
+	struct str_key k = { s, len };
+	uint32_t h, slot = PC_NONE, found, row;
+	char *p;
+
+	if (len > UINT32_MAX - 1) {
+		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
+		return PC_NONE;
+	}
+	h = (uint32_t)pc_hash_bytes(s, len, 0);
+	found = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
+	if (t->len == t->cap) {
+		uint32_t cap = t->cap;
+
+		if (pc_grow(m->ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
+			return PC_NONE;
+		cap = t->cap;
+		if (pc_grow(m->ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
+			return PC_NONE;
+		t->cap = cap;
+	}
+	p = str_store(m, s, len);
+	if (!p)
+		return PC_NONE;
+	row = t->len;
+	t->ptr[row] = p;
+	t->lens[row] = (uint32_t)len;
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
+{
+	struct pc_stack_table *t = &m->stacks;
+	uint64_t key = (uint64_t)prefix << 32 | frame;
+	uint32_t i, row;
+	int found = 0;
+
+	if (!t->slots && stack_rehash(m, 1024))
+		return PC_NONE;
+	for (i = (uint32_t)pc_hash64(key) & t->mask; t->slots[i].row != PC_NONE;
+	     i = (i + 1) & t->mask) {
+		if (t->slots[i].key == key) {
+			found = 1;
+			break;
+		}
+	}
+	if (t->len == t->cap) {
+		uint32_t cap = next_cap(t->cap);
+
+		GROW_COL(m, t->frame, t->cap, cap);
+		GROW_COL(m, t->prefix, t->cap, cap);
+		t->cap = cap;
+	}
+	row = t->len++;
+	t->frame[row] = frame;
+	t->prefix[row] = prefix;
+	if (found)
+		return row;
+	t->slots[i].key = key;
+	t->slots[i].row = row;
+	if ((uint64_t)t->len * 2 > (uint64_t)t->mask + 1 && stack_rehash(m, (t->mask + 1) * 2))
+		return PC_NONE;
+	return row;
+}
+
+/* Make the innerWindowID column cover row (new rows get 0) and set it. */
+static int set_inner_window_id(struct pc_model *m, uint32_t row, uint64_t iw)
+{
+	struct pc_frame_table *t = &m->frames;
+
+	if (row >= t->iw_len) {
+		if (!iw)
+			return 0;
+		if (pc_grow(m->ctx, (void **)&t->inner_window_id, sizeof(*t->inner_window_id),
+			    &t->iw_cap, (size_t)row + 1))
+			return PROFCONV_ERR_NOMEM;
+		memset(t->inner_window_id + t->iw_len, 0,
+		       ((size_t)row + 1 - t->iw_len) * sizeof(*t->inner_window_id));
+		t->iw_len = row + 1;
+	}
+	t->inner_window_id[row] = iw;
+	return 0;
+}
+
+struct frame_iw_key {
+	const struct pc_frame_key *k;
+	uint64_t iw;
+};
+
+static int frame_iw_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct frame_iw_key *k = key;
+
+	return frame_eq(table, row, k->k) &&
+	       pc_frame_inner_window_id(table, row) == k->iw;
+}
+
+static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint64_t iw,
+			  int intern)
+{
+	struct pc_frame_table *t = &m->frames;
+	struct frame_iw_key kk = { k, iw };
+	uint32_t h, slot = PC_NONE, found, row;
+
+	h = frame_hash(k);
+	found = pc_itab_find(&t->index, h, frame_iw_eq, t, &kk, &slot);
+	if (intern && found != PC_NONE)
+		return found;
+	if (frame_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->address[row] = k->address;
+	t->lib[row] = k->lib;
+	t->func[row] = k->func;
+	t->native_symbol[row] = k->native_symbol;
+	t->line[row] = k->line;
+	t->column[row] = k->column;
+	t->category[row] = k->category;
+	t->subcategory[row] = k->subcategory;
+	t->inline_depth[row] = k->inline_depth;
+	if (set_inner_window_id(m, row, iw))
+		return PC_NONE;
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+uint32_t pc_frame_append(struct pc_model *m, const struct pc_frame_key *k, uint64_t inner_window_id)
+{
+	return frame_add(m, k, inner_window_id, 0);
+}
+
+uint32_t pc_frame_intern_iw(struct pc_model *m, const struct pc_frame_key *k,
+			    uint64_t inner_window_id)
+{
+	return frame_add(m, k, inner_window_id, 1);
+}
+
+uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t h, slot = PC_NONE, found, row;
+
+	h = func_hash(k);
+	found = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
+	if (func_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->name[row] = k->name;
+	t->resource[row] = k->resource;
+	t->source[row] = k->source;
+	t->line[row] = k->line;
+	t->column[row] = k->column;
+	t->is_js[row] = k->is_js;
+	t->relevant_for_js[row] = k->relevant_for_js;
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+uint32_t pc_resource_append(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
+			    uint32_t lib)
+{
+	struct pc_resource_table *t = &m->resources;
+	struct res_key k = { name, host, lib, type };
+	uint32_t h, slot = PC_NONE, found, row;
+
+	h = res_hash(&k);
+	found = pc_itab_find(&t->index, h, res_eq, t, &k, &slot);
+	if (res_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->name[row] = name;
+	t->host[row] = host;
+	t->type[row] = type;
+	t->lib[row] = lib;
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+uint32_t pc_native_symbol_append(struct pc_model *m, uint32_t lib, uint64_t address,
+				 uint32_t name, uint32_t size)
+{
+	struct pc_native_symbol_table *t = &m->native_symbols;
+	struct nsym_key k = { address, lib };
+	uint32_t h, slot = PC_NONE, found, row;
+
+	h = nsym_hash(&k);
+	found = pc_itab_find(&t->index, h, nsym_eq, t, &k, &slot);
+	if (nsym_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->lib[row] = lib;
+	t->address[row] = address;
+	t->name[row] = name;
+	t->size[row] = size;
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+static int source_row_is_default(const struct pc_source_row *r)
+{
+	return r->id == PC_NONE && r->start_line == 1 && r->start_column == 1 &&
+	       r->source_map_url == PC_NONE && r->content == PC_NONE;
+}
+
+uint32_t pc_source_append(struct pc_model *m, const struct pc_source_row *r)
+{
+	struct pc_source_table *t = &m->sources;
+	uint32_t h, slot = PC_NONE, found, row, i;
+
+	h = (uint32_t)pc_hash64(r->filename);
+	found = pc_itab_find(&t->index, h, source_eq, t, &r->filename, &slot);
+	if (pc_grow(m->ctx, (void **)&t->filename, sizeof(*t->filename), &t->cap,
+		    (size_t)t->len + 1))
+		return PC_NONE;
+	row = t->len;
+	t->filename[row] = r->filename;
+	if (!source_row_is_default(r) || row < t->ext_len) {
+		if (row >= t->ext_len) {
+			uint32_t cap = t->ext_cap;
+
+			/* grow the five optional columns in step */
+			if (pc_grow(m->ctx, (void **)&t->id, sizeof(*t->id), &cap, (size_t)row + 1))
+				return PC_NONE;
+			cap = t->ext_cap;
+			if (pc_grow(m->ctx, (void **)&t->start_line, sizeof(*t->start_line), &cap,
+				    (size_t)row + 1))
+				return PC_NONE;
+			cap = t->ext_cap;
+			if (pc_grow(m->ctx, (void **)&t->start_column, sizeof(*t->start_column),
+				    &cap, (size_t)row + 1))
+				return PC_NONE;
+			cap = t->ext_cap;
+			if (pc_grow(m->ctx, (void **)&t->source_map_url,
+				    sizeof(*t->source_map_url), &cap, (size_t)row + 1))
+				return PC_NONE;
+			cap = t->ext_cap;
+			if (pc_grow(m->ctx, (void **)&t->content, sizeof(*t->content), &cap,
+				    (size_t)row + 1))
+				return PC_NONE;
+			t->ext_cap = cap;
+			for (i = t->ext_len; i < row; i++) {
+				t->id[i] = PC_NONE;
+				t->start_line[i] = 1;
+				t->start_column[i] = 1;
+				t->source_map_url[i] = PC_NONE;
+				t->content[i] = PC_NONE;
+			}
+			t->ext_len = row + 1;
+		}
+		t->id[row] = r->id;
+		t->start_line[row] = r->start_line;
+		t->start_column[row] = r->start_column;
+		t->source_map_url[row] = r->source_map_url;
+		t->content[row] = r->content;
+	}
+	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
+void pc_source_get(const struct pc_model *m, uint32_t i, struct pc_source_row *r)
+{
+	const struct pc_source_table *t = &m->sources;
+
+	r->filename = t->filename[i];
+	if (i < t->ext_len) {
+		r->id = t->id[i];
+		r->start_line = t->start_line[i];
+		r->start_column = t->start_column[i];
+		r->source_map_url = t->source_map_url[i];
+		r->content = t->content[i];
+	} else {
+		r->id = PC_NONE;
+		r->start_line = 1;
+		r->start_column = 1;
+		r->source_map_url = PC_NONE;
+		r->content = PC_NONE;
+	}
+}
+
+int pc_frame_index_rebuild(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+	uint32_t i;
+
+	pc_itab_free(m->ctx, &t->index);
+	for (i = 0; i < t->len; i++) {
+		struct pc_frame_key k;
+		struct frame_iw_key kk = { &k, pc_frame_inner_window_id(t, i) };
+		uint32_t h, slot;
+
+		memset(&k, 0, sizeof(k));
+		k.address = t->address[i];
+		k.lib = t->lib[i];
+		k.func = t->func[i];
+		k.native_symbol = t->native_symbol[i];
+		k.line = t->line[i];
+		k.column = t->column[i];
+		k.category = t->category[i];
+		k.subcategory = t->subcategory[i];
+		k.inline_depth = t->inline_depth[i];
+		h = frame_hash(&k);
+		if (pc_itab_find(&t->index, h, frame_iw_eq, t, &kk, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
+			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	return 0;
+}
+
+int pc_func_index_rebuild(struct pc_model *m)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t i;
+
+	pc_itab_free(m->ctx, &t->index);
+	for (i = 0; i < t->len; i++) {
+		struct pc_func_key k;
+		uint32_t h, slot;
+
+		memset(&k, 0, sizeof(k));
+		k.name = t->name[i];
+		k.resource = t->resource[i];
+		k.source = t->source[i];
+		k.line = t->line[i];
+		k.column = t->column[i];
+		k.is_js = t->is_js[i];
+		k.relevant_for_js = t->relevant_for_js[i];
+		h = func_hash(&k);
+		if (pc_itab_find(&t->index, h, func_eq, t, &k, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
+			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	return 0;
 }

@@ -86,7 +86,8 @@ struct pc_lib_table {
 	uint32_t len, cap;
 };
 
-#define PC_MAX_SUBCATEGORIES 8
+#define PC_MAX_SUBCATEGORIES 32 /* Firefox uses up to 13 */
+#define PC_MAX_CATEGORIES    64 /* Firefox uses 26 */
 
 struct pc_category {
 	const char *name;  /* static or string-table owned */
@@ -128,7 +129,18 @@ struct pc_native_symbol_table {
 struct pc_source_table {
 	uint32_t *filename; /* string */
 	uint32_t len, cap;
-	struct pc_itab index;
+	struct pc_itab index; /* by filename */
+	/*
+	 * Optional columns (JS sources; see pc_source_append()).  They cover
+	 * rows [0, ext_len) only; later rows have the defaults: id null,
+	 * startLine 1, startColumn 1, sourceMapURL null, content null.
+	 */
+	uint32_t *id;		  /* string or PC_NONE */
+	uint32_t *start_line;	  /* 1-based */
+	uint32_t *start_column;	  /* 1-based */
+	uint32_t *source_map_url; /* string or PC_NONE */
+	uint32_t *content;	  /* string or PC_NONE */
+	uint32_t ext_len, ext_cap;
 };
 
 #define PC_NO_ADDRESS UINT64_MAX
@@ -145,6 +157,14 @@ struct pc_frame_table {
 	uint16_t *inline_depth;
 	uint32_t len, cap;
 	struct pc_itab index;
+	/*
+	 * innerWindowID, an optional column: it covers rows [0, iw_len) only;
+	 * later rows have 0 (see pc_frame_inner_window_id()).  Not part of the
+	 * key of pc_frame_intern(); pc_frame_intern_iw() and pc_frame_append()
+	 * compare it too.
+	 */
+	uint64_t *inner_window_id;
+	uint32_t iw_len, iw_cap;
 };
 
 #define PC_NO_CATEGORY UINT16_MAX
@@ -185,7 +205,8 @@ struct pc_markers {
 struct pc_thread {
 	uint32_t name;	       /* string */
 	uint32_t process_name; /* string */
-	const char *process_type; /* static: "default" */
+	const char *process_type; /* static ("default") or kept (pc_model_keep()) */
+	const char *paused_ranges; /* raw JSON array (kept), NULL = [] */
 	int64_t pid;
 	int64_t tid;
 	uint8_t is_main;
@@ -228,7 +249,7 @@ struct pc_model {
 	struct pc_meta meta;
 	struct pc_strtab strings;
 	struct pc_lib_table libs;
-	struct pc_category categories[16];
+	struct pc_category categories[PC_MAX_CATEGORIES];
 	uint32_t ncategories;
 	struct pc_resource_table resources;
 	struct pc_func_table funcs;
@@ -241,6 +262,9 @@ struct pc_model {
 	/* After symbolication: old func row -> new func row (PC_NONE: split or gone). */
 	uint32_t *func_map;
 	uint32_t func_map_len;
+	/* Strings kept for the model's lifetime (pc_model_keep()). */
+	char **kept;
+	uint32_t nkept, kept_cap;
 };
 
 /* The public handle is the model. */
@@ -311,5 +335,60 @@ int pc_model_sort_threads(struct pc_model *m);
 
 /* Set an owned meta string (copies s; NULL clears). 0 or error. */
 int pc_meta_set(struct pc_model *m, char **field, const char *s);
+
+/*
+ * --- Faithful loading of an existing table (readers of processed profiles) ---
+ *
+ * The pc_*_append() functions append one row whatever it holds, so the row
+ * numbers of the input are kept even where it has duplicate rows; the row is
+ * entered in the table's index only when no equal row is there yet (later
+ * interning finds the first).  Each returns the new row, or PC_NONE on OOM.
+ */
+
+/* A copy of s[0..len) (NUL-terminated) that lives as long as the model; NULL on OOM. */
+const char *pc_model_keep(struct pc_model *m, const char *s, size_t len);
+
+/* Empty the string table (before loading a stringArray: string 0 need not be ""). */
+void pc_str_clear(struct pc_model *m);
+uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len);
+/* prefix: PC_NONE or any row before this one (the caller checks). */
+uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame);
+uint32_t pc_frame_append(struct pc_model *m, const struct pc_frame_key *k,
+			 uint64_t inner_window_id);
+/* Like pc_frame_intern(), with innerWindowID part of the key. */
+uint32_t pc_frame_intern_iw(struct pc_model *m, const struct pc_frame_key *k,
+			    uint64_t inner_window_id);
+uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k);
+uint32_t pc_resource_append(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
+			    uint32_t lib);
+uint32_t pc_native_symbol_append(struct pc_model *m, uint32_t lib, uint64_t address,
+				 uint32_t name, uint32_t size);
+
+/* A sources row with every column. */
+struct pc_source_row {
+	uint32_t filename;	  /* string */
+	uint32_t id;		  /* string or PC_NONE */
+	uint32_t start_line;	  /* 1-based */
+	uint32_t start_column;	  /* 1-based */
+	uint32_t source_map_url; /* string or PC_NONE */
+	uint32_t content;	  /* string or PC_NONE */
+};
+/* Append a sources row (indexed by filename only when absent). */
+uint32_t pc_source_append(struct pc_model *m, const struct pc_source_row *r);
+/* Row i of sources with every column (defaults past ext_len). */
+void pc_source_get(const struct pc_model *m, uint32_t i, struct pc_source_row *r);
+
+static inline uint64_t pc_frame_inner_window_id(const struct pc_frame_table *t, uint32_t row)
+{
+	return row < t->iw_len ? t->inner_window_id[row] : 0;
+}
+
+/*
+ * Rebuild the frame (or func) index from the rows as they are, without
+ * moving any row: for callers that edited key columns in place.  A row equal
+ * to an earlier one stays, and lookups find the earlier one.  0 or error.
+ */
+int pc_frame_index_rebuild(struct pc_model *m);
+int pc_func_index_rebuild(struct pc_model *m);
 
 #endif /* PC_MODEL_H */

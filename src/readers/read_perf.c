@@ -33,7 +33,13 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+/*
+ * uthash allocates through the ctx allocator (every use is inside a function
+ * with `p` in scope) and reports OOM instead of exiting.
+ */
 #define HASH_NONFATAL_OOM 1
+#define uthash_malloc(sz)    pc_alloc(p->ctx, sz)
+#define uthash_free(ptr, sz) pc_free(p->ctx, ptr)
 #include <uthash.h>
 
 #include "readers/pc_reader.h"
@@ -123,6 +129,7 @@ enum {
 #define AF_FREQ		 (1ull << 10)
 #define AF_SAMPLE_ID_ALL (1ull << 18)
 #define AF_USE_CLOCKID	 (1ull << 25)
+#define AF_EXCL_CALLCHAIN_USER (1ull << 22)
 
 #define BRANCH_HW_INDEX (1ull << 17)
 
@@ -180,6 +187,8 @@ static const char W_TRUNCATED[] = "truncated inputs (the tail was ignored)";
 static const char W_NO_ATTR[] = "samples of unknown events skipped";
 static const char W_FEATURE[] = "malformed feature sections ignored";
 static const char W_BACKWARDS[] = "records out of time order";
+static const char W_NO_USER_STACK[] =
+	"samples without user stacks (--call-graph dwarf is not unwound yet)";
 
 /* --- reader state --- */
 
@@ -634,6 +643,8 @@ static int set_meta_str(struct perf *p, char **field, const char *s)
 	return pc_meta_set(p->m, field, s);
 }
 
+static int late_build_id(struct perf *p, const struct build_id *b);
+
 static int add_build_id(struct perf *p, const char *path, const unsigned char *id, size_t len,
 			int kernel)
 {
@@ -651,7 +662,7 @@ static int add_build_id(struct perf *p, const char *path, const unsigned char *i
 	b->len = (uint8_t)(len > 20 ? 20 : len);
 	memcpy(b->bytes, id, b->len);
 	b->kernel = (uint8_t)kernel;
-	return 0;
+	return late_build_id(p, b);
 }
 
 /* One build-id event (BUILD_ID feature entry or HEADER_BUILD_ID record body). */
@@ -1104,11 +1115,42 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Set a lib's ids from a build id. 0 or NOMEM. */
+static int set_lib_ids(struct perf *p, struct pc_lib *lib, const uint8_t *id, size_t idlen)
+{
+	char bp[40], code[48];
+
+	if (idlen > 20)
+		idlen = 20; /* build ids are at most 20 bytes (SHA-1) */
+	breakpad_id(bp, id, idlen);
+	hex(code, id, idlen, 0);
+	lib->breakpad_id = pc_str_intern_z(p->m, bp);
+	lib->code_id = pc_str_intern_z(p->m, code);
+	return lib->breakpad_id == PC_NONE || lib->code_id == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
+}
+
+/*
+ * A build id that arrives after its lib was made (HEADER_BUILD_ID records
+ * in pipe mode can follow the MMAP): give it to the lib if it has none.
+ */
+static int late_build_id(struct perf *p, const struct build_id *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nlib_keys; i++) {
+		struct pc_lib *lib = &p->m->libs.rows[p->lib_keys[i].lib];
+
+		if (p->lib_keys[i].path == b->path && lib->code_id == PC_NONE && b->len)
+			return set_lib_ids(p, lib, b->bytes, b->len);
+	}
+	return 0;
+}
+
 /* The lib row for a mapped file (one per path, or per path + inline build id). */
 static uint32_t lib_for(struct perf *p, const char *file, const uint8_t *inline_id,
 			size_t inline_len, int kernel)
 {
-	char name[4096], bp[40], code[48];
+	char name[4096];
 	const struct build_id *b;
 	struct pc_lib lib;
 	uint32_t path, i, row;
@@ -1144,16 +1186,9 @@ static uint32_t lib_for(struct perf *p, const char *file, const uint8_t *inline_
 	lib.code_id = PC_NONE;
 	lib.arch = p->m->meta.arch ? pc_str_intern_z(p->m, p->m->meta.arch) : PC_NONE;
 	lib.is_kernel = (uint8_t)kernel;
-	if (idlen > 20)
-		idlen = 20; /* build ids are at most 20 bytes (SHA-1) */
-	if (id && idlen) {
-		breakpad_id(bp, id, idlen);
-		hex(code, id, idlen, 0);
-		lib.breakpad_id = pc_str_intern_z(p->m, bp);
-		lib.code_id = pc_str_intern_z(p->m, code);
-	} else {
-		lib.breakpad_id = pc_str_intern_z(p->m, "");
-	}
+	lib.breakpad_id = pc_str_intern_z(p->m, "");
+	if (id && idlen && set_lib_ids(p, &lib, id, idlen))
+		return PC_NONE;
 	if (lib.name == PC_NONE || lib.breakpad_id == PC_NONE)
 		return PC_NONE;
 	lib.resource = pc_resource_intern(p->m, lib.name, PC_NONE, PC_RES_LIBRARY, p->m->libs.len);
@@ -1733,6 +1768,18 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 		prefix = pc_stack_intern(p->m, PC_NONE, f);
 		if (prefix == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	if ((s.attr->flags & AF_EXCL_CALLCHAIN_USER) && (s.attr->sample_type & S_STACK_USER)) {
+		/*
+		 * --call-graph dwarf: the callchain holds only the kernel part;
+		 * the user part must be unwound from the copied stack, which is
+		 * not done yet.  Say so once, with a count.
+		 */
+		int err = pc_warn(p->ctx, W_NO_USER_STACK, &(struct pc_loc){ p->path, off, 0, 0 },
+				  "recorded with --call-graph dwarf: user stacks need unwinding from the stack copy, which profconv does not do yet; samples keep their kernel frames and sampled instruction only (record with -g for frame-pointer stacks)");
+
+		if (err)
+			return err;
 	}
 	weight = p->ctx->weight == PC_WEIGHT_PERIOD ? (int64_t)s.period : 1;
 	return pc_sample_add(p->m, t, prefix, s.time, weight);
@@ -2823,7 +2870,9 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 		       pc_input_filter(in) ? pc_input_filter(in) : "");
 	pc_text_printf(o, "format:      perf.data, %s mode, %s-endian%s\n",
 		       p.pipe ? "pipe" : "file", p.swap ? "opposite" : "host",
-		       p.st.records[REC_COMPRESSED] ? ", zstd-compressed records" : "");
+		       p.st.records[REC_COMPRESSED] || p.st.records[REC_COMPRESSED2]
+			       ? ", zstd-compressed records"
+			       : "");
 	if (m->meta.hostname)
 		pc_text_printf(o, "host:        %s\n", m->meta.hostname);
 	if (m->meta.os_release)
@@ -2891,6 +2940,11 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 				sel = &p.attrs[i];
 		if (sel && !(sel->sample_type & S_CALLCHAIN)) {
 			pc_text_printf(o, " callchains (record with -g);");
+			any = 1;
+		}
+		if (sel && (sel->flags & AF_EXCL_CALLCHAIN_USER) &&
+		    (sel->sample_type & S_STACK_USER)) {
+			pc_text_printf(o, " user callchains (--call-graph dwarf: not unwound yet);");
 			any = 1;
 		}
 		if (sel && !(sel->sample_type & S_TIME)) {

@@ -253,7 +253,7 @@ static int try_debug_files(struct finder *f, struct pc_symsrc **out)
 				return r;
 		}
 	}
-	if (pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
+	if (!is_file(f->path) || pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
 		return 0;
 	pc_snprintf(dir, sizeof(dir), "%s", f->path);
 	slash = strrchr(dir, '/');
@@ -380,8 +380,10 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 			return r < 0 ? -r : 0;
 	}
 	if (!is_file(f->path)) {
+		/* the binary is not here (another machine): its debug file may be */
 		tried(f, f->path, "absent");
-		return 0;
+		r = f->build_id ? try_debug_files(f, out) : 0;
+		return r < 0 ? -r : 0;
 	}
 	if (f->build_id) {
 		char have[128];
