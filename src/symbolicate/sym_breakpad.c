@@ -17,9 +17,13 @@
  *
  * A libxul file is hundreds of MB, so it is read line by line through a
  * bounded buffer and indexed compactly: one 40-byte row per FUNC/PUBLIC,
- * 16 bytes per line record and 24 per INLINE range, offsets relative to the
+ * 12 bytes per line record and 24 per INLINE range, offsets relative to the
  * FUNC start, and all names in one string arena addressed by 32-bit offsets.
- * Nothing is allocated per line.
+ * A line record's extent is implicit (up to the next record of its FUNC or
+ * the FUNC end); where the file leaves a hole, a gap record (file BP_GAP)
+ * marks it.  The records of one FUNC are collected in a reused scratch
+ * array, sorted if needed and compacted when the FUNC block ends.  Nothing
+ * is allocated per line.
  *
  * Addresses: .sym addresses are module-relative.  For ELF, dump_syms makes
  * them relative to the module's lowest PT_LOAD p_vaddr, while our rel is the
@@ -45,20 +49,29 @@
 #define BP_MAX_LINE  (1u << 20) /* longer lines are skipped (counted) */
 #define BP_MALFORMED "malformed symbol-file lines skipped"
 #define BP_NO_ORIGIN "(unknown inlined function)"
+#define BP_GAP	     UINT32_MAX /* bp_line.file: no line information from here */
 
 struct bp_sym {
 	uint64_t addr;	 /* module-relative */
 	uint32_t size;	 /* FUNC size; 0 for PUBLIC */
 	uint32_t name;	 /* arena offset */
 	uint32_t line0;	 /* first row in lines[] */
-	uint32_t nlines; /* sorted by off after loading */
+	uint32_t nlines; /* sorted by off, distinct offs */
 	uint32_t inl0;	 /* first row in inls[] */
 	uint32_t ninl;	 /* sorted by (depth, off) after loading */
 	uint32_t seq;	 /* file order: duplicates resolve deterministically */
 	uint32_t is_func;
 };
 
+/* One line record, extending to the next one (or the FUNC end). */
 struct bp_line {
+	uint32_t off; /* from the FUNC start */
+	uint32_t line;
+	uint32_t file; /* FILE number, or BP_GAP */
+};
+
+/* A line record as read, before compaction. */
+struct bp_rawline {
 	uint32_t off; /* from the FUNC start */
 	uint32_t size;
 	uint32_t line;
@@ -86,17 +99,19 @@ struct bp_src {
 	size_t arena_len, arena_cap;
 	struct bp_sym *syms;
 	struct bp_line *lines;
+	struct bp_rawline *scratch; /* the open FUNC's line records */
 	struct bp_inl *inls;
 	struct bp_name *files;
 	struct bp_name *origins;
 	uint32_t nsyms, syms_cap;
 	uint32_t nlines, lines_cap;
+	uint32_t nscratch, scratch_cap;
 	uint32_t ninls, inls_cap;
 	uint32_t nfiles, files_cap;
 	uint32_t norigins, origins_cap;
 	/* parse state */
-	uint32_t cur;	  /* the open FUNC (index in syms) or PC_NONE */
-	int in_bad_func;  /* the open FUNC was malformed: drop its records quietly */
+	uint32_t cur;	 /* the open FUNC (index in syms) or PC_NONE */
+	int in_bad_func; /* the open FUNC was malformed: drop its records quietly */
 };
 
 /* --- bounded line reader --- */
@@ -289,8 +304,8 @@ static int arena_add(struct profconv_ctx *ctx, struct bp_src *b, const char *s, 
 	size_t need = b->arena_len + len + 1;
 
 	if (need > UINT32_MAX)
-		return pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL,
-			       "%s: symbol names exceed 4 GiB", b->base.path);
+		return pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "%s: symbol names exceed 4 GiB",
+			       b->base.path);
 	if (need > b->arena_cap) {
 		size_t cap = b->arena_cap ? b->arena_cap * 2 : 64 * 1024;
 		char *p;
@@ -311,7 +326,7 @@ static int arena_add(struct profconv_ctx *ctx, struct bp_src *b, const char *s, 
 	return 0;
 }
 
-#define BP_PUSH(ctx, arr, n, cap)                                                                 \
+#define BP_PUSH(ctx, arr, n, cap) \
 	pc_grow((ctx), (void **)&(arr), sizeof(*(arr)), &(cap), (size_t)(n) + 1)
 
 /* --- records --- */
@@ -353,7 +368,6 @@ static const char *parse_func(struct profconv_ctx *ctx, struct bp_src *b, const 
 		return NULL;
 	f->addr = addr;
 	f->size = (uint32_t)size;
-	f->line0 = b->nlines;
 	f->inl0 = b->ninls;
 	f->seq = b->nsyms;
 	f->is_func = 1;
@@ -362,8 +376,7 @@ static const char *parse_func(struct profconv_ctx *ctx, struct bp_src *b, const 
 	return NULL;
 }
 
-static const char *parse_public(struct profconv_ctx *ctx, struct bp_src *b, const char *p,
-				int *err)
+static const char *parse_public(struct profconv_ctx *ctx, struct bp_src *b, const char *p, int *err)
 {
 	uint64_t addr, param;
 	struct bp_sym *s;
@@ -387,15 +400,14 @@ static const char *parse_public(struct profconv_ctx *ctx, struct bp_src *b, cons
 	if (*err)
 		return NULL;
 	s->addr = addr;
-	s->line0 = b->nlines;
 	s->inl0 = b->ninls;
 	s->seq = b->nsyms++;
 	return NULL;
 }
 
 /* FILE <num> <path> and INLINE_ORIGIN <num> <name>. */
-static const char *parse_name(struct profconv_ctx *ctx, struct bp_src *b, const char *p,
-			      int origin, int *err)
+static const char *parse_name(struct profconv_ctx *ctx, struct bp_src *b, const char *p, int origin,
+			      int *err)
 {
 	struct bp_name **arr = origin ? &b->origins : &b->files;
 	uint32_t *n = origin ? &b->norigins : &b->nfiles;
@@ -452,7 +464,7 @@ static const char *parse_line_record(struct profconv_ctx *ctx, struct bp_src *b,
 {
 	uint64_t addr, size;
 	uint32_t line, file, off, len;
-	struct bp_line *l;
+	struct bp_rawline *l;
 
 	if (b->cur == PC_NONE && b->in_bad_func)
 		return NULL; /* belongs to a FUNC already reported */
@@ -472,20 +484,18 @@ static const char *parse_line_record(struct profconv_ctx *ctx, struct bp_src *b,
 		return "outside a FUNC";
 	if (!clip(&b->syms[b->cur], addr, size, &off, &len))
 		return NULL;
-	*err = BP_PUSH(ctx, b->lines, b->nlines, b->lines_cap);
+	*err = BP_PUSH(ctx, b->scratch, b->nscratch, b->scratch_cap);
 	if (*err)
 		return NULL;
-	l = &b->lines[b->nlines++];
+	l = &b->scratch[b->nscratch++];
 	l->off = off;
 	l->size = len;
 	l->line = line;
 	l->file = file;
-	b->syms[b->cur].nlines++;
 	return NULL;
 }
 
-static const char *parse_inline(struct profconv_ctx *ctx, struct bp_src *b, const char *p,
-				int *err)
+static const char *parse_inline(struct profconv_ctx *ctx, struct bp_src *b, const char *p, int *err)
 {
 	uint32_t depth, call_line, call_file, origin, off, len;
 	uint32_t first = b->ninls;
@@ -599,11 +609,78 @@ static int cmp_sym(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int cmp_line(const void *a, const void *b)
+/* Total order, so that the result does not depend on qsort's choices. */
+static int cmp_rawline(const void *a, const void *b)
 {
-	const struct bp_line *x = a, *y = b;
+	const struct bp_rawline *x = a, *y = b;
 
-	return x->off < y->off ? -1 : x->off > y->off;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+static int push_line(struct profconv_ctx *ctx, struct bp_src *b, uint32_t off, uint32_t line,
+		     uint32_t file)
+{
+	struct bp_line *l;
+	int err = BP_PUSH(ctx, b->lines, b->nlines, b->lines_cap);
+
+	if (err)
+		return err;
+	l = &b->lines[b->nlines++];
+	l->off = off;
+	l->line = line;
+	l->file = file;
+	return 0;
+}
+
+/*
+ * End the open FUNC block: its line records (already clipped to the FUNC)
+ * go to lines[] in address order, a record at an offset already taken is
+ * dropped, and holes get gap records.
+ */
+static int close_func(struct profconv_ctx *ctx, struct bp_src *b)
+{
+	struct bp_rawline *v = b->scratch;
+	uint32_t i, n = b->nscratch, end = 0;
+	struct bp_sym *f;
+	int err;
+
+	b->nscratch = 0;
+	if (b->cur == PC_NONE)
+		return 0;
+	f = &b->syms[b->cur];
+	b->cur = PC_NONE;
+	f->line0 = b->nlines;
+	for (i = 1; i < n; i++)
+		if (cmp_rawline(&v[i - 1], &v[i]) > 0)
+			break;
+	if (i < n)
+		qsort(v, n, sizeof(*v), cmp_rawline);
+	for (i = 0; i < n; i++) {
+		if (i && v[i].off == v[i - 1].off)
+			continue;
+		if (i && end < v[i].off) {
+			err = push_line(ctx, b, end, 0, BP_GAP);
+			if (err)
+				return err;
+		}
+		err = push_line(ctx, b, v[i].off, v[i].line, v[i].file);
+		if (err)
+			return err;
+		end = v[i].off + v[i].size; /* clipped: no overflow */
+	}
+	if (n && end < f->size) {
+		err = push_line(ctx, b, end, 0, BP_GAP);
+		if (err)
+			return err;
+	}
+	f->nlines = b->nlines - f->line0;
+	return 0;
 }
 
 static int cmp_inl(const void *a, const void *b)
@@ -644,17 +721,15 @@ static void finish(struct profconv_ctx *ctx, struct bp_src *b)
 	uint32_t i, k;
 	void *p;
 
+	pc_free(ctx, b->scratch);
+	b->scratch = NULL;
+	b->scratch_cap = 0;
+
 	for (i = 0; i < b->nsyms; i++) {
 		struct bp_sym *f = &b->syms[i];
-		struct bp_line *l = b->lines + f->line0;
 		struct bp_inl *in = b->inls + f->inl0;
 		uint32_t j;
 
-		for (j = 1; j < f->nlines; j++)
-			if (l[j].off < l[j - 1].off)
-				break;
-		if (j < f->nlines)
-			qsort(l, f->nlines, sizeof(*l), cmp_line);
 		for (j = 1; j < f->ninl; j++)
 			if (cmp_inl(&in[j - 1], &in[j]) > 0)
 				break;
@@ -741,7 +816,7 @@ static const struct bp_line *line_at(const struct bp_src *b, const struct bp_sym
 		else
 			hi = mid;
 	}
-	if (!lo || off - v[lo - 1].off >= v[lo - 1].size)
+	if (!lo || v[lo - 1].file == BP_GAP)
 		return NULL;
 	return &v[lo - 1];
 }
@@ -809,6 +884,7 @@ static void bp_close(struct pc_symsrc *s)
 	pc_free(ctx, b->arena);
 	pc_free(ctx, b->syms);
 	pc_free(ctx, b->lines);
+	pc_free(ctx, b->scratch);
 	pc_free(ctx, b->inls);
 	pc_free(ctx, b->files);
 	pc_free(ctx, b->origins);
@@ -836,7 +912,9 @@ static int parse_body_line(struct profconv_ctx *ctx, struct bp_src *b, const str
 		rec = "INLINE";
 		why = parse_inline(ctx, b, line + kw, &err);
 	} else if (kw) {
-		b->cur = PC_NONE; /* any other record closes the FUNC block */
+		err = close_func(ctx, b); /* any other record ends the FUNC block */
+		if (err)
+			return err;
 		b->in_bad_func = 0;
 		if (is_word(line, kw, "FUNC")) {
 			rec = "FUNC";
@@ -866,9 +944,8 @@ static int parse_body_line(struct profconv_ctx *ctx, struct bp_src *b, const str
 	return 0;
 }
 
-int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path,
-			    const char *expect_debug_id, struct pc_symsrc **out, char *why,
-			    size_t whylen)
+int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path, const char *expect_debug_id,
+			    struct pc_symsrc **out, char *why, size_t whylen)
 {
 	struct bp_reader r;
 	struct bp_src *b = NULL;
@@ -924,8 +1001,8 @@ int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path,
 		}
 	}
 	if (expect_debug_id && ascii_casecmp(id, expect_debug_id) != 0) {
-		pc_snprintf(why, whylen, "%s: debug id %s does not match the expected %s", path,
-			    id, expect_debug_id);
+		pc_snprintf(why, whylen, "%s: debug id %s does not match the expected %s", path, id,
+			    expect_debug_id);
 		goto out;
 	}
 
@@ -936,14 +1013,15 @@ int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path,
 		if (what == BP_RL_LONG) {
 			struct pc_loc loc = { path, r.line_off, r.lineno, 1 };
 
-			err = pc_warn(ctx, BP_MALFORMED, &loc,
-				      "line longer than 1 MiB; skipped");
+			err = pc_warn(ctx, BP_MALFORMED, &loc, "line longer than 1 MiB; skipped");
 		} else {
 			err = parse_body_line(ctx, b, &r, line);
 		}
 		if (err)
 			break;
 	}
+	if (!err)
+		err = close_func(ctx, b);
 	if (err)
 		goto out;
 	finish(ctx, b);

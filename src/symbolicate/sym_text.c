@@ -1,0 +1,782 @@
+/*
+ * sym_text.c - one-line-per-symbol text sources: /tmp/perf-PID.map and
+ * /proc/kallsyms.
+ *
+ * Both become one sorted array of non-overlapping [start, end) ranges with
+ * names in a string arena; a lookup is a binary search.  Addresses are kept
+ * absolute and a bias is subtracted on the way out: 0 for a perf map (its
+ * "lib-relative" addresses are absolute), the address of _text for kallsyms
+ * (rel = address - _text, with wrap-around for symbols below _text, such as
+ * arm64 modules: both directions wrap the same way).
+ *
+ * perf map ("START SIZE name", hex with optional 0x, the name may contain
+ * spaces): entries are applied in file order and a later entry removes every
+ * earlier one it overlaps, whole, as samply does (its perf_map.rs feeds
+ * each line to LibMappings::add_mapping, which drops overlapping mappings).
+ * So an address that only a removed entry covered is not found.  A zero-size
+ * entry covers nothing but still removes the entry containing its start.
+ *
+ * kallsyms ("ADDR TYPE NAME [module]"): text symbols (t T w W, core kernel
+ * and modules) are looked up.  A symbol ends at the next symbol of any type
+ * in the same module (so data symbols bound text ones); the last symbol of a
+ * module gets perf's guess, up to the next page boundary plus one page, and
+ * size 0 (unknown).  Aliases at one address are resolved like perf's
+ * choose_best_symbol(): non-weak over weak, global over local, fewer leading
+ * underscores, longer name, then file order.
+ *
+ * Damage: a malformed line is skipped and counted (pc_warn kind "malformed
+ * symbol-file lines skipped", with its line number).
+ */
+#include "symbolicate/pc_symsrc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TX_MAX_LINE  (1u << 16) /* longer lines are skipped (counted) */
+#define TX_MALFORMED "malformed symbol-file lines skipped"
+
+struct tx_ent {
+	uint64_t start, end; /* absolute, end exclusive */
+	uint32_t name;	     /* arena offset */
+	uint32_t size;	     /* reported size; 0 = unknown */
+};
+
+struct tx_src {
+	struct pc_symsrc base;
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct tx_ent *ents; /* sorted by start, non-overlapping */
+	uint32_t n, cap;
+	uint64_t bias; /* subtracted from addresses: 0 or _text */
+};
+
+/* --- bounded line reader --- */
+
+struct tx_reader {
+	FILE *fp;
+	const char *path;
+	char *buf; /* TX_MAX_LINE + 1 bytes */
+	size_t start, end;
+	uint64_t off;	   /* file offset of buf[start] */
+	uint64_t line_off; /* offset of the line last returned */
+	uint32_t lineno;
+	int eof, skipping;
+};
+
+enum { TX_RL_END, TX_RL_LINE, TX_RL_LONG };
+
+/*
+ * Next line into *line (NUL-terminated, without "\n" and trailing "\r");
+ * *what says whether a line came, the input ended or an over-long line was
+ * skipped.  Returns 0 or an I/O error code.
+ */
+static int read_line(struct profconv_ctx *ctx, struct tx_reader *r, char **line, int *what)
+{
+	for (;;) {
+		size_t avail = r->end - r->start;
+		char *p = r->buf + r->start;
+		char *nl = avail ? memchr(p, '\n', avail) : NULL;
+		size_t llen, n;
+
+		if (nl || (r->eof && avail)) {
+			llen = nl ? (size_t)(nl - p) : avail;
+			r->start += nl ? llen + 1 : llen;
+			r->line_off = r->off;
+			r->off += nl ? llen + 1 : llen;
+			if (r->skipping) {
+				r->skipping = 0;
+				continue;
+			}
+			r->lineno++;
+			while (llen && p[llen - 1] == '\r')
+				llen--;
+			p[llen] = 0;
+			*line = p;
+			*what = TX_RL_LINE;
+			return 0;
+		}
+		if (r->eof) {
+			*what = TX_RL_END;
+			return 0;
+		}
+		if (r->start) {
+			memmove(r->buf, p, avail);
+			r->start = 0;
+			r->end = avail;
+		}
+		if (r->end == TX_MAX_LINE) {
+			r->line_off = r->off;
+			r->off += r->end;
+			r->start = r->end = 0;
+			if (r->skipping)
+				continue;
+			r->skipping = 1;
+			r->lineno++;
+			*what = TX_RL_LONG;
+			return 0;
+		}
+		n = fread(r->buf + r->end, 1, TX_MAX_LINE - r->end, r->fp);
+		r->end += n;
+		if (n == 0) {
+			if (ferror(r->fp))
+				return pc_fail_at(ctx, PROFCONV_ERR_IO, r->path, r->off + r->end,
+						  "read error: %s", strerror(errno));
+			r->eof = 1;
+		}
+	}
+}
+
+/* --- tokens --- */
+
+static int is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One or more blanks; -1 if there is none. */
+static int skip_blank(const char **pp)
+{
+	const char *p = *pp;
+
+	if (!is_blank((unsigned char)*p))
+		return -1;
+	while (is_blank((unsigned char)*p))
+		p++;
+	*pp = p;
+	return 0;
+}
+
+/* Optional 0x, then 1..16 hex digits ending at a blank or the end of the line. */
+static int parse_hex(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int d;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (hexval((unsigned char)*p) < 0)
+		return -1;
+	while ((d = hexval((unsigned char)*p)) >= 0) {
+		if (v >> 60)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+		p++;
+	}
+	if (*p && !is_blank((unsigned char)*p))
+		return -1;
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/* --- storage, lookup --- */
+
+static int arena_add(struct profconv_ctx *ctx, struct tx_src *t, const char *s, size_t len,
+		     uint32_t *off)
+{
+	size_t need = t->arena_len + len + 1;
+
+	if (need > UINT32_MAX)
+		return pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "%s: symbol names exceed 4 GiB",
+			       t->base.path);
+	if (need > t->arena_cap) {
+		size_t cap = t->arena_cap ? t->arena_cap * 2 : 64 * 1024;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			cap = UINT32_MAX;
+		p = pc_realloc(ctx, t->arena, cap);
+		if (!p)
+			return PROFCONV_ERR_NOMEM;
+		t->arena = p;
+		t->arena_cap = cap;
+	}
+	memcpy(t->arena + t->arena_len, s, len);
+	t->arena[t->arena_len + len] = 0;
+	*off = (uint32_t)t->arena_len;
+	t->arena_len = need;
+	return 0;
+}
+
+static int tx_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
+{
+	const struct tx_src *t = (const struct tx_src *)s;
+	uint64_t addr = rel + t->bias;
+	uint32_t lo = 0, hi = t->n;
+	const struct tx_ent *e;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->ents[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	e = &t->ents[lo - 1];
+	if (addr >= e->end)
+		return 0;
+	out->sym_start = e->start - t->bias;
+	out->sym_size = e->size;
+	out->nframes = 1;
+	out->frames[0].name = t->arena + e->name;
+	out->frames[0].file = NULL;
+	out->frames[0].line = 0;
+	return 1;
+}
+
+static void tx_close(struct pc_symsrc *s)
+{
+	struct tx_src *t = (struct tx_src *)s;
+	struct profconv_ctx *ctx = s->ctx;
+
+	pc_free(ctx, t->arena);
+	pc_free(ctx, t->ents);
+	pc_free(ctx, t);
+}
+
+static const struct pc_symsrc_ops perf_map_ops = {
+	.kind = "perf-map",
+	.lookup = tx_lookup,
+	.close = tx_close,
+};
+
+static const struct pc_symsrc_ops kallsyms_ops = {
+	.kind = "kallsyms",
+	.lookup = tx_lookup,
+	.close = tx_close,
+};
+
+/* Common opening: the file, the source, the line buffer. */
+static int tx_open(struct profconv_ctx *ctx, const char *path, const struct pc_symsrc_ops *ops,
+		   struct tx_reader *r, struct tx_src **out, char *why, size_t whylen)
+{
+	struct tx_src *t;
+
+	*out = NULL;
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->fp = fopen(path, "rb");
+	if (!r->fp) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			pc_snprintf(why, whylen, "%s: no such file", path);
+			return 0;
+		}
+		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
+			       strerror(errno));
+	}
+	t = pc_calloc(ctx, 1, sizeof(*t));
+	r->buf = pc_alloc(ctx, TX_MAX_LINE + 1);
+	if (!t || !r->buf) {
+		pc_free(ctx, t);
+		pc_free(ctx, r->buf);
+		fclose(r->fp);
+		r->fp = NULL;
+		r->buf = NULL;
+		return PROFCONV_ERR_NOMEM;
+	}
+	t->base.ops = ops;
+	t->base.ctx = ctx;
+	pc_snprintf(t->base.path, sizeof(t->base.path), "%s", path);
+	*out = t;
+	return 0;
+}
+
+static int warn_line(struct profconv_ctx *ctx, const struct tx_reader *r, const char *what)
+{
+	struct pc_loc loc = { r->path, r->line_off, r->lineno, 1 };
+
+	return pc_warn(ctx, TX_MALFORMED, &loc, "%s; line skipped", what);
+}
+
+/* --- perf map --- */
+
+struct pm_raw {
+	uint64_t start, end, kill_end;
+	uint32_t name;
+	uint32_t pad;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct tx_ent *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static uint32_t coord_index(const uint64_t *c, uint32_t m, uint64_t x)
+{
+	uint32_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint32_t dsu_find(uint32_t *parent, uint32_t x)
+{
+	uint32_t root = x, next;
+
+	while (parent[root] != root)
+		root = parent[root];
+	while (parent[x] != root) {
+		next = parent[x];
+		parent[x] = root;
+		x = next;
+	}
+	return root;
+}
+
+/*
+ * Keep the entries that no later entry overlaps (see the top comment).
+ * Entry i dies iff some j > i has start_j < end_i and kill_end_j > start_i,
+ * where kill_end is end, or start + 1 for a zero-size entry.  Walking from
+ * the last entry back, the union of the later entries' [start, kill_end)
+ * is kept as marked elementary segments between the sorted distinct
+ * coordinates: a Fenwick tree counts marks for the overlap query and a
+ * "next unmarked segment" union-find marks each segment once, so the whole
+ * pass is O(n log n) whatever the overlaps.
+ */
+static int pm_resolve(struct profconv_ctx *ctx, struct tx_src *t, const struct pm_raw *raw,
+		      uint32_t n)
+{
+	uint64_t *coord = NULL;
+	uint32_t *parent = NULL, *fen = NULL;
+	uint32_t m = 0, i, k;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	coord = pc_calloc(ctx, (size_t)n * 3, sizeof(*coord));
+	t->ents = pc_calloc(ctx, n, sizeof(*t->ents));
+	if (!coord || !t->ents) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	t->cap = n;
+	for (i = 0; i < n; i++) {
+		coord[m++] = raw[i].start;
+		coord[m++] = raw[i].end;
+		coord[m++] = raw[i].kill_end;
+	}
+	qsort(coord, m, sizeof(*coord), cmp_u64);
+	for (i = 0, k = 0; i < m; i++)
+		if (!k || coord[k - 1] != coord[i])
+			coord[k++] = coord[i];
+	m = k;
+	/* Segment g = [coord[g], coord[g + 1]), g < m - 1; parent[m - 1] is a sentinel. */
+	parent = pc_calloc(ctx, m, sizeof(*parent));
+	fen = pc_calloc(ctx, (size_t)m + 1, sizeof(*fen));
+	if (!parent || !fen) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < m; i++)
+		parent[i] = i;
+
+	for (i = n; i-- > 0;) {
+		const struct pm_raw *e = &raw[i];
+		uint32_t a = coord_index(coord, m, e->start);
+		uint32_t b = coord_index(coord, m, e->end);
+		uint32_t kb = coord_index(coord, m, e->kill_end);
+		uint32_t g, j, marked = 0;
+
+		if (b > a) {
+			/* marks in segments [a, b) = prefix(b) - prefix(a) */
+			for (j = b; j; j &= j - 1)
+				marked += fen[j];
+			for (j = a; j; j &= j - 1)
+				marked -= fen[j];
+			if (!marked) {
+				struct tx_ent *o = &t->ents[t->n++];
+
+				o->start = e->start;
+				o->end = e->end;
+				o->name = e->name;
+				o->size = (uint32_t)(e->end - e->start);
+			}
+		}
+		for (g = dsu_find(parent, a); g < kb; g = dsu_find(parent, g)) {
+			for (j = g + 1; j <= m; j += j & -j)
+				fen[j]++;
+			parent[g] = g + 1;
+		}
+	}
+	if (t->n > 1)
+		qsort(t->ents, t->n, sizeof(*t->ents), cmp_ent);
+out:
+	pc_free(ctx, coord);
+	pc_free(ctx, parent);
+	pc_free(ctx, fen);
+	return err;
+}
+
+/* "START SIZE name"; NULL when taken, else what is wrong. */
+static const char *pm_parse(const char *p, uint64_t *start, uint64_t *size, const char **name)
+{
+	if (parse_hex(&p, start))
+		return "bad start address";
+	if (skip_blank(&p) || parse_hex(&p, size))
+		return "bad size";
+	if (*size > UINT32_MAX || *start + *size < *start)
+		return "absurd size";
+	if (skip_blank(&p) || !*p)
+		return "no name";
+	*name = p;
+	return NULL;
+}
+
+int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
+			    char *why, size_t whylen)
+{
+	struct tx_reader r;
+	struct tx_src *t = NULL;
+	struct pm_raw *raw = NULL;
+	uint32_t nraw = 0, rawcap = 0;
+	int err, what;
+
+	*out = NULL;
+	pc_snprintf(why, whylen, "%s", "");
+	err = tx_open(ctx, path, &perf_map_ops, &r, &t, why, whylen);
+	if (err || !t)
+		return err;
+	for (;;) {
+		const char *bad, *name = NULL;
+		uint64_t start = 0, size = 0;
+		char *line;
+		struct pm_raw *e;
+
+		err = read_line(ctx, &r, &line, &what);
+		if (err || what == TX_RL_END)
+			break;
+		if (what == TX_RL_LONG) {
+			err = warn_line(ctx, &r, "line longer than 64 KiB");
+			if (err)
+				break;
+			continue;
+		}
+		if (!*line)
+			continue;
+		bad = pm_parse(line, &start, &size, &name);
+		if (bad) {
+			err = warn_line(ctx, &r, bad);
+			if (err)
+				break;
+			continue;
+		}
+		err = pc_grow(ctx, (void **)&raw, sizeof(*raw), &rawcap, (size_t)nraw + 1);
+		if (err)
+			break;
+		e = &raw[nraw];
+		err = arena_add(ctx, t, name, strlen(name), &e->name);
+		if (err)
+			break;
+		e->start = start;
+		e->end = start + size;
+		e->kill_end = size ? e->end : start + (start != UINT64_MAX);
+		e->pad = 0;
+		nraw++;
+	}
+	if (!err)
+		err = pm_resolve(ctx, t, raw, nraw);
+	if (!err && !t->n)
+		pc_snprintf(why, whylen, "%s: no symbols", path);
+	if (!err && t->n) {
+		*out = &t->base;
+		t = NULL;
+	}
+	if (t)
+		tx_close(&t->base);
+	pc_free(ctx, raw);
+	pc_free(ctx, r.buf);
+	fclose(r.fp);
+	return err;
+}
+
+/* --- kallsyms --- */
+
+struct ks_raw {
+	uint64_t addr;
+	uint32_t name;	 /* arena offset, text symbols only; else PC_NONE */
+	uint32_t module; /* arena offset of the module name, PC_NONE = core kernel */
+	uint32_t seq;
+	char type;
+};
+
+static int cmp_ks(const void *a, const void *b)
+{
+	const struct ks_raw *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int ks_is_text(int type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static int underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Non-zero when b is a better name than a for one address (perf's choice). */
+static int ks_better(const struct tx_src *t, const struct ks_raw *a, const struct ks_raw *b)
+{
+	const char *na = t->arena + a->name, *nb = t->arena + b->name;
+	int wa = a->type == 'w' || a->type == 'W', wb = b->type == 'w' || b->type == 'W';
+	int ga = a->type == 'T', gb = b->type == 'T';
+	size_t la, lb;
+
+	if (wa != wb)
+		return wa;
+	if (ga != gb)
+		return gb;
+	if (underscores(na) != underscores(nb))
+		return underscores(nb) < underscores(na);
+	la = strlen(na);
+	lb = strlen(nb);
+	return lb > la;
+}
+
+static int same_module(const struct tx_src *t, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 1;
+	if (a == PC_NONE || b == PC_NONE)
+		return 0;
+	return strcmp(t->arena + a, t->arena + b) == 0;
+}
+
+static int ks_build(struct profconv_ctx *ctx, struct tx_src *t, struct ks_raw *raw, uint32_t n)
+{
+	uint32_t i = 0, j, best, ntext = 0;
+
+	for (j = 0; j < n; j++)
+		ntext += raw[j].name != PC_NONE;
+	if (!ntext)
+		return 0;
+	t->ents = pc_calloc(ctx, ntext, sizeof(*t->ents));
+	if (!t->ents)
+		return PROFCONV_ERR_NOMEM;
+	t->cap = ntext;
+	if (n > 1)
+		qsort(raw, n, sizeof(*raw), cmp_ks);
+	while (i < n) {
+		struct tx_ent *o;
+		uint64_t addr = raw[i].addr;
+
+		best = PC_NONE;
+		for (j = i; j < n && raw[j].addr == addr; j++)
+			if (raw[j].name != PC_NONE &&
+			    (best == PC_NONE || ks_better(t, &raw[best], &raw[j])))
+				best = j;
+		/* raw[j] is now the first symbol above addr, if any */
+		if (best != PC_NONE) {
+			o = &t->ents[t->n++];
+			o->start = addr;
+			o->name = raw[best].name;
+			if (j < n && same_module(t, raw[best].module, raw[j].module)) {
+				uint64_t gap = raw[j].addr - addr;
+
+				o->end = raw[j].addr;
+				o->size = gap > UINT32_MAX ? 0 : (uint32_t)gap;
+			} else {
+				/* perf's guess for a module's last symbol; size unknown */
+				uint64_t page = (addr + 4095) & ~(uint64_t)4095;
+
+				if (page < addr || page > UINT64_MAX - 4096)
+					o->end = UINT64_MAX;
+				else
+					o->end = page + 4096;
+				o->size = 0;
+			}
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* "ADDR TYPE NAME[\t[module]]"; NULL when well-formed, else what is wrong. */
+static const char *ks_parse(char *p, uint64_t *addr, char *type, char **name, size_t *namelen,
+			    char **module, size_t *modlen)
+{
+	const char *q = p;
+	char *s;
+
+	if (parse_hex(&q, addr))
+		return "bad address";
+	if (skip_blank(&q) || !*q || (q[1] && !is_blank((unsigned char)q[1])))
+		return "bad symbol type";
+	*type = *q++;
+	if (skip_blank(&q) || !*q)
+		return "no name";
+	s = p + (q - p);
+	*name = s;
+	while (*s && !is_blank((unsigned char)*s))
+		s++;
+	*namelen = (size_t)(s - *name);
+	*module = NULL;
+	*modlen = 0;
+	while (is_blank((unsigned char)*s))
+		s++;
+	if (*s) {
+		char *e;
+
+		if (*s != '[')
+			return "trailing fields";
+		e = strchr(s, ']');
+		if (!e || e == s + 1)
+			return "bad module name";
+		*module = s + 1;
+		*modlen = (size_t)(e - s - 1);
+	}
+	return NULL;
+}
+
+int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
+			    char *why, size_t whylen)
+{
+	struct tx_reader r;
+	struct tx_src *t = NULL;
+	struct ks_raw *raw = NULL;
+	uint32_t nraw = 0, rawcap = 0, last_mod = PC_NONE;
+	uint64_t text_addr = 0;
+	int err, what, have_text = 0, nonzero = 0;
+
+	*out = NULL;
+	pc_snprintf(why, whylen, "%s", "");
+	err = tx_open(ctx, path, &kallsyms_ops, &r, &t, why, whylen);
+	if (err || !t)
+		return err;
+	for (;;) {
+		char *line, *name = NULL, *mod = NULL;
+		size_t namelen = 0, modlen = 0;
+		uint64_t addr = 0;
+		const char *bad;
+		struct ks_raw *e;
+		char type = 0;
+
+		err = read_line(ctx, &r, &line, &what);
+		if (err || what == TX_RL_END)
+			break;
+		if (what == TX_RL_LONG) {
+			err = warn_line(ctx, &r, "line longer than 64 KiB");
+			if (err)
+				break;
+			continue;
+		}
+		if (!*line)
+			continue;
+		bad = ks_parse(line, &addr, &type, &name, &namelen, &mod, &modlen);
+		if (bad) {
+			err = warn_line(ctx, &r, bad);
+			if (err)
+				break;
+			continue;
+		}
+		nonzero |= addr != 0;
+		if (!have_text && !mod && namelen == 5 && memcmp(name, "_text", 5) == 0) {
+			have_text = 1;
+			text_addr = addr;
+		}
+		err = pc_grow(ctx, (void **)&raw, sizeof(*raw), &rawcap, (size_t)nraw + 1);
+		if (err)
+			break;
+		e = &raw[nraw];
+		memset(e, 0, sizeof(*e));
+		e->addr = addr;
+		e->type = type;
+		e->seq = nraw;
+		e->name = PC_NONE;
+		e->module = PC_NONE;
+		if (ks_is_text((unsigned char)type)) {
+			err = arena_add(ctx, t, name, namelen, &e->name);
+			if (err)
+				break;
+		}
+		if (mod) {
+			/* A module's symbols are contiguous: reuse the last copy of its name. */
+			if (last_mod != PC_NONE && strlen(t->arena + last_mod) == modlen &&
+			    memcmp(t->arena + last_mod, mod, modlen) == 0) {
+				e->module = last_mod;
+			} else {
+				err = arena_add(ctx, t, mod, modlen, &e->module);
+				if (err)
+					break;
+				last_mod = e->module;
+			}
+		}
+		nraw++;
+	}
+	if (err)
+		goto out;
+	if (!nraw) {
+		pc_snprintf(why, whylen, "%s: no symbols", path);
+		goto out;
+	}
+	if (!nonzero) {
+		pc_snprintf(why, whylen,
+			    "%s: all addresses are zero: kernel.kptr_restrict hides them "
+			    "(read it as root, or set /proc/sys/kernel/kptr_restrict to 0)",
+			    path);
+		goto out;
+	}
+	if (!have_text) {
+		pc_snprintf(why, whylen, "%s: no _text symbol to make addresses relative to", path);
+		goto out;
+	}
+	t->bias = text_addr;
+	err = ks_build(ctx, t, raw, nraw);
+	if (err)
+		goto out;
+	if (!t->n) {
+		pc_snprintf(why, whylen, "%s: no text symbols", path);
+		goto out;
+	}
+	*out = &t->base;
+	t = NULL;
+out:
+	if (t)
+		tx_close(&t->base);
+	pc_free(ctx, raw);
+	pc_free(ctx, r.buf);
+	fclose(r.fp);
+	return err;
+}
