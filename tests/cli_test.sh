@@ -198,6 +198,26 @@ m = json.load(open(sys.argv[1]))["meta"]
 assert 1795305600000 <= m["startTime"] < 1795392000000, m["startTime"]
 PY
 	;;
+symbols)
+	# End to end: a real recording of a committed binary, symbolicated from
+	# --symbol-dir, against perf script's names and llvm-symbolizer's inline
+	# chains (tests/fixtures/symperf/README.md).
+	SP="$here/fixtures/symperf"
+	expect_rc 0 "$PC" -q --no-symbols "$SP/y_sym.data" -o "$T/nosym.json"
+	expect_rc 0 "$PC" -q --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/sym.json"
+	python3 "$SP/check_symbols.py" "$T/sym.json" "$T/nosym.json" "$SP/y_sym.data.script.txt.gz" \
+		"$SP/prog.symbolizer.txt" || fail "symbols differ from the references"
+	expect_rc 0 "$PC" validate "$T/sym.json"
+	python3 "$FX/check_processed.py" "$T/sym.json" "$SP/y_sym.data.script.txt.gz" ||
+		fail "symbolicated profile no longer matches perf script's stacks"
+	expect_rc 0 "$PC" -q --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/sym2.json"
+	cmp "$T/sym.json" "$T/sym2.json" || fail "symbolicated output is not deterministic"
+	# a binary whose build id differs is refused, and said so with -v
+	mkdir "$T/wrong" && cp "$FX/../sym/inline" "$T/wrong/prog" 2>/dev/null || cp /bin/true "$T/wrong/prog"
+	expect_rc 0 "$PC" -v --symbol-dir "$T/wrong" "$SP/y_sym.data" -o "$T/wrong.json" 2>"$T/err"
+	grep -q "symbols for prog: .*$T/wrong/prog (build id .* does not match the recording's 317f0509" "$T/err" ||
+		fail "build-id mismatch not reported: $(grep prog "$T/err")"
+	;;
 *)
 	fail "unknown case"
 	;;

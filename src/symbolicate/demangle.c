@@ -55,22 +55,24 @@ static int is_hex(char c)
 }
 
 /*
- * The end of the Rust hash segment "::h" + 16 hex digits in s (a demangled
- * name), when it ends the name or precedes a " [clone" suffix; NULL if none.
+ * A Rust legacy name: "_ZN" ... "17h" + 16 hex digits + "E", then the end
+ * or a suffix such as ".llvm.1234" (ThinLTO).  Returns where the suffix
+ * starts (possibly at the terminating NUL), or NULL for other names.
  */
-static char *rust_hash(char *s, size_t len)
+static const char *rust_legacy_end(const char *name)
 {
-	size_t i;
+	const char *p = name + 3;
 
-	for (i = 0; i + 19 <= len; i++) {
-		size_t k;
+	if (strncmp(name, "_ZN", 3) != 0)
+		return NULL;
+	while ((p = strstr(p, "17h")) != NULL) {
+		int k;
 
-		if (memcmp(s + i, "::h", 3) != 0)
-			continue;
-		for (k = 0; k < 16 && is_hex(s[i + 3 + k]); k++)
+		for (k = 0; k < 16 && is_hex(p[3 + k]); k++)
 			;
-		if (k == 16 && (s[i + 19] == 0 || strncmp(s + i + 19, " [clone", 7) == 0))
-			return s + i;
+		if (k == 16 && p[19] == 'E' && (p[20] == 0 || p[20] == '.'))
+			return p + 20;
+		p++;
 	}
 	return NULL;
 }
@@ -141,8 +143,8 @@ static void rust_unescape(char *s)
 
 const char *pc_demangle(const char *name, char *buf, size_t buflen)
 {
+	const char *src = name, *suffix = NULL, *rust;
 	char *out;
-	char *hash;
 	size_t len;
 	int status = -1;
 
@@ -151,8 +153,20 @@ const char *pc_demangle(const char *name, char *buf, size_t buflen)
 	pthread_once(&cxa_once, load_cxa_demangle);
 	if (!cxa_demangle)
 		return name;
+	rust = rust_legacy_end(name);
+	if (rust && *rust) {
+		/* __cxa_demangle takes no suffix after a name without parameters */
+		size_t n = (size_t)(rust - name);
+
+		if (n >= buflen)
+			return name;
+		memcpy(buf, name, n);
+		buf[n] = 0;
+		src = buf;
+		suffix = strncmp(rust, ".llvm.", 6) == 0 ? NULL : rust;
+	}
 	/* __cxa_demangle allocates with the C++ runtime's malloc; released with free() */
-	out = cxa_demangle(name, NULL, NULL, &status);
+	out = cxa_demangle(src, NULL, NULL, &status);
 	if (!out || status != 0) {
 		free(out);
 		return name;
@@ -164,10 +178,14 @@ const char *pc_demangle(const char *name, char *buf, size_t buflen)
 	}
 	memcpy(buf, out, len + 1);
 	free(out);
-	hash = strncmp(name, "_ZN", 3) == 0 ? rust_hash(buf, len) : NULL;
-	if (hash) {
-		memmove(hash, hash + 19, strlen(hash + 19) + 1);
+	if (rust) {
+		/* drop "::h" + 16 hex digits, then decode the escapes */
+		if (len >= 19 && memcmp(buf + len - 19, "::h", 3) == 0)
+			buf[len - 19] = 0;
 		rust_unescape(buf);
+		len = strlen(buf);
+		if (suffix && len + strlen(suffix) + 10 < buflen)
+			pc_snprintf(buf + len, buflen - len, " [clone %s]", suffix);
 	}
 	return buf;
 }

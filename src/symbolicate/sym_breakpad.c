@@ -40,10 +40,9 @@
  * number; unknown upper-case record types are ignored silently (forward
  * compatibility).  Line and INLINE ranges are clipped to their FUNC.
  */
+#include "symbolicate/pc_symlines.h"
 #include "symbolicate/pc_symsrc.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #define BP_MAX_LINE  (1u << 20) /* longer lines are skipped (counted) */
@@ -114,131 +113,7 @@ struct bp_src {
 	int in_bad_func; /* the open FUNC was malformed: drop its records quietly */
 };
 
-/* --- bounded line reader --- */
-
-struct bp_reader {
-	FILE *fp;
-	const char *path;
-	char *buf; /* BP_MAX_LINE + 1 bytes */
-	size_t start, end;
-	uint64_t off;	   /* file offset of buf[start] */
-	uint64_t line_off; /* offset of the line last returned */
-	uint32_t lineno;
-	int eof, skipping;
-};
-
-enum { BP_RL_END, BP_RL_LINE, BP_RL_LONG };
-
-/*
- * Next line into *line (NUL-terminated, without "\n" and trailing "\r");
- * *what says whether a line came, the input ended or an over-long line was
- * skipped.  Returns 0 or an I/O error code.
- */
-static int read_line(struct profconv_ctx *ctx, struct bp_reader *r, char **line, size_t *len,
-		     int *what)
-{
-	for (;;) {
-		size_t avail = r->end - r->start;
-		char *p = r->buf + r->start;
-		char *nl = avail ? memchr(p, '\n', avail) : NULL;
-		size_t llen, n;
-
-		if (nl || (r->eof && avail)) {
-			llen = nl ? (size_t)(nl - p) : avail;
-			r->start += nl ? llen + 1 : llen;
-			r->line_off = r->off;
-			r->off += nl ? llen + 1 : llen;
-			if (r->skipping) {
-				r->skipping = 0;
-				continue;
-			}
-			r->lineno++;
-			while (llen && p[llen - 1] == '\r')
-				llen--;
-			p[llen] = 0;
-			*line = p;
-			*len = llen;
-			*what = BP_RL_LINE;
-			return 0;
-		}
-		if (r->eof) {
-			*what = BP_RL_END;
-			return 0;
-		}
-		if (r->start) {
-			memmove(r->buf, p, avail);
-			r->start = 0;
-			r->end = avail;
-		}
-		if (r->end == BP_MAX_LINE) {
-			r->line_off = r->off;
-			r->off += r->end;
-			r->start = r->end = 0;
-			if (r->skipping)
-				continue;
-			r->skipping = 1;
-			r->lineno++;
-			*what = BP_RL_LONG;
-			return 0;
-		}
-		n = fread(r->buf + r->end, 1, BP_MAX_LINE - r->end, r->fp);
-		r->end += n;
-		if (n == 0) {
-			if (ferror(r->fp))
-				return pc_fail_at(ctx, PROFCONV_ERR_IO, r->path, r->off + r->end,
-						  "read error: %s", strerror(errno));
-			r->eof = 1;
-		}
-	}
-}
-
 /* --- tokens --- */
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* One or more spaces; -1 if there is none. */
-static int skip_space(const char **pp)
-{
-	const char *p = *pp;
-
-	if (*p != ' ')
-		return -1;
-	while (*p == ' ')
-		p++;
-	*pp = p;
-	return 0;
-}
-
-/* 1..16 hex digits ending at a space or the end of the line. */
-static int parse_hex(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int d;
-
-	if (hexval((unsigned char)*p) < 0)
-		return -1;
-	while ((d = hexval((unsigned char)*p)) >= 0) {
-		if (v >> 60)
-			return -1;
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	if (*p && *p != ' ')
-		return -1;
-	*pp = p;
-	*out = v;
-	return 0;
-}
 
 /* Decimal that fits in 32 bits, ending at a space or the end of the line. */
 static int parse_dec(const char **pp, uint32_t *out)
@@ -344,19 +219,19 @@ static const char *parse_func(struct profconv_ctx *ctx, struct bp_src *b, const 
 
 	b->cur = PC_NONE;
 	b->in_bad_func = 1; /* until the record is taken */
-	if (skip_space(&p))
+	if (pc_sym_skip_spaces(&p))
 		return "no address";
 	if (p[0] == 'm' && p[1] == ' ')
 		p += 2;
-	if (parse_hex(&p, &addr))
+	if (pc_sym_parse_hex(&p, 0, &addr))
 		return "bad address";
-	if (skip_space(&p) || parse_hex(&p, &size))
+	if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &size))
 		return "bad size";
 	if (size > UINT32_MAX || addr + size < addr)
 		return "absurd size";
-	if (skip_space(&p) || parse_hex(&p, &param))
+	if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &param))
 		return "bad parameter size";
-	if (skip_space(&p))
+	if (pc_sym_skip_spaces(&p))
 		return "no name";
 	*err = BP_PUSH(ctx, b->syms, b->nsyms, b->syms_cap);
 	if (*err)
@@ -381,15 +256,15 @@ static const char *parse_public(struct profconv_ctx *ctx, struct bp_src *b, cons
 	uint64_t addr, param;
 	struct bp_sym *s;
 
-	if (skip_space(&p))
+	if (pc_sym_skip_spaces(&p))
 		return "no address";
 	if (p[0] == 'm' && p[1] == ' ')
 		p += 2;
-	if (parse_hex(&p, &addr))
+	if (pc_sym_parse_hex(&p, 0, &addr))
 		return "bad address";
-	if (skip_space(&p) || parse_hex(&p, &param))
+	if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &param))
 		return "bad parameter size";
-	if (skip_space(&p))
+	if (pc_sym_skip_spaces(&p))
 		return "no name";
 	*err = BP_PUSH(ctx, b->syms, b->nsyms, b->syms_cap);
 	if (*err)
@@ -415,9 +290,9 @@ static const char *parse_name(struct profconv_ctx *ctx, struct bp_src *b, const 
 	struct bp_name *e;
 	uint32_t id;
 
-	if (skip_space(&p) || parse_dec(&p, &id))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &id))
 		return "bad index";
-	if (skip_space(&p))
+	if (pc_sym_skip_spaces(&p))
 		return "no name";
 	if (origin) {
 		/*
@@ -468,17 +343,17 @@ static const char *parse_line_record(struct profconv_ctx *ctx, struct bp_src *b,
 
 	if (b->cur == PC_NONE && b->in_bad_func)
 		return NULL; /* belongs to a FUNC already reported */
-	if (parse_hex(&p, &addr))
+	if (pc_sym_parse_hex(&p, 0, &addr))
 		return "bad address";
-	if (skip_space(&p) || parse_hex(&p, &size))
+	if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &size))
 		return "bad size";
 	if (addr + size < addr)
 		return "address range overflows";
-	if (skip_space(&p) || parse_dec(&p, &line))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &line))
 		return "bad line number";
-	if (skip_space(&p) || parse_dec(&p, &file))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &file))
 		return "bad file number";
-	if (*p && (skip_space(&p) || *p))
+	if (*p && (pc_sym_skip_spaces(&p) || *p))
 		return "trailing fields";
 	if (b->cur == PC_NONE)
 		return "outside a FUNC";
@@ -505,24 +380,24 @@ static const char *parse_inline(struct profconv_ctx *ctx, struct bp_src *b, cons
 
 	if (b->cur == PC_NONE && b->in_bad_func)
 		return NULL; /* belongs to a FUNC already reported */
-	if (skip_space(&p) || parse_dec(&p, &depth))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &depth))
 		return "bad nest level";
-	if (skip_space(&p) || parse_dec(&p, &call_line))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &call_line))
 		return "bad call line";
-	if (skip_space(&p) || parse_dec(&p, &call_file))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &call_file))
 		return "bad call file";
-	if (skip_space(&p) || parse_dec(&p, &origin))
+	if (pc_sym_skip_spaces(&p) || parse_dec(&p, &origin))
 		return "bad origin";
 	if (b->cur == PC_NONE)
 		return "outside a FUNC";
 	if (!*p)
 		return "no address range";
 	while (*p) {
-		if (skip_space(&p) || parse_hex(&p, &addr)) {
+		if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &addr)) {
 			why = "bad range address";
 			break;
 		}
-		if (skip_space(&p) || parse_hex(&p, &size)) {
+		if (pc_sym_skip_spaces(&p) || pc_sym_parse_hex(&p, 0, &size)) {
 			why = "bad range size";
 			break;
 		}
@@ -568,26 +443,26 @@ static int parse_module(const char *p, char *id, size_t idlen, const char **what
 	}
 	p += 6;
 	for (n = 0; n < 2; n++) {
-		if (skip_space(&p) || !*p) {
+		if (pc_sym_skip_spaces(&p) || !*p) {
 			*what = n ? "MODULE record has no debug id" : "MODULE record has no arch";
 			return -1;
 		}
 		while (*p && *p != ' ')
 			p++;
 	}
-	if (skip_space(&p) || !*p) {
+	if (pc_sym_skip_spaces(&p) || !*p) {
 		*what = "MODULE record has no debug id";
 		return -1;
 	}
 	s = p;
-	while (hexval((unsigned char)*p) >= 0)
+	while (pc_sym_hexval((unsigned char)*p) >= 0)
 		p++;
 	n = (size_t)(p - s);
 	if ((*p && *p != ' ') || n == 0 || n >= idlen) {
 		*what = "MODULE debug id is not a hex string of at most 79 digits";
 		return -1;
 	}
-	if (skip_space(&p) || !*p) {
+	if (pc_sym_skip_spaces(&p) || !*p) {
 		*what = "MODULE record has no name";
 		return -1;
 	}
@@ -899,8 +774,8 @@ static const struct pc_symsrc_ops bp_ops = {
 
 /* --- opening --- */
 
-static int parse_body_line(struct profconv_ctx *ctx, struct bp_src *b, const struct bp_reader *r,
-			   const char *line)
+static int parse_body_line(struct profconv_ctx *ctx, struct bp_src *b,
+			   const struct pc_line_reader *r, const char *line)
 {
 	size_t kw = keyword_len(line);
 	const char *why = NULL, *rec = "line";
@@ -947,26 +822,18 @@ static int parse_body_line(struct profconv_ctx *ctx, struct bp_src *b, const str
 int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path, const char *expect_debug_id,
 			    struct pc_symsrc **out, char *why, size_t whylen)
 {
-	struct bp_reader r;
+	struct pc_line_reader r;
 	struct bp_src *b = NULL;
+	enum pc_line_what what;
 	char id[80];
 	char *line;
-	size_t len;
-	int err = 0, what;
+	int err;
 
 	*out = NULL;
 	pc_snprintf(why, whylen, "%s", "");
-	memset(&r, 0, sizeof(r));
-	r.path = path;
-	r.fp = fopen(path, "rb");
-	if (!r.fp) {
-		if (errno == ENOENT || errno == ENOTDIR) {
-			pc_snprintf(why, whylen, "%s: no such file", path);
-			return 0;
-		}
-		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
-			       strerror(errno));
-	}
+	err = pc_line_reader_open(ctx, &r, path, BP_MAX_LINE, why, whylen);
+	if (err || !r.fp)
+		return err;
 	b = pc_calloc(ctx, 1, sizeof(*b));
 	if (!b) {
 		err = PROFCONV_ERR_NOMEM;
@@ -976,23 +843,18 @@ int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path, const ch
 	b->base.ctx = ctx;
 	pc_snprintf(b->base.path, sizeof(b->base.path), "%s", path);
 	b->cur = PC_NONE;
-	r.buf = pc_alloc(ctx, BP_MAX_LINE + 1);
-	if (!r.buf) {
-		err = PROFCONV_ERR_NOMEM;
-		goto out;
-	}
 
-	err = read_line(ctx, &r, &line, &len, &what);
+	err = pc_line_reader_next(&r, &line, &what);
 	if (err)
 		goto out;
-	if (what == BP_RL_LINE && r.lineno == 1 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+	if (what == PC_LINE_OK && r.lineno == 1 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
 		line += 3; /* a UTF-8 byte order mark */
 	{
 		const char *bad = "empty file; expected a MODULE record";
 
-		if (what == BP_RL_LONG)
+		if (what == PC_LINE_LONG)
 			bad = "first line longer than 1 MiB; expected a MODULE record";
-		if (what != BP_RL_LINE || parse_module(line, id, sizeof(id), &bad)) {
+		if (what != PC_LINE_OK || parse_module(line, id, sizeof(id), &bad)) {
 			struct pc_loc loc = { path, 0, 1, 1 };
 
 			err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, &loc,
@@ -1007,10 +869,10 @@ int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path, const ch
 	}
 
 	for (;;) {
-		err = read_line(ctx, &r, &line, &len, &what);
-		if (err || what == BP_RL_END)
+		err = pc_line_reader_next(&r, &line, &what);
+		if (err || what == PC_LINE_END)
 			break;
-		if (what == BP_RL_LONG) {
+		if (what == PC_LINE_LONG) {
 			struct pc_loc loc = { path, r.line_off, r.lineno, 1 };
 
 			err = pc_warn(ctx, BP_MALFORMED, &loc, "line longer than 1 MiB; skipped");
@@ -1034,7 +896,6 @@ int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path, const ch
 out:
 	if (b)
 		bp_close(&b->base);
-	pc_free(ctx, r.buf);
-	fclose(r.fp);
+	pc_line_reader_close(&r);
 	return err;
 }

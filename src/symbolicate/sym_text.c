@@ -27,14 +27,14 @@
  * Damage: a malformed line is skipped and counted (pc_warn kind "malformed
  * symbol-file lines skipped", with its line number).
  */
+#include "symbolicate/pc_symlines.h"
 #include "symbolicate/pc_symsrc.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #define TX_MAX_LINE  (1u << 16) /* longer lines are skipped (counted) */
 #define TX_MALFORMED "malformed symbol-file lines skipped"
+#define TX_HEX	     (PC_SYM_HEX_0X | PC_SYM_HEX_BLANK) /* optional 0x, ends at a blank */
 
 struct tx_ent {
 	uint64_t start, end; /* absolute, end exclusive */
@@ -50,137 +50,6 @@ struct tx_src {
 	uint32_t n, cap;
 	uint64_t bias; /* subtracted from addresses: 0 or _text */
 };
-
-/* --- bounded line reader --- */
-
-struct tx_reader {
-	FILE *fp;
-	const char *path;
-	char *buf; /* TX_MAX_LINE + 1 bytes */
-	size_t start, end;
-	uint64_t off;	   /* file offset of buf[start] */
-	uint64_t line_off; /* offset of the line last returned */
-	uint32_t lineno;
-	int eof, skipping;
-};
-
-enum { TX_RL_END, TX_RL_LINE, TX_RL_LONG };
-
-/*
- * Next line into *line (NUL-terminated, without "\n" and trailing "\r");
- * *what says whether a line came, the input ended or an over-long line was
- * skipped.  Returns 0 or an I/O error code.
- */
-static int read_line(struct profconv_ctx *ctx, struct tx_reader *r, char **line, int *what)
-{
-	for (;;) {
-		size_t avail = r->end - r->start;
-		char *p = r->buf + r->start;
-		char *nl = avail ? memchr(p, '\n', avail) : NULL;
-		size_t llen, n;
-
-		if (nl || (r->eof && avail)) {
-			llen = nl ? (size_t)(nl - p) : avail;
-			r->start += nl ? llen + 1 : llen;
-			r->line_off = r->off;
-			r->off += nl ? llen + 1 : llen;
-			if (r->skipping) {
-				r->skipping = 0;
-				continue;
-			}
-			r->lineno++;
-			while (llen && p[llen - 1] == '\r')
-				llen--;
-			p[llen] = 0;
-			*line = p;
-			*what = TX_RL_LINE;
-			return 0;
-		}
-		if (r->eof) {
-			*what = TX_RL_END;
-			return 0;
-		}
-		if (r->start) {
-			memmove(r->buf, p, avail);
-			r->start = 0;
-			r->end = avail;
-		}
-		if (r->end == TX_MAX_LINE) {
-			r->line_off = r->off;
-			r->off += r->end;
-			r->start = r->end = 0;
-			if (r->skipping)
-				continue;
-			r->skipping = 1;
-			r->lineno++;
-			*what = TX_RL_LONG;
-			return 0;
-		}
-		n = fread(r->buf + r->end, 1, TX_MAX_LINE - r->end, r->fp);
-		r->end += n;
-		if (n == 0) {
-			if (ferror(r->fp))
-				return pc_fail_at(ctx, PROFCONV_ERR_IO, r->path, r->off + r->end,
-						  "read error: %s", strerror(errno));
-			r->eof = 1;
-		}
-	}
-}
-
-/* --- tokens --- */
-
-static int is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* One or more blanks; -1 if there is none. */
-static int skip_blank(const char **pp)
-{
-	const char *p = *pp;
-
-	if (!is_blank((unsigned char)*p))
-		return -1;
-	while (is_blank((unsigned char)*p))
-		p++;
-	*pp = p;
-	return 0;
-}
-
-/* Optional 0x, then 1..16 hex digits ending at a blank or the end of the line. */
-static int parse_hex(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int d;
-
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	if (hexval((unsigned char)*p) < 0)
-		return -1;
-	while ((d = hexval((unsigned char)*p)) >= 0) {
-		if (v >> 60)
-			return -1;
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	if (*p && !is_blank((unsigned char)*p))
-		return -1;
-	*pp = p;
-	*out = v;
-	return 0;
-}
 
 /* --- storage, lookup --- */
 
@@ -264,32 +133,24 @@ static const struct pc_symsrc_ops kallsyms_ops = {
 	.close = tx_close,
 };
 
-/* Common opening: the file, the source, the line buffer. */
+/*
+ * Common opening: the file and the source (the reader allocates its line
+ * buffer when it reads the first line).  On success with *out NULL (file
+ * absent, why[] set) or on an error, nothing is left open.
+ */
 static int tx_open(struct profconv_ctx *ctx, const char *path, const struct pc_symsrc_ops *ops,
-		   struct tx_reader *r, struct tx_src **out, char *why, size_t whylen)
+		   struct pc_line_reader *r, struct tx_src **out, char *why, size_t whylen)
 {
 	struct tx_src *t;
+	int err;
 
 	*out = NULL;
-	memset(r, 0, sizeof(*r));
-	r->path = path;
-	r->fp = fopen(path, "rb");
-	if (!r->fp) {
-		if (errno == ENOENT || errno == ENOTDIR) {
-			pc_snprintf(why, whylen, "%s: no such file", path);
-			return 0;
-		}
-		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
-			       strerror(errno));
-	}
+	err = pc_line_reader_open(ctx, r, path, TX_MAX_LINE, why, whylen);
+	if (err || !r->fp)
+		return err;
 	t = pc_calloc(ctx, 1, sizeof(*t));
-	r->buf = pc_alloc(ctx, TX_MAX_LINE + 1);
-	if (!t || !r->buf) {
-		pc_free(ctx, t);
-		pc_free(ctx, r->buf);
-		fclose(r->fp);
-		r->fp = NULL;
-		r->buf = NULL;
+	if (!t) {
+		pc_line_reader_close(r);
 		return PROFCONV_ERR_NOMEM;
 	}
 	t->base.ops = ops;
@@ -299,7 +160,7 @@ static int tx_open(struct profconv_ctx *ctx, const char *path, const struct pc_s
 	return 0;
 }
 
-static int warn_line(struct profconv_ctx *ctx, const struct tx_reader *r, const char *what)
+static int warn_line(struct profconv_ctx *ctx, const struct pc_line_reader *r, const char *what)
 {
 	struct pc_loc loc = { r->path, r->line_off, r->lineno, 1 };
 
@@ -444,13 +305,13 @@ out:
 /* "START SIZE name"; NULL when taken, else what is wrong. */
 static const char *pm_parse(const char *p, uint64_t *start, uint64_t *size, const char **name)
 {
-	if (parse_hex(&p, start))
+	if (pc_sym_parse_hex(&p, TX_HEX, start))
 		return "bad start address";
-	if (skip_blank(&p) || parse_hex(&p, size))
+	if (pc_sym_skip_blanks(&p) || pc_sym_parse_hex(&p, TX_HEX, size))
 		return "bad size";
 	if (*size > UINT32_MAX || *start + *size < *start)
 		return "absurd size";
-	if (skip_blank(&p) || !*p)
+	if (pc_sym_skip_blanks(&p) || !*p)
 		return "no name";
 	*name = p;
 	return NULL;
@@ -459,11 +320,12 @@ static const char *pm_parse(const char *p, uint64_t *start, uint64_t *size, cons
 int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
 			    char *why, size_t whylen)
 {
-	struct tx_reader r;
+	struct pc_line_reader r;
 	struct tx_src *t = NULL;
 	struct pm_raw *raw = NULL;
 	uint32_t nraw = 0, rawcap = 0;
-	int err, what;
+	enum pc_line_what what;
+	int err;
 
 	*out = NULL;
 	pc_snprintf(why, whylen, "%s", "");
@@ -476,10 +338,10 @@ int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct p
 		char *line;
 		struct pm_raw *e;
 
-		err = read_line(ctx, &r, &line, &what);
-		if (err || what == TX_RL_END)
+		err = pc_line_reader_next(&r, &line, &what);
+		if (err || what == PC_LINE_END)
 			break;
-		if (what == TX_RL_LONG) {
+		if (what == PC_LINE_LONG) {
 			err = warn_line(ctx, &r, "line longer than 64 KiB");
 			if (err)
 				break;
@@ -518,8 +380,7 @@ int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct p
 	if (t)
 		tx_close(&t->base);
 	pc_free(ctx, raw);
-	pc_free(ctx, r.buf);
-	fclose(r.fp);
+	pc_line_reader_close(&r);
 	return err;
 }
 
@@ -640,21 +501,21 @@ static const char *ks_parse(char *p, uint64_t *addr, char *type, char **name, si
 	const char *q = p;
 	char *s;
 
-	if (parse_hex(&q, addr))
+	if (pc_sym_parse_hex(&q, TX_HEX, addr))
 		return "bad address";
-	if (skip_blank(&q) || !*q || (q[1] && !is_blank((unsigned char)q[1])))
+	if (pc_sym_skip_blanks(&q) || !*q || (q[1] && !pc_sym_is_blank((unsigned char)q[1])))
 		return "bad symbol type";
 	*type = *q++;
-	if (skip_blank(&q) || !*q)
+	if (pc_sym_skip_blanks(&q) || !*q)
 		return "no name";
 	s = p + (q - p);
 	*name = s;
-	while (*s && !is_blank((unsigned char)*s))
+	while (*s && !pc_sym_is_blank((unsigned char)*s))
 		s++;
 	*namelen = (size_t)(s - *name);
 	*module = NULL;
 	*modlen = 0;
-	while (is_blank((unsigned char)*s))
+	while (pc_sym_is_blank((unsigned char)*s))
 		s++;
 	if (*s) {
 		char *e;
@@ -673,12 +534,13 @@ static const char *ks_parse(char *p, uint64_t *addr, char *type, char **name, si
 int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
 			    char *why, size_t whylen)
 {
-	struct tx_reader r;
+	struct pc_line_reader r;
 	struct tx_src *t = NULL;
 	struct ks_raw *raw = NULL;
 	uint32_t nraw = 0, rawcap = 0, last_mod = PC_NONE;
 	uint64_t text_addr = 0;
-	int err, what, have_text = 0, nonzero = 0;
+	enum pc_line_what what;
+	int err, have_text = 0, nonzero = 0;
 
 	*out = NULL;
 	pc_snprintf(why, whylen, "%s", "");
@@ -693,10 +555,10 @@ int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct p
 		struct ks_raw *e;
 		char type = 0;
 
-		err = read_line(ctx, &r, &line, &what);
-		if (err || what == TX_RL_END)
+		err = pc_line_reader_next(&r, &line, &what);
+		if (err || what == PC_LINE_END)
 			break;
-		if (what == TX_RL_LONG) {
+		if (what == PC_LINE_LONG) {
 			err = warn_line(ctx, &r, "line longer than 64 KiB");
 			if (err)
 				break;
@@ -776,7 +638,6 @@ out:
 	if (t)
 		tx_close(&t->base);
 	pc_free(ctx, raw);
-	pc_free(ctx, r.buf);
-	fclose(r.fp);
+	pc_line_reader_close(&r);
 	return err;
 }

@@ -527,32 +527,12 @@ static int apply_source(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *sr
 /* Re-insert every frame row into the frame index (after in-place edits). */
 static int reindex_frames(struct pc_model *m)
 {
-	struct pc_frame_table *ft = &m->frames;
-	uint32_t n = ft->len, i;
-	int err = 0;
-
-	pc_itab_free(m->ctx, &ft->index);
-	ft->len = 0;
-	for (i = 0; i < n && !err; i++) {
-		struct pc_frame_key k;
-		uint32_t row;
-
-		memset(&k, 0, sizeof(k));
-		k.address = ft->address[i];
-		k.lib = ft->lib[i];
-		k.func = ft->func[i];
-		k.native_symbol = ft->native_symbol[i];
-		k.line = ft->line[i];
-		k.column = ft->column[i];
-		k.category = ft->category[i];
-		k.subcategory = ft->subcategory[i];
-		k.inline_depth = ft->inline_depth[i];
-		row = pc_frame_intern(m, &k);
-		if (row == PC_NONE)
-			err = PROFCONV_ERR_NOMEM;
-	}
-	ft->len = n;
-	return err;
+	/*
+	 * Rows stay where they are: a profile read back from JSON may have
+	 * equal frames (per thread in the front-end's tables, or differing
+	 * only in innerWindowID), and re-interning would shift the rows.
+	 */
+	return pc_frame_index_rebuild(m);
 }
 
 /* Rebuild the stack table with inline chains expanded; remap samples. */
@@ -635,29 +615,12 @@ static int compact_funcs(struct pc_symwork *w)
 	t->len = n;
 	for (i = 0; i < m->frames.len; i++)
 		m->frames.func[i] = newidx[m->frames.func[i]];
-	/* the func index: rebuild from the compacted rows */
-	pc_itab_free(m->ctx, &t->index);
-	{
-		uint32_t len = t->len;
-
-		t->len = 0;
-		for (i = 0; i < len; i++) {
-			struct pc_func_key k;
-
-			memset(&k, 0, sizeof(k));
-			k.name = t->name[i];
-			k.resource = t->resource[i];
-			k.source = t->source[i];
-			k.line = t->line[i];
-			k.column = t->column[i];
-			k.is_js = t->is_js[i];
-			k.relevant_for_js = t->relevant_for_js[i];
-			if (pc_func_intern(m, &k) != i) {
-				pc_free(m->ctx, used);
-				pc_free(m->ctx, newidx);
-				return m->ctx->status ? m->ctx->status : PROFCONV_ERR_INTERNAL;
-			}
-		}
+	/* the func index: rebuild from the compacted rows (equal rows may exist
+	 * in a profile read back from JSON; lookups find the first) */
+	if (pc_func_index_rebuild(m)) {
+		pc_free(m->ctx, used);
+		pc_free(m->ctx, newidx);
+		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
 	}
 	/* old func -> new func, through the collapse and the compaction */
 	pc_free(m->ctx, m->func_map);
@@ -807,10 +770,11 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 		err = find_source(&f, &src);
 		if (!err && src) {
 			err = apply_source(w, lib, src);
-			pc_note(ctx, "symbols for %s: %s (%s), %llu of %llu addresses found", f.name,
+			pc_note(ctx, "symbols for %s: %s (%s), %llu of %llu addresses found%s%s", f.name,
 				src->path, src->ops->kind,
 				(unsigned long long)(w->addrs_found - before_found),
-				(unsigned long long)(w->addrs_total - before_total));
+				(unsigned long long)(w->addrs_total - before_total),
+				f.whylen ? "; passed over: " : "", f.whylen ? f.why : "");
 			pc_symsrc_close(src);
 		} else if (!err) {
 			pc_note(ctx, "no symbols for %s: %s", f.name, f.whylen ? f.why : "nothing to try");

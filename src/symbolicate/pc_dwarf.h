@@ -1,0 +1,47 @@
+/*
+ * pc_dwarf.h - the DWARF half of the ELF symbol source (sym_dwarf.c), on
+ * libdwarf.  Internal to src/symbolicate/.
+ *
+ * Opening reads only the compilation units' address ranges.  The first
+ * lookup that lands in a CU indexes that CU: its subprogram ranges, its
+ * inlined-subroutine ranges with their depth, and its line rows; later
+ * lookups are binary searches.  Addresses here are SVMAs (the link-time
+ * addresses DWARF uses); the ELF side converts.
+ *
+ * A handle answers one lookup at a time (the lookup fills caches).
+ */
+#ifndef PC_DWARF_H
+#define PC_DWARF_H
+
+#include "symbolicate/pc_symsrc.h"
+
+struct pc_dwarf;
+
+/* What the debug info says about one address. */
+struct pc_dwarf_hit {
+	/* the covering range of the outer subprogram (SVMA); lo == hi: none */
+	uint64_t sub_lo, sub_hi;
+	/*
+	 * 0 = nothing known.  frames[0] is the outer function, frames[k] is
+	 * inlined into frames[k-1], as in struct pc_sym_result.  When no
+	 * subprogram covers the address but a line row does (assembler code),
+	 * nframes is 1 and frames[0].name is NULL.
+	 */
+	uint32_t nframes;
+	struct pc_sym_frame frames[PC_MAX_INLINE];
+};
+
+/*
+ * Open the DWARF of the ELF file open on fd (it stays open and owned by the
+ * caller until pc_dwarf_close).  text_at_zero: the file has code at address
+ * 0, so ranges starting at 0 are real and not the linker's tombstones.
+ * Returns 0 with *out NULL when the file has no usable DWARF (the reason
+ * went to pc_note), 0 with *out set, or an error code (ctx error set).
+ */
+int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
+		  struct pc_dwarf **out);
+/* 1 = hit filled, 0 = nothing known, negative = error (ctx set). */
+int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit);
+void pc_dwarf_close(struct pc_dwarf *d);
+
+#endif /* PC_DWARF_H */

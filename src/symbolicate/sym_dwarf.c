@@ -1,0 +1,1554 @@
+/*
+ * sym_dwarf.c - inline chains and file:line from DWARF, through libdwarf.
+ *
+ * The index (docs: symbolication.md 3.4), built lazily:
+ *
+ *   open:   every CU's address ranges (from the CU DIE: low/high pc or
+ *           DW_AT_ranges, not .debug_aranges), sorted by start;
+ *   a CU's first hit: one walk over its DIEs collects
+ *           subs[]  (lo, hi, node) per DW_TAG_subprogram range,
+ *           inls[]  (lo, hi, node, sub, depth) per DW_TAG_inlined_subroutine
+ *                   range, sorted by (sub, depth, lo),
+ *           and its line program becomes rows[] (addr, file, line), the
+ *           sequences sorted by address;
+ *   lookup: the covering sub, then per depth a binary search in that sub's
+ *           inline ranges; the deepest hit and its parents are the chain.
+ *
+ * No DIE is visited per address except once per distinct function (its name,
+ * cached).  Names: DW_AT_linkage_name (demangled) or DW_AT_name, following
+ * DW_AT_abstract_origin and DW_AT_specification; a C++ function without a
+ * linkage name gets the names of its enclosing namespaces and classes.
+ * Locations: the line row for the innermost frame, DW_AT_call_file and
+ * DW_AT_call_line of the next deeper inline for the others.
+ *
+ * libdwarf 20210528 needs three workarounds (symbolication.md 2):
+ *   1. with no Dwarf_Error pointer and no handler it calls abort(): every
+ *      call here passes an error pointer, and a handler is installed too;
+ *   2. dwarf_formudata() rejects DW_FORM_implicit_const (GCC 11+ uses it for
+ *      DW_AT_call_file): read with dwarf_formsdata() instead;
+ *   3. for DWARF 5 line programs its file register starts at 0, not 1, so
+ *      rows before the first DW_LNS_set_file of a sequence name file 0.
+ *      GCC ("GNU " producers) never uses file 0: there 0 means 1.  LLVM
+ *      (clang, rustc) uses file 0 for the primary file, so a row reading 0
+ *      may be either: fix_llvm_file1() decides from the DW_AT_decl_file of
+ *      the innermost function at the row.
+ *
+ * Not handled: split DWARF (.dwo/.dwp), dwz supplementary files (names in
+ * them stay unresolved), type units (no code), two-level line tables.
+ */
+#include "core/pc_config.h"
+
+#include <stdlib.h>
+
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#include "symbolicate/pc_dwarf.h"
+
+#define MAX_DIE_DEPTH 200 /* nesting we follow; deeper DIEs are skipped */
+#define MAX_REF_HOPS  8	  /* abstract_origin/specification links followed for a name */
+#define MAX_CHAIN     256
+#define SCOPE_MAX     2048
+#define ARENA_CHUNK   65536
+#define DEMANGLE_MAX  16384
+#define ROW_END	      0x80000000u
+#define DECL_FILE_UNKNOWN (-2)
+
+enum { CU_NEW, CU_READY };
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* DIE offset -> string; key 0 is free (no DIE sits at offset 0). */
+struct offmap {
+	uint64_t *keys;
+	const char **vals;
+	uint32_t cap, len;
+};
+
+struct dw_node {
+	Dwarf_Off name_off;  /* the DIE whose name this is (an inline's abstract origin) */
+	const char *name;    /* resolved on first use */
+	int64_t decl_file;   /* DECL_FILE_UNKNOWN until needed (LLVM line tables) */
+	uint32_t parent;     /* enclosing node; PC_NONE for a subprogram */
+	uint32_t call_file;  /* inlines: where the enclosing function calls this one */
+	uint32_t call_line;
+	uint32_t inl_begin;  /* subprograms: their inline ranges in cu->inls */
+	uint32_t inl_end;
+	uint32_t max_depth;
+};
+
+struct dw_range {
+	uint64_t lo, hi;
+	uint32_t node;
+	uint32_t sub;
+	uint32_t depth;
+};
+
+struct dw_row {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file; /* | ROW_END on the end_sequence row */
+};
+
+struct dw_cu {
+	Dwarf_Off die_off;
+	uint64_t base;	      /* DW_AT_low_pc of the CU DIE: base of DWARF 4 range lists */
+	uint16_t version;
+	uint8_t addr_size;
+	uint8_t is_gnu;
+	uint8_t state;
+	uint8_t is_c;	      /* C: no member functions, so no need to look into types */
+	int64_t file_base;    /* the file number of files[0] */
+	struct dw_node *nodes;
+	uint32_t nnodes, cap_nodes;
+	struct dw_range *subs;
+	uint32_t nsubs, cap_subs;
+	uint64_t *subs_maxhi; /* max hi of subs[0..i] */
+	struct dw_range *inls;
+	uint32_t ninls, cap_inls;
+	struct dw_row *rows;
+	uint32_t nrows;
+	const char **files;
+	uint32_t nfiles;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+/* Attributes of one DIE that the index uses. */
+struct die_info {
+	Dwarf_Addr low, high;
+	int has_low, has_high, high_is_off;
+	Dwarf_Attribute ranges; /* kept until read, then freed */
+	Dwarf_Half ranges_form;
+	const char *name, *linkage, *producer;
+	uint64_t language;
+	Dwarf_Off origin, spec;
+	uint64_t call_file, call_line;
+	uint64_t decl_file;
+	int has_decl_file;
+};
+
+struct pc_dwarf {
+	struct profconv_ctx *ctx;
+	Dwarf_Debug dbg;
+	int text_at_zero;
+	int status; /* a warning made fatal (strict mode) */
+	uint64_t errors;
+	struct dw_cu *cus;
+	uint32_t ncus, cap_cus;
+	struct cu_range *crs;
+	uint32_t ncrs, cap_crs;
+	uint64_t *crs_maxhi;
+	struct offmap names; /* name DIE -> display name */
+	struct offmap quals; /* subprogram DIE without a linkage name -> qualified name */
+	struct arena_chunk *arena;
+	/* ranges of the DIE being read */
+	struct dw_range *rbuf;
+	uint32_t nr, cap_r;
+	size_t scope_len;
+	char scope[SCOPE_MAX];
+	char dembuf[DEMANGLE_MAX];
+	char path[4096];
+};
+
+/* --- small helpers --- */
+
+static void on_dwarf_error(Dwarf_Error err, Dwarf_Ptr arg)
+{
+	/* only reached if a call ever lacks an error pointer: never abort() */
+	(void)err;
+	(void)arg;
+}
+
+/* Swallow a libdwarf error: counted, the first reported as a warning. */
+static void drop(struct pc_dwarf *d, Dwarf_Error *err)
+{
+	if (d->errors++ == 0) {
+		int rc = pc_warn(d->ctx, "debug info problems skipped", NULL, "%s: DWARF: %s",
+				 d->path, *err ? dwarf_errmsg(*err) : "unreadable");
+
+		if (rc)
+			d->status = rc;
+	}
+	if (*err)
+		dwarf_dealloc_error(d->dbg, *err);
+	*err = NULL;
+}
+
+static char *arena_alloc(struct pc_dwarf *d, size_t len)
+{
+	struct arena_chunk *c = d->arena;
+	char *p;
+
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
+
+		c = pc_alloc(d->ctx, sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = d->arena;
+		d->arena = c;
+	}
+	p = c->data + c->used;
+	c->used += len;
+	return p;
+}
+
+static char *arena_strndup(struct pc_dwarf *d, const char *s, size_t len)
+{
+	char *p = arena_alloc(d, len + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = 0;
+	return p;
+}
+
+/* scope + "::" + name, in the arena (no stack buffer: this runs deep in the DIE walk) */
+static const char *qualify(struct pc_dwarf *d, const char *name)
+{
+	size_t ln = strlen(name);
+	char *q = arena_alloc(d, d->scope_len + 2 + ln + 1);
+
+	if (!q)
+		return NULL;
+	memcpy(q, d->scope, d->scope_len);
+	memcpy(q + d->scope_len, "::", 2);
+	memcpy(q + d->scope_len + 2, name, ln + 1);
+	return q;
+}
+
+static const char **offmap_get(const struct offmap *m, uint64_t key)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = (uint32_t)pc_hash64(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
+
+static int offmap_put(struct pc_dwarf *d, struct offmap *m, uint64_t key, const char *val)
+{
+	uint32_t i;
+
+	if ((uint64_t)(m->len + 1) * 2 > m->cap) {
+		struct offmap n;
+		uint32_t k;
+
+		if (m->cap >= (1u << 30))
+			return pc_fail(d->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many DWARF names",
+				       d->path);
+		n.cap = m->cap ? m->cap * 2 : 256;
+		n.len = m->len;
+		n.keys = pc_calloc(d->ctx, n.cap, sizeof(*n.keys));
+		n.vals = pc_alloc(d->ctx, (size_t)n.cap * sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			pc_free(d->ctx, n.keys);
+			pc_free(d->ctx, n.vals);
+			return PROFCONV_ERR_NOMEM;
+		}
+		for (k = 0; k < m->cap; k++) {
+			if (!m->keys[k])
+				continue;
+			for (i = (uint32_t)pc_hash64(m->keys[k]) & (n.cap - 1); n.keys[i];
+			     i = (i + 1) & (n.cap - 1))
+				;
+			n.keys[i] = m->keys[k];
+			n.vals[i] = m->vals[k];
+		}
+		pc_free(d->ctx, m->keys);
+		pc_free(d->ctx, m->vals);
+		*m = n;
+	}
+	for (i = (uint32_t)pc_hash64(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return 0;
+		}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->len++;
+	return 0;
+}
+
+static void offmap_free(struct pc_dwarf *d, struct offmap *m)
+{
+	pc_free(d->ctx, m->keys);
+	pc_free(d->ctx, m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* --- attributes --- */
+
+static int is_addr_form(Dwarf_Half form)
+{
+	switch (form) {
+	case DW_FORM_addr:
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* An unsigned constant, including DW_FORM_implicit_const (workaround 2). */
+static int attr_udata(struct pc_dwarf *d, Dwarf_Attribute a, uint64_t *v)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned u;
+	Dwarf_Signed sv;
+	Dwarf_Half form;
+
+	if (dwarf_whatform(a, &form, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		return -1;
+	}
+	if (form != DW_FORM_implicit_const) {
+		if (dwarf_formudata(a, &u, &err) == DW_DLV_OK) {
+			*v = u;
+			return 0;
+		}
+		if (err)
+			dwarf_dealloc_error(d->dbg, err);
+		err = NULL;
+	}
+	if (dwarf_formsdata(a, &sv, &err) == DW_DLV_OK) {
+		*v = (uint64_t)sv;
+		return 0;
+	}
+	drop(d, &err);
+	return -1;
+}
+
+static void attr_string(struct pc_dwarf *d, Dwarf_Attribute a, const char **out)
+{
+	Dwarf_Error err = NULL;
+	char *s;
+
+	if (dwarf_formstring(a, &s, &err) == DW_DLV_OK)
+		*out = s;
+	else if (err)
+		drop(d, &err);
+}
+
+static void attr_ref(struct pc_dwarf *d, Dwarf_Attribute a, Dwarf_Off *out)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+
+	if (dwarf_global_formref(a, &off, &err) == DW_DLV_OK)
+		*out = off;
+	else if (err)
+		drop(d, &err);
+}
+
+static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in)
+{
+	Dwarf_Attribute *list;
+	Dwarf_Signed n, i;
+	Dwarf_Error err = NULL;
+
+	memset(in, 0, sizeof(*in));
+	if (dwarf_attrlist(die, &list, &n, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		Dwarf_Attribute a = list[i];
+		Dwarf_Half num, form;
+		int keep = 0;
+
+		if (dwarf_whatattr(a, &num, &err) != DW_DLV_OK) {
+			drop(d, &err);
+			dwarf_dealloc_attribute(a);
+			continue;
+		}
+		switch (num) {
+		case DW_AT_low_pc:
+			if (dwarf_formaddr(a, &in->low, &err) == DW_DLV_OK)
+				in->has_low = 1;
+			else
+				drop(d, &err);
+			break;
+		case DW_AT_high_pc:
+			if (dwarf_whatform(a, &form, &err) != DW_DLV_OK) {
+				drop(d, &err);
+			} else if (is_addr_form(form)) {
+				if (dwarf_formaddr(a, &in->high, &err) == DW_DLV_OK)
+					in->has_high = 1;
+				else
+					drop(d, &err);
+			} else {
+				uint64_t v;
+
+				if (attr_udata(d, a, &v) == 0) {
+					in->high = v;
+					in->has_high = 1;
+					in->high_is_off = 1;
+				}
+			}
+			break;
+		case DW_AT_ranges:
+			if (in->ranges || dwarf_whatform(a, &in->ranges_form, &err) != DW_DLV_OK) {
+				if (err)
+					drop(d, &err);
+				break;
+			}
+			in->ranges = a;
+			keep = 1;
+			break;
+		case DW_AT_name:
+			attr_string(d, a, &in->name);
+			break;
+		case DW_AT_linkage_name:
+		case DW_AT_MIPS_linkage_name:
+			attr_string(d, a, &in->linkage);
+			break;
+		case DW_AT_producer:
+			attr_string(d, a, &in->producer);
+			break;
+		case DW_AT_language:
+			attr_udata(d, a, &in->language);
+			break;
+		case DW_AT_abstract_origin:
+			attr_ref(d, a, &in->origin);
+			break;
+		case DW_AT_specification:
+			attr_ref(d, a, &in->spec);
+			break;
+		case DW_AT_call_file:
+			attr_udata(d, a, &in->call_file);
+			break;
+		case DW_AT_call_line:
+			attr_udata(d, a, &in->call_line);
+			break;
+		case DW_AT_decl_file:
+			in->has_decl_file = attr_udata(d, a, &in->decl_file) == 0;
+			break;
+		default:
+			break;
+		}
+		if (!keep)
+			dwarf_dealloc_attribute(a);
+	}
+	dwarf_dealloc(d->dbg, list, DW_DLA_LIST);
+}
+
+static int has_attr(struct pc_dwarf *d, Dwarf_Die die, Dwarf_Half attr)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Bool yes = 0;
+
+	if (dwarf_hasattr(die, attr, &yes, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		return 0;
+	}
+	return yes != 0;
+}
+
+static void free_attrs(struct die_info *in)
+{
+	if (in->ranges)
+		dwarf_dealloc_attribute(in->ranges);
+	in->ranges = NULL;
+}
+
+/* --- address ranges --- */
+
+static int push_range(struct pc_dwarf *d, const struct dw_cu *cu, uint64_t lo, uint64_t hi)
+{
+	uint64_t tomb = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+
+	/* empty, or a discarded function's tombstone (0, -1 or -2) */
+	if (lo >= hi || (lo == 0 && !d->text_at_zero) || lo >= tomb - 1)
+		return 0;
+	if (pc_grow(d->ctx, (void **)&d->rbuf, sizeof(*d->rbuf), &d->cap_r, (size_t)d->nr + 1))
+		return PROFCONV_ERR_NOMEM;
+	d->rbuf[d->nr].lo = lo;
+	d->rbuf[d->nr].hi = hi;
+	d->nr++;
+	return 0;
+}
+
+static int rnglists(struct pc_dwarf *d, const struct dw_cu *cu, struct die_info *in)
+{
+	Dwarf_Rnglists_Head head;
+	Dwarf_Unsigned val, count, goff, i;
+	Dwarf_Error err = NULL;
+	int r;
+
+	if (in->ranges_form == DW_FORM_rnglistx)
+		r = dwarf_formudata(in->ranges, &val, &err);
+	else
+		r = dwarf_global_formref(in->ranges, &val, &err);
+	if (r != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	r = dwarf_rnglists_get_rle_head(in->ranges, in->ranges_form, val, &head, &count, &goff,
+					&err);
+	if (r != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	for (i = 0; i < count; i++) {
+		unsigned len, code;
+		Dwarf_Unsigned raw1, raw2, lo, hi;
+		Dwarf_Bool unavailable = 0;
+
+		r = dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+						      &unavailable, &lo, &hi, &err);
+		if (r != DW_DLV_OK) {
+			if (err)
+				drop(d, &err);
+			break;
+		}
+		if (code == DW_RLE_end_of_list)
+			break;
+		if (unavailable || code == DW_RLE_base_address || code == DW_RLE_base_addressx)
+			continue;
+		if (push_range(d, cu, lo, hi)) {
+			dwarf_dealloc_rnglists_head(head);
+			return PROFCONV_ERR_NOMEM;
+		}
+	}
+	dwarf_dealloc_rnglists_head(head);
+	return 0;
+}
+
+static int v4_ranges(struct pc_dwarf *d, const struct dw_cu *cu, Dwarf_Die die,
+		     struct die_info *in)
+{
+	Dwarf_Ranges *rl;
+	Dwarf_Signed n, i;
+	Dwarf_Unsigned bytes;
+	Dwarf_Off off, real;
+	Dwarf_Error err = NULL;
+	uint64_t base = cu->base;
+	int r = 0;
+
+	if (dwarf_global_formref(in->ranges, &off, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	if (dwarf_get_ranges_b(d->dbg, off, die, &real, &rl, &n, &bytes, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	for (i = 0; i < n && !r; i++) {
+		if (rl[i].dwr_type == DW_RANGES_END)
+			break;
+		if (rl[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = rl[i].dwr_addr2;
+		else
+			r = push_range(d, cu, base + rl[i].dwr_addr1, base + rl[i].dwr_addr2);
+	}
+	dwarf_ranges_dealloc(d->dbg, rl, n);
+	return r;
+}
+
+/* The DIE's ranges into d->rbuf[0..nr). */
+static int die_ranges(struct pc_dwarf *d, const struct dw_cu *cu, Dwarf_Die die,
+		      struct die_info *in)
+{
+	d->nr = 0;
+	if (in->has_low && in->has_high)
+		return push_range(d, cu, in->low, in->high_is_off ? in->low + in->high : in->high);
+	if (!in->ranges)
+		return 0;
+	if (cu->version >= 5 || in->ranges_form == DW_FORM_rnglistx)
+		return rnglists(d, cu, in);
+	return v4_ranges(d, cu, die, in);
+}
+
+/* --- open: the CU table --- */
+
+static int cu_range_cmp(const void *pa, const void *pb)
+{
+	const struct cu_range *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->cu < b->cu ? -1 : a->cu > b->cu;
+}
+
+static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
+{
+	Dwarf_Die die = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Half tag;
+	struct die_info in;
+	struct dw_cu *cu;
+	uint32_t i;
+	int r;
+
+	if (dwarf_siblingof_b(d->dbg, NULL, 1, &die, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		dwarf_dealloc_die(die);
+		return 0;
+	}
+	if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit) {
+		dwarf_dealloc_die(die);
+		return 0;
+	}
+	if (pc_grow(d->ctx, (void **)&d->cus, sizeof(*d->cus), &d->cap_cus, (size_t)d->ncus + 1)) {
+		dwarf_dealloc_die(die);
+		return PROFCONV_ERR_NOMEM;
+	}
+	cu = &d->cus[d->ncus];
+	memset(cu, 0, sizeof(*cu));
+	if (dwarf_dieoffset(die, &cu->die_off, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		dwarf_dealloc_die(die);
+		return 0;
+	}
+	cu->version = version;
+	cu->addr_size = (uint8_t)addr_size;
+	read_attrs(d, die, &in);
+	cu->base = in.has_low ? in.low : 0;
+	cu->is_gnu = in.producer && strncmp(in.producer, "GNU ", 4) == 0;
+	cu->is_c = in.language == DW_LANG_C89 || in.language == DW_LANG_C ||
+		   in.language == DW_LANG_C99 || in.language == DW_LANG_C11;
+	r = die_ranges(d, cu, die, &in);
+	free_attrs(&in);
+	dwarf_dealloc_die(die);
+	if (r)
+		return r;
+	if (!d->nr)
+		return 0; /* no code */
+	if (pc_grow(d->ctx, (void **)&d->crs, sizeof(*d->crs), &d->cap_crs,
+		    (size_t)d->ncrs + d->nr))
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < d->nr; i++) {
+		d->crs[d->ncrs].lo = d->rbuf[i].lo;
+		d->crs[d->ncrs].hi = d->rbuf[i].hi;
+		d->crs[d->ncrs].cu = d->ncus;
+		d->ncrs++;
+	}
+	d->ncus++;
+	return 0;
+}
+
+int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
+		  struct pc_dwarf **out)
+{
+	struct pc_dwarf *d;
+	Dwarf_Error err = NULL;
+	uint32_t i;
+	int r, rc = 0;
+
+	*out = NULL;
+	d = pc_calloc(ctx, 1, sizeof(*d));
+	if (!d)
+		return PROFCONV_ERR_NOMEM;
+	d->ctx = ctx;
+	d->text_at_zero = text_at_zero;
+	pc_snprintf(d->path, sizeof(d->path), "%s", path);
+	r = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_dwarf_error, NULL, &d->dbg, &err);
+	if (r != DW_DLV_OK) {
+		if (r == DW_DLV_ERROR) {
+			rc = pc_warn(ctx, "debug info problems skipped", NULL,
+				     "%s: DWARF unreadable: %s", path,
+				     err ? dwarf_errmsg(err) : "libdwarf error");
+			if (err)
+				dwarf_dealloc_error(NULL, err);
+		} else {
+			pc_note(ctx, "%s: no DWARF", path);
+		}
+		d->dbg = NULL;
+		pc_dwarf_close(d);
+		return rc;
+	}
+	for (;;) {
+		Dwarf_Unsigned hlen, typeoff, next;
+		Dwarf_Half version, addr_size, len_size, ext_size, ut;
+		Dwarf_Off abbrev;
+		Dwarf_Sig8 sig;
+
+		r = dwarf_next_cu_header_d(d->dbg, 1, &hlen, &version, &abbrev, &addr_size,
+					   &len_size, &ext_size, &sig, &typeoff, &next, &ut, &err);
+		if (r == DW_DLV_NO_ENTRY)
+			break;
+		if (r != DW_DLV_OK) {
+			drop(d, &err);
+			break;
+		}
+		if (ut == DW_UT_type || ut == DW_UT_skeleton || ut == DW_UT_split_compile ||
+		    ut == DW_UT_split_type)
+			continue;
+		rc = add_cu(d, version, addr_size);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		rc = d->status;
+	if (rc) {
+		pc_dwarf_close(d);
+		return rc;
+	}
+	if (!d->ncrs) {
+		pc_note(ctx, "%s: DWARF without code ranges", path);
+		pc_dwarf_close(d);
+		return 0;
+	}
+	qsort(d->crs, d->ncrs, sizeof(*d->crs), cu_range_cmp);
+	d->crs_maxhi = pc_alloc(ctx, (size_t)d->ncrs * sizeof(*d->crs_maxhi));
+	if (!d->crs_maxhi) {
+		pc_dwarf_close(d);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < d->ncrs; i++)
+		d->crs_maxhi[i] = i && d->crs_maxhi[i - 1] > d->crs[i].hi ? d->crs_maxhi[i - 1]
+									 : d->crs[i].hi;
+	*out = d;
+	return 0;
+}
+
+/* --- a CU's index --- */
+
+static uint32_t new_node(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Off name_off,
+			 uint32_t parent, const struct die_info *in)
+{
+	struct dw_node *n;
+
+	if (pc_grow(d->ctx, (void **)&cu->nodes, sizeof(*cu->nodes), &cu->cap_nodes,
+		    (size_t)cu->nnodes + 1))
+		return PC_NONE;
+	n = &cu->nodes[cu->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->name_off = name_off;
+	n->parent = parent;
+	n->decl_file = DECL_FILE_UNKNOWN;
+	n->call_file = in->call_file > UINT32_MAX ? 0 : (uint32_t)in->call_file;
+	n->call_line = in->call_line > UINT32_MAX ? 0 : (uint32_t)in->call_line;
+	return cu->nnodes++;
+}
+
+static int add_ranges(struct pc_dwarf *d, struct dw_range **arr, uint32_t *len, uint32_t *cap,
+		      uint32_t node, uint32_t sub, uint32_t depth)
+{
+	uint32_t i;
+
+	if (!d->nr)
+		return 0;
+	if (pc_grow(d->ctx, (void **)arr, sizeof(**arr), cap, (size_t)*len + d->nr))
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < d->nr; i++) {
+		struct dw_range *g = &(*arr)[(*len)++];
+
+		g->lo = d->rbuf[i].lo;
+		g->hi = d->rbuf[i].hi;
+		g->node = node;
+		g->sub = sub;
+		g->depth = depth;
+	}
+	return 0;
+}
+
+static int walk(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uint32_t sub,
+		uint32_t parent, uint32_t depth, unsigned level);
+
+/*
+ * Definitions can nest in a function without code: the operator() of a
+ * lambda sits in its closure type inside the abstract instance of the
+ * (inline or template) function that made it.  C has none of that.
+ */
+static int walk_codeless(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, unsigned level)
+{
+	if (cu->is_c)
+		return 0;
+	return walk(d, cu, die, PC_NONE, PC_NONE, 0, level + 1);
+}
+
+static int visit_subprogram(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uint32_t sub,
+			    unsigned level)
+{
+	struct die_info in;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+	uint32_t node;
+	int r;
+
+	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		return 0;
+	}
+	/* most are declarations: no code, and only a qualified name may be wanted */
+	if (!(sub == PC_NONE && d->scope_len) && !has_attr(d, die, DW_AT_low_pc) &&
+	    !has_attr(d, die, DW_AT_ranges))
+		return walk_codeless(d, cu, die, level);
+	read_attrs(d, die, &in);
+	if (sub == PC_NONE && in.name && !in.linkage && d->scope_len) {
+		const char *q = qualify(d, in.name);
+
+		if (!q || offmap_put(d, &d->quals, off, q)) {
+			free_attrs(&in);
+			return PROFCONV_ERR_NOMEM;
+		}
+	}
+	r = die_ranges(d, cu, die, &in);
+	free_attrs(&in);
+	if (r)
+		return r;
+	if (!d->nr)
+		return walk_codeless(d, cu, die, level);
+	node = new_node(d, cu, off, PC_NONE, &in);
+	if (node == PC_NONE ||
+	    add_ranges(d, &cu->subs, &cu->nsubs, &cu->cap_subs, node, node, 0))
+		return PROFCONV_ERR_NOMEM;
+	return walk(d, cu, die, node, node, 0, level + 1);
+}
+
+static int visit_inline(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uint32_t sub,
+			uint32_t parent, uint32_t depth, unsigned level)
+{
+	struct die_info in;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+	uint32_t node;
+	int r;
+
+	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		return 0;
+	}
+	read_attrs(d, die, &in);
+	r = die_ranges(d, cu, die, &in);
+	free_attrs(&in);
+	if (r)
+		return r;
+	node = new_node(d, cu, in.origin ? in.origin : off, parent, &in);
+	if (node == PC_NONE ||
+	    add_ranges(d, &cu->inls, &cu->ninls, &cu->cap_inls, node, sub, depth + 1))
+		return PROFCONV_ERR_NOMEM;
+	return walk(d, cu, die, sub, node, depth + 1, level + 1);
+}
+
+/*
+ * A namespace or class: its name extends the scope for the DIEs inside.  An
+ * unnamed class adds nothing but is still searched (a lambda's closure type
+ * holds its operator()).  Functions inside start their own chains.
+ */
+static int visit_scope(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, Dwarf_Half tag,
+		       unsigned level)
+{
+	Dwarf_Error err = NULL;
+	size_t saved = d->scope_len;
+	char *name = NULL;
+	int r;
+
+	r = dwarf_diename(die, &name, &err);
+	if (r == DW_DLV_ERROR)
+		drop(d, &err);
+	if ((r != DW_DLV_OK || !name) && tag == DW_TAG_namespace)
+		name = "(anonymous namespace)";
+	if (name && d->scope_len + strlen(name) + 3 < sizeof(d->scope))
+		d->scope_len += pc_snprintf(d->scope + d->scope_len,
+					    sizeof(d->scope) - d->scope_len, "%s%s",
+					    d->scope_len ? "::" : "", name);
+	r = walk(d, cu, die, PC_NONE, PC_NONE, 0, level + 1);
+	d->scope_len = saved;
+	d->scope[saved] = 0;
+	return r;
+}
+
+static int visit(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uint32_t sub,
+		 uint32_t parent, uint32_t depth, unsigned level)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Half tag;
+
+	if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
+		drop(d, &err);
+		return 0;
+	}
+	switch (tag) {
+	case DW_TAG_subprogram:
+		return visit_subprogram(d, cu, die, sub, level);
+	case DW_TAG_inlined_subroutine:
+		if (sub == PC_NONE)
+			return walk_codeless(d, cu, die, level);
+		return visit_inline(d, cu, die, sub, parent, depth, level);
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		if (sub == PC_NONE)
+			return walk_codeless(d, cu, die, level);
+		return walk(d, cu, die, sub, parent, depth, level + 1);
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_interface_type:
+		if (cu->is_c)
+			return 0; /* no member functions */
+		return visit_scope(d, cu, die, tag, level);
+	case DW_TAG_namespace:
+		return visit_scope(d, cu, die, tag, level);
+	default:
+		return 0;
+	}
+}
+
+static int walk(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uint32_t sub,
+		uint32_t parent, uint32_t depth, unsigned level)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die c = NULL, next = NULL;
+	int r;
+
+	if (level > MAX_DIE_DEPTH)
+		return 0;
+	r = dwarf_child(die, &c, &err);
+	if (r == DW_DLV_ERROR)
+		drop(d, &err);
+	while (r == DW_DLV_OK) {
+		int rc = visit(d, cu, c, sub, parent, depth, level);
+
+		if (rc) {
+			dwarf_dealloc_die(c);
+			return rc;
+		}
+		r = dwarf_siblingof_b(d->dbg, c, 1, &next, &err);
+		dwarf_dealloc_die(c);
+		if (r == DW_DLV_ERROR)
+			drop(d, &err);
+		c = next;
+	}
+	return 0;
+}
+
+static int range_lo_cmp(const void *pa, const void *pb)
+{
+	const struct dw_range *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static int range_sub_cmp(const void *pa, const void *pb)
+{
+	const struct dw_range *a = pa, *b = pb;
+
+	if (a->sub != b->sub)
+		return a->sub < b->sub ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return range_lo_cmp(pa, pb);
+}
+
+/* --- line rows --- */
+
+struct seq {
+	uint64_t lo;
+	uint32_t begin, end; /* rows [begin, end) */
+};
+
+struct row_idx {
+	struct dw_row row;
+	uint32_t idx;
+};
+
+static int seq_cmp(const void *pa, const void *pb)
+{
+	const struct seq *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->begin < b->begin ? -1 : a->begin > b->begin;
+}
+
+/* Row order: address, then an end_sequence row before a row that starts there. */
+static int row_before(const struct dw_row *a, const struct dw_row *b)
+{
+	if (a->addr != b->addr)
+		return a->addr < b->addr;
+	return (a->file & ROW_END) && !(b->file & ROW_END);
+}
+
+static int row_idx_cmp(const void *pa, const void *pb)
+{
+	const struct row_idx *a = pa, *b = pb;
+
+	if (row_before(&a->row, &b->row))
+		return -1;
+	if (row_before(&b->row, &a->row))
+		return 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int sort_rows(struct pc_dwarf *d, struct dw_cu *cu, struct dw_row *raw, struct seq *seqs,
+		     uint32_t nseqs)
+{
+	uint32_t i, n = 0, total = 0;
+	struct row_idx *t;
+
+	for (i = 0; i < nseqs; i++)
+		total += seqs[i].end - seqs[i].begin;
+	if (!total)
+		return 0;
+	cu->rows = pc_alloc(d->ctx, (size_t)total * sizeof(*cu->rows));
+	if (!cu->rows)
+		return PROFCONV_ERR_NOMEM;
+	qsort(seqs, nseqs, sizeof(*seqs), seq_cmp);
+	for (i = 0; i < nseqs; i++) {
+		memcpy(cu->rows + n, raw + seqs[i].begin,
+		       (size_t)(seqs[i].end - seqs[i].begin) * sizeof(*raw));
+		n += seqs[i].end - seqs[i].begin;
+	}
+	cu->nrows = n;
+	for (i = 1; i < n; i++)
+		if (row_before(&cu->rows[i], &cu->rows[i - 1]))
+			break;
+	if (i >= n)
+		return 0;
+	/* overlapping sequences: a full sort, stable by position */
+	t = pc_alloc(d->ctx, (size_t)n * sizeof(*t));
+	if (!t)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].row = cu->rows[i];
+		t[i].idx = i;
+	}
+	qsort(t, n, sizeof(*t), row_idx_cmp);
+	for (i = 0; i < n; i++)
+		cu->rows[i] = t[i].row;
+	pc_free(d->ctx, t);
+	return 0;
+}
+
+static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die,
+		      Dwarf_Line_Context lctx)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Signed cnt = 0, i, base, count, end;
+	char **src;
+	int rc = 0;
+
+	if (dwarf_srclines_files_indexes(lctx, &base, &count, &end, &err) == DW_DLV_OK)
+		cu->file_base = base;
+	else
+		drop(d, &err);
+	if (dwarf_srcfiles(cu_die, &src, &cnt, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	if (cnt > 0 && cnt < (Dwarf_Signed)UINT32_MAX) {
+		cu->files = pc_calloc(d->ctx, (size_t)cnt, sizeof(*cu->files));
+		if (!cu->files)
+			rc = PROFCONV_ERR_NOMEM;
+		else
+			cu->nfiles = (uint32_t)cnt;
+	}
+	for (i = 0; i < cnt; i++) {
+		if (!rc && src[i]) {
+			cu->files[i] = arena_strndup(d, src[i], strlen(src[i]));
+			if (!cu->files[i])
+				rc = PROFCONV_ERR_NOMEM;
+		}
+		dwarf_dealloc(d->dbg, src[i], DW_DLA_STRING);
+	}
+	dwarf_dealloc(d->dbg, src, DW_DLA_LIST);
+	return rc;
+}
+
+static const struct dw_range *find_sub(const struct dw_cu *cu, uint64_t a);
+
+/* DW_AT_decl_file of a DIE or what it refers to; -1 if none. */
+static int64_t decl_file_of(struct pc_dwarf *d, Dwarf_Off off)
+{
+	unsigned hop;
+
+	for (hop = 0; hop < MAX_REF_HOPS && off; hop++) {
+		Dwarf_Error err = NULL;
+		struct die_info in;
+		Dwarf_Die die;
+
+		if (dwarf_offdie_b(d->dbg, off, 1, &die, &err) != DW_DLV_OK) {
+			if (err)
+				drop(d, &err);
+			break;
+		}
+		read_attrs(d, die, &in);
+		free_attrs(&in);
+		dwarf_dealloc_die(die);
+		if (in.has_decl_file)
+			return in.decl_file > INT32_MAX ? -1 : (int64_t)in.decl_file;
+		off = in.origin ? in.origin : in.spec;
+	}
+	return -1;
+}
+
+static uint32_t innermost_node(const struct dw_cu *cu, uint64_t a, const struct dw_range **sub);
+
+static int64_t node_decl_file(struct pc_dwarf *d, struct dw_node *n)
+{
+	if (n->decl_file == DECL_FILE_UNKNOWN)
+		n->decl_file = decl_file_of(d, n->name_off);
+	return n->decl_file;
+}
+
+/*
+ * Workaround 3 for DWARF 5 from LLVM (clang, rustc): LLVM names the primary
+ * file 0 and writes DW_LNS_set_file only when the file differs from the
+ * register, which starts at 1; libdwarf starts it at 0.  So the rows of a
+ * sequence before its first set_file read 0 whether they were 1 (the
+ * default) or 0 (set explicitly).  A row is in the file of the innermost
+ * function there (its DW_AT_decl_file): while that is 1, the row was 1; the
+ * first row in a function of file 0 shows where LLVM set file 0, and from
+ * there on 0 is true.
+ */
+static void fix_llvm_file1(struct pc_dwarf *d, struct dw_cu *cu, struct dw_row *raw,
+			   const struct seq *seqs, uint32_t nseqs)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < nseqs && cu->nsubs; i++) {
+		for (k = seqs[i].begin; k < seqs[i].end && !(raw[k].file & ~ROW_END); k++) {
+			uint32_t n;
+
+			if (raw[k].file & ROW_END)
+				break;
+			n = innermost_node(cu, raw[k].addr, NULL);
+			if (n == PC_NONE || node_decl_file(d, &cu->nodes[n]) == 0)
+				break;
+			raw[k].file |= 1;
+		}
+	}
+}
+
+static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
+{
+	Dwarf_Unsigned version;
+	Dwarf_Small tcount;
+	Dwarf_Line_Context lctx;
+	Dwarf_Line *lines;
+	Dwarf_Signed n = 0, i;
+	Dwarf_Error err = NULL;
+	struct dw_row *raw = NULL;
+	struct seq *seqs = NULL;
+	uint32_t nraw = 0, nseqs = 0, cap_seqs = 0, begin = 0;
+	uint64_t tomb = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+	int rc = 0, fix_file0;
+
+	if (dwarf_srclines_b(cu_die, &version, &tcount, &lctx, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	if (tcount != 1)
+		goto out;
+	rc = load_files(d, cu, cu_die, lctx);
+	if (rc)
+		goto out;
+	if (dwarf_srclines_from_linecontext(lctx, &lines, &n, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		goto out;
+	}
+	if (n <= 0 || n >= (Dwarf_Signed)UINT32_MAX)
+		goto out;
+	raw = pc_alloc(d->ctx, (size_t)n * sizeof(*raw));
+	if (!raw) {
+		rc = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	fix_file0 = cu->is_gnu && version >= 5; /* workaround 3 */
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr addr;
+		Dwarf_Unsigned line, file;
+		Dwarf_Bool end;
+		struct dw_row *w;
+
+		if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
+		    dwarf_lineno(lines[i], &line, &err) != DW_DLV_OK ||
+		    dwarf_line_srcfileno(lines[i], &file, &err) != DW_DLV_OK ||
+		    dwarf_lineendsequence(lines[i], &end, &err) != DW_DLV_OK) {
+			drop(d, &err);
+			break;
+		}
+		if (file == 0 && fix_file0)
+			file = 1;
+		w = &raw[nraw++];
+		w->addr = addr;
+		w->line = line > UINT32_MAX ? 0 : (uint32_t)line;
+		w->file = (file >= ROW_END ? 0 : (uint32_t)file) | (end ? ROW_END : 0);
+		if (!end && i + 1 < n)
+			continue;
+		/* a sequence ends: keep it unless it is a discarded function's (at 0 or -1) */
+		if (!((raw[begin].addr == 0 && !d->text_at_zero) || raw[begin].addr >= tomb - 1)) {
+			if (pc_grow(d->ctx, (void **)&seqs, sizeof(*seqs), &cap_seqs,
+				    (size_t)nseqs + 1)) {
+				rc = PROFCONV_ERR_NOMEM;
+				goto out;
+			}
+			seqs[nseqs].lo = raw[begin].addr;
+			seqs[nseqs].begin = begin;
+			seqs[nseqs].end = nraw;
+			nseqs++;
+		}
+		begin = nraw;
+	}
+	if (!cu->is_gnu && version >= 5)
+		fix_llvm_file1(d, cu, raw, seqs, nseqs);
+	rc = sort_rows(d, cu, raw, seqs, nseqs);
+out:
+	pc_free(d->ctx, raw);
+	pc_free(d->ctx, seqs);
+	dwarf_srclines_dealloc_b(lctx);
+	return rc;
+}
+
+static int finish_cu(struct pc_dwarf *d, struct dw_cu *cu)
+{
+	uint32_t i;
+
+	if (cu->nsubs) {
+		qsort(cu->subs, cu->nsubs, sizeof(*cu->subs), range_lo_cmp);
+		cu->subs_maxhi = pc_alloc(d->ctx, (size_t)cu->nsubs * sizeof(*cu->subs_maxhi));
+		if (!cu->subs_maxhi)
+			return PROFCONV_ERR_NOMEM;
+		for (i = 0; i < cu->nsubs; i++)
+			cu->subs_maxhi[i] = i && cu->subs_maxhi[i - 1] > cu->subs[i].hi
+						    ? cu->subs_maxhi[i - 1]
+						    : cu->subs[i].hi;
+	}
+	if (cu->ninls)
+		qsort(cu->inls, cu->ninls, sizeof(*cu->inls), range_sub_cmp);
+	for (i = 0; i < cu->ninls; i++) {
+		struct dw_node *s = &cu->nodes[cu->inls[i].sub];
+
+		if (i == 0 || cu->inls[i - 1].sub != cu->inls[i].sub)
+			s->inl_begin = i;
+		s->inl_end = i + 1;
+		s->max_depth = cu->inls[i].depth;
+	}
+	return 0;
+}
+
+static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
+{
+	Dwarf_Die die;
+	Dwarf_Error err = NULL;
+	int rc;
+
+	cu->state = CU_READY; /* whatever happens, this CU is read once */
+	if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return d->status;
+	}
+	rc = walk(d, cu, die, PC_NONE, PC_NONE, 0, 0);
+	if (!rc)
+		rc = finish_cu(d, cu);
+	if (!rc)
+		rc = load_lines(d, cu, die);
+	dwarf_dealloc_die(die);
+	return rc ? rc : d->status;
+}
+
+/* --- names --- */
+
+static const char *resolve_name(struct pc_dwarf *d, Dwarf_Off off)
+{
+	const char **cached = offmap_get(&d->names, off);
+	const char *linkage = NULL, *qual = NULL, *bare = NULL, *name;
+	Dwarf_Off cur = off;
+	unsigned hop;
+
+	if (cached)
+		return *cached;
+	for (hop = 0; hop < MAX_REF_HOPS && cur; hop++) {
+		const char **q = offmap_get(&d->quals, cur);
+		Dwarf_Error err = NULL;
+		struct die_info in;
+		Dwarf_Die die;
+
+		if (q && !qual)
+			qual = *q;
+		if (dwarf_offdie_b(d->dbg, cur, 1, &die, &err) != DW_DLV_OK) {
+			if (err)
+				drop(d, &err);
+			break;
+		}
+		read_attrs(d, die, &in);
+		free_attrs(&in);
+		dwarf_dealloc_die(die);
+		if (in.linkage) {
+			linkage = in.linkage;
+			break;
+		}
+		if (in.name && !bare)
+			bare = in.name;
+		cur = in.origin ? in.origin : in.spec;
+	}
+	if (linkage) {
+		name = pc_demangle(linkage, d->dembuf, sizeof(d->dembuf));
+		if (name == d->dembuf)
+			name = arena_strndup(d, name, strlen(name));
+	} else {
+		name = qual ? qual : bare ? bare : "<unnamed>";
+	}
+	if (!name || offmap_put(d, &d->names, off, name))
+		return NULL;
+	return name;
+}
+
+static const char *node_name(struct pc_dwarf *d, struct dw_node *n)
+{
+	if (!n->name)
+		n->name = resolve_name(d, n->name_off);
+	return n->name;
+}
+
+static const char *file_name(const struct dw_cu *cu, uint32_t file)
+{
+	int64_t i = (int64_t)file - cu->file_base;
+
+	if (i < 0 || i >= (int64_t)cu->nfiles)
+		return NULL;
+	return cu->files[i];
+}
+
+/* --- lookup --- */
+
+static const struct dw_row *find_row(const struct dw_cu *cu, uint64_t a)
+{
+	uint32_t lo = 0, hi = cu->nrows;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (cu->rows[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || (cu->rows[lo - 1].file & ROW_END))
+		return NULL;
+	return &cu->rows[lo - 1];
+}
+
+static const struct dw_range *find_sub(const struct dw_cu *cu, uint64_t a)
+{
+	uint32_t lo = 0, hi = cu->nsubs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (cu->subs[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && cu->subs_maxhi[lo] > a)
+		if (a < cu->subs[lo].hi)
+			return &cu->subs[lo];
+	return NULL;
+}
+
+/* The inline node at depth dd covering a within a sub's inls [b, e), or PC_NONE. */
+static uint32_t find_inline(const struct dw_cu *cu, uint32_t b, uint32_t e, uint32_t dd,
+			    uint64_t a)
+{
+	uint32_t lo = b, hi = e;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct dw_range *g = &cu->inls[mid];
+
+		if (g->depth < dd || (g->depth == dd && g->lo <= a))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == b)
+		return PC_NONE;
+	if (cu->inls[lo - 1].depth != dd || a >= cu->inls[lo - 1].hi)
+		return PC_NONE;
+	return cu->inls[lo - 1].node;
+}
+
+/* The deepest function (inline or not) covering a; PC_NONE if none. */
+static uint32_t innermost_node(const struct dw_cu *cu, uint64_t a, const struct dw_range **sub)
+{
+	const struct dw_range *sr = find_sub(cu, a);
+	const struct dw_node *s;
+	uint32_t deepest, dd;
+
+	if (sub)
+		*sub = sr;
+	if (!sr)
+		return PC_NONE;
+	s = &cu->nodes[sr->node];
+	deepest = sr->node;
+	for (dd = 1; dd <= s->max_depth && s->inl_end > s->inl_begin; dd++) {
+		uint32_t x = find_inline(cu, s->inl_begin, s->inl_end, dd, a);
+
+		if (x != PC_NONE)
+			deepest = x;
+	}
+	return deepest;
+}
+
+static int fill_chain(struct pc_dwarf *d, struct dw_cu *cu, const struct dw_range *sr,
+		      uint32_t deepest, uint64_t a, struct pc_dwarf_hit *hit)
+{
+	uint32_t chain[MAX_CHAIN], n = 0, k, skip;
+	const struct dw_row *row;
+
+	/* innermost first, then reversed */
+	for (k = deepest; k != PC_NONE && n < MAX_CHAIN; k = cu->nodes[k].parent)
+		chain[n++] = k;
+	for (k = 0; k < n / 2; k++) {
+		uint32_t t = chain[k];
+
+		chain[k] = chain[n - 1 - k];
+		chain[n - 1 - k] = t;
+	}
+	/* too deep: keep the outer function and the innermost levels */
+	skip = n > PC_MAX_INLINE ? n - PC_MAX_INLINE : 0;
+	hit->nframes = n - skip;
+	for (k = 0; k < hit->nframes; k++) {
+		uint32_t c = k == 0 ? 0 : k + skip;
+		struct pc_sym_frame *f = &hit->frames[k];
+
+		f->name = node_name(d, &cu->nodes[chain[c]]);
+		if (!f->name)
+			return PROFCONV_ERR_NOMEM;
+		if (c + 1 < n) {
+			const struct dw_node *callee = &cu->nodes[chain[c + 1]];
+
+			f->file = file_name(cu, callee->call_file);
+			f->line = callee->call_line;
+		} else {
+			row = find_row(cu, a);
+			f->file = row ? file_name(cu, row->file & ~ROW_END) : NULL;
+			f->line = row ? row->line : 0;
+		}
+	}
+	hit->sub_lo = sr->lo;
+	hit->sub_hi = sr->hi;
+	return 0;
+}
+
+int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit)
+{
+	const struct dw_row *line_row = NULL;
+	const struct dw_cu *line_cu = NULL;
+	uint32_t lo = 0, hi = d->ncrs;
+	int rc;
+
+	hit->nframes = 0;
+	hit->sub_lo = hit->sub_hi = 0;
+	if (d->status)
+		return -d->status;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->crs[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && d->crs_maxhi[lo] > a) {
+		struct dw_cu *cu;
+		const struct dw_range *sr;
+		uint32_t deepest;
+
+		if (a >= d->crs[lo].hi)
+			continue;
+		cu = &d->cus[d->crs[lo].cu];
+		if (cu->state == CU_NEW) {
+			rc = load_cu(d, cu);
+			if (rc)
+				return -rc;
+		}
+		deepest = cu->nsubs ? innermost_node(cu, a, &sr) : PC_NONE;
+		if (deepest != PC_NONE) {
+			rc = fill_chain(d, cu, sr, deepest, a, hit);
+			return rc ? -rc : 1;
+		}
+		if (!line_row) {
+			line_row = find_row(cu, a);
+			line_cu = cu;
+		}
+	}
+	if (!line_row)
+		return 0;
+	/* assembler: a line row but no function */
+	hit->nframes = 1;
+	hit->frames[0].name = NULL;
+	hit->frames[0].file = file_name(line_cu, line_row->file & ~ROW_END);
+	hit->frames[0].line = line_row->line;
+	return 1;
+}
+
+void pc_dwarf_close(struct pc_dwarf *d)
+{
+	struct profconv_ctx *ctx;
+	Dwarf_Error err = NULL;
+	uint32_t i;
+
+	if (!d)
+		return;
+	ctx = d->ctx;
+	for (i = 0; i < d->ncus; i++) {
+		struct dw_cu *cu = &d->cus[i];
+
+		pc_free(ctx, cu->nodes);
+		pc_free(ctx, cu->subs);
+		pc_free(ctx, cu->subs_maxhi);
+		pc_free(ctx, cu->inls);
+		pc_free(ctx, cu->rows);
+		pc_free(ctx, cu->files);
+	}
+	pc_free(ctx, d->cus);
+	pc_free(ctx, d->crs);
+	pc_free(ctx, d->crs_maxhi);
+	pc_free(ctx, d->rbuf);
+	offmap_free(d, &d->names);
+	offmap_free(d, &d->quals);
+	while (d->arena) {
+		struct arena_chunk *c = d->arena;
+
+		d->arena = c->next;
+		pc_free(ctx, c);
+	}
+	if (d->dbg && dwarf_finish(d->dbg, &err) != DW_DLV_OK && err)
+		dwarf_dealloc_error(NULL, err);
+	pc_free(ctx, d);
+}

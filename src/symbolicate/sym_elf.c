@@ -1,0 +1,1100 @@
+/*
+ * sym_elf.c - the ELF symbol source: function symbols from .symtab and
+ * .dynsym, the GNU build id, .gnu_debuglink, and (through sym_dwarf.c) DWARF
+ * inline chains with file:line.
+ *
+ * Our own small ELF reader: the file is mapped read-only and every header,
+ * table and string is bounds-checked against the file size before use.
+ * ELF32 and ELF64, either byte order.
+ *
+ * Addresses.  A lookup gets a file offset (perf: ip - map.start +
+ * map.pgoff); the PT_LOAD segment holding that offset turns it into an SVMA
+ * (the link-time address symbols and DWARF use): svma = off - p_offset +
+ * p_vaddr.  The symbol start goes back the same way, so sym_start is a file
+ * offset too.  A separate debug file (objcopy --only-keep-debug) keeps the
+ * program headers' addresses and sizes in memory but not their file offsets
+ * or file sizes; for such a file the offsets are laid out again the way the
+ * linkers do it (each segment at the first offset >= the end of the previous
+ * one that is congruent to its p_vaddr modulo p_align), which gives back
+ * the original offsets for GNU ld and lld layouts.
+ *
+ * Symbols.  STT_FUNC and STT_GNU_IFUNC, plus STT_NOTYPE symbols in
+ * executable sections (assembler code) unless they fall inside a sized
+ * function.  Size 0 runs to the next symbol or the end of the section.
+ * Several names at one address: FUNC before NOTYPE, then GLOBAL, WEAK,
+ * LOCAL, then fewer leading underscores, then the shorter name, then
+ * strcmp order.  Names are demangled on their first hit.
+ *
+ * Not read: .gnu_debugdata (MiniDebugInfo), PLT stubs (no symbols), ET_REL
+ * objects (kernel modules), dwz supplementary files, split DWARF.
+ */
+#include "core/pc_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolicate/pc_dwarf.h"
+#include "symbolicate/pc_symsrc.h"
+
+/* The ELF constants used here (no <elf.h>: not every platform has one). */
+#define E_CLASS32	 1
+#define E_CLASS64	 2
+#define E_DATA_LSB	 1
+#define E_DATA_MSB	 2
+#define E_ET_REL	 1
+#define E_ET_EXEC	 2
+#define E_ET_DYN	 3
+#define E_EM_ARM	 40
+#define E_PT_LOAD	 1
+#define E_PT_NOTE	 4
+#define E_PF_W		 2
+#define E_PF_X		 1
+#define E_PN_XNUM	 0xffff
+#define E_SHT_SYMTAB	 2
+#define E_SHT_STRTAB	 3
+#define E_SHT_NOTE	 7
+#define E_SHT_NOBITS	 8
+#define E_SHT_DYNSYM	 11
+#define E_SHT_SYMTAB_SHNDX 18
+#define E_SHF_EXECINSTR	 0x4
+#define E_SHF_COMPRESSED 0x800
+#define E_COMPRESS_ZSTD	 2
+#define E_SHN_UNDEF	 0
+#define E_SHN_LORESERVE	 0xff00
+#define E_SHN_XINDEX	 0xffff
+#define E_STT_NOTYPE	 0
+#define E_STT_FUNC	 2
+#define E_STT_GNU_IFUNC	 10
+#define E_STB_LOCAL	 0
+#define E_STB_GLOBAL	 1
+#define E_STB_WEAK	 2
+#define E_STB_GNU_UNIQUE 10
+#define E_NT_GNU_BUILD_ID 3
+
+#define DEMANGLE_MAX 16384
+
+/* A mapped ELF file and its header fields. */
+struct elf_map {
+	const char *path;
+	const unsigned char *p;
+	uint64_t size;
+	int fd;
+	int is64, swap;
+	uint16_t type, machine;
+	uint64_t phoff, shoff;
+	uint32_t phnum, shnum, shstrndx;
+	uint32_t phentsize, shentsize;
+	const char *bad; /* what was wrong, for pc_fail */
+	uint64_t bad_off;
+};
+
+struct elf_shdr {
+	uint32_t name, type, link, info;
+	uint64_t flags, addr, offset, size, entsize, addralign;
+};
+
+struct elf_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+/* A loadable segment, as used for address conversion. */
+struct elf_seg {
+	uint64_t off, vaddr, filesz;
+	int exec;
+};
+
+struct elf_sym {
+	uint64_t addr;	    /* SVMA */
+	uint64_t end;	    /* exclusive; 0 = not sized yet */
+	uint64_t sec_end;   /* end of its section */
+	const char *name;   /* in the mapped string table */
+	const char *shown;  /* demangled name, filled on the first hit */
+	uint8_t type_rank;  /* 0 FUNC/IFUNC, 1 NOTYPE */
+	uint8_t bind_rank;  /* 0 GLOBAL, 1 WEAK, 2 LOCAL, 3 other */
+	uint8_t sized;
+};
+
+struct elf_src {
+	struct pc_symsrc base;
+	struct elf_map m;
+	struct elf_seg *segs;
+	uint32_t nsegs;
+	struct elf_sym *syms;
+	uint32_t nsyms;
+	struct pc_dwarf *dw;
+	struct pc_dwarf_hit hit;
+	char dembuf[DEMANGLE_MAX];
+};
+
+/* --- the mapped file --- */
+
+static int corrupt(struct elf_map *m, uint64_t off, const char *what)
+{
+	if (!m->bad) {
+		m->bad = what;
+		m->bad_off = off;
+	}
+	return -1;
+}
+
+static uint16_t ld16(const struct elf_map *m, uint64_t off)
+{
+	return pc_load_u16(m->p + off, m->swap);
+}
+
+static uint32_t ld32(const struct elf_map *m, uint64_t off)
+{
+	return pc_load_u32(m->p + off, m->swap);
+}
+
+static uint64_t ld64(const struct elf_map *m, uint64_t off)
+{
+	return pc_load_u64(m->p + off, m->swap);
+}
+
+static void map_close(struct elf_map *m)
+{
+	if (m->p)
+		munmap((void *)m->p, m->size);
+	if (m->fd >= 0)
+		close(m->fd);
+	m->p = NULL;
+	m->fd = -1;
+}
+
+static int host_is_big_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char b;
+
+	memcpy(&b, &one, 1);
+	return b == 0;
+}
+
+static int get_shdr(struct elf_map *m, uint32_t i, struct elf_shdr *sh)
+{
+	uint64_t o = m->shoff + (uint64_t)i * m->shentsize;
+
+	if (i >= m->shnum && !(i == 0 && m->shoff))
+		return -1;
+	if (!pc_fits(o, m->is64 ? 64 : 40, m->size))
+		return corrupt(m, o, "section header outside the file");
+	sh->name = ld32(m, o);
+	sh->type = ld32(m, o + 4);
+	if (m->is64) {
+		sh->flags = ld64(m, o + 8);
+		sh->addr = ld64(m, o + 16);
+		sh->offset = ld64(m, o + 24);
+		sh->size = ld64(m, o + 32);
+		sh->link = ld32(m, o + 40);
+		sh->info = ld32(m, o + 44);
+		sh->addralign = ld64(m, o + 48);
+		sh->entsize = ld64(m, o + 56);
+	} else {
+		sh->flags = ld32(m, o + 8);
+		sh->addr = ld32(m, o + 12);
+		sh->offset = ld32(m, o + 16);
+		sh->size = ld32(m, o + 20);
+		sh->link = ld32(m, o + 24);
+		sh->info = ld32(m, o + 28);
+		sh->addralign = ld32(m, o + 32);
+		sh->entsize = ld32(m, o + 36);
+	}
+	return 0;
+}
+
+static int get_phdr(struct elf_map *m, uint32_t i, struct elf_phdr *ph)
+{
+	uint64_t o = m->phoff + (uint64_t)i * m->phentsize;
+
+	if (!pc_fits(o, m->is64 ? 56 : 32, m->size))
+		return corrupt(m, o, "program header outside the file");
+	ph->type = ld32(m, o);
+	if (m->is64) {
+		ph->flags = ld32(m, o + 4);
+		ph->offset = ld64(m, o + 8);
+		ph->vaddr = ld64(m, o + 16);
+		ph->filesz = ld64(m, o + 32);
+		ph->memsz = ld64(m, o + 40);
+		ph->align = ld64(m, o + 48);
+	} else {
+		ph->offset = ld32(m, o + 4);
+		ph->vaddr = ld32(m, o + 8);
+		ph->filesz = ld32(m, o + 16);
+		ph->memsz = ld32(m, o + 20);
+		ph->flags = ld32(m, o + 24);
+		ph->align = ld32(m, o + 28);
+	}
+	return 0;
+}
+
+/* The section's bytes are in the file (not NOBITS, inside the size). */
+static int sec_in_file(const struct elf_map *m, const struct elf_shdr *sh)
+{
+	return sh->type != E_SHT_NOBITS && pc_fits(sh->offset, sh->size, m->size);
+}
+
+/* A NUL-terminated string at off inside [base, base + size), or NULL. */
+static const char *str_at(const struct elf_map *m, uint64_t base, uint64_t size, uint64_t off)
+{
+	const unsigned char *s;
+
+	if (off >= size)
+		return NULL;
+	s = m->p + base + off;
+	if (!memchr(s, 0, size - off))
+		return NULL;
+	return (const char *)s;
+}
+
+static const char *sec_name(struct elf_map *m, const struct elf_shdr *sh)
+{
+	struct elf_shdr st;
+	const char *n;
+
+	if (m->shstrndx == 0 || get_shdr(m, m->shstrndx, &st) || !sec_in_file(m, &st))
+		return "";
+	n = str_at(m, st.offset, st.size, sh->name);
+	return n ? n : "";
+}
+
+static int find_section(struct elf_map *m, const char *name, struct elf_shdr *out)
+{
+	uint32_t i;
+
+	for (i = 1; i < m->shnum; i++) {
+		if (get_shdr(m, i, out))
+			return -1;
+		if (strcmp(sec_name(m, out), name) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Map path and read the ELF header.  0 = ready; 1 = not usable (why set:
+ * absent, unreadable, not ELF); -1 = corrupt (m->bad set).
+ */
+static int map_open(struct elf_map *m, const char *path, char *why, size_t whylen)
+{
+	static const unsigned char magic[4] = { 0x7f, 'E', 'L', 'F' };
+	struct stat st;
+	void *p;
+	int cls, data;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->path = path;
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		pc_snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		return 1;
+	}
+	if (fstat(m->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		pc_snprintf(why, whylen, "not a regular file");
+		map_close(m);
+		return 1;
+	}
+	if (st.st_size < 52) {
+		pc_snprintf(why, whylen, "not an ELF file (%lld bytes)", (long long)st.st_size);
+		map_close(m);
+		return 1;
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		pc_snprintf(why, whylen, "too large to map");
+		map_close(m);
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, m->fd, 0);
+	if (p == MAP_FAILED) {
+		pc_snprintf(why, whylen, "cannot map: %s", strerror(errno));
+		map_close(m);
+		return 1;
+	}
+	m->p = p;
+	m->size = (uint64_t)st.st_size;
+	if (memcmp(m->p, magic, 4) != 0) {
+		pc_snprintf(why, whylen, "not an ELF file");
+		map_close(m);
+		return 1;
+	}
+	cls = m->p[4];
+	data = m->p[5];
+	if ((cls != E_CLASS32 && cls != E_CLASS64) || (data != E_DATA_LSB && data != E_DATA_MSB)) {
+		pc_snprintf(why, whylen, "unknown ELF class %d or byte order %d", cls, data);
+		map_close(m);
+		return 1;
+	}
+	m->is64 = cls == E_CLASS64;
+	m->swap = (data == E_DATA_MSB) != host_is_big_endian();
+	if (m->is64 && m->size < 64)
+		return corrupt(m, 0, "ELF header truncated");
+	m->type = ld16(m, 16);
+	m->machine = ld16(m, 18);
+	if (m->is64) {
+		m->phoff = ld64(m, 32);
+		m->shoff = ld64(m, 40);
+		m->phentsize = ld16(m, 54);
+		m->phnum = ld16(m, 56);
+		m->shentsize = ld16(m, 58);
+		m->shnum = ld16(m, 60);
+		m->shstrndx = ld16(m, 62);
+	} else {
+		m->phoff = ld32(m, 28);
+		m->shoff = ld32(m, 32);
+		m->phentsize = ld16(m, 42);
+		m->phnum = ld16(m, 44);
+		m->shentsize = ld16(m, 46);
+		m->shnum = ld16(m, 48);
+		m->shstrndx = ld16(m, 50);
+	}
+	if (m->shoff == 0) {
+		m->shnum = 0;
+		m->shstrndx = 0;
+	} else {
+		if (m->shentsize < (m->is64 ? 64u : 40u))
+			return corrupt(m, m->is64 ? 58 : 46, "section header entry size too small");
+		if (m->shnum == 0 || m->shstrndx == E_SHN_XINDEX || m->phnum == E_PN_XNUM) {
+			struct elf_shdr sh0;
+
+			/* extended numbering: the real counts live in section header 0 */
+			if (get_shdr(m, 0, &sh0))
+				return -1;
+			if (m->shnum == 0)
+				m->shnum = sh0.size > UINT32_MAX ? UINT32_MAX : (uint32_t)sh0.size;
+			if (m->shstrndx == E_SHN_XINDEX)
+				m->shstrndx = sh0.link;
+			if (m->phnum == E_PN_XNUM)
+				m->phnum = sh0.info;
+		}
+		if ((uint64_t)m->shnum * m->shentsize > m->size ||
+		    !pc_fits(m->shoff, (uint64_t)m->shnum * m->shentsize, m->size))
+			return corrupt(m, m->shoff, "section header table outside the file");
+		if (m->shstrndx >= m->shnum)
+			m->shstrndx = 0;
+	}
+	if (m->phoff == 0) {
+		m->phnum = 0;
+	} else if (m->phnum) {
+		if (m->phentsize < (m->is64 ? 56u : 32u))
+			return corrupt(m, m->is64 ? 54 : 42, "program header entry size too small");
+		if ((uint64_t)m->phnum * m->phentsize > m->size ||
+		    !pc_fits(m->phoff, (uint64_t)m->phnum * m->phentsize, m->size))
+			return corrupt(m, m->phoff, "program header table outside the file");
+	}
+	return 0;
+}
+
+/* --- notes: the GNU build id --- */
+
+static int note_align(uint64_t a)
+{
+	return a == 8 ? 8 : 4;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* Search the notes in [off, off + size) for NT_GNU_BUILD_ID; 0 = found. */
+static int scan_notes(const struct elf_map *m, uint64_t off, uint64_t size, int align,
+		      const unsigned char **id, uint32_t *idlen)
+{
+	uint64_t pos = off, end = off + size;
+
+	while (end - pos >= 12) {
+		uint32_t namesz = ld32(m, pos), descsz = ld32(m, pos + 4), type = ld32(m, pos + 8);
+		uint64_t name_off = pos + 12;
+		uint64_t desc_off = name_off + align_up(namesz, (uint64_t)align);
+
+		if (desc_off > end || descsz > end - desc_off)
+			return -1;
+		if (type == E_NT_GNU_BUILD_ID && namesz == 4 &&
+		    memcmp(m->p + name_off, "GNU", 4) == 0 && descsz > 0) {
+			*id = m->p + desc_off;
+			*idlen = descsz;
+			return 0;
+		}
+		pos = desc_off + align_up(descsz, (uint64_t)align);
+		if (pos > end)
+			return -1;
+	}
+	return -1;
+}
+
+static int find_build_id(struct elf_map *m, const unsigned char **id, uint32_t *idlen)
+{
+	struct elf_shdr sh;
+	struct elf_phdr ph;
+	uint32_t i;
+
+	for (i = 1; i < m->shnum; i++) {
+		if (get_shdr(m, i, &sh))
+			return -1;
+		if (sh.type == E_SHT_NOTE && sec_in_file(m, &sh) &&
+		    scan_notes(m, sh.offset, sh.size, note_align(sh.addralign), id, idlen) == 0)
+			return 0;
+	}
+	for (i = 0; i < m->phnum; i++) {
+		if (get_phdr(m, i, &ph))
+			return -1;
+		if (ph.type == E_PT_NOTE && pc_fits(ph.offset, ph.filesz, m->size) &&
+		    scan_notes(m, ph.offset, ph.filesz, note_align(ph.align), id, idlen) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int to_hex(const unsigned char *id, uint32_t len, char *hex, size_t hexlen)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint32_t i;
+
+	if (hexlen < (size_t)len * 2 + 1)
+		return -1;
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	hex[2 * len] = 0;
+	return 0;
+}
+
+/*
+ * Our build id against the recording's: equal ignoring case; a recorded id
+ * longer than ours matches when the rest is zeros (perf pads ids to 20 bytes).
+ */
+static int build_id_matches(const char *have, const char *want)
+{
+	size_t n = strlen(have), i;
+
+	if (strlen(want) < n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char w = want[i];
+
+		if (w >= 'A' && w <= 'F')
+			w = (char)(w - 'A' + 'a');
+		if (w != have[i])
+			return 0;
+	}
+	for (; want[i]; i++)
+		if (want[i] != '0')
+			return 0;
+	return 1;
+}
+
+int pc_elf_build_id(const char *path, char *hex, size_t hexlen)
+{
+	struct elf_map m;
+	const unsigned char *id;
+	uint32_t idlen;
+	char why[128];
+	int r = -1;
+
+	if (!hex || hexlen == 0)
+		return -1;
+	hex[0] = 0;
+	if (map_open(&m, path, why, sizeof(why)) != 0) {
+		map_close(&m);
+		return -1;
+	}
+	if (find_build_id(&m, &id, &idlen) == 0)
+		r = to_hex(id, idlen, hex, hexlen);
+	if (r)
+		hex[0] = 0;
+	map_close(&m);
+	return r;
+}
+
+int pc_elf_debuglink(const char *path, char *name, size_t namelen)
+{
+	struct elf_map m;
+	struct elf_shdr sh;
+	const char *s;
+	char why[128];
+	int r = -1;
+
+	if (!name || namelen == 0)
+		return -1;
+	name[0] = 0;
+	if (map_open(&m, path, why, sizeof(why)) != 0) {
+		map_close(&m);
+		return -1;
+	}
+	if (find_section(&m, ".gnu_debuglink", &sh) == 0 && sec_in_file(&m, &sh)) {
+		s = str_at(&m, sh.offset, sh.size, 0);
+		if (s && s[0] && strlen(s) < namelen) {
+			memcpy(name, s, strlen(s) + 1);
+			r = 0;
+		}
+	}
+	map_close(&m);
+	return r;
+}
+
+/* --- segments --- */
+
+static int load_segments(struct profconv_ctx *ctx, struct elf_src *s)
+{
+	struct elf_map *m = &s->m;
+	struct elf_phdr ph;
+	uint32_t i, n = 0;
+	int mangled = 0;
+	uint64_t pos = 0;
+
+	for (i = 0; i < m->phnum; i++) {
+		if (get_phdr(m, i, &ph))
+			return -1;
+		if (ph.type != E_PT_LOAD || ph.memsz == 0)
+			continue;
+		n++;
+		/* a read-only segment without file bytes: a separate debug file */
+		if (ph.filesz == 0 && !(ph.flags & E_PF_W))
+			mangled = 1;
+	}
+	if (!n)
+		return 0;
+	s->segs = pc_calloc(ctx, n, sizeof(*s->segs));
+	if (!s->segs)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < m->phnum; i++) {
+		struct elf_seg *g;
+
+		if (get_phdr(m, i, &ph))
+			return -1;
+		if (ph.type != E_PT_LOAD || ph.memsz == 0)
+			continue;
+		g = &s->segs[s->nsegs++];
+		g->vaddr = ph.vaddr;
+		g->exec = (ph.flags & E_PF_X) != 0;
+		if (!mangled) {
+			g->off = ph.offset;
+			g->filesz = ph.filesz;
+			continue;
+		}
+		/* lay the segments out again as the linker did */
+		if (ph.align > 1 && (ph.align & (ph.align - 1)) == 0) {
+			uint64_t mask = ph.align - 1;
+
+			pos += (ph.vaddr - pos) & mask;
+		}
+		g->off = pos;
+		g->filesz = ph.memsz;
+		pos += ph.memsz;
+	}
+	if (mangled)
+		pc_note(ctx, "%s: a separate debug file: segment offsets laid out again", m->path);
+	return 0;
+}
+
+static int off_to_svma(const struct elf_src *s, uint64_t off, uint64_t *svma)
+{
+	int pass;
+	uint32_t i;
+
+	if (!s->nsegs) {
+		*svma = off;
+		return 0;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->nsegs; i++) {
+			const struct elf_seg *g = &s->segs[i];
+
+			if (g->exec == !pass && off >= g->off && off - g->off < g->filesz) {
+				*svma = off - g->off + g->vaddr;
+				return 0;
+			}
+		}
+	return -1;
+}
+
+/* An SVMA back to a file offset; from, at are the looked-up pair for a fallback. */
+static uint64_t svma_to_off(const struct elf_src *s, uint64_t svma, uint64_t from_off,
+			    uint64_t from_svma)
+{
+	int pass;
+	uint32_t i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->nsegs; i++) {
+			const struct elf_seg *g = &s->segs[i];
+
+			if (g->exec == !pass && svma >= g->vaddr && svma - g->vaddr < g->filesz)
+				return svma - g->vaddr + g->off;
+		}
+	if (from_svma >= svma && from_off >= from_svma - svma)
+		return from_off - (from_svma - svma);
+	return svma;
+}
+
+/* --- symbols --- */
+
+static unsigned underscores(const char *s)
+{
+	unsigned n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int sym_cmp(const void *pa, const void *pb)
+{
+	const struct elf_sym *a = pa, *b = pb;
+	unsigned ua, ub;
+	size_t la, lb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->type_rank != b->type_rank)
+		return a->type_rank < b->type_rank ? -1 : 1;
+	if (a->bind_rank != b->bind_rank)
+		return a->bind_rank < b->bind_rank ? -1 : 1;
+	ua = underscores(a->name);
+	ub = underscores(b->name);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static uint8_t bind_rank(unsigned bind)
+{
+	switch (bind) {
+	case E_STB_GLOBAL:
+	case E_STB_GNU_UNIQUE:
+		return 0;
+	case E_STB_WEAK:
+		return 1;
+	case E_STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/*
+ * Walk one symbol table (section index tab); with out == NULL only count.
+ * Returns the number of symbols kept, or -1 when corrupt.
+ */
+static int64_t scan_symtab(struct elf_map *m, uint32_t tab, struct elf_sym *out)
+{
+	struct elf_shdr sh, strs, xsh, sec;
+	uint64_t entsize = m->is64 ? 24 : 16, count, i;
+	const unsigned char *xidx = NULL;
+	uint64_t nxidx = 0;
+	int64_t kept = 0;
+	uint32_t k;
+
+	if (get_shdr(m, tab, &sh) || !sec_in_file(m, &sh))
+		return 0;
+	if (sh.entsize < entsize || sh.link >= m->shnum || get_shdr(m, sh.link, &strs) ||
+	    strs.type != E_SHT_STRTAB || !sec_in_file(m, &strs))
+		return 0;
+	entsize = sh.entsize;
+	count = sh.size / entsize;
+	for (k = 1; k < m->shnum; k++) {
+		if (get_shdr(m, k, &xsh))
+			return -1;
+		if (xsh.type == E_SHT_SYMTAB_SHNDX && xsh.link == tab && sec_in_file(m, &xsh)) {
+			xidx = m->p + xsh.offset;
+			nxidx = xsh.size / 4;
+			break;
+		}
+	}
+	for (i = 1; i < count; i++) {
+		uint64_t o = sh.offset + i * entsize, value, size;
+		uint32_t name_off, shndx;
+		unsigned info, type, bind;
+		const char *name;
+		uint8_t type_rank;
+
+		name_off = ld32(m, o);
+		if (m->is64) {
+			info = m->p[o + 4];
+			shndx = ld16(m, o + 6);
+			value = ld64(m, o + 8);
+			size = ld64(m, o + 16);
+		} else {
+			value = ld32(m, o + 4);
+			size = ld32(m, o + 8);
+			info = m->p[o + 12];
+			shndx = ld16(m, o + 14);
+		}
+		type = info & 15;
+		bind = info >> 4;
+		if (type == E_STT_FUNC || type == E_STT_GNU_IFUNC)
+			type_rank = 0;
+		else if (type == E_STT_NOTYPE)
+			type_rank = 1;
+		else
+			continue;
+		if (shndx == E_SHN_XINDEX) {
+			if (!xidx || i >= nxidx)
+				continue;
+			shndx = pc_load_u32(xidx + i * 4, m->swap);
+		} else if (shndx == E_SHN_UNDEF || shndx >= E_SHN_LORESERVE) {
+			continue;
+		}
+		if (shndx >= m->shnum || get_shdr(m, shndx, &sec))
+			continue;
+		if (type_rank == 1 && !(sec.flags & E_SHF_EXECINSTR))
+			continue;
+		name = str_at(m, strs.offset, strs.size, name_off);
+		if (!name || !name[0])
+			continue;
+		/* ARM/AArch64 mapping symbols ($a, $t, $d, $x) and local labels */
+		if (type_rank == 1 && (name[0] == '$' || (name[0] == '.' && name[1] == 'L')))
+			continue;
+		if (m->machine == E_EM_ARM && type_rank == 0)
+			value &= ~(uint64_t)1;
+		if (out) {
+			struct elf_sym *y = &out[kept];
+
+			memset(y, 0, sizeof(*y));
+			y->addr = value;
+			y->sized = size != 0 && value + size > value;
+			y->end = y->sized ? value + size : 0;
+			y->sec_end = sec.addr + sec.size > sec.addr ? sec.addr + sec.size : 0;
+			y->name = name;
+			y->type_rank = type_rank;
+			y->bind_rank = bind_rank(bind);
+		}
+		kept++;
+	}
+	return kept;
+}
+
+static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
+{
+	struct elf_map *m = &s->m;
+	struct elf_shdr sh;
+	struct elf_sym *y;
+	uint64_t total = 0, cover_start = 0, cover_end = 0;
+	uint32_t i, n, w;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint64_t at = 0;
+
+		for (i = 1; i < m->shnum; i++) {
+			int64_t r;
+
+			if (get_shdr(m, i, &sh))
+				return -1;
+			if (sh.type != E_SHT_SYMTAB && sh.type != E_SHT_DYNSYM)
+				continue;
+			r = scan_symtab(m, i, pass ? s->syms + at : NULL);
+			if (r < 0)
+				return -1;
+			at += (uint64_t)r;
+		}
+		if (pass == 0) {
+			total = at;
+			if (total == 0)
+				return 0;
+			if (total > UINT32_MAX - 1)
+				return pc_fail_at(ctx, PROFCONV_ERR_LIMIT, m->path, PC_NO_OFFSET,
+						  "more than 2^32 symbols");
+			s->syms = pc_alloc(ctx, (size_t)total * sizeof(*s->syms));
+			if (!s->syms)
+				return PROFCONV_ERR_NOMEM;
+		}
+	}
+	n = (uint32_t)total;
+	qsort(s->syms, n, sizeof(*s->syms), sym_cmp);
+	/* one entry per address (the best name), spanning its widest sized alias */
+	y = s->syms;
+	w = 0;
+	for (i = 0; i < n; i++) {
+		if (w && y[w - 1].addr == y[i].addr) {
+			struct elf_sym *k = &y[w - 1];
+
+			if (y[i].sized && (!k->sized || y[i].end > k->end)) {
+				k->end = y[i].end;
+				k->sized = 1;
+			}
+			if (y[i].sec_end > k->sec_end)
+				k->sec_end = y[i].sec_end;
+			continue;
+		}
+		y[w++] = y[i];
+	}
+	n = w;
+	/* assembler labels inside a sized function are not functions of their own */
+	w = 0;
+	for (i = 0; i < n; i++) {
+		if (y[i].type_rank == 1 && y[i].addr > cover_start && y[i].addr < cover_end)
+			continue;
+		if (y[i].type_rank == 0 && y[i].sized && y[i].end > cover_end) {
+			cover_start = y[i].addr;
+			cover_end = y[i].end;
+		}
+		y[w++] = y[i];
+	}
+	n = w;
+	/* unsized: up to the next symbol or the end of the section */
+	for (i = 0; i < n; i++) {
+		uint64_t end;
+
+		if (y[i].sized)
+			continue;
+		end = y[i].sec_end > y[i].addr ? y[i].sec_end : UINT64_MAX;
+		if (i + 1 < n && y[i + 1].addr < end)
+			end = y[i + 1].addr;
+		if (end == UINT64_MAX)
+			end = y[i].addr + 1;
+		y[i].end = end;
+	}
+	s->nsyms = n;
+	return 0;
+}
+
+static const struct elf_sym *find_sym(const struct elf_src *s, uint64_t a)
+{
+	uint32_t lo = 0, hi = s->nsyms, k;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: the first symbol above a; a few steps back for a symbol that spans others */
+	for (k = 0; k < 8 && k < lo; k++) {
+		const struct elf_sym *y = &s->syms[lo - 1 - k];
+
+		if (a < y->end)
+			return y;
+	}
+	return NULL;
+}
+
+static const char *shown_name(struct elf_src *s, struct elf_sym *y)
+{
+	const char *d;
+
+	if (y->shown)
+		return y->shown;
+	d = pc_demangle(y->name, s->dembuf, sizeof(s->dembuf));
+	if (d == y->name) {
+		y->shown = y->name;
+	} else {
+		char *copy = pc_strdup(s->base.ctx, d);
+
+		if (!copy)
+			return NULL;
+		y->shown = copy;
+	}
+	return y->shown;
+}
+
+/* --- the source --- */
+
+static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
+{
+	struct elf_src *s = (struct elf_src *)base;
+	struct pc_dwarf_hit *hit = &s->hit;
+	const struct elf_sym *cy;
+	uint64_t a, start, size;
+	const char *name;
+	uint32_t k;
+
+	out->nframes = 0;
+	out->sym_start = 0;
+	out->sym_size = 0;
+	if (off_to_svma(s, rel, &a))
+		return 0;
+	cy = find_sym(s, a);
+	hit->nframes = 0;
+	if (s->dw) {
+		int r = pc_dwarf_lookup(s->dw, a, hit);
+
+		if (r < 0)
+			return r;
+	}
+	if (cy) {
+		name = shown_name(s, &s->syms[cy - s->syms]);
+		if (!name)
+			return -PROFCONV_ERR_NOMEM;
+		start = cy->addr;
+		size = cy->end - cy->addr;
+	} else if (hit->nframes && hit->frames[0].name && hit->sub_hi > hit->sub_lo) {
+		name = hit->frames[0].name;
+		start = hit->sub_lo;
+		size = hit->sub_hi - hit->sub_lo;
+	} else {
+		return 0;
+	}
+	if (hit->nframes) {
+		out->nframes = hit->nframes;
+		for (k = 0; k < hit->nframes; k++)
+			out->frames[k] = hit->frames[k];
+	} else {
+		out->nframes = 1;
+		out->frames[0].file = NULL;
+		out->frames[0].line = 0;
+	}
+	out->frames[0].name = name;
+	out->sym_start = svma_to_off(s, start, rel, a);
+	out->sym_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	return 1;
+}
+
+static void elf_close(struct pc_symsrc *base)
+{
+	struct elf_src *s = (struct elf_src *)base;
+	struct profconv_ctx *ctx = base->ctx;
+	uint32_t i;
+
+	pc_dwarf_close(s->dw);
+	for (i = 0; i < s->nsyms; i++)
+		if (s->syms[i].shown && s->syms[i].shown != s->syms[i].name)
+			pc_free(ctx, (void *)s->syms[i].shown);
+	pc_free(ctx, s->syms);
+	pc_free(ctx, s->segs);
+	map_close(&s->m);
+	pc_free(ctx, s);
+}
+
+static const struct pc_symsrc_ops elf_ops = {
+	.kind = "elf",
+	.lookup = elf_lookup,
+	.close = elf_close,
+};
+
+static const struct pc_symsrc_ops elf_dwarf_ops = {
+	.kind = "elf+dwarf",
+	.lookup = elf_lookup,
+	.close = elf_close,
+};
+
+/* Code at address 0 (then DWARF ranges at 0 are real, not tombstones). */
+static int has_text_at_zero(struct elf_map *m)
+{
+	struct elf_shdr sh;
+	uint32_t i;
+
+	for (i = 1; i < m->shnum; i++)
+		if (get_shdr(m, i, &sh) == 0 && (sh.flags & E_SHF_EXECINSTR) && sh.addr == 0 &&
+		    sh.size)
+			return 1;
+	return 0;
+}
+
+/*
+ * 1 when the file has DWARF that libdwarf can read; 0 when none; -1 when
+ * the sections are zstd-compressed (libdwarf 20210528 inflates zlib only).
+ */
+static int has_debug_info(struct elf_map *m)
+{
+	struct elf_shdr sh;
+
+	if (find_section(m, ".debug_info", &sh) == 0 && sec_in_file(m, &sh) && sh.size) {
+		/* Elf_Chdr.ch_type: 1 zlib, 2 zstd */
+		if ((sh.flags & E_SHF_COMPRESSED) && sh.size >= 4 &&
+		    ld32(m, sh.offset) == E_COMPRESS_ZSTD)
+			return -1;
+		return 1;
+	}
+	return find_section(m, ".zdebug_info", &sh) == 0 && sec_in_file(m, &sh) && sh.size;
+}
+
+int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+		       struct pc_symsrc **out, char *why, size_t whylen)
+{
+	struct elf_src *s;
+	const unsigned char *id;
+	uint32_t idlen;
+	char have[256];
+	int r, err = 0;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = 0;
+	s = pc_calloc(ctx, 1, sizeof(*s));
+	if (!s)
+		return PROFCONV_ERR_NOMEM;
+	s->base.ctx = ctx;
+	r = map_open(&s->m, path, why, whylen);
+	if (r > 0)
+		goto not_usable;
+	if (r < 0)
+		goto bad;
+	if (s->m.type != E_ET_EXEC && s->m.type != E_ET_DYN) {
+		pc_snprintf(why, whylen, "ELF type %u is not an executable or shared library",
+			    s->m.type);
+		goto not_usable;
+	}
+	have[0] = 0;
+	if (find_build_id(&s->m, &id, &idlen) == 0 && to_hex(id, idlen, have, sizeof(have)))
+		have[0] = 0;
+	if (s->m.bad)
+		goto bad;
+	if (expect_build_id && expect_build_id[0]) {
+		if (!have[0]) {
+			pc_snprintf(why, whylen, "no build id in the file; the recording's is %s",
+				    expect_build_id);
+			goto not_usable;
+		}
+		if (!build_id_matches(have, expect_build_id)) {
+			pc_snprintf(why, whylen, "build id %s does not match the recording's %s",
+				    have, expect_build_id);
+			goto not_usable;
+		}
+	}
+	err = load_segments(ctx, s);
+	if (err < 0)
+		goto bad;
+	if (err)
+		goto fail;
+	err = load_symbols(ctx, s);
+	if (err < 0)
+		goto bad;
+	if (err)
+		goto fail;
+	r = has_debug_info(&s->m);
+	if (r > 0) {
+		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &s->dw);
+		if (err)
+			goto fail;
+	} else if (r < 0) {
+		err = pc_warn(ctx, "debug info problems skipped", NULL,
+			      "%s: zstd-compressed DWARF (libdwarf reads zlib only); symbols only",
+			      path);
+		if (err)
+			goto fail;
+	}
+	if (s->m.bad)
+		goto bad;
+	if (!s->nsyms && !s->dw) {
+		pc_snprintf(why, whylen, "no symbols (no functions in .symtab/.dynsym, no DWARF)");
+		goto not_usable;
+	}
+	s->base.ops = s->dw ? &elf_dwarf_ops : &elf_ops;
+	pc_snprintf(s->base.path, sizeof(s->base.path), "%s", path);
+	*out = &s->base;
+	return 0;
+
+bad:
+	err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, s->m.bad_off, "ELF: %s",
+			 s->m.bad ? s->m.bad : "malformed");
+	goto fail;
+not_usable:
+	err = 0;
+fail:
+	elf_close(&s->base);
+	return err;
+}
