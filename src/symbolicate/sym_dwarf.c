@@ -19,7 +19,12 @@
  * DW_AT_abstract_origin and DW_AT_specification; a C++ function without a
  * linkage name gets the names of its enclosing namespaces and classes.
  * Locations: the line row for the innermost frame, DW_AT_call_file and
- * DW_AT_call_line of the next deeper inline for the others.
+ * DW_AT_call_line of the next deeper inline for the others.  In C++ the walk
+ * also enters functions without code and unnamed classes: a lambda's
+ * operator() is defined inside its closure type, inside the abstract
+ * instance of the inline or template function that made it.
+ *
+ * A handle is used by one thread at a time: lookups fill the caches.
  *
  * libdwarf 20210528 needs three workarounds (symbolication.md 2):
  *   1. with no Dwarf_Error pointer and no handler it calls abort(): every

@@ -98,8 +98,14 @@ static int try_file(struct finder *f, open_fn *open, const char *expect, const c
 		return 0;
 	why[0] = 0;
 	err = open(f->ctx, p, expect, out, why, sizeof(why));
-	if (err)
+	if (err == PROFCONV_ERR_NOMEM || err == PROFCONV_ERR_STRICT)
 		return -err;
+	if (err) {
+		/* a damaged candidate is passed over, like a missing one */
+		tried(f, p, profconv_errmsg(f->ctx));
+		pc_clear_error(f->ctx);
+		return 0;
+	}
 	if (*out)
 		return 1;
 	tried(f, p, why[0] ? why : "not usable");

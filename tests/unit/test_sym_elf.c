@@ -65,7 +65,7 @@ static void chomp(char *s)
 static int load_expected(const char *name, struct xfile *x)
 {
 	char line[2048];
-	size_t cap = 0;
+	size_t cap = 0, i;
 	struct xrec *cur = NULL;
 	FILE *f = fopen(fixture(name), "r");
 
@@ -82,10 +82,17 @@ static int load_expected(const char *name, struct xfile *x)
 			char *end;
 
 			if (x->n == cap) {
+				struct xrec *grown;
+
 				cap = cap ? cap * 2 : 256;
-				x->recs = realloc(x->recs, cap * sizeof(*x->recs));
-				if (!x->recs)
-					abort();
+				grown = realloc(x->recs, cap * sizeof(*x->recs));
+				if (!grown) {
+					fclose(f);
+					free(x->recs);
+					x->recs = NULL;
+					return -1;
+				}
+				x->recs = grown;
 			}
 			cur = &x->recs[x->n++];
 			memset(cur, 0, sizeof(*cur));
@@ -106,10 +113,12 @@ static int load_expected(const char *name, struct xfile *x)
 		}
 	}
 	fclose(f);
-	for (cap = 0; cap < x->n; cap++)
-		if (x->recs[cap].n != x->recs[cap].declared) {
+	for (i = 0; i < x->n; i++)
+		if (x->recs[i].n != x->recs[i].declared) {
 			fprintf(stderr, "%s: bad record at offset 0x%llx\n", name,
-				(unsigned long long)x->recs[cap].off);
+				(unsigned long long)x->recs[i].off);
+			free(x->recs);
+			x->recs = NULL;
 			return -1;
 		}
 	return 0;
