@@ -26,10 +26,11 @@
  *   --symbol-dir DIRs: breakpad store NAME/DEBUGID/NAME.sym, a plain folder
  *     (NAME, NAME.debug), a perf build-id cache (.build-id/xx/rest[/elf|/debug],
  *     PATH/BUILDID/elf), or a perf archive tarball (read through libarchive);
- *   the binary at its recorded path, only when its build id matches, or
- *     better its separate debug file: /usr/lib/debug/.build-id/xx/rest.debug,
- *     ~/.debug (perf's cache), .gnu_debuglink next to it, in .debug/ and
- *     under /usr/lib/debug;
+ *   the separate debug file by build id: /usr/lib/debug/.build-id/xx/rest.debug,
+ *     ~/.debug (perf's cache), even when the binary is not on this machine;
+ *   the binary at its recorded path, only when its build id matches: its
+ *     .gnu_debuglink file (next to it, in .debug/, under /usr/lib/debug),
+ *     else the binary itself;
  *   JIT code (/tmp/perf-PID.map libs): the map file there or in a symbol dir;
  *   the kernel: --kallsyms FILE, or /proc/kallsyms when the recording's
  *     kernel build id matches this machine's (/sys/kernel/notes).
@@ -233,12 +234,12 @@ static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **
 }
 
 /* The separate debug file of the binary at f->path (which matched). */
-static int try_debug_files(struct finder *f, struct pc_symsrc **out)
+/* Debug files found by build id alone: the binary need not be here. */
+static int try_build_id_files(struct finder *f, struct pc_symsrc **out)
 {
-	char p[4600], link[256], dir[4096];
 	const char *home = getenv("HOME");
-	char *slash;
-	int r;
+	char p[4600];
+	int r = 0;
 
 	if (f->build_id) {
 		pc_snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%.2s/%s.debug", f->build_id,
@@ -255,11 +256,19 @@ static int try_debug_files(struct finder *f, struct pc_symsrc **out)
 			pc_snprintf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/elf", home,
 				    f->build_id, f->build_id + 2);
 			r = try_elf(f, p, out);
-			if (r)
-				return r;
 		}
 	}
-	if (!is_file(f->path) || pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
+	return r;
+}
+
+/* The .gnu_debuglink file of the binary at f->path (which matched). */
+static int try_debuglink(struct finder *f, struct pc_symsrc **out)
+{
+	char p[4600], link[256], dir[4096];
+	char *slash;
+	int r;
+
+	if (pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
 		return 0;
 	pc_snprintf(dir, sizeof(dir), "%s", f->path);
 	slash = strrchr(dir, '/');
@@ -385,11 +394,13 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 		if (r)
 			return r < 0 ? -r : 0;
 	}
-	if (!is_file(f->path)) {
-		/* the binary is not here (another machine): its debug file may be */
-		tried(f, f->path, "absent");
-		r = f->build_id ? try_debug_files(f, out) : 0;
+	/* the debug file by build id, even when the binary is not on this machine */
+	r = try_build_id_files(f, out);
+	if (r)
 		return r < 0 ? -r : 0;
+	if (!is_file(f->path)) {
+		tried(f, f->path, "absent");
+		return 0;
 	}
 	if (f->build_id) {
 		char have[128];
@@ -403,7 +414,7 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 			return 0;
 		}
 	}
-	r = try_debug_files(f, out);
+	r = try_debuglink(f, out);
 	if (r)
 		return r < 0 ? -r : 0;
 	r = try_elf(f, f->path, out);
