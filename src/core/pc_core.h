@@ -71,6 +71,7 @@ struct profconv_ctx {
 	char event[128];
 	enum pc_weight_mode weight;
 	int no_symbols;	      /* skip symbolication */
+	int symbolicate_always; /* even when the input says it is symbolicated */
 	char **symbol_dirs;   /* --symbol-dir, in order (owned, pc_alloc) */
 	unsigned nsymbol_dirs;
 	char *kallsyms;	      /* --kallsyms FILE (owned, pc_alloc) */
@@ -135,6 +136,28 @@ int pc_grow(struct profconv_ctx *ctx, void **arr, size_t elem, uint32_t *cap, si
 static inline int pc_fits(uint64_t off, uint64_t len, uint64_t limit)
 {
 	return off <= limit && len <= limit - off;
+}
+
+/*
+ * Saturating time arithmetic: times read from files can be anything, and
+ * INT64_MIN is PC_NO_TIME, so results stay within (INT64_MIN, INT64_MAX].
+ */
+static inline int64_t pc_time_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r) || r == INT64_MIN)
+		return a < b ? INT64_MIN + 1 : INT64_MAX;
+	return r;
+}
+
+static inline int64_t pc_time_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r) || r == INT64_MIN)
+		return b < 0 ? INT64_MIN + 1 : INT64_MAX;
+	return r;
 }
 
 /* Byte loads from untrusted memory, in either byte order. */

@@ -2633,7 +2633,7 @@ static int64_t rel(const struct perf *p, int64_t t)
 {
 	if (t == PC_NO_TIME)
 		return PC_NO_TIME;
-	return t - p->m->meta.zero_ns;
+	return pc_time_sub(t, p->m->meta.zero_ns);
 }
 
 static int finish_model(struct perf *p)
@@ -2660,7 +2660,8 @@ static int finish_model(struct perf *p)
 			return err;
 		if (p->has_clock_data && (a->flags & AF_USE_CLOCKID) &&
 		    a->clockid == p->clock_data_id) {
-			m->meta.start_time_ns = p->clock_tod_ns + (m->meta.zero_ns - p->clock_ref_ns);
+			m->meta.start_time_ns = pc_time_add(p->clock_tod_ns,
+							    pc_time_sub(m->meta.zero_ns, p->clock_ref_ns));
 			m->meta.has_start_time = 1;
 		}
 	}
@@ -2670,7 +2671,8 @@ static int finish_model(struct perf *p)
 		 * The front-end keeps samples in [start, end): end one interval
 		 * after the last sample, as it does itself without this field.
 		 */
-		m->meta.profiling_end = p->last_sample - m->meta.zero_ns + m->meta.interval_ns;
+		m->meta.profiling_end = pc_time_add(pc_time_sub(p->last_sample, m->meta.zero_ns),
+						    m->meta.interval_ns);
 	}
 	m->meta.weight_type = "samples";
 	m->meta.symbolicated = 0;
@@ -2717,12 +2719,10 @@ static int finish_model(struct perf *p)
 					     : 0;
 		t->process_shutdown = pr ? rel(p, pr->end) : PC_NO_TIME;
 		for (i = 0; i < t->samples.len; i++)
-			t->samples.time[i] -= m->meta.zero_ns;
+			t->samples.time[i] = pc_time_sub(t->samples.time[i], m->meta.zero_ns);
 		for (i = 0; i < t->markers.len; i++) {
-			if (t->markers.start[i] != PC_NO_TIME)
-				t->markers.start[i] -= m->meta.zero_ns;
-			if (t->markers.end[i] != PC_NO_TIME)
-				t->markers.end[i] -= m->meta.zero_ns;
+			t->markers.start[i] = rel(p, t->markers.start[i]);
+			t->markers.end[i] = rel(p, t->markers.end[i]);
 		}
 	}
 	if (m->nthreads)
@@ -2911,7 +2911,7 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	if (p.first_sample != PC_NO_TIME) {
 		char a[32], b[32];
 
-		pc_fmt_ns_as_ms(a, p.last_sample - p.first_sample);
+		pc_fmt_ns_as_ms(a, pc_time_sub(p.last_sample, p.first_sample));
 		pc_fmt_ns_as_ms(b, p.first_sample);
 		pc_text_printf(o, "time span:   %s ms (from perf clock %s ms)\n", a, b);
 	}
