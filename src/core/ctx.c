@@ -156,6 +156,16 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 				       "option 'symbols' takes 'yes' or 'no', not '%s'", value);
 		return 0;
 	}
+	if (strcmp(key, "symbolicate") == 0) {
+		if (strcmp(value, "always") == 0)
+			ctx->symbolicate_always = 1;
+		else if (strcmp(value, "auto") == 0)
+			ctx->symbolicate_always = 0;
+		else
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				       "option 'symbolicate' takes 'always' or 'auto', not '%s'", value);
+		return 0;
+	}
 	if (strcmp(key, "symbol-dir") == 0) {
 		char **d = pc_realloc(ctx, ctx->symbol_dirs, (ctx->nsymbol_dirs + 1) * sizeof(*d));
 		char *v = pc_strdup(ctx, value);
@@ -211,12 +221,18 @@ static size_t format_loc(char *buf, size_t cap, const struct pc_loc *loc)
 }
 
 static void vformat(char *buf, size_t cap, const struct pc_loc *loc, const char *fmt, va_list ap)
+	PC_PRINTF(4, 0);
+
+static void vformat(char *buf, size_t cap, const struct pc_loc *loc, const char *fmt, va_list ap)
 {
 	size_t n = format_loc(buf, cap, loc);
 
 	if (n < cap)
 		vsnprintf(buf + n, cap - n, fmt, ap);
 }
+
+static int vfail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, const char *fmt,
+		 va_list ap) PC_PRINTF(4, 0);
 
 static int vfail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, const char *fmt,
 		 va_list ap)
@@ -269,6 +285,9 @@ static struct pc_warn_kind *warn_kind(struct profconv_ctx *ctx, const char *kind
 	ctx->warns[ctx->nwarns].count = 0;
 	return &ctx->warns[ctx->nwarns++];
 }
+
+static int vwarn(struct profconv_ctx *ctx, const char *kind, uint64_t n, const struct pc_loc *loc,
+		 const char *fmt, va_list ap) PC_PRINTF(5, 0);
 
 static int vwarn(struct profconv_ctx *ctx, const char *kind, uint64_t n, const struct pc_loc *loc,
 		 const char *fmt, va_list ap)

@@ -180,6 +180,12 @@ enum {
 #define MAX_IDS		 (1u << 20)
 #define QUEUE_LIMIT	 ((size_t)64 << 20) /* bytes of queued records before a forced flush */
 #define ZOUT_SIZE	 ((size_t)1 << 20)
+/*
+ * perf's zstd records compress about 10:1 (26:1 seen at most); a stream that
+ * expands more than ZBOMB_RATIO times past ZBOMB_FLOOR bytes is refused.
+ */
+#define ZBOMB_RATIO 1000
+#define ZBOMB_FLOOR ((uint64_t)64 << 20)
 
 static const char W_UNKNOWN[] = "records of unknown type skipped";
 static const char W_BAD_RECORD[] = "malformed records skipped";
@@ -270,7 +276,11 @@ struct qent {
 };
 
 /* Direct-mapped cache: (lib, address, flags) -> frame row. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define FCACHE_BITS 8 /* small inputs: keep each run cheap */
+#else
 #define FCACHE_BITS 16
+#endif
 struct fcache_ent {
 	uint64_t addr;
 	uint32_t lib;
@@ -855,6 +865,7 @@ static int read_exact(struct perf *p, void *buf, size_t n, uint64_t off, const c
 static int read_attrs_section(struct perf *p, const unsigned char *h, uint64_t fsize)
 {
 	uint64_t attr_size = ld64(p, h + 16), off = ld64(p, h + 24), size = ld64(p, h + 32), n, i;
+	uint64_t total_ids = 0;
 	unsigned char *buf;
 	int err = 0;
 
@@ -899,12 +910,23 @@ static int read_attrs_section(struct perf *p, const unsigned char *h, uint64_t f
 				      (unsigned long long)ids_size);
 			break;
 		}
-		for (k = 0; k < ids_size / 8 && !err; k++) {
-			unsigned char idb[8];
+		total_ids += ids_size / 8;
+		if (total_ids > MAX_IDS) {
+			err = corrupt(p, aoff + attr_size - 8,
+				      "more than %u event ids in all; the file is damaged", MAX_IDS);
+			break;
+		}
+		if (ids_size / 8) {
+			unsigned char *idb = pc_alloc(p->ctx, (size_t)ids_size);
 
-			err = read_exact(p, idb, 8, ids_off + 8 * k, "an event id");
-			if (!err)
-				err = add_id(p, ld64(p, idb), p->nattrs - 1);
+			if (!idb) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
+			}
+			err = read_exact(p, idb, (size_t)ids_size, ids_off, "the event ids");
+			for (k = 0; k < ids_size / 8 && !err; k++)
+				err = add_id(p, ld64(p, idb + 8 * k), p->nattrs - 1);
+			pc_free(p->ctx, idb);
 		}
 	}
 	pc_free(p->ctx, buf);
@@ -2332,6 +2354,12 @@ static int handle_compressed(struct perf *p, const unsigned char *b, size_t bs, 
 			return corrupt(p, off, "zstd stream in COMPRESSED record: %s",
 				       ZSTD_getErrorName(r));
 		p->st.compressed_out += zo.pos - p->zpending;
+		if (p->st.compressed_out > ZBOMB_FLOOR &&
+		    p->st.compressed_out / ZBOMB_RATIO > p->st.compressed_in)
+			return corrupt(p, off,
+				       "compressed records expand to %llu bytes from %llu: more than %d times; the data is damaged",
+				       (unsigned long long)p->st.compressed_out,
+				       (unsigned long long)p->st.compressed_in, ZBOMB_RATIO);
 		/* hand over every whole record; carry a partial one to the next call */
 		while (zo.pos - pos >= 8 && !err) {
 			size_t rs = ld16(p, p->zout + pos + 6);

@@ -14,8 +14,8 @@ corpus/perf/ (replayed by CTest; fail under ASan/UBSan until fixed):
   crash-time-overflow-finish-model   two SAMPLEs, times 1000 and 0x8000000000000001:
                                      last - first overflows int64 (UBSan)
 
-slow/ (not replayed: they only cost time):
-  timeout-zstd-bomb-finished-rounds.data  one SAMPLE and one 63 KB COMPRESSED record
+corpus/perf/slow-* (once slow, now refused at once; replayed):
+  slow-zstd-bomb-finished-rounds.data    one SAMPLE and one 63 KB COMPRESSED record
                                      that inflates to 720 MiB of FINISHED_ROUND
                                      records (needs the zstd command)
   slow-attr-ids-pread-per-id.data    file mode: 400 attrs whose ids sections all
@@ -74,7 +74,7 @@ def main():
     z = subprocess.run(['zstd', '-q', '-c', '-19', '--no-check'], input=rounds,
                        stdout=subprocess.PIPE, check=True).stdout
     assert len(z) + 8 <= 0xffff, len(z)
-    outs['slow/timeout-zstd-bomb-finished-rounds.data'] = pipe(
+    outs['corpus/perf/slow-zstd-bomb-finished-rounds.data'] = pipe(
         sample(1000), struct.pack('<IHH', 81, 0, 8 + len(z)) + z)
 
     # file mode: header | 400 attrs (144 bytes: attr + ids section) | data | zero padding
@@ -91,7 +91,7 @@ def main():
     struct.pack_into('<QQQQQ', hdr, 16, attr_size, 104, n * attr_size, data_off, len(data))
     struct.pack_into('<4Q', hdr, 72, 0, 0, 0, 0)
     out = bytes(hdr) + bytes(fattr) * n + data
-    outs['slow/slow-attr-ids-pread-per-id.data'] = out + b'\0' * (total - len(out))
+    outs['corpus/perf/slow-attr-ids-pread-per-id.data'] = out + b'\0' * (total - len(out))
 
     for name, data in sorted(outs.items()):
         path = os.path.join(HERE, name)
