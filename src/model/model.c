@@ -599,12 +599,62 @@ static int stack_rehash(struct pc_model *m, uint32_t nslots)
 	return 0;
 }
 
+/* Build the index of a table whose rows were appended unindexed. */
+static int stack_reindex(struct pc_model *m)
+{
+	struct pc_stack_table *t = &m->stacks;
+	uint32_t nslots = 1024, mask, i;
+	struct pc_stack_slot *ns;
+
+	while (nslots < 0x80000000u && (uint64_t)nslots < (uint64_t)t->len * 2 + 2)
+		nslots *= 2;
+	ns = pc_alloc(m->ctx, (size_t)nslots * sizeof(*ns));
+	if (!ns)
+		return PROFCONV_ERR_NOMEM;
+	mask = nslots - 1;
+	for (i = 0; i < nslots; i++)
+		ns[i].row = PC_NONE;
+	for (i = 0; i < t->len; i++) {
+		uint64_t key = (uint64_t)t->prefix[i] << 32 | t->frame[i];
+		uint32_t j;
+
+		for (j = (uint32_t)pc_hash64(key) & mask; ns[j].row != PC_NONE; j = (j + 1) & mask)
+			;
+		ns[j].key = key;
+		ns[j].row = i;
+	}
+	pc_free(m->ctx, t->slots);
+	t->slots = ns;
+	t->mask = mask;
+	t->unindexed = 0;
+	return 0;
+}
+
+uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame)
+{
+	struct pc_stack_table *t = &m->stacks;
+
+	if (t->len == t->cap) {
+		uint32_t cap = next_cap(t->cap);
+
+		GROW_COL(m, t->frame, t->cap, cap);
+		GROW_COL(m, t->prefix, t->cap, cap);
+		t->cap = cap;
+	}
+	t->frame[t->len] = frame;
+	t->prefix[t->len] = prefix;
+	t->unindexed = 1;
+	return t->len++;
+}
+
 uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 {
 	struct pc_stack_table *t = &m->stacks;
 	uint64_t key = (uint64_t)prefix << 32 | frame;
 	uint32_t i, row;
 
+	if (t->unindexed && stack_reindex(m))
+		return PC_NONE;
 	if (!t->slots && stack_rehash(m, 1024))
 		return PC_NONE;
 	for (i = (uint32_t)pc_hash64(key) & t->mask; t->slots[i].row != PC_NONE;
@@ -900,6 +950,8 @@ uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	uint32_t i, row;
 	int found = 0;
 
+	if (t->unindexed && stack_reindex(m))
+		return PC_NONE;
 	if (!t->slots && stack_rehash(m, 1024))
 		return PC_NONE;
 	for (i = (uint32_t)pc_hash64(key) & t->mask; t->slots[i].row != PC_NONE;

@@ -183,6 +183,7 @@ struct pc_stack_table {
 	uint32_t len, cap;
 	struct pc_stack_slot *slots;
 	uint32_t mask;
+	int unindexed; /* rows were added with pc_stack_add_new(): rebuild before lookups */
 };
 
 struct pc_samples {
@@ -314,6 +315,12 @@ uint32_t pc_source_intern(struct pc_model *m, uint32_t filename);
 
 /* Intern (prefix, frame); prefix is PC_NONE for a root.  PC_NONE on OOM. */
 uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame);
+/*
+ * Add (prefix, frame) without looking for it: for callers that know the
+ * pair is new (a rebuild of a table whose rows are all distinct).  The index
+ * is rebuilt on the next pc_stack_intern().  PC_NONE on OOM.
+ */
+uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame);
 
 /* Append a thread (zeroed, times set to null); NULL on OOM. */
 struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid);

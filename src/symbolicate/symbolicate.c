@@ -568,10 +568,15 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 		uint32_t parent = old.prefix[s] == PC_NONE ? PC_NONE : map[old.prefix[s]];
 		uint32_t f = old.frame[s];
 
-		parent = pc_stack_intern(m, parent, f);
+		/*
+		 * Every (prefix, frame) pair here is new: old stacks are distinct,
+		 * the map is one-to-one, and an inline level's prefix is a stack
+		 * made for this old stack alone.  So append, without lookups.
+		 */
+		parent = pc_stack_add_new(m, parent, f);
 		if (f < nframes_before)
 			for (i = 0; i < w->chains[f].n && parent != PC_NONE; i++)
-				parent = pc_stack_intern(m, parent,
+				parent = pc_stack_add_new(m, parent,
 							 w->inl_rows[w->chains[f].first + i]);
 		if (parent == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
