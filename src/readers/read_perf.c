@@ -185,7 +185,11 @@ enum {
  * expands more than ZBOMB_RATIO times past ZBOMB_FLOOR bytes is refused.
  */
 #define ZBOMB_RATIO 1000
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define ZBOMB_FLOOR ((uint64_t)1 << 20) /* fuzz inputs are small: stop bombs early */
+#else
 #define ZBOMB_FLOOR ((uint64_t)64 << 20)
+#endif
 
 static const char W_UNKNOWN[] = "records of unknown type skipped";
 static const char W_BAD_RECORD[] = "malformed records skipped";
