@@ -33,7 +33,8 @@
  *     else the binary itself;
  *   JIT code (/tmp/perf-PID.map libs): the map file there or in a symbol dir;
  *   the kernel: --kallsyms FILE, or /proc/kallsyms when the recording's
- *     kernel build id matches this machine's (/sys/kernel/notes).
+ *     kernel build id matches this machine's (/sys/kernel/notes) or, with no
+ *     build id recorded (pipe mode, -z), when the kernel releases match.
  */
 #include "core/pc_config.h"
 
@@ -44,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "model/pc_model.h"
@@ -335,14 +337,23 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		tried(f, f->ctx->kallsyms, why);
 		return 0;
 	}
-	if (!f->build_id) {
-		tried(f, "/proc/kallsyms", "the recording names no kernel build id to compare");
-		return 0;
-	}
-	if (running_kernel_build_id(running, sizeof(running)) != 0 ||
-	    strcmp(running, f->build_id) != 0) {
-		tried(f, "/proc/kallsyms", "the running kernel is not the recorded one; use --kallsyms");
-		return 0;
+	if (f->build_id) {
+		if (running_kernel_build_id(running, sizeof(running)) != 0 ||
+		    strcmp(running, f->build_id) != 0) {
+			tried(f, "/proc/kallsyms",
+			      "the running kernel is not the recorded one; use --kallsyms");
+			return 0;
+		}
+	} else {
+		/* no kernel build id recorded (pipe mode, -z): compare releases */
+		struct utsname u;
+
+		if (!f->m->meta.os_release || uname(&u) != 0 ||
+		    strcmp(u.release, f->m->meta.os_release) != 0) {
+			tried(f, "/proc/kallsyms",
+			      "no kernel build id recorded and the kernel release differs; use --kallsyms");
+			return 0;
+		}
 	}
 	why[0] = 0;
 	err = pc_symsrc_open_kallsyms(f->ctx, "/proc/kallsyms", out, why, sizeof(why));
