@@ -353,6 +353,7 @@ struct perf {
 	struct qchunk *qchunks, *qcur, *qfree;
 	size_t qbytes;
 	int64_t round_max, prev_round_max;
+	int64_t qmin; /* smallest time queued (INT64_MAX when empty) */
 	int rounds_seen;
 	int64_t last_dispatched;
 
@@ -2206,7 +2207,8 @@ static int flush_queue(struct perf *p, int64_t limit)
 	uint32_t i, n = 0;
 	int err;
 
-	if (!p->qlen)
+	/* nothing due: many rounds in a row must not rescan the queue each time */
+	if (!p->qlen || limit < p->qmin)
 		return 0;
 	err = sort_queue(p);
 	if (err)
@@ -2228,6 +2230,7 @@ static int flush_queue(struct perf *p, int64_t limit)
 		return err;
 	memmove(p->q, p->q + n, (size_t)(p->qlen - n) * sizeof(*p->q));
 	p->qlen -= n;
+	p->qmin = p->qlen ? p->q[0].time : INT64_MAX;
 	return 0;
 }
 
@@ -2295,6 +2298,8 @@ static int enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_
 	p->qlen++;
 	if (time > p->round_max)
 		p->round_max = time;
+	if (time < p->qmin)
+		p->qmin = time;
 	return 0;
 }
 
@@ -2828,6 +2833,7 @@ static int perf_parse(struct perf *p)
 	p->first_sample = p->last_sample = PC_NO_TIME;
 	p->last_dispatched = INT64_MIN;
 	p->round_max = p->prev_round_max = INT64_MIN;
+	p->qmin = INT64_MAX;
 	p->fcache = pc_alloc(p->ctx, sizeof(*p->fcache) << FCACHE_BITS);
 	if (!p->fcache)
 		return PROFCONV_ERR_NOMEM;
