@@ -3,6 +3,7 @@
  *
  *   profconv [options] INPUT [-o OUT]   convert
  *   profconv info INPUT                 describe an input
+ *   profconv symbolicate IN [-o OUT]    symbolicate a processed or Gecko profile
  *   profconv validate FILE...           check processed / Gecko profile JSON
  *
  * Exit status: 0 success, 1 failure (bad input, invalid profile, I/O),
@@ -26,16 +27,21 @@ static void usage(FILE *f)
 {
 	fputs("usage: profconv [options] INPUT [-o OUT]\n"
 	      "       profconv info INPUT\n"
+	      "       profconv [options] symbolicate IN [-o OUT]\n"
 	      "       profconv validate FILE...\n"
 	      "\n"
 	      "Convert profiling data into the Firefox Profiler's processed profile format.\n"
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
 	      "compression, and a tar or zip holding one file, are undone first.\n"
+	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
+	      "it symbolicated from local files, offline, even when its meta says it\n"
+	      "already is; running it again on its output changes nothing.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE     write to FILE (- for standard output); an existing\n"
 	      "                        FILE is replaced only once the output is complete\n"
-	      "  -f, --from FORMAT     input format, skipping detection (perf)\n"
+	      "  -f, --from FORMAT     input format, skipping detection (perf, processed,\n"
+	      "                        gecko)\n"
 	      "  -t, --to FORMAT       output format (processed)\n"
 	      "      --event NAME      perf.data: the event whose samples make the call tree\n"
 	      "                        (default: the first sampling event; see 'info')\n"
@@ -128,6 +134,30 @@ static int cmd_validate(struct profconv_ctx *ctx, int argc, char **argv)
 }
 
 static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
+		       const char *to);
+
+/* symbolicate IN: a conversion that symbolicates even "symbolicated" inputs. */
+static int cmd_symbolicate(struct profconv_ctx *ctx, int argc, char **argv, const char *output,
+			   const char *to, int no_symbols)
+{
+	if (argc != 1) {
+		fputs(argc ? "profconv: symbolicate takes one IN\n" :
+			     "profconv: symbolicate needs an IN\n",
+		      stderr);
+		return 2;
+	}
+	if (no_symbols) {
+		fputs("profconv: symbolicate and --no-symbols contradict each other\n", stderr);
+		return 2;
+	}
+	if (profconv_set_option(ctx, "symbolicate", "always")) {
+		fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
+		return 2;
+	}
+	return cmd_convert(ctx, argv[0], output, to);
+}
+
+static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
 		       const char *to)
 {
 	struct profconv_profile *p = NULL;
@@ -188,7 +218,7 @@ int main(int argc, char **argv)
 	};
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	const char *output = NULL, *to = PROFCONV_OUT_PROCESSED, *cmd = NULL;
-	int c, rc;
+	int c, rc, no_symbols = 0;
 
 	if (!ctx) {
 		fputs("profconv: out of memory\n", stderr);
@@ -235,6 +265,7 @@ int main(int argc, char **argv)
 		case OPT_NOSYMS:
 			if (profconv_set_option(ctx, "symbols", "no"))
 				goto usage_err;
+			no_symbols = 1;
 			break;
 		case OPT_MAXMEM: {
 			char *end;
@@ -275,13 +306,16 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0)) {
+	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0 ||
+			  strcmp(argv[0], "symbolicate") == 0)) {
 		cmd = argv[0];
 		argc--;
 		argv++;
 	}
 	if (cmd && strcmp(cmd, "info") == 0)
 		rc = cmd_info(ctx, argc, argv);
+	else if (cmd && strcmp(cmd, "symbolicate") == 0)
+		rc = cmd_symbolicate(ctx, argc, argv, output, to, no_symbols);
 	else if (cmd)
 		rc = cmd_validate(ctx, argc, argv);
 	else if (argc == 1)

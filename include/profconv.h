@@ -113,11 +113,16 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
 
 /*
  * Reader and conversion options, by name:
- *   "from"   reader name ("perf", ...) to skip content detection
+ *   "from"   reader name ("perf", "processed", "gecko") to skip content detection
  *   "event"  perf.data: the event whose samples become the call tree
  *            (default: the first sampling event)
  *   "weight" "samples" (default) or "period"
  *   "symbols"     "yes" (default) or "no": symbolicate while converting
+ *   "symbolicate" "auto" (default): symbolicate only inputs whose meta does
+ *                 not say they are symbolicated; "always": also those (a
+ *                 processed or Gecko profile with symbolicated: true may still
+ *                 have frames without symbols; frames that have a native
+ *                 symbol are left as they are).  "symbols" "no" wins.
  *   "symbol-dir"  a directory (breakpad store, folder of binaries or .debug
  *                 files, perf build-id cache) or a perf archive tarball to
  *                 search for symbols; repeatable, searched in order

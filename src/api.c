@@ -95,7 +95,9 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	err = r->read(ctx, in, m);
 	if (!err && ctx->status)
 		err = ctx->status;
-	if (!err && !ctx->no_symbols && !m->meta.symbolicated)
+	/* "symbolicate" = "always": also inputs that say they are (frames that
+	 * already have a native symbol are left alone by pc_symbolicate()) */
+	if (!err && !ctx->no_symbols && (ctx->symbolicate_always || !m->meta.symbolicated))
 		err = pc_symbolicate(ctx, m);
 	if (err) {
 		pc_model_free(m);

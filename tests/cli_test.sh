@@ -218,6 +218,39 @@ symbols)
 	grep -q "symbols for prog: .*$T/wrong/prog (build id .* does not match the recording's 317f0509" "$T/err" ||
 		fail "build-id mismatch not reported: $(grep prog "$T/err")"
 	;;
+symbolicate)
+	# profconv symbolicate IN -o OUT: any profile (here processed JSON read
+	# back, and a Firefox Gecko profile) symbolicated offline; a second run
+	# changes nothing.  y_synth_le's /usr/bin/synth exists nowhere, so no
+	# symbols are found: the output is the input, byte for byte
+	# (meta.symbolicated stays false: it turns true only when symbols are
+	# found; the check below allows either).
+	expect_rc 0 "$PC" -q --no-symbols "$FX/y_synth_le.data" -o "$T/in.json"
+	expect_rc 0 "$PC" -q symbolicate "$T/in.json" -o "$T/s1.json"
+	expect_rc 0 "$PC" -q symbolicate "$T/s1.json" -o "$T/s2.json"
+	cmp "$T/s1.json" "$T/s2.json" || fail "a second symbolicate changed the profile"
+	python3 - "$T/in.json" "$T/s1.json" <<'PY' || fail "symbolicate without symbols changed more than meta.symbolicated"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+a["meta"].pop("symbolicated"); b["meta"].pop("symbolicated")
+assert a == b
+PY
+	# with symbols: the same bytes as symbolicating while converting
+	SP="$here/fixtures/symperf"
+	expect_rc 0 "$PC" -q --no-symbols "$SP/y_sym.data" -o "$T/ns.json"
+	expect_rc 0 "$PC" -q --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/direct.json"
+	expect_rc 0 "$PC" -q symbolicate --symbol-dir "$SP" "$T/ns.json" -o "$T/later.json"
+	cmp "$T/direct.json" "$T/later.json" || fail "symbolicate of the processed profile differs from symbolicating the recording"
+	expect_rc 0 "$PC" -q symbolicate --symbol-dir "$SP" "$T/later.json" -o "$T/later2.json"
+	cmp "$T/later.json" "$T/later2.json" || fail "a second symbolicate changed the symbolicated profile"
+	# a Gecko profile Firefox wrote (tests/fixtures/gecko): processed JSON out
+	expect_rc 0 "$PC" -q symbolicate "$here/fixtures/gecko/esr153-cut.json" -o "$T/g1.json"
+	expect_rc 0 "$PC" validate "$T/g1.json" >/dev/null 2>&1
+	expect_rc 0 "$PC" -q symbolicate "$T/g1.json" -o "$T/g2.json"
+	cmp "$T/g1.json" "$T/g2.json" || fail "a second symbolicate changed the converted Gecko profile"
+	expect_rc 2 "$PC" symbolicate 2>/dev/null
+	expect_rc 2 "$PC" --no-symbols symbolicate "$T/in.json" -o "$T/x.json" 2>/dev/null
+	;;
 *)
 	fail "unknown case"
 	;;

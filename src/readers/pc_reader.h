@@ -41,5 +41,7 @@ const struct pc_reader *pc_reader_find(const char *name);
 const struct pc_reader *pc_reader_detect(const unsigned char *peek, size_t len);
 
 extern const struct pc_reader pc_reader_perf;
+extern const struct pc_reader pc_reader_processed;
+extern const struct pc_reader pc_reader_gecko;
 
 #endif /* PC_READER_H */

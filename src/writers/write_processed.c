@@ -305,6 +305,43 @@ static int write_stack_table(struct pc_jw *w, const struct pc_model *m)
 	return 0;
 }
 
+/* innerWindowID: the optional column, then 0 for the rows past it. */
+static void col_inner_window_id(struct pc_jw *w, const struct pc_frame_table *ft)
+{
+	uint32_t n = ft->iw_len < ft->len ? ft->iw_len : ft->len;
+
+	pc_jw_key(w, "innerWindowID");
+	pc_jw_arr_begin(w);
+	pc_jw_u64s(w, ft->inner_window_id, n, 0, NULL);
+	pc_jw_raw_repeat(w, "0", 1, ft->len - n);
+	pc_jw_arr_end(w);
+}
+
+/* A string column of the sources' optional part (PC_NONE: null), then null. */
+static void col_source_str(struct pc_jw *w, const struct pc_model *m, const char *key,
+			   const uint32_t *v, uint32_t n, uint32_t len)
+{
+	uint32_t i;
+
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	for (i = 0; i < n; i++)
+		str_idx(w, m, v[i]);
+	pc_jw_raw_repeat(w, "null", 4, len - n);
+	pc_jw_arr_end(w);
+}
+
+/* A number column of the sources' optional part, then tail for the other rows. */
+static void col_source_u32(struct pc_jw *w, const char *key, const uint32_t *v, uint32_t n,
+			   uint32_t len, const char *tail)
+{
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	pc_jw_u32s(w, v, n, PC_NONE, "null");
+	pc_jw_raw_repeat(w, tail, strlen(tail), len - n);
+	pc_jw_arr_end(w);
+}
+
 /* subcategory is null exactly where category is null. */
 static void col_subcategory(struct pc_jw *w, const struct pc_frame_table *ft)
 {
@@ -338,7 +375,7 @@ static void write_frame_table(struct pc_jw *w, const struct pc_model *m)
 	col_subcategory(w, ft);
 	col_u32(w, "func", ft->func, ft->len, 0, NULL);
 	col_u32(w, "nativeSymbol", ft->native_symbol, ft->len, PC_NONE, "null");
-	col_repeat(w, "innerWindowID", "0", ft->len);
+	col_inner_window_id(w, ft);
 	col_u32(w, "line", ft->line, ft->len, 0, "null");
 	col_u32(w, "column", ft->column, ft->len, 0, "null");
 	col_repeat(w, "originalLocation", "null", ft->len);
@@ -394,15 +431,16 @@ static void write_native_symbols(struct pc_jw *w, const struct pc_model *m)
 static void write_sources(struct pc_jw *w, const struct pc_model *m)
 {
 	const struct pc_source_table *src = &m->sources;
+	uint32_t n = src->ext_len < src->len ? src->ext_len : src->len;
 
 	pc_jw_key(w, "sources");
 	pc_jw_obj_begin(w);
-	col_repeat(w, "id", "null", src->len);
+	col_source_str(w, m, "id", src->id, n, src->len);
 	col_u32(w, "filename", src->filename, src->len, 0, NULL);
-	col_repeat(w, "startLine", "1", src->len);
-	col_repeat(w, "startColumn", "1", src->len);
-	col_repeat(w, "sourceMapURL", "null", src->len);
-	col_repeat(w, "content", "null", src->len);
+	col_source_u32(w, "startLine", src->start_line, n, src->len, "1");
+	col_source_u32(w, "startColumn", src->start_column, n, src->len, "1");
+	col_source_u32(w, "sourceMapURL", src->source_map_url, n, src->len, "null");
+	col_source_str(w, m, "content", src->content, n, src->len);
 	key_i64(w, "length", src->len);
 	pc_jw_obj_end(w);
 
@@ -498,7 +536,12 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	key_time(w, "processShutdownTime", t->process_shutdown);
 	key_time(w, "registerTime", t->register_time);
 	key_time(w, "unregisterTime", t->unregister_time);
-	col_empty(w, "pausedRanges");
+	if (t->paused_ranges) {
+		pc_jw_key(w, "pausedRanges");
+		pc_jw_raw(w, t->paused_ranges, strlen(t->paused_ranges));
+	} else {
+		col_empty(w, "pausedRanges");
+	}
 	write_samples(w, m, &t->samples);
 	write_markers(w, m, &t->markers);
 	pc_jw_obj_end(w);

@@ -1,0 +1,111 @@
+/*
+ * pc_jread.h - helpers shared by the readers of JSON profile formats
+ * (read_processed.c, read_gecko.c): token expectations with file:line:col
+ * errors, exact millisecond-to-nanosecond conversion of number texts, a
+ * string pool and a string map.
+ *
+ * Not a reader itself; it depends on json/, model/ (for pc_itab) and core/.
+ */
+#ifndef PC_JREAD_H
+#define PC_JREAD_H
+
+#include "json/pc_jpull.h"
+#include "model/pc_model.h"
+
+/* "an object", "a string", ... for messages. */
+const char *pc_jr_type_name(enum pc_jtype type);
+
+/* pc_fail() at tok's line:col. */
+int pc_jr_fail(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *tok,
+	       int code, const char *fmt, ...) PC_PRINTF(5, 6);
+/* pc_warn() at tok's line:col. */
+int pc_jr_warn(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *tok,
+	       const char *kind, const char *fmt, ...) PC_PRINTF(5, 6);
+
+/*
+ * The next token, which must be of type want (what names the value for the
+ * message: "expected an array for shared.stackTable.frame, got a string").
+ */
+int pc_jr_expect(struct profconv_ctx *ctx, struct pc_jpull *p, enum pc_jtype want,
+		 const char *what, const struct pc_jtok **tok);
+
+/*
+ * Milliseconds as a JSON number text -> integer nanoseconds, exact for up to
+ * six decimals, rounded half away from zero beyond.  -1 when the value does
+ * not fit in int64 nanoseconds (about +-292 years) or is not a number.
+ */
+int pc_jr_ms_to_ns(const char *text, size_t len, int64_t *ns);
+/* The same for a NUMBER token. */
+int pc_jr_tok_ns(const struct pc_jtok *t, int64_t *ns);
+
+/*
+ * Bidding helpers (no allocation): whether peek[0..len) starts (after
+ * whitespace and a UTF-8 BOM) with '{', and whether it contains needle.
+ */
+int pc_jr_peek_is_object(const unsigned char *peek, size_t len);
+int pc_jr_peek_has(const unsigned char *peek, size_t len, const char *needle);
+
+/*
+ * meta.categories (processed and Gecko share the shape) from the captured
+ * JSON array json[0..len) (at: where it is, for messages) into m, replacing
+ * m's list.  Names are kept with pc_model_keep().
+ */
+int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *at,
+		     struct pc_model *m, const char *json, size_t len);
+/* The front-end's getDefaultCategories(), for a profile without meta.categories. */
+void pc_jr_default_categories(struct pc_model *m);
+
+/*
+ * Raw JSON text kept as it was read (marker payloads, marker schemas, paused
+ * ranges) may hold invalid UTF-8 inside its strings: the writer copies such
+ * text verbatim, so it is repaired on the way in (each invalid byte becomes
+ * U+FFFD, as jpull does for the strings it decodes); *repaired counts it.
+ * Interned into m's strings / kept with pc_model_keep() / added to
+ * meta.markerSchema.  PC_NONE / NULL / an error on OOM.
+ */
+uint32_t pc_jr_intern_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
+const char *pc_jr_keep_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
+int pc_jr_add_schema(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
+
+/* A pool of byte strings (each NUL-terminated), addressed by index. */
+struct pc_spool {
+	struct profconv_ctx *ctx;
+	char *buf;
+	size_t len, cap;
+	uint64_t *off;
+	uint32_t *slen;
+	uint32_t n, ncap;
+};
+
+void pc_spool_init(struct pc_spool *sp, struct profconv_ctx *ctx);
+/* Append s[0..len); *idx gets its index.  0 or error. */
+int pc_spool_add(struct pc_spool *sp, const char *s, size_t len, uint32_t *idx);
+void pc_spool_clear(struct pc_spool *sp);
+void pc_spool_free(struct pc_spool *sp);
+
+static inline const char *pc_spool_str(const struct pc_spool *sp, uint32_t i)
+{
+	return sp->buf + sp->off[i];
+}
+
+static inline uint32_t pc_spool_len(const struct pc_spool *sp, uint32_t i)
+{
+	return sp->slen[i];
+}
+
+/* A map from byte strings to uint32 values. */
+struct pc_smap {
+	struct pc_spool keys;
+	uint32_t *val;
+	uint32_t vcap;
+	struct pc_itab index;
+};
+
+void pc_smap_init(struct pc_smap *m, struct profconv_ctx *ctx);
+/* The value for s[0..len), or PC_NONE. */
+uint32_t pc_smap_get(const struct pc_smap *m, const char *s, size_t len);
+/* Set (or replace) the value for s[0..len).  0 or error. */
+int pc_smap_put(struct pc_smap *m, const char *s, size_t len, uint32_t val);
+void pc_smap_free(struct pc_smap *m);
+
+#endif /* PC_JREAD_H */

@@ -1,0 +1,292 @@
+/*
+ * fuzz_json.c - libFuzzer target for the JSON profile readers
+ * (src/readers/read_processed.c and src/readers/read_gecko.c), both on the
+ * same input, over an in-memory pc_input, as the library's pipeline uses
+ * them (src/api.c):
+ *
+ *   for each reader, pass 1 lenient and pass 2 strict:
+ *     read -> processed writer (out1) -> JSON check;
+ *     out1 read back as processed -> written again (out2): out2 == out1;
+ *     the re-collapse step of symbolication with no symbol source
+ *     (pc_symwork_begin/finish: frame and func index rebuilds, func
+ *     compaction; no file is opened) -> written -> read back -> written:
+ *     the same bytes;
+ *     info on a fresh input.
+ *
+ * Every pass has its own ctx with a 256 MiB memory limit.  Besides what
+ * ASan/UBSan/LSan see, the target aborts when an invariant breaks:
+ *   - a failing call leaves a status and a message in the ctx;
+ *   - every byte allocated through the ctx is freed again (mem_used == 0);
+ *   - a successful write is well-formed JSON with an object holding "meta"
+ *     at the top (checked for outputs up to CHECK_MAX bytes);
+ *   - our own processed output reads back and writes the same bytes;
+ *   - strict mode succeeds exactly when the lenient pass succeeded without
+ *     a warning (unless a memory limit intervened).
+ * See README.md in this directory for how to build and run fuzzers.
+ */
+#include "core/pc_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cJSON.h>
+
+#include "readers/pc_reader.h"
+#include "symbolicate/pc_symbolicate.h"
+#include "writers/pc_writer.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_MAX_MEMORY ((uint64_t)256 << 20)
+#define CHECK_MAX	((size_t)4 << 20)
+
+struct sink {
+	char *buf; /* plain malloc: not counted against the ctx */
+	size_t len, cap;
+	int too_big;
+};
+
+struct pass {
+	int read_err;
+	uint64_t warnings;
+};
+
+static void die(const char *what, const struct profconv_ctx *ctx)
+{
+	fprintf(stderr, "fuzz_json: invariant broken: %s (status %d, message \"%s\")\n", what,
+		ctx ? ctx->status : -1, ctx ? ctx->errmsg : "");
+	abort();
+}
+
+static void diag(void *user, enum profconv_severity sev, const char *msg)
+{
+	(void)user;
+	if (sev > PROFCONV_ERROR || !msg || strlen(msg) >= 4096)
+		die("diagnostic callback got a bad message", NULL);
+}
+
+static int sink_write(void *user, const void *buf, size_t len)
+{
+	struct sink *s = user;
+
+	if (s->too_big)
+		return 0;
+	if (s->len + len > CHECK_MAX) {
+		s->too_big = 1;
+		return 0;
+	}
+	if (s->len + len + 1 > s->cap) {
+		size_t ncap = s->cap ? s->cap : 65536;
+		char *n;
+
+		while (ncap < s->len + len + 1)
+			ncap *= 2;
+		n = realloc(s->buf, ncap);
+		if (!n) {
+			s->too_big = 1;
+			return 0;
+		}
+		s->buf = n;
+		s->cap = ncap;
+	}
+	memcpy(s->buf + s->len, buf, len);
+	s->len += len;
+	return 0;
+}
+
+static void check_json(const struct sink *s, const struct profconv_ctx *ctx)
+{
+	cJSON *root;
+
+	if (s->too_big)
+		return;
+	if (s->len == 0)
+		die("the processed writer succeeded but wrote nothing", ctx);
+	root = cJSON_ParseWithLength(s->buf, s->len);
+	if (!root)
+		die("the processed writer's output is not valid JSON", ctx);
+	if (!cJSON_IsObject(root) || !cJSON_GetObjectItemCaseSensitive(root, "meta"))
+		die("the processed writer's output has no top-level object with \"meta\"", ctx);
+	cJSON_Delete(root);
+}
+
+static int is_limit(int err)
+{
+	return (err & 0xff) == PROFCONV_ERR_NOMEM || (err & 0xff) == PROFCONV_ERR_LIMIT;
+}
+
+/* Read data with reader r into a new model; NULL on failure (ctx set). */
+static struct pc_model *read_with(struct profconv_ctx *ctx, const struct pc_reader *r,
+				  const void *data, size_t size, int *errp)
+{
+	struct pc_input *in = NULL;
+	struct pc_model *m = NULL;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, data, size, "fuzz.json", &in);
+	if (!err) {
+		m = pc_model_new(ctx);
+		err = m ? r->read(ctx, in, m) : PROFCONV_ERR_NOMEM;
+		if (!err && ctx->status)
+			err = ctx->status;
+		pc_input_close(in);
+	}
+	if (err && (!ctx->status || !ctx->errmsg[0]))
+		die("a read failed without recording an error and a message", ctx);
+	if (err) {
+		pc_model_free(m);
+		m = NULL;
+	}
+	*errp = err;
+	return m;
+}
+
+/* Write m; 0 with s filled, or the error. */
+static int write_model(struct profconv_ctx *ctx, const struct pc_model *m, struct sink *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	pc_clear_error(ctx);
+	err = pc_writer_processed.write(ctx, m, sink_write, s);
+	if (err && !ctx->status)
+		die("the writer failed without recording an error", ctx);
+	if (!err)
+		check_json(s, ctx);
+	return err;
+}
+
+/* out read back as processed and written again must give out's bytes. */
+static void check_round_trip(struct profconv_ctx *ctx, const struct sink *out)
+{
+	struct pc_model *m;
+	struct sink again;
+	int err;
+
+	if (out->too_big)
+		return;
+	m = read_with(ctx, &pc_reader_processed, out->buf, out->len, &err);
+	if (!m) {
+		if (is_limit(err))
+			return;
+		fprintf(stderr, "fuzz_json: our own output does not read back: %s\n", ctx->errmsg);
+		die("the processed output does not read back", ctx);
+	}
+	err = write_model(ctx, m, &again);
+	if (!err && !again.too_big &&
+	    (again.len != out->len || memcmp(again.buf, out->buf, out->len) != 0))
+		die("processed output read back and written again differs", ctx);
+	if (!err) {
+		struct pc_symwork *w = NULL;
+
+		/* symbolication's re-collapse with no symbols, then once more around */
+		pc_clear_error(ctx);
+		err = pc_symwork_begin(ctx, m, &w);
+		if (!err)
+			err = pc_symwork_finish(w);
+		if (err && !is_limit(err))
+			die("symbolication without symbols failed", ctx);
+		if (!err) {
+			struct sink s1;
+			struct pc_model *m2;
+
+			if (!write_model(ctx, m, &s1) && !s1.too_big) {
+				m2 = read_with(ctx, &pc_reader_processed, s1.buf, s1.len, &err);
+				if (!m2 && !is_limit(err))
+					die("the re-collapsed output does not read back", ctx);
+				if (m2) {
+					struct sink s2;
+
+					if (!write_model(ctx, m2, &s2) && !s2.too_big &&
+					    (s2.len != s1.len || memcmp(s1.buf, s2.buf, s1.len) != 0))
+						die("re-collapsed output read back differs", ctx);
+					free(s2.buf);
+					pc_model_free(m2);
+				}
+			}
+			free(s1.buf);
+		}
+	}
+	free(again.buf);
+	pc_model_free(m);
+}
+
+static int text_discard(void *user, const void *buf, size_t len)
+{
+	(void)buf;
+	*(uint64_t *)user += len;
+	return 0;
+}
+
+static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size, int strict,
+		     struct pass *res)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_input *in = NULL;
+	struct pc_model *m;
+	int err;
+
+	res->read_err = -1;
+	res->warnings = 0;
+	if (!ctx)
+		return;
+	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
+	profconv_set_strict(ctx, strict);
+	profconv_set_verbose(ctx, 1);
+	profconv_set_diag(ctx, diag, NULL);
+
+	m = read_with(ctx, r, data, size, &err);
+	res->read_err = err;
+	res->warnings = profconv_warning_count(ctx);
+	if (m) {
+		struct sink out;
+
+		if (!write_model(ctx, m, &out))
+			check_round_trip(ctx, &out);
+		free(out.buf);
+		pc_model_free(m);
+	}
+	if (profconv_warning_summary(ctx) == NULL)
+		die("no warning summary", ctx);
+
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, data, size, "fuzz.json", &in);
+	if (!err) {
+		uint64_t n = 0;
+		struct pc_text_out o = { text_discard, &n, 0 };
+
+		err = r->info(ctx, in, &o);
+		pc_input_close(in);
+		if (err && !ctx->status)
+			die("info failed without recording an error", ctx);
+	}
+	if (ctx->mem_used != 0) {
+		fprintf(stderr, "fuzz_json: %llu ctx-allocated bytes were never freed\n",
+			(unsigned long long)ctx->mem_used);
+		die("ctx memory accounting does not return to 0", ctx);
+	}
+	profconv_ctx_free(ctx);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct pc_reader *const readers[] = { &pc_reader_processed, &pc_reader_gecko };
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(readers); i++) {
+		struct pass lenient, strict;
+
+		run_pass(readers[i], data, size, 0, &lenient);
+		run_pass(readers[i], data, size, 1, &strict);
+		if (lenient.read_err < 0 || strict.read_err < 0)
+			continue;
+		if (is_limit(lenient.read_err) || is_limit(strict.read_err))
+			continue;
+		if (!strict.read_err && lenient.read_err)
+			die("strict mode read an input that lenient mode rejected", NULL);
+		if (!lenient.read_err && !lenient.warnings && strict.read_err)
+			die("strict mode failed on an input that gave no warning", NULL);
+	}
+	return 0;
+}

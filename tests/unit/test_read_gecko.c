@@ -1,0 +1,431 @@
+/*
+ * test_read_gecko.c - the Gecko profile reader.
+ *
+ *   - tests/fixtures/gecko/esr153-cut.json, a cut of a real Firefox ESR 153
+ *     profile: thread, sample and marker counts as Python counted them
+ *     (make_cut.py), the subprocess time shift, and the converted profile
+ *     written, read back as processed and written again: the same bytes;
+ *   - a hand-written profile with 0x addresses in a lib: lib-relative
+ *     addresses, the return-address nudge, one func per address, a marker
+ *     backtrace turned into a cause, the other location kinds;
+ *   - broken inputs fail with FILE:LINE:COL and the documented message.
+ */
+#include "readers/pc_reader.h"
+#include "writers/pc_writer.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pc_test.h"
+
+struct membuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int mem_write(void *user, const void *buf, size_t len)
+{
+	struct membuf *b = user;
+
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *np = realloc(b->p, cap);
+
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, buf, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static struct pc_model *read_mem(struct profconv_ctx *ctx, const struct pc_reader *r,
+				 const char *text, size_t len, const char *name, int *errp)
+{
+	struct pc_input *in = NULL;
+	struct pc_model *m = NULL;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, text, len, name, &in);
+	if (!err) {
+		m = pc_model_new(ctx);
+		err = m ? r->read(ctx, in, m) : PROFCONV_ERR_NOMEM;
+		pc_input_close(in);
+	}
+	if (err) {
+		pc_model_free(m);
+		m = NULL;
+	}
+	*errp = err;
+	return m;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = 0;
+			*len = (size_t)n;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void esr_cut(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf a = { 0 }, b = { 0 };
+	struct pc_model *m, *back;
+	const char *fx = getenv("PC_FIXTURES");
+	char path[4200], *text;
+	size_t len = 0;
+	int err;
+
+	pc_snprintf(path, sizeof(path), "%s/gecko/esr153-cut.json", fx ? fx : "tests/fixtures");
+	text = slurp(path, &len);
+	PC_CHECK(text != NULL);
+	if (!text) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	PC_CHECK(pc_reader_detect((const unsigned char *)text, len < 4096 ? len : 4096) ==
+		 &pc_reader_gecko);
+	m = read_mem(ctx, &pc_reader_gecko, text, len, path, &err);
+	if (err)
+		fprintf(stderr, "esr153-cut.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (m) {
+		/*
+		 * The counts make_cut.py prints (Python over the same file, with
+		 * processGeckoProfile's rules):
+		 *   GeckoMain: 213 samples, 135 markers
+		 *   GeckoMain: 29 samples, 61 markers
+		 */
+		PC_CHECK_EQ_INT(m->nthreads, 2);
+		if (m->nthreads == 2) {
+			PC_CHECK_EQ_INT(m->threads[0]->samples.len, 213);
+			PC_CHECK_EQ_INT(m->threads[0]->markers.len, 135);
+			PC_CHECK_EQ_INT(m->threads[1]->samples.len, 29);
+			PC_CHECK_EQ_INT(m->threads[1]->markers.len, 61);
+			PC_CHECK_EQ_INT(m->threads[0]->pid, 24031);
+			PC_CHECK_EQ_INT(m->threads[1]->pid, 24148);
+			PC_CHECK(m->threads[0]->is_main && m->threads[1]->is_main);
+			PC_CHECK_EQ_STR(pc_str(m, m->threads[1]->name), "GeckoMain");
+			/* subprocess: startTime 1795311054743.6814 - 1795311053805.2407 ms */
+			PC_CHECK_EQ_INT(m->threads[0]->process_startup, 0);
+			PC_CHECK_EQ_INT(m->threads[1]->process_startup, 938440700);
+		}
+		PC_CHECK_EQ_INT(m->meta.start_time_ns, 1795311053805240700LL);
+		PC_CHECK_EQ_INT(m->meta.interval_ns, 20000000);
+		PC_CHECK_EQ_INT(m->ncategories, 26);
+		PC_CHECK_EQ_STR(m->categories[0].name, "Idle");
+		PC_CHECK(m->meta.nmarker_schema >= 36);
+		PC_CHECK_EQ_INT(m->meta.symbolicated, 0);
+		PC_CHECK(m->libs.len > 0);
+		/* processed JSON of it reads back and writes the same bytes */
+		err = pc_writer_processed.write(ctx, m, mem_write, &a);
+		PC_CHECK_EQ_INT(err, 0);
+		back = read_mem(ctx, &pc_reader_processed, a.p, a.len, "out.json", &err);
+		PC_CHECK_EQ_INT(err, 0);
+		if (back) {
+			err = pc_writer_processed.write(ctx, back, mem_write, &b);
+			PC_CHECK_EQ_INT(err, 0);
+			PC_CHECK(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+			pc_model_free(back);
+		}
+		pc_model_free(m);
+	}
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	free(a.p);
+	free(b.p);
+	free(text);
+	profconv_ctx_free(ctx);
+}
+
+/*
+ * libfoo.so is mapped at 0x11000..0x20000 from file offset 0x1000, so its
+ * base is 0x10000: 0x11100 is lib-relative 0x1100, 0x11200 is 0x1200.
+ *
+ * stacks: s0 main; s1 s0>0x11100; s2 s1>0x11200; s3 s1>0x500000 (no lib);
+ *         s4 s0>run (JS); s5 s4>label
+ * samples: s1, s2, s3, s5, (empty)
+ * 0x11100 is a sampled leaf (s1) and a caller (of s2 and s3): two frames,
+ * 0x1100 and 0x10ff, one func.  The marker's backtrace is s2 as a caller:
+ * its leaf 0x11200 becomes 0x11ff.
+ */
+static const char tiny[] =
+	"{\"meta\":{\"version\":36,\"startTime\":1000,\"shutdownTime\":null,\"interval\":1,"
+	"\"stackwalk\":1,\"processType\":0,\"product\":\"Firefox\","
+	"\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"JavaScript\",\"color\":\"yellow\",\"subcategories\":[\"Other\",\"Baseline\"]}],"
+	"\"markerSchema\":[{\"name\":\"Phase\",\"display\":[\"marker-chart\"],\"data\":["
+	"{\"key\":\"detail\",\"format\":\"string\",\"searchable\":true},"
+	"{\"key\":\"what\",\"label\":\"What\",\"format\":\"unique-string\"},"
+	"{\"label\":\"Description\",\"value\":\"A phase.\"}]}]},\n"
+	"\"libs\":[{\"start\":1048576,\"end\":1052672,\"offset\":0,\"name\":\"libunused.so\","
+	"\"path\":\"/lib/libunused.so\",\"debugName\":\"libunused.so\",\"debugPath\":\"/lib/libunused.so\","
+	"\"breakpadId\":\"DEF0\",\"arch\":\"x86_64\"},"
+	"{\"start\":69632,\"end\":131072,\"offset\":4096,\"name\":\"libfoo.so\","
+	"\"path\":\"/lib/libfoo.so\",\"debugName\":\"libfoo.so\",\"debugPath\":\"/lib/libfoo.so\","
+	"\"breakpadId\":\"ABC0\",\"codeId\":\"abc\",\"arch\":\"x86_64\"}],\n"
+	"\"sources\":{\"schema\":{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,"
+	"\"sourceMapURL\":4},\"data\":[[\"s1\",\"http://example.com/a.js\",1,1,null]]},\n"
+	"\"pausedRanges\":[],\"processes\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"default\",\"processName\":\"Parent\","
+	"\"tid\":11,\"pid\":10,\"registerTime\":0,\"unregisterTime\":null,\n"
+	"\"stringTable\":[\"0x11100\",\"0x11200\",\"0x500000\",\"non-virtual thunk to main (in libfoo.so) + 12\","
+	"\"run (http://Example.com:80/x -> http://example.com:80/a.js:10:5)[0]\",\"label\",\"Phase\","
+	"\"what-value\"],\n"
+	"\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,\"innerWindowID\":2,"
+	"\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,\"subcategory\":7},\"data\":["
+	"[3,false,0,null,null,null,0,0],[0,false,0,null,null,null,0,0],"
+	"[1,false,0,null,null,null,null,null],[2,false,0,null,null,null,0,0],"
+	"[4,false,7,null,10,5,1,1],[5,true,0,null,null,null,0,0]]},\n"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+	"\"data\":[[null,0],[0,1],[1,2],[1,3],[0,4],[4,5]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},"
+	"\"data\":[[1,1.5,0],[2,2.5,0],[3,3,0],[5,4,0],[null,5,0]]},\n"
+	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,"
+	"\"data\":5},\"data\":["
+	"[6,3,4,1,0,{\"type\":\"Phase\",\"what\":7,\"stack\":{\"tid\":11,\"samples\":{\"schema\":"
+	"{\"stack\":0,\"time\":1},\"data\":[[2,3.5]]}}}],"
+	"[6,1,null,0,1,null],[6,null,null,0,0,null]]}}]}\n";
+
+/* The model frame whose func is named name and whose address is addr. */
+static uint32_t find_frame(const struct pc_model *m, const char *name, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->frames.len; i++)
+		if (m->frames.address[i] == addr &&
+		    strcmp(pc_str(m, m->funcs.name[m->frames.func[i]]), name) == 0)
+			return i;
+	return PC_NONE;
+}
+
+static void hand_written(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m;
+	uint32_t leaf, caller, f2, f2c, nolib, fmain, fjs, flabel, u, s, res;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, tiny, sizeof(tiny) - 1, "tiny.json", &err);
+	if (err)
+		fprintf(stderr, "tiny.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	/* only the lib an address needs is listed */
+	PC_CHECK_EQ_INT(m->libs.len, 1);
+	PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[0].name), "libfoo.so");
+	PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[0].code_id), "abc");
+	res = m->libs.rows[0].resource;
+	PC_CHECK(res != PC_NONE);
+	if (res != PC_NONE) {
+		PC_CHECK_EQ_STR(pc_str(m, m->resources.name[res]), "libfoo.so");
+		PC_CHECK_EQ_INT(m->resources.type[res], PC_RES_LIBRARY);
+	}
+
+	leaf = find_frame(m, "0x11100", 0x1100);
+	caller = find_frame(m, "0x11100", 0x10ff);
+	f2 = find_frame(m, "0x11200", 0x1200);
+	f2c = find_frame(m, "0x11200", 0x11ff);
+	nolib = find_frame(m, "0x500000", PC_NO_ADDRESS);
+	fmain = find_frame(m, "main", PC_NO_ADDRESS);
+	fjs = find_frame(m, "run", PC_NO_ADDRESS);
+	flabel = find_frame(m, "label", PC_NO_ADDRESS);
+	PC_CHECK(leaf != PC_NONE && caller != PC_NONE && f2 != PC_NONE && f2c != PC_NONE);
+	PC_CHECK(nolib != PC_NONE && fmain != PC_NONE && fjs != PC_NONE && flabel != PC_NONE);
+	if (leaf == PC_NONE || caller == PC_NONE || f2 == PC_NONE || f2c == PC_NONE ||
+	    nolib == PC_NONE || fmain == PC_NONE || fjs == PC_NONE || flabel == PC_NONE)
+		goto out;
+	/* one func per address, shared by the leaf and the nudged caller frame */
+	PC_CHECK_EQ_INT(m->frames.func[leaf], m->frames.func[caller]);
+	PC_CHECK(m->frames.func[leaf] != m->frames.func[f2]);
+	PC_CHECK_EQ_INT(m->frames.func[f2], m->frames.func[f2c]);
+	PC_CHECK_EQ_INT(m->frames.lib[leaf], 0);
+	PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[leaf]], res);
+	PC_CHECK_EQ_INT(m->frames.category[f2], PC_NO_CATEGORY);
+	/* 0x500000 is in no lib: no address, no lib, no resource */
+	PC_CHECK_EQ_INT(m->frames.lib[nolib], PC_NONE);
+	PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[nolib]], PC_NONE);
+	/* "non-virtual thunk to main (in libfoo.so) + 12": the lib's resource by name */
+	PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[fmain]], res);
+	PC_CHECK_EQ_INT(m->frames.lib[fmain], PC_NONE);
+	/* JS: the last URL of the chain, default port dropped from the origin */
+	u = m->frames.func[fjs];
+	PC_CHECK(m->funcs.is_js[u]);
+	PC_CHECK_EQ_INT(m->funcs.line[u], 10);
+	PC_CHECK_EQ_INT(m->funcs.column[u], 5);
+	PC_CHECK_EQ_INT(m->frames.line[fjs], 10);
+	PC_CHECK_EQ_INT(m->frames.category[fjs], 1);
+	PC_CHECK_EQ_INT(m->frames.subcategory[fjs], 1);
+	PC_CHECK_EQ_INT(pc_frame_inner_window_id(&m->frames, fjs), 7);
+	res = m->funcs.resource[u];
+	PC_CHECK(res != PC_NONE);
+	if (res != PC_NONE) {
+		PC_CHECK_EQ_STR(pc_str(m, m->resources.name[res]), "http://example.com");
+		PC_CHECK_EQ_STR(pc_str(m, m->resources.host[res]), "example.com");
+		PC_CHECK_EQ_INT(m->resources.type[res], PC_RES_WEBHOST);
+	}
+	s = m->funcs.source[u];
+	PC_CHECK(s != PC_NONE);
+	if (s != PC_NONE) {
+		struct pc_source_row row;
+
+		pc_source_get(m, s, &row);
+		PC_CHECK_EQ_STR(pc_str(m, row.filename), "http://example.com/a.js");
+		PC_CHECK(row.id != PC_NONE && strcmp(pc_str(m, row.id), "s1") == 0);
+	}
+	PC_CHECK(m->funcs.relevant_for_js[m->frames.func[flabel]]);
+	PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[flabel]], PC_NONE);
+
+	/* samples: leaf frames keep their address, their callers are nudged */
+	PC_CHECK_EQ_INT(m->nthreads, 1);
+	{
+		const struct pc_thread *t = m->threads[0];
+		const uint32_t *st = t->samples.stack;
+
+		PC_CHECK(t->is_main);
+		PC_CHECK_EQ_INT(t->samples.len, 5);
+		PC_CHECK_EQ_INT(t->samples.time[0], 1500000);
+		PC_CHECK_EQ_INT(m->stacks.frame[st[0]], leaf);
+		PC_CHECK_EQ_INT(m->stacks.frame[st[1]], f2);
+		PC_CHECK_EQ_INT(m->stacks.frame[m->stacks.prefix[st[1]]], caller);
+		PC_CHECK_EQ_INT(m->stacks.frame[m->stacks.prefix[st[2]]], caller);
+		PC_CHECK_EQ_INT(m->stacks.prefix[st[1]], m->stacks.prefix[st[2]]);
+		PC_CHECK_EQ_INT(m->stacks.frame[st[3]], flabel);
+		PC_CHECK_EQ_INT(st[4], PC_NONE);
+
+		/* markers: sorted by end || start, the timeless one dropped */
+		PC_CHECK_EQ_INT(t->markers.len, 2);
+		PC_CHECK_EQ_INT(profconv_warning_count(ctx), 1);
+		if (t->markers.len == 2) {
+			cJSON *d;
+
+			PC_CHECK_EQ_INT(t->markers.start[0], 1000000);
+			PC_CHECK_EQ_INT(t->markers.category[0], 1);
+			PC_CHECK_EQ_INT(t->markers.data[0], PC_NONE);
+			PC_CHECK_EQ_INT(t->markers.start[1], 3000000);
+			PC_CHECK_EQ_INT(t->markers.end[1], 4000000);
+			PC_CHECK_EQ_STR(pc_str(m, t->markers.name[1]), "Phase");
+			d = cJSON_Parse(pc_str(m, t->markers.data[1]));
+			PC_CHECK(d != NULL);
+			if (d) {
+				cJSON *cause = cJSON_GetObjectItem(d, "cause");
+				cJSON *what = cJSON_GetObjectItem(d, "what");
+
+				PC_CHECK(!cJSON_GetObjectItem(d, "stack"));
+				PC_CHECK(cJSON_IsNumber(what) &&
+					 strcmp(pc_str(m, (uint32_t)what->valuedouble),
+						"what-value") == 0);
+				PC_CHECK(cJSON_IsObject(cause));
+				if (cJSON_IsObject(cause)) {
+					uint32_t cs = (uint32_t)cJSON_GetObjectItem(cause, "stack")
+							      ->valuedouble;
+
+					PC_CHECK_EQ_INT(cJSON_GetObjectItem(cause, "tid")->valuedouble, 11);
+					PC_CHECK(cJSON_GetObjectItem(cause, "time")->valuedouble == 3.5);
+					PC_CHECK(cs < m->stacks.len);
+					if (cs < m->stacks.len) {
+						PC_CHECK_EQ_INT(m->stacks.frame[cs], f2c);
+						PC_CHECK_EQ_INT(m->stacks.prefix[cs],
+								m->stacks.prefix[st[1]]);
+					}
+				}
+				cJSON_Delete(d);
+			}
+		}
+	}
+	/* the schema: data -> fields (searchable dropped), static field -> description */
+	PC_CHECK_EQ_INT(m->meta.nmarker_schema, 1);
+	if (m->meta.nmarker_schema == 1)
+		PC_CHECK_EQ_STR(m->meta.marker_schema[0],
+				"{\"name\":\"Phase\",\"display\":[\"marker-chart\"],\"fields\":[{\"key\":\"detail\",\"format\":\"string\"},{\"key\":\"what\",\"label\":\"What\",\"format\":\"unique-string\"}],\"description\":\"A phase.\"}");
+	PC_CHECK_EQ_STR(m->meta.product, "Firefox");
+out:
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+static void broken(const char *json, int want_code, const char *want)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, json, strlen(json), "t.json", &err);
+	PC_CHECK(m == NULL);
+	PC_CHECK_EQ_INT(err & 0xff, want_code);
+	PC_CHECK_EQ_STR(ctx->errmsg, want);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+#define GMETA "{\"meta\":{\"version\":36,\"startTime\":0},\"libs\":[],\"sources\":{}"
+
+static void broken_inputs(void)
+{
+	broken("{\"meta\":{\"version\":19}}", PROFCONV_ERR_UNSUPPORTED,
+	       "t.json:1:9: Gecko profile version 19; versions 20 to 36 are read");
+	broken("{\"meta\":{\"version\":37}}", PROFCONV_ERR_UNSUPPORTED,
+	       "t.json:1:9: Gecko profile version 37; versions 20 to 36 are read");
+	broken("{\"threads\":[]}", PROFCONV_ERR_CORRUPT,
+	       "t.json: no \"meta\" member: not a Gecko profile");
+	broken(GMETA ",\"threads\":[{\"stringTable\":[\"a\"],"
+		     "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},\n"
+		     "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[1,0],[null,0]]}}]}",
+	       PROFCONV_ERR_CORRUPT, "t.json:2:54: stackTable.data[0]: prefix 1 is not before the stack");
+	broken(GMETA ",\"threads\":[{\"stringTable\":[\"a\"],"
+		     "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[3]]}}]}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:1:138: frameTable.data[0]: location 3 is out of range (0 to 0)");
+	broken(GMETA ",\"threads\":[{\"samples\":{\"data\":[]}}]}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:91: samples has data but no schema");
+	broken(GMETA ",\"libs\":[{\"start\":1}]}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:68: a process has two \"libs\" members");
+	broken("{\"meta\":{\"version\":36},\"libs\":[{\"start\":1,\"name\":\"x\"}]}",
+	       PROFCONV_ERR_CORRUPT, "t.json:1:32: libs[0] has no start or end address");
+}
+
+static void bids(void)
+{
+	static const char a[] = "{\"meta\":{\"version\":34},\"threads\":[]}";
+	static const char b[] = "{\"libs\":[{\"start\":1,\"end\":2,\"offset\":0,\"breakpadId\":\"x\"";
+	static const char c[] = "{\"meta\":{\"preprocessedProfileVersion\":70},\"threads\":[]}";
+
+	PC_CHECK_EQ_INT(pc_reader_gecko.bid((const unsigned char *)a, sizeof(a) - 1), 24);
+	PC_CHECK_EQ_INT(pc_reader_gecko.bid((const unsigned char *)b, sizeof(b) - 1), 24);
+	PC_CHECK_EQ_INT(pc_reader_gecko.bid((const unsigned char *)c, sizeof(c) - 1), 0);
+	PC_CHECK(pc_reader_detect((const unsigned char *)a, sizeof(a) - 1) == &pc_reader_gecko);
+	PC_CHECK(pc_reader_detect((const unsigned char *)c, sizeof(c) - 1) == &pc_reader_processed);
+}
+
+int main(void)
+{
+	esr_cut();
+	hand_written();
+	broken_inputs();
+	bids();
+	return pc_test_done();
+}

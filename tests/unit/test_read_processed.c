@@ -1,0 +1,390 @@
+/*
+ * test_read_processed.c - the processed (v70) reader.
+ *
+ *   - round trip: every golden file in tests/golden (our own output) read and written
+ *     again gives the same bytes, also with its top-level members reordered
+ *     (threads before shared, meta last);
+ *   - duplicate rows (strings, frames, funcs, stacks) keep their row numbers;
+ *   - broken inputs fail with FILE:LINE:COL and the documented message.
+ */
+#include "readers/pc_reader.h"
+#include "writers/pc_writer.h"
+
+#include "json/pc_jpull.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pc_test.h"
+
+struct membuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int mem_write(void *user, const void *buf, size_t len)
+{
+	struct membuf *b = user;
+
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *np = realloc(b->p, cap);
+
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, buf, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = 0;
+			*len = (size_t)n;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static const char *golden_dir(void)
+{
+	static char dir[4096];
+	const char *fx = getenv("PC_FIXTURES");
+
+	pc_snprintf(dir, sizeof(dir), "%s/../golden", fx ? fx : "tests/fixtures");
+	return dir;
+}
+
+/* Read text as a processed profile; write it to out.  0 or the reader's error. */
+static int convert(struct profconv_ctx *ctx, const char *text, size_t len, const char *name,
+		   struct membuf *out, struct pc_model **keep)
+{
+	struct pc_input *in = NULL;
+	struct pc_model *m;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, text, len, name, &in);
+	if (err)
+		return err;
+	m = pc_model_new(ctx);
+	err = m ? pc_reader_processed.read(ctx, in, m) : PROFCONV_ERR_NOMEM;
+	pc_input_close(in);
+	if (!err && out)
+		err = pc_writer_processed.write(ctx, m, mem_write, out);
+	if (keep && !err)
+		*keep = m;
+	else
+		pc_model_free(m);
+	return err;
+}
+
+/* The golden's top-level members reordered: threads, shared, libs, meta. */
+static char *reorder(struct profconv_ctx *ctx, const char *text, size_t len)
+{
+	static const char *const order[] = { "threads", "shared", "libs", "meta" };
+	struct pc_input *in;
+	struct pc_jpull *p;
+	const struct pc_jtok *t;
+	size_t from[8], to[8];
+	char names[8][16];
+	unsigned n = 0, i, k;
+	char *out;
+	size_t o = 0;
+
+	if (pc_input_open_mem(ctx, text, len, "reorder", &in))
+		return NULL;
+	if (pc_jpull_new(ctx, in, NULL, &p)) {
+		pc_input_close(in);
+		return NULL;
+	}
+	pc_jpull_next(p, &t); /* { */
+	while (!pc_jpull_next(p, &t) && t->type == PC_JT_KEY && n < 8) {
+		from[n] = (size_t)t->offset;
+		pc_snprintf(names[n], sizeof(names[n]), "%s", t->str);
+		pc_jpull_skip_value(p);
+		to[n] = (size_t)pc_jpull_offset(p);
+		n++;
+	}
+	pc_jpull_free(p);
+	pc_input_close(in);
+	out = malloc(len + 16);
+	if (!out)
+		return NULL;
+	out[o++] = '{';
+	for (k = 0; k < PC_ARRAY_SIZE(order); k++)
+		for (i = 0; i < n; i++)
+			if (strcmp(names[i], order[k]) == 0) {
+				if (o > 1)
+					out[o++] = ',';
+				memcpy(out + o, text + from[i], to[i] - from[i]);
+				o += to[i] - from[i];
+			}
+	out[o++] = '}';
+	out[o++] = '\n';
+	out[o] = 0;
+	return out;
+}
+
+static void round_trip(const char *name)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf out = { 0 }, out2 = { 0 };
+	char path[4200], *text, *re;
+	size_t len = 0;
+	int err;
+
+	pc_snprintf(path, sizeof(path), "%s/%s.json", golden_dir(), name);
+	text = slurp(path, &len);
+	PC_CHECK(text != NULL);
+	if (!text) {
+		fprintf(stderr, "cannot read %s\n", path);
+		profconv_ctx_free(ctx);
+		return;
+	}
+	err = convert(ctx, text, len, path, &out, NULL);
+	if (err)
+		fprintf(stderr, "%s: %s\n", name, ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(out.len, len);
+	PC_CHECK(out.p && out.len == len && memcmp(out.p, text, len) == 0);
+
+	/* any member order reads the same */
+	re = reorder(ctx, text, len);
+	PC_CHECK(re != NULL);
+	if (re) {
+		err = convert(ctx, re, strlen(re), "reordered", &out2, NULL);
+		if (err)
+			fprintf(stderr, "%s reordered: %s\n", name, ctx->errmsg);
+		PC_CHECK_EQ_INT(err, 0);
+		PC_CHECK(out2.p && out2.len == len && memcmp(out2.p, text, len) == 0);
+	}
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	free(re);
+	free(out.p);
+	free(out2.p);
+	free(text);
+	profconv_ctx_free(ctx);
+}
+
+/*
+ * A model with duplicate rows everywhere, written, read back: the rows keep
+ * their numbers (interning would have merged them), and the second writing
+ * gives the same bytes.
+ */
+static void duplicates(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = pc_model_new(ctx), *back = NULL;
+	struct membuf a = { 0 }, b = { 0 };
+	struct pc_func_key fk;
+	struct pc_frame_key k;
+	struct pc_thread *t;
+	uint32_t s0, s1, f0;
+	int err;
+
+	PC_CHECK(m != NULL);
+	if (!m)
+		return;
+	pc_str_append(m, "dup", 3);
+	pc_str_append(m, "dup", 3); /* string 2 == string 1 */
+	memset(&fk, 0, sizeof(fk));
+	fk.name = 1;
+	fk.resource = PC_NONE;
+	fk.source = PC_NONE;
+	pc_func_append(m, &fk);
+	pc_func_append(m, &fk);
+	memset(&k, 0, sizeof(k));
+	k.address = PC_NO_ADDRESS;
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.category = PC_NO_CATEGORY;
+	f0 = pc_frame_append(m, &k, 0);
+	pc_frame_append(m, &k, 0);
+	pc_frame_append(m, &k, 7); /* differs only in innerWindowID */
+	s0 = pc_stack_append(m, PC_NONE, f0);
+	s1 = pc_stack_append(m, PC_NONE, f0);
+	pc_stack_append(m, s1, 2);
+	t = pc_thread_add(m, 1, 1);
+	t->name = 2;
+	t->process_name = 1;
+	pc_sample_add(m, t, s0, 0, 1);
+	pc_sample_add(m, t, s1, 1000000, 1);
+	PC_CHECK_EQ_INT(m->strings.len, 3);
+	PC_CHECK_EQ_INT(m->frames.len, 3);
+	PC_CHECK_EQ_INT(m->stacks.len, 3);
+	/* interning finds the first of equal rows */
+	PC_CHECK_EQ_INT(pc_str_intern(m, "dup", 3), 1);
+	PC_CHECK_EQ_INT(pc_stack_intern(m, PC_NONE, f0), s0);
+	PC_CHECK_EQ_INT(pc_frame_intern_iw(m, &k, 7), 2);
+	err = pc_writer_processed.write(ctx, m, mem_write, &a);
+	PC_CHECK_EQ_INT(err, 0);
+	err = convert(ctx, a.p, a.len, "dups", &b, &back);
+	if (err)
+		fprintf(stderr, "duplicates: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK(b.len == a.len && memcmp(a.p, b.p, a.len) == 0);
+	if (back) {
+		PC_CHECK_EQ_INT(back->strings.len, 3);
+		PC_CHECK_EQ_INT(back->funcs.len, 2);
+		PC_CHECK_EQ_INT(back->frames.len, 3);
+		PC_CHECK_EQ_INT(back->stacks.len, 3);
+		PC_CHECK_EQ_INT(pc_frame_inner_window_id(&back->frames, 2), 7);
+		PC_CHECK_EQ_INT(back->threads[0]->samples.stack[1], 1);
+		PC_CHECK_EQ_STR(pc_str(back, back->threads[0]->name), "dup");
+		/* the index rebuild keeps every row in place */
+		PC_CHECK_EQ_INT(pc_frame_index_rebuild(back), 0);
+		PC_CHECK_EQ_INT(pc_func_index_rebuild(back), 0);
+		PC_CHECK_EQ_INT(back->frames.len, 3);
+		PC_CHECK_EQ_INT(pc_frame_inner_window_id(&back->frames, 2), 7);
+		pc_model_free(back);
+	}
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	free(a.p);
+	free(b.p);
+	profconv_ctx_free(ctx);
+}
+
+/* A broken document must fail with exactly this message (location included). */
+static void broken(const char *json, int want_code, const char *want)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	int err = convert(ctx, json, strlen(json), "t.json", NULL, NULL);
+
+	PC_CHECK_EQ_INT(err & 0xff, want_code);
+	PC_CHECK_EQ_STR(ctx->errmsg, want);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+#define META "{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1}"
+
+static void broken_inputs(void)
+{
+	broken("{\"meta\":{\"version\":36,\n \"preprocessedProfileVersion\":69}}",
+	       PROFCONV_ERR_UNSUPPORTED,
+	       "t.json:2:31: processed profile version 69; only 70 is read: load it in profiler.firefox.com and save it again to upgrade");
+	broken("{\"meta\":{\"preprocessedProfileVersion\":71}}", PROFCONV_ERR_UNSUPPORTED,
+	       "t.json:1:39: processed profile version 71; only 70 is read: load it in profiler.firefox.com and save it again to upgrade");
+	broken("{\"meta\":{\"interval\":1}}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:9: meta has no preprocessedProfileVersion: not a processed profile (a Gecko profile? try --from gecko)");
+	broken("{\"libs\":[]}", PROFCONV_ERR_CORRUPT,
+	       "t.json: no \"meta\" member: not a processed profile");
+	broken(META ",\"shared\":{\"stringArray\":[\"a\",]}}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:85: expected a value after ',', got ']'");
+	broken(META ",\"shared\":{\"stringArray\":[\"a\",1]}}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:85: shared.stringArray[1]: expected a string, got a number");
+	broken(META ",\n\"shared\":{\"stackTable\":{\"frame\":[0,0],\n\"prefixOffset\":[0,2]}}}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:3:16: shared.stackTable.prefixOffset[1] = 2: the parent stack must come before it");
+	broken(META ",\"shared\":{\"stackTable\":{\"frame\":[0,0],\"prefixOffset\":[0]}}}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:1:109: shared.stackTable.prefixOffset has 1 entries, but the table has 2 rows");
+	broken(META ",\"shared\":{\"stackTable\":{\"frame\":[0],\"prefixOffset\":[0.5]}}}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:1:108: shared.stackTable.prefixOffset[0]: expected an integer or null, got 0.5");
+	broken(META ",\"shared\":{\"stackTable\":{\"frame\":[3],\"prefixOffset\":[0]}}}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:1:88: shared.stackTable.frame[0] = 3 is out of range (frameTable has 0 rows)");
+	broken(META ",\"shared\":{\"frameTable\":{\"func\":[0],\"length\":1}}}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:87: shared.frameTable.func[0] = 0 is out of range (funcTable has 0 rows)");
+	broken(META ",\"shared\":{\"frameTable\":{\"address\":[-1],\"length\":1}}}",
+	       PROFCONV_ERR_CORRUPT, "t.json:1:79: shared.frameTable has no \"func\" column");
+	broken(META ",\"threads\":[{\"samples\":{\"stack\":[0],\"time\":[1]}}]}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:87: samples.stack[0] = 0 is out of range (stackTable has 0 rows)");
+	broken(META ",\"threads\":[{\"samples\":{\"stack\":[null]}}]}", PROFCONV_ERR_CORRUPT,
+	       "t.json:1:78: samples has neither \"time\" nor \"timeDeltas\"");
+	broken(META ",\"threads\":[{\"markers\":{\"name\":[0],\"category\":[9]}}]}",
+	       PROFCONV_ERR_CORRUPT,
+	       "t.json:1:101: markers.category[0] = 9 is out of range (meta.categories has 8 rows)");
+	broken(META ",\"threads\":[{\"samples\":{\"stack\":[null],\"time\":[1e300]}}]}",
+	       PROFCONV_ERR_CORRUPT, "t.json:1:102: samples.time[0]: 1e300 ms is out of range");
+}
+
+/* A foreign profile: null weight, timeDeltas, a string tid, a counter, default categories. */
+static void foreign(void)
+{
+	static const char doc[] =
+		"{\"counters\":[{},{}],\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":0.5,"
+		"\"startTime\":1700000000000.123456,\"symbolicated\":true,\"product\":\"x\"},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":\"42\",\"pid\":\"7\",\"processType\":\"tab\","
+		"\"samples\":{\"stack\":[null,null,null],\"timeDeltas\":[1.5,0.25,0.000001],"
+		"\"weight\":null,\"weightType\":\"tracing-ms\",\"length\":3},"
+		"\"markers\":{\"name\":[0],\"startTime\":[2],\"endTime\":[null],\"phase\":[0],"
+		"\"category\":[7],\"data\":[{\"type\":\"X\", \"a\":[1,2]}],\"length\":1}}],"
+		"\"shared\":{\"stringArray\":[\"m\"]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "foreign.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "foreign: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 2); /* the two counters */
+	if (m) {
+		const struct pc_thread *t = m->threads[0];
+
+		PC_CHECK_EQ_INT(m->ncategories, 8);
+		PC_CHECK_EQ_INT(m->meta.interval_ns, 500000);
+		PC_CHECK_EQ_INT(m->meta.start_time_ns, 1700000000000123456LL);
+		PC_CHECK_EQ_INT(m->meta.symbolicated, 1);
+		PC_CHECK_EQ_STR(m->meta.weight_type, "tracing-ms");
+		PC_CHECK_EQ_INT(t->tid, 42);
+		PC_CHECK_EQ_INT(t->pid, 7);
+		PC_CHECK_EQ_STR(t->process_type, "tab");
+		PC_CHECK_EQ_INT(t->samples.len, 3);
+		PC_CHECK_EQ_INT(t->samples.time[2], 1750001);
+		PC_CHECK_EQ_INT(t->markers.category[0], 7);
+		PC_CHECK_EQ_STR(pc_str(m, t->markers.data[0]), "{\"type\":\"X\", \"a\":[1,2]}");
+		PC_CHECK_EQ_STR(pc_str(m, t->name), "T");
+		pc_model_free(m);
+	}
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+static void bids(void)
+{
+	static const char a[] = "\xef\xbb\xbf {\"meta\":{\"preprocessedProfileVersion\":70}}";
+	static const char b[] = "{\"libs\":[],\"shared\":{}}";
+	static const char c[] = "{\"meta\":{\"version\":34},\"threads\":[]}";
+
+	PC_CHECK_EQ_INT(pc_reader_processed.bid((const unsigned char *)a, sizeof(a) - 1), 56);
+	PC_CHECK_EQ_INT(pc_reader_processed.bid((const unsigned char *)b, sizeof(b) - 1), 24);
+	PC_CHECK_EQ_INT(pc_reader_processed.bid((const unsigned char *)c, sizeof(c) - 1), 0);
+	PC_CHECK_EQ_INT(pc_reader_processed.bid((const unsigned char *)"PERFILE2", 8), 0);
+	PC_CHECK(pc_reader_detect((const unsigned char *)a, sizeof(a) - 1) == &pc_reader_processed);
+}
+
+int main(void)
+{
+	round_trip("y_fork_exec");
+	round_trip("y_synth_le");
+	round_trip("i_truncated_tail");
+	round_trip("processed_small");
+	duplicates();
+	broken_inputs();
+	foreign();
+	bids();
+	return pc_test_done();
+}
