@@ -70,7 +70,7 @@ static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
 		}
 		first[k ? k - 1 : 0] = 0;
 		return pc_fail_at(ctx, PROFCONV_ERR_UNRECOGNIZED, pc_input_name(in), 0,
-				  "unrecognized format%s%s: first bytes %s; expected perf.data (\"PERFILE2\"); use --from to force a format",
+				  "unrecognized format%s%s: first bytes %s; expected perf.data (\"PERFILE2\") or a processed or Gecko profile (JSON); use --from to force a format",
 				  pc_input_filter(in) ? " inside " : "",
 				  pc_input_filter(in) ? pc_input_filter(in) : "", first);
 	}

@@ -48,6 +48,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "model/pc_model.h"
 #include "symbolicate/pc_symbolicate.h"
 #include "symbolicate/pc_symsrc.h"
@@ -563,6 +565,49 @@ static int reindex_frames(struct pc_model *m)
 	return pc_frame_index_rebuild(m);
 }
 
+/*
+ * Marker payloads are raw JSON; a payload with a cause (a backtrace, as in
+ * Firefox profiles) holds a stack index in cause.stack, which must follow
+ * the rebuilt stack table.  Payloads are small: parse, patch, print.
+ */
+static int remap_marker_causes(struct pc_model *m, struct pc_thread *t, const uint32_t *map,
+			       uint32_t nold)
+{
+	uint32_t k;
+
+	for (k = 0; k < t->markers.len; k++) {
+		const char *text;
+		cJSON *doc, *cause, *stack;
+		char *out;
+		uint32_t row;
+
+		if (t->markers.data[k] == PC_NONE)
+			continue;
+		text = pc_str(m, t->markers.data[k]);
+		if (!strstr(text, "\"cause\""))
+			continue;
+		doc = cJSON_Parse(text);
+		cause = doc ? cJSON_GetObjectItemCaseSensitive(doc, "cause") : NULL;
+		stack = cause ? cJSON_GetObjectItemCaseSensitive(cause, "stack") : NULL;
+		if (!cJSON_IsNumber(stack) || stack->valuedouble < 0 ||
+		    stack->valuedouble >= (double)nold) {
+			cJSON_Delete(doc);
+			continue;
+		}
+		cJSON_SetNumberValue(stack, (double)map[(uint32_t)stack->valuedouble]);
+		out = cJSON_PrintUnformatted(doc);
+		cJSON_Delete(doc);
+		if (!out)
+			return PROFCONV_ERR_NOMEM;
+		row = pc_str_intern_z(m, out);
+		cJSON_free(out);
+		if (row == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		t->markers.data[k] = row;
+	}
+	return 0;
+}
+
 /* Rebuild the stack table with inline chains expanded; remap samples. */
 static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 {
@@ -594,13 +639,14 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 		map[s] = parent;
 	}
 	if (!err) {
-		for (i = 0; i < m->nthreads; i++) {
+		for (i = 0; i < m->nthreads && !err; i++) {
 			struct pc_samples *sm = &m->threads[i]->samples;
 			uint32_t k;
 
 			for (k = 0; k < sm->len; k++)
 				if (sm->stack[k] != PC_NONE)
 					sm->stack[k] = map[sm->stack[k]];
+			err = remap_marker_causes(m, m->threads[i], map, old.len);
 		}
 		pc_free(m->ctx, old.frame);
 		pc_free(m->ctx, old.prefix);
