@@ -42,6 +42,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -487,50 +488,135 @@ static void note_func(struct pc_symwork *w, uint32_t old, uint32_t neu)
 		w->old_func_new[old] = FUNC_SPLIT;
 }
 
-/* Symbolicate the frames of one lib from an open source. */
-static int apply_source(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src)
+/*
+ * Symbolication of one lib is split in two so that libs can be looked up in
+ * parallel: the lookup (find the source, open it, look every address up)
+ * touches nothing shared and runs on a worker with a private ctx; applying
+ * the results to the model is done by the caller, lib after lib, in order,
+ * so the output does not depend on the threads.
+ */
+struct lib_res {
+	uint64_t sym_start;
+	uint32_t sym_size;
+	uint32_t frame; /* frame row */
+	uint32_t first; /* into pool[] */
+	uint32_t n;	/* levels, outer first */
+};
+
+struct lib_job {
+	uint32_t lib;
+	struct finder f;
+	struct pc_symsrc *src;
+	struct profconv_ctx *ctx; /* the worker's: the source allocates through it */
+	struct lib_res *res;
+	uint32_t nres, res_cap;
+	struct pc_sym_frame *pool; /* strings owned by src, valid until it is closed */
+	uint32_t npool, pool_cap;
+	uint64_t looked_up;
+	int err;
+	/* diagnostics the worker produced, replayed by the caller in lib order */
+	char (*msgs)[512];
+	enum profconv_severity *sevs;
+	uint32_t nmsgs;
+};
+
+#define JOB_MAX_MSGS 16
+
+static void job_diag(void *user, enum profconv_severity sev, const char *msg)
 {
-	struct pc_model *m = w->m;
-	struct pc_frame_table *ft = &m->frames;
-	uint32_t resource = m->libs.rows[lib].resource, f, nframes = ft->len;
-	struct pc_sym_result *r = pc_alloc(m->ctx, sizeof(*r));
+	struct lib_job *j = user;
+
+	if (j->nmsgs == JOB_MAX_MSGS)
+		return;
+	pc_snprintf(j->msgs[j->nmsgs], sizeof(j->msgs[0]), "%s", msg);
+	j->sevs[j->nmsgs++] = sev;
+}
+
+/* Look every address of the job's lib up in j->src; results into j (nothing shared is written). */
+static int lookup_all(struct lib_job *j, const struct pc_model *m)
+{
+	const struct pc_frame_table *ft = &m->frames;
+	struct pc_sym_result *r;
+	uint32_t f;
 	int err = 0;
 
+	r = pc_alloc(j->ctx, sizeof(*r));
 	if (!r)
 		return PROFCONV_ERR_NOMEM;
-	for (f = 0; f < nframes && !err; f++) {
-		uint32_t func, nsym, k, name;
+	for (f = 0; f < ft->len && !err; f++) {
+		struct lib_res *res;
 		int found;
 
 		/* frames that already have a symbol (an input symbolicated before) stay */
-		if (ft->lib[f] != lib || ft->inline_depth[f] != 0 ||
+		if (ft->lib[f] != j->lib || ft->inline_depth[f] != 0 ||
 		    ft->address[f] == PC_NO_ADDRESS || ft->native_symbol[f] != PC_NONE)
 			continue;
-		w->addrs_total++;
-		found = pc_symsrc_lookup(src, ft->address[f], r);
+		j->looked_up++;
+		found = pc_symsrc_lookup(j->src, ft->address[f], r);
 		if (found < 0) {
-			err = m->ctx->status ? m->ctx->status : PROFCONV_ERR_INTERNAL;
+			err = j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
 			break;
 		}
 		if (!found || r->nframes == 0)
 			continue;
-		w->addrs_found++;
 		if (r->nframes > PC_MAX_INLINE)
 			r->nframes = PC_MAX_INLINE;
-		func = intern_func(m, &r->frames[0], resource);
-		name = pc_str_intern_z(m, r->frames[0].name);
+		if (pc_grow(j->ctx, (void **)&j->res, sizeof(*j->res), &j->res_cap,
+			    (size_t)j->nres + 1) ||
+		    pc_grow(j->ctx, (void **)&j->pool, sizeof(*j->pool), &j->pool_cap,
+			    (size_t)j->npool + r->nframes)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		res = &j->res[j->nres++];
+		res->sym_start = r->sym_start;
+		res->sym_size = r->sym_size;
+		res->frame = f;
+		res->first = j->npool;
+		res->n = r->nframes;
+		memcpy(j->pool + j->npool, r->frames, (size_t)r->nframes * sizeof(*r->frames));
+		j->npool += r->nframes;
+	}
+	pc_free(j->ctx, r);
+	return err;
+}
+
+/* Find, open and query the source of one lib (a worker). */
+static void lookup_lib(struct lib_job *j, const struct pc_model *m)
+{
+	j->err = find_source(&j->f, &j->src);
+	if (!j->err && j->src)
+		j->err = lookup_all(j, m);
+}
+
+/* Apply one lib's lookups to the model (the caller's thread). */
+static int apply_results(struct pc_symwork *w, const struct lib_job *j)
+{
+	struct pc_model *m = w->m;
+	struct pc_frame_table *ft = &m->frames;
+	uint32_t resource = m->libs.rows[j->lib].resource, i;
+
+	w->addrs_total += j->looked_up;
+	w->addrs_found += j->nres;
+	for (i = 0; i < j->nres; i++) {
+		const struct lib_res *res = &j->res[i];
+		const struct pc_sym_frame *lv = j->pool + res->first;
+		uint32_t f = res->frame, func, nsym, k, name;
+
+		func = intern_func(m, &lv[0], resource);
+		name = pc_str_intern_z(m, lv[0].name);
 		if (func == PC_NONE || name == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
-		nsym = pc_native_symbol_intern(m, lib, r->sym_start, name, r->sym_size);
+		nsym = pc_native_symbol_intern(m, j->lib, res->sym_start, name, res->sym_size);
 		if (nsym == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 		note_func(w, ft->func[f], func);
 		ft->func[f] = func;
 		ft->native_symbol[f] = nsym;
-		ft->line[f] = r->frames[0].line;
+		ft->line[f] = lv[0].line;
 		w->chains[f].first = w->ninl;
-		w->chains[f].n = r->nframes - 1;
-		for (k = 1; k < r->nframes; k++) {
+		w->chains[f].n = res->n - 1;
+		for (k = 1; k < res->n; k++) {
 			struct pc_frame_key *key;
 
 			if (pc_grow(m->ctx, (void **)&w->inl, sizeof(*w->inl), &w->inl_cap,
@@ -539,19 +625,18 @@ static int apply_source(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *sr
 			key = &w->inl[w->ninl++];
 			memset(key, 0, sizeof(*key));
 			key->address = ft->address[f];
-			key->lib = lib;
-			key->func = intern_func(m, &r->frames[k], resource);
+			key->lib = j->lib;
+			key->func = intern_func(m, &lv[k], resource);
 			if (key->func == PC_NONE)
 				return PROFCONV_ERR_NOMEM;
 			key->native_symbol = nsym;
-			key->line = r->frames[k].line;
+			key->line = lv[k].line;
 			key->category = ft->category[f];
 			key->subcategory = ft->subcategory[f];
 			key->inline_depth = (uint16_t)k;
 		}
 	}
-	pc_free(m->ctx, r);
-	return err;
+	return 0;
 }
 
 /* Re-insert every frame row into the frame index (after in-place edits). */
@@ -760,7 +845,19 @@ int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 
 int pc_symwork_apply(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src)
 {
-	return apply_source(w, lib, src);
+	struct lib_job j;
+	int err;
+
+	memset(&j, 0, sizeof(j));
+	j.lib = lib;
+	j.ctx = w->m->ctx;
+	j.src = src;
+	err = lookup_all(&j, w->m);
+	if (!err)
+		err = apply_results(w, &j);
+	pc_free(j.ctx, j.res);
+	pc_free(j.ctx, j.pool);
+	return err;
 }
 
 void pc_symwork_free(struct pc_symwork *w)
@@ -814,53 +911,165 @@ out:
 	return err;
 }
 
+/*
+ * Parallel lookups.  Kernel symbols (/proc/kallsyms is slow to read: the
+ * kernel formats every line) and perf maps are looked up on a worker
+ * thread while this thread does the ELF/DWARF libs; libdwarf is kept on
+ * one thread.  Each job has a private ctx: nothing shared is written until
+ * the results are applied here, lib after lib in order.
+ */
+static int job_on_worker(const struct lib_job *j)
+{
+	return j->f.lib->is_kernel ||
+	       (strncmp(j->f.name, "perf-", 5) == 0 && strstr(j->f.name, ".map"));
+}
+
+struct job_set {
+	struct lib_job *jobs;
+	uint32_t n;
+	const struct pc_model *m;
+	int worker_side; /* which jobs this runner takes */
+};
+
+static void run_jobs(struct job_set *js, int worker_side)
+{
+	uint32_t i;
+
+	for (i = 0; i < js->n; i++)
+		if (job_on_worker(&js->jobs[i]) == worker_side)
+			lookup_lib(&js->jobs[i], js->m);
+}
+
+static void *worker_main(void *arg)
+{
+	run_jobs(arg, 1);
+	return NULL;
+}
+
+/* Replay a job's diagnostics on the caller's ctx (warnings keep their kinds and counts). */
+static int replay_diags(struct profconv_ctx *ctx, const struct lib_job *j)
+{
+	unsigned kind = 0;
+	uint32_t k;
+	int err = 0;
+
+	for (k = 0; k < j->nmsgs && !err; k++) {
+		if (j->sevs[k] == PROFCONV_NOTE) {
+			pc_note(ctx, "%s", j->msgs[k]);
+		} else if (j->sevs[k] == PROFCONV_WARNING && kind < j->ctx->nwarns) {
+			err = pc_warn_n(ctx, j->ctx->warns[kind].kind, j->ctx->warns[kind].count, NULL,
+					"%s", j->msgs[k]);
+			kind++;
+		}
+	}
+	for (; kind < j->ctx->nwarns && !err; kind++)
+		err = pc_warn_n(ctx, j->ctx->warns[kind].kind, j->ctx->warns[kind].count, NULL,
+				"%s", j->ctx->warns[kind].kind);
+	return err;
+}
+
+static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
+{
+	if (!j->ctx)
+		return;
+	pc_symsrc_close(j->src);
+	j->src = NULL;
+	if (j->f.tmp_path[0])
+		unlink(j->f.tmp_path);
+	pc_free(j->ctx, j->res);
+	pc_free(j->ctx, j->pool);
+	/* the options were borrowed from the caller's ctx */
+	j->ctx->symbol_dirs = NULL;
+	j->ctx->nsymbol_dirs = 0;
+	j->ctx->kallsyms = NULL;
+	profconv_ctx_free(j->ctx);
+	j->ctx = NULL;
+	pc_free(ctx, j->msgs);
+	pc_free(ctx, j->sevs);
+}
+
 int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 {
+	struct job_set js = { NULL, 0, m, 0 };
 	struct pc_symwork *w;
 	uint8_t *in_use;
-	uint32_t lib;
-	int err;
+	uint32_t lib, i, nworker = 0;
+	pthread_t th;
+	int err, threaded = 0;
 
 	err = pc_symwork_begin(ctx, m, &w);
 	if (err)
 		return err;
 	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
-	if (!in_use) {
-		pc_symwork_free(w);
-		return PROFCONV_ERR_NOMEM;
+	js.jobs = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(*js.jobs));
+	if (!in_use || !js.jobs) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
 	}
 	libs_in_use(m, in_use);
-	for (lib = 0; lib < m->libs.len && !err; lib++) {
+	for (lib = 0; lib < m->libs.len; lib++) {
 		const struct pc_lib *l = &m->libs.rows[lib];
-		struct pc_symsrc *src = NULL;
-		struct finder f;
-		uint64_t before_found = w->addrs_found, before_total = w->addrs_total;
+		struct lib_job *j = &js.jobs[js.n];
 
 		if (!in_use[lib])
 			continue;
-		memset(&f, 0, sizeof(f));
-		f.ctx = ctx;
-		f.m = m;
-		f.lib = l;
-		f.name = pc_str(m, l->name);
-		f.path = pc_str(m, l->path);
-		f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
-		f.debug_id = pc_str(m, l->breakpad_id);
-		err = find_source(&f, &src);
-		if (!err && src) {
-			err = apply_source(w, lib, src);
-			pc_note(ctx, "symbols for %s: %s (%s), %llu of %llu addresses found%s%s", f.name,
-				src->path, src->ops->kind,
-				(unsigned long long)(w->addrs_found - before_found),
-				(unsigned long long)(w->addrs_total - before_total),
-				f.whylen ? "; passed over: " : "", f.whylen ? f.why : "");
-			pc_symsrc_close(src);
-		} else if (!err) {
-			pc_note(ctx, "no symbols for %s: %s", f.name, f.whylen ? f.why : "nothing to try");
+		j->lib = lib;
+		j->ctx = profconv_ctx_new();
+		j->msgs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->msgs));
+		j->sevs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->sevs));
+		js.n++;
+		if (!j->ctx || !j->msgs || !j->sevs) {
+			err = PROFCONV_ERR_NOMEM;
+			goto out;
 		}
-		if (f.tmp_path[0])
-			unlink(f.tmp_path);
+		j->ctx->symbol_dirs = ctx->symbol_dirs;
+		j->ctx->nsymbol_dirs = ctx->nsymbol_dirs;
+		j->ctx->kallsyms = ctx->kallsyms;
+		j->ctx->strict = ctx->strict;
+		j->ctx->verbose = ctx->verbose;
+		j->ctx->mem_limit = ctx->mem_limit;
+		profconv_set_diag(j->ctx, job_diag, j);
+		j->f.ctx = j->ctx;
+		j->f.m = m;
+		j->f.lib = l;
+		j->f.name = pc_str(m, l->name);
+		j->f.path = pc_str(m, l->path);
+		j->f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
+		j->f.debug_id = pc_str(m, l->breakpad_id);
+		nworker += (uint32_t)job_on_worker(j);
 	}
+	/* the worker only pays off when both sides have something to do */
+	if (nworker && nworker < js.n && pthread_create(&th, NULL, worker_main, &js) == 0)
+		threaded = 1;
+	run_jobs(&js, 0);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (nworker)
+		run_jobs(&js, 1);
+
+	for (i = 0; i < js.n && !err; i++) {
+		struct lib_job *j = &js.jobs[i];
+
+		err = replay_diags(ctx, j);
+		if (!err && j->err)
+			err = pc_fail(ctx, j->err, NULL, "%s", profconv_errmsg(j->ctx));
+		if (err)
+			break;
+		if (j->src) {
+			err = apply_results(w, j);
+			pc_note(ctx, "symbols for %s: %s (%s), %u of %llu addresses found%s%s",
+				j->f.name, j->src->path, j->src->ops->kind, j->nres,
+				(unsigned long long)j->looked_up, j->f.whylen ? "; passed over: " : "",
+				j->f.whylen ? j->f.why : "");
+		} else {
+			pc_note(ctx, "no symbols for %s: %s", j->f.name,
+				j->f.whylen ? j->f.why : "nothing to try");
+		}
+	}
+out:
+	for (i = 0; i < js.n; i++)
+		free_job(ctx, &js.jobs[i]);
+	pc_free(ctx, js.jobs);
 	pc_free(ctx, in_use);
 	if (err) {
 		pc_symwork_free(w);
