@@ -1173,7 +1173,7 @@ static int late_build_id(struct perf *p, const struct build_id *b)
 	return 0;
 }
 
-/* The lib row for a mapped file (one per path, or per path + inline build id). */
+/* The lib row for a mapped file: one per path (the first build id seen names it). */
 static uint32_t lib_for(struct perf *p, const char *file, const uint8_t *inline_id,
 			size_t inline_len, int kernel)
 {

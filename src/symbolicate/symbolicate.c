@@ -28,10 +28,12 @@
  *     PATH/BUILDID/elf), or a perf archive tarball (read through libarchive);
  *   the separate debug file by build id: /usr/lib/debug/.build-id/xx/rest.debug,
  *     ~/.debug (perf's cache), even when the binary is not on this machine;
- *   the binary at its recorded path, only when its build id matches: its
- *     .gnu_debuglink file (next to it, in .debug/, under /usr/lib/debug),
- *     else the binary itself;
- *   JIT code (/tmp/perf-PID.map libs): the map file there or in a symbol dir;
+ *   the binary at its recorded path, only when its build id matches (or the
+ *     recording has none to compare): its .gnu_debuglink file (next to it,
+ *     in .debug/, under /usr/lib/debug; the CRC is not checked), else the
+ *     binary itself;
+ *   JIT code (/tmp/perf-PID.map libs): the map file in a symbol dir, then
+ *     at /tmp;
  *   the kernel: --kallsyms FILE, or /proc/kallsyms when the recording's
  *     kernel build id matches this machine's (/sys/kernel/notes) or, with no
  *     build id recorded (pipe mode, -z), when the kernel releases match.
@@ -43,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -67,7 +70,7 @@ struct finder {
 	const char *debug_id; /* breakpad id or NULL */
 	char why[WHY_MAX];    /* what was tried, for --verbose */
 	size_t whylen;
-	char tmp_path[64];    /* a file extracted from an archive, removed at the end */
+	char tmp_path[4096];  /* a file extracted from an archive, removed at the end */
 };
 
 static void tried(struct finder *f, const char *what, const char *reason)
@@ -166,7 +169,12 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 			n += 2;
 		if (strcmp(n, want1) != 0 && strcmp(n, want2) != 0)
 			continue;
-		pc_snprintf(f->tmp_path, sizeof(f->tmp_path), "/tmp/profconv-sym-XXXXXX");
+		{
+			const char *td = getenv("TMPDIR");
+
+			pc_snprintf(f->tmp_path, sizeof(f->tmp_path), "%s/profconv-sym-XXXXXX",
+				    td && *td && strlen(td) < sizeof(f->tmp_path) - 32 ? td : "/tmp");
+		}
 		fd = mkstemp(f->tmp_path);
 		if (fd < 0 || archive_read_data_into_fd(a, fd) != ARCHIVE_OK) {
 			tried(f, tarball, "cannot extract the member");
@@ -199,7 +207,7 @@ static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **
 
 	if (!is_dir(dir))
 		return is_file(dir) ? try_archive(f, dir, out) : 0;
-	/* breakpad symbol store: NAME/DEBUGID/NAME.sym (also NAME without .so*) */
+	/* breakpad symbol store: NAME/DEBUGID/NAME.sym */
 	if (f->debug_id && f->debug_id[0]) {
 		pc_snprintf(p, sizeof(p), "%s/%s/%s/%s.sym", dir, f->name, f->debug_id, f->name);
 		r = try_breakpad(f, p, out);
@@ -395,6 +403,11 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 	int r;
 
 	*out = NULL;
+	if (f->lib->is_kernel && strcmp(f->name, "[kernel.kallsyms]") != 0) {
+		/* module frames are module-relative; kallsyms is _text-relative */
+		tried(f, f->name, "kernel module symbols are not supported yet");
+		return 0;
+	}
 	if (f->lib->is_kernel)
 		return find_kernel(f, out);
 	if (strncmp(f->name, "perf-", 5) == 0 && strstr(f->name, ".map"))
@@ -896,9 +909,10 @@ int pc_symwork_finish(struct pc_symwork *w)
 			goto out;
 		}
 	}
+	/* with no symbols found nothing changed: leave the tables as they are */
 	if (w->ninl)
 		err = rebuild_stacks(w, w->nframes_before);
-	if (!err)
+	if (!err && w->addrs_found)
 		err = compact_funcs(w);
 	/*
 	 * Mark the profile symbolicated only when some symbols were found: a
@@ -912,37 +926,35 @@ out:
 }
 
 /*
- * Parallel lookups.  Kernel symbols (/proc/kallsyms is slow to read: the
- * kernel formats every line) and perf maps are looked up on a worker
- * thread while this thread does the ELF/DWARF libs; libdwarf is kept on
- * one thread.  Each job has a private ctx: nothing shared is written until
- * the results are applied here, lib after lib in order.
+ * Parallel lookups.  Each job (one lib) has a private ctx and writes
+ * nothing shared, so jobs run on two threads: this one and a worker, each
+ * taking the next job from a shared counter.  The kernel and perf-map jobs
+ * go first (reading /proc/kallsyms is slow: the kernel formats every line).
+ * Results are applied here afterwards, lib after lib in order, so the
+ * output does not depend on the threads.  (Each DWARF source has its own
+ * libdwarf handle; ThreadSanitizer runs of the conversion are clean.)
  */
-static int job_on_worker(const struct lib_job *j)
+struct job_set {
+	struct lib_job *jobs;
+	uint32_t *order; /* job indices, kernel and perf-map jobs first */
+	uint32_t n;
+	const struct pc_model *m;
+	atomic_uint next;
+};
+
+static int job_first(const struct lib_job *j)
 {
 	return j->f.lib->is_kernel ||
 	       (strncmp(j->f.name, "perf-", 5) == 0 && strstr(j->f.name, ".map"));
 }
 
-struct job_set {
-	struct lib_job *jobs;
-	uint32_t n;
-	const struct pc_model *m;
-	int worker_side; /* which jobs this runner takes */
-};
-
-static void run_jobs(struct job_set *js, int worker_side)
+static void *run_jobs(void *arg)
 {
-	uint32_t i;
+	struct job_set *js = arg;
+	unsigned i;
 
-	for (i = 0; i < js->n; i++)
-		if (job_on_worker(&js->jobs[i]) == worker_side)
-			lookup_lib(&js->jobs[i], js->m);
-}
-
-static void *worker_main(void *arg)
-{
-	run_jobs(arg, 1);
+	while ((i = atomic_fetch_add(&js->next, 1)) < js->n)
+		lookup_lib(&js->jobs[js->order[i]], js->m);
 	return NULL;
 }
 
@@ -990,19 +1002,23 @@ static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 
 int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 {
-	struct job_set js = { NULL, 0, m, 0 };
+	struct job_set js;
 	struct pc_symwork *w;
 	uint8_t *in_use;
-	uint32_t lib, i, nworker = 0;
+	uint32_t lib, i, k = 0;
 	pthread_t th;
 	int err, threaded = 0;
 
 	err = pc_symwork_begin(ctx, m, &w);
 	if (err)
 		return err;
+	memset(&js, 0, sizeof(js));
+	js.m = m;
+	atomic_init(&js.next, 0);
 	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
 	js.jobs = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(*js.jobs));
-	if (!in_use || !js.jobs) {
+	js.order = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*js.order));
+	if (!in_use || !js.jobs || !js.order) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1036,16 +1052,18 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 		j->f.path = pc_str(m, l->path);
 		j->f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
 		j->f.debug_id = pc_str(m, l->breakpad_id);
-		nworker += (uint32_t)job_on_worker(j);
 	}
-	/* the worker only pays off when both sides have something to do */
-	if (nworker && nworker < js.n && pthread_create(&th, NULL, worker_main, &js) == 0)
+	for (i = 0; i < js.n; i++)
+		if (job_first(&js.jobs[i]))
+			js.order[k++] = i;
+	for (i = 0; i < js.n; i++)
+		if (!job_first(&js.jobs[i]))
+			js.order[k++] = i;
+	if (js.n > 1 && pthread_create(&th, NULL, run_jobs, &js) == 0)
 		threaded = 1;
-	run_jobs(&js, 0);
+	run_jobs(&js);
 	if (threaded)
 		pthread_join(th, NULL);
-	else if (nworker)
-		run_jobs(&js, 1);
 
 	for (i = 0; i < js.n && !err; i++) {
 		struct lib_job *j = &js.jobs[i];
@@ -1070,6 +1088,7 @@ out:
 	for (i = 0; i < js.n; i++)
 		free_job(ctx, &js.jobs[i]);
 	pc_free(ctx, js.jobs);
+	pc_free(ctx, js.order);
 	pc_free(ctx, in_use);
 	if (err) {
 		pc_symwork_free(w);
