@@ -341,6 +341,8 @@ struct perf {
 
 	struct process *procs;
 	struct thread_state *threads;
+	struct process *last_pr;      /* the last looked up (entries are never removed */
+	struct thread_state *last_ts; /* while reading, so the pointers stay valid) */
 	struct build_id *build_ids;
 	uint32_t nbuild_ids, build_ids_cap;
 	struct lib_key *lib_keys;
@@ -1041,9 +1043,13 @@ static struct process *get_process(struct perf *p, int32_t pid)
 {
 	struct process *pr;
 
+	if (p->last_pr && p->last_pr->pid == pid)
+		return p->last_pr;
 	HASH_FIND(hh, p->procs, &pid, sizeof(pid), pr);
-	if (pr)
+	if (pr) {
+		p->last_pr = pr;
 		return pr;
+	}
 	pr = pc_calloc(p->ctx, 1, sizeof(*pr));
 	if (!pr)
 		return NULL;
@@ -1065,9 +1071,13 @@ static struct thread_state *get_thread(struct perf *p, int32_t pid, int32_t tid)
 	uint64_t key = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
 	struct thread_state *ts;
 
+	if (p->last_ts && p->last_ts->key == key)
+		return p->last_ts; /* samples come in runs per thread */
 	HASH_FIND(hh, p->threads, &key, sizeof(key), ts);
-	if (ts)
+	if (ts) {
+		p->last_ts = ts;
 		return ts;
+	}
 	ts = pc_calloc(p->ctx, 1, sizeof(*ts));
 	if (!ts)
 		return NULL;
