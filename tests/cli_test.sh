@@ -212,6 +212,19 @@ symbols)
 		fail "symbolicated profile no longer matches perf script's stacks"
 	expect_rc 0 "$PC" -q --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/sym2.json"
 	cmp "$T/sym.json" "$T/sym2.json" || fail "symbolicated output is not deterministic"
+	# a stripped binary: its debug file found by build id in a cache layout,
+	# and by its .gnu_debuglink (in .debug/ beside it); the same symbols
+	mkdir -p "$T/bid/.build-id/31" "$T/dl/.debug"
+	cp "$SP/prog-dbg.debug" "$T/bid/.build-id/31/7f0509f407ea0b2a6ab597c180e6330c80997a.debug"
+	cp "$SP/prog.stripped" "$T/dl/prog"
+	cp "$SP/prog-dbg.debug" "$T/dl/.debug/prog-dbg.debug"
+	for d in bid dl; do
+		expect_rc 0 "$PC" -v --symbol-dir "$T/$d" "$SP/y_sym.data" -o "$T/$d.json" 2>"$T/$d.err"
+		grep -q "symbols for prog: $T/$d/.*prog-dbg.debug\|symbols for prog: $T/$d/.build-id/" "$T/$d.err" ||
+			fail "$d: debug file not used: $(grep prog "$T/$d.err")"
+		python3 "$SP/check_symbols.py" "$T/$d.json" "$T/nosym.json" "$SP/y_sym.data.script.txt.gz" \
+			"$SP/prog.symbolizer.txt" || fail "$d: symbols differ from the references"
+	done
 	# a binary whose build id differs is refused, and said so with -v
 	mkdir "$T/wrong" && cp "$FX/../sym/inline" "$T/wrong/prog" 2>/dev/null || cp /bin/true "$T/wrong/prog"
 	expect_rc 0 "$PC" -v --symbol-dir "$T/wrong" "$SP/y_sym.data" -o "$T/wrong.json" 2>"$T/err"

@@ -200,6 +200,37 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 	return r;
 }
 
+/*
+ * The .gnu_debuglink file of a binary (next to it, in .debug/, under
+ * /usr/lib/debug); the debug file must carry the recorded build id.
+ */
+static int try_debuglink(struct finder *f, const char *binary, struct pc_symsrc **out)
+{
+	char p[4600], link[256], dir[4096];
+	char *slash;
+	int r;
+
+	if (pc_elf_debuglink(binary, link, sizeof(link)) != 0 || !link[0])
+		return 0;
+	pc_snprintf(dir, sizeof(dir), "%s", binary);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	pc_snprintf(p, sizeof(p), "%s/%s", dir, link);
+	if (strcmp(p, binary) != 0) {
+		r = try_elf(f, p, out);
+		if (r)
+			return r;
+	}
+	pc_snprintf(p, sizeof(p), "%s/.debug/%s", dir, link);
+	r = try_elf(f, p, out);
+	if (r)
+		return r;
+	pc_snprintf(p, sizeof(p), "/usr/lib/debug%s/%s", dir, link);
+	return try_elf(f, p, out);
+}
+
 static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **out)
 {
 	char p[4600];
@@ -243,6 +274,12 @@ static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **
 	if (r)
 		return r;
 	pc_snprintf(p, sizeof(p), "%s/%s", dir, f->name);
+	if (is_file(p)) {
+		/* a stripped binary: its debug file first */
+		r = try_debuglink(f, p, out);
+		if (r)
+			return r;
+	}
 	return try_elf(f, p, out);
 }
 
@@ -272,34 +309,6 @@ static int try_build_id_files(struct finder *f, struct pc_symsrc **out)
 		}
 	}
 	return r;
-}
-
-/* The .gnu_debuglink file of the binary at f->path (which matched). */
-static int try_debuglink(struct finder *f, struct pc_symsrc **out)
-{
-	char p[4600], link[256], dir[4096];
-	char *slash;
-	int r;
-
-	if (pc_elf_debuglink(f->path, link, sizeof(link)) != 0 || !link[0])
-		return 0;
-	pc_snprintf(dir, sizeof(dir), "%s", f->path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return 0;
-	*slash = 0;
-	pc_snprintf(p, sizeof(p), "%s/%s", dir, link);
-	if (strcmp(p, f->path) != 0) {
-		r = try_elf(f, p, out);
-		if (r)
-			return r;
-	}
-	pc_snprintf(p, sizeof(p), "%s/.debug/%s", dir, link);
-	r = try_elf(f, p, out);
-	if (r)
-		return r;
-	pc_snprintf(p, sizeof(p), "/usr/lib/debug%s/%s", dir, link);
-	return try_elf(f, p, out);
 }
 
 /* This machine's kernel build id, from /sys/kernel/notes (NT_GNU_BUILD_ID). */
@@ -441,7 +450,7 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 			return 0;
 		}
 	}
-	r = try_debuglink(f, out);
+	r = try_debuglink(f, f->path, out);
 	if (r)
 		return r < 0 ? -r : 0;
 	r = try_elf(f, f->path, out);
