@@ -321,6 +321,26 @@ static uint32_t res_hash(const struct res_key *k)
 				   pc_hash64((uint64_t)k->lib << 8 | k->type));
 }
 
+/* Grow, write row k at the end, index it at slot when index, count it: its row or PC_NONE. */
+static uint32_t res_push_row(struct pc_model *m, const struct res_key *k, uint32_t slot,
+			     uint32_t h, int index)
+{
+	struct pc_resource_table *t = &m->resources;
+	uint32_t row;
+
+	if (res_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->name[row] = k->name;
+	t->host[row] = k->host;
+	t->type[row] = k->type;
+	t->lib[row] = k->lib;
+	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
 uint32_t pc_resource_intern(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
 			    uint32_t lib)
 {
@@ -332,17 +352,7 @@ uint32_t pc_resource_intern(struct pc_model *m, uint32_t name, uint32_t host, ui
 	row = pc_itab_find(&t->index, h, res_eq, t, &k, &slot);
 	if (row != PC_NONE)
 		return row;
-	if (res_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->name[row] = name;
-	t->host[row] = host;
-	t->type[row] = type;
-	t->lib[row] = lib;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return res_push_row(m, &k, slot, h, 1);
 }
 
 /* --- funcs --- */
@@ -387,15 +397,13 @@ static uint32_t func_hash(const struct pc_func_key *k)
 	return (uint32_t)pc_hash64(a ^ pc_hash64(b));
 }
 
-uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
+/* Grow, write row k at the end, index it at slot when index, count it: its row or PC_NONE. */
+static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, uint32_t slot,
+			      uint32_t h, int index)
 {
 	struct pc_func_table *t = &m->funcs;
-	uint32_t h, slot, row;
+	uint32_t row;
 
-	h = func_hash(k);
-	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
-	if (row != PC_NONE)
-		return row;
 	if (func_reserve(m))
 		return PC_NONE;
 	row = t->len;
@@ -406,10 +414,22 @@ uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
 	t->column[row] = k->column;
 	t->is_js[row] = k->is_js;
 	t->relevant_for_js[row] = k->relevant_for_js;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
 	return row;
+}
+
+uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t h, slot, row;
+
+	h = func_hash(k);
+	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
+	if (row != PC_NONE)
+		return row;
+	return func_push_row(m, k, slot, h, 1);
 }
 
 /* --- native symbols and sources --- */
@@ -448,6 +468,26 @@ static int nsym_reserve(struct pc_model *m)
 	return 0;
 }
 
+/* Grow, write row (k, name, size) at the end, index it at slot when index, count it. */
+static uint32_t nsym_push_row(struct pc_model *m, const struct nsym_key *k, uint32_t name,
+			      uint32_t size, uint32_t slot, uint32_t h, int index)
+{
+	struct pc_native_symbol_table *t = &m->native_symbols;
+	uint32_t row;
+
+	if (nsym_reserve(m))
+		return PC_NONE;
+	row = t->len;
+	t->lib[row] = k->lib;
+	t->address[row] = k->address;
+	t->name[row] = name;
+	t->size[row] = size;
+	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
 uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t address, uint32_t name,
 				 uint32_t size)
 {
@@ -459,17 +499,7 @@ uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t addr
 	row = pc_itab_find(&t->index, h, nsym_eq, t, &k, &slot);
 	if (row != PC_NONE)
 		return row;
-	if (nsym_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->lib[row] = lib;
-	t->address[row] = address;
-	t->name[row] = name;
-	t->size[row] = size;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return nsym_push_row(m, &k, name, size, slot, h, 1);
 }
 
 static int source_eq(const void *table, uint32_t row, const void *key)
@@ -1057,24 +1087,11 @@ uint32_t pc_frame_intern_iw(struct pc_model *m, const struct pc_frame_key *k,
 uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k)
 {
 	struct pc_func_table *t = &m->funcs;
-	uint32_t h, slot = PC_NONE, found, row;
+	uint32_t h, slot = PC_NONE, found;
 
 	h = func_hash(k);
 	found = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
-	if (func_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->name[row] = k->name;
-	t->resource[row] = k->resource;
-	t->source[row] = k->source;
-	t->line[row] = k->line;
-	t->column[row] = k->column;
-	t->is_js[row] = k->is_js;
-	t->relevant_for_js[row] = k->relevant_for_js;
-	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return func_push_row(m, k, slot, h, found == PC_NONE);
 }
 
 uint32_t pc_resource_append(struct pc_model *m, uint32_t name, uint32_t host, uint8_t type,
@@ -1082,21 +1099,11 @@ uint32_t pc_resource_append(struct pc_model *m, uint32_t name, uint32_t host, ui
 {
 	struct pc_resource_table *t = &m->resources;
 	struct res_key k = { name, host, lib, type };
-	uint32_t h, slot = PC_NONE, found, row;
+	uint32_t h, slot = PC_NONE, found;
 
 	h = res_hash(&k);
 	found = pc_itab_find(&t->index, h, res_eq, t, &k, &slot);
-	if (res_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->name[row] = name;
-	t->host[row] = host;
-	t->type[row] = type;
-	t->lib[row] = lib;
-	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return res_push_row(m, &k, slot, h, found == PC_NONE);
 }
 
 uint32_t pc_native_symbol_append(struct pc_model *m, uint32_t lib, uint64_t address,
@@ -1104,21 +1111,11 @@ uint32_t pc_native_symbol_append(struct pc_model *m, uint32_t lib, uint64_t addr
 {
 	struct pc_native_symbol_table *t = &m->native_symbols;
 	struct nsym_key k = { address, lib };
-	uint32_t h, slot = PC_NONE, found, row;
+	uint32_t h, slot = PC_NONE, found;
 
 	h = nsym_hash(&k);
 	found = pc_itab_find(&t->index, h, nsym_eq, t, &k, &slot);
-	if (nsym_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->lib[row] = lib;
-	t->address[row] = address;
-	t->name[row] = name;
-	t->size[row] = size;
-	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return nsym_push_row(m, &k, name, size, slot, h, found == PC_NONE);
 }
 
 static int source_row_is_default(const struct pc_source_row *r)

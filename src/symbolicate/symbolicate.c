@@ -71,6 +71,7 @@ struct finder {
 	char why[WHY_MAX];    /* what was tried, for --verbose */
 	size_t whylen;
 	char tmp_path[4096];  /* a file extracted from an archive, removed at the end */
+	char own_build_id[128]; /* the binary's own, when the recording has none */
 };
 
 static void tried(struct finder *f, const char *what, const char *reason)
@@ -429,6 +430,17 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 		r = try_symbol_dir(f, f->ctx->symbol_dirs[i], out);
 		if (r)
 			return r < 0 ? -r : 0;
+	}
+	/*
+	 * No build id recorded (perf writes them only for some libs, and none
+	 * in pipe mode): take the one of the binary at the recorded path,
+	 * unverified, to find its debug file.
+	 */
+	if (!f->build_id && is_file(f->path) &&
+	    pc_elf_build_id(f->path, f->own_build_id, sizeof(f->own_build_id)) == 0 &&
+	    f->own_build_id[0]) {
+		f->build_id = f->own_build_id;
+		tried(f, f->path, "no build id recorded: using the file's own, unverified");
 	}
 	/* the debug file by build id, even when the binary is not on this machine */
 	r = try_build_id_files(f, out);
