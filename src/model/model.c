@@ -509,6 +509,28 @@ static int source_eq(const void *table, uint32_t row, const void *key)
 	return t->filename[row] == *(const uint32_t *)key;
 }
 
+static int source_set_ext(struct pc_model *m, uint32_t row, const struct pc_source_row *r);
+
+/* As res_push_row() for sources: filename, and r's other columns unless r is NULL. */
+static uint32_t source_push_row(struct pc_model *m, uint32_t filename,
+				const struct pc_source_row *r, uint32_t slot, uint32_t h, int index)
+{
+	struct pc_source_table *t = &m->sources;
+	uint32_t row;
+
+	if (pc_grow(m->ctx, (void **)&t->filename, sizeof(*t->filename), &t->cap,
+		    (size_t)t->len + 1))
+		return PC_NONE;
+	row = t->len;
+	t->filename[row] = filename;
+	if (r && source_set_ext(m, row, r))
+		return PC_NONE;
+	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+		return PC_NONE;
+	t->len++;
+	return row;
+}
+
 uint32_t pc_source_intern(struct pc_model *m, uint32_t filename)
 {
 	struct pc_source_table *t = &m->sources;
@@ -518,15 +540,7 @@ uint32_t pc_source_intern(struct pc_model *m, uint32_t filename)
 	row = pc_itab_find(&t->index, h, source_eq, t, &filename, &slot);
 	if (row != PC_NONE)
 		return row;
-	if (pc_grow(m->ctx, (void **)&t->filename, sizeof(*t->filename), &t->cap,
-		    (size_t)t->len + 1))
-		return PC_NONE;
-	row = t->len;
-	t->filename[row] = filename;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return source_push_row(m, filename, NULL, slot, h, 1);
 }
 
 /* --- frames --- */
@@ -574,15 +588,15 @@ static uint32_t frame_hash(const struct pc_frame_key *k)
 	return (uint32_t)pc_hash64(a);
 }
 
-uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
+static int set_inner_window_id(struct pc_model *m, uint32_t row, uint64_t iw);
+
+/* As res_push_row() for frames; also the innerWindowID *iw unless iw is NULL. */
+static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
+			       const uint64_t *iw, uint32_t slot, uint32_t h, int index)
 {
 	struct pc_frame_table *t = &m->frames;
-	uint32_t h, slot, row;
+	uint32_t row;
 
-	h = frame_hash(k);
-	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
-	if (row != PC_NONE)
-		return row;
 	if (frame_reserve(m))
 		return PC_NONE;
 	row = t->len;
@@ -595,10 +609,24 @@ uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 	t->category[row] = k->category;
 	t->subcategory[row] = k->subcategory;
 	t->inline_depth[row] = k->inline_depth;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (iw && set_inner_window_id(m, row, *iw))
+		return PC_NONE;
+	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
 	return row;
+}
+
+uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
+{
+	struct pc_frame_table *t = &m->frames;
+	uint32_t h, slot, row;
+
+	h = frame_hash(k);
+	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
+	if (row != PC_NONE)
+		return row;
+	return frame_push_row(m, k, NULL, slot, h, 1);
 }
 
 /* --- stacks --- */
@@ -660,7 +688,8 @@ static int stack_reindex(struct pc_model *m)
 	return 0;
 }
 
-uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame)
+/* Grow, write row (prefix, frame) at the end and count it (unindexed) as *row: 0 or error. */
+static int stack_push_row(struct pc_model *m, uint32_t prefix, uint32_t frame, uint32_t *row)
 {
 	struct pc_stack_table *t = &m->stacks;
 
@@ -673,8 +702,19 @@ uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	}
 	t->frame[t->len] = frame;
 	t->prefix[t->len] = prefix;
-	t->unindexed = 1;
-	return t->len++;
+	*row = t->len++;
+	return 0;
+}
+
+uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame)
+{
+	uint32_t row;
+	int err = stack_push_row(m, prefix, frame, &row);
+
+	if (err)
+		return err; /* as GROW_COL returned it */
+	m->stacks.unindexed = 1;
+	return row;
 }
 
 uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
@@ -682,6 +722,7 @@ uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	struct pc_stack_table *t = &m->stacks;
 	uint64_t key = (uint64_t)prefix << 32 | frame;
 	uint32_t i, row;
+	int err;
 
 	if (t->unindexed && stack_reindex(m))
 		return PC_NONE;
@@ -691,16 +732,9 @@ uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	     i = (i + 1) & t->mask)
 		if (t->slots[i].key == key)
 			return t->slots[i].row;
-	if (t->len == t->cap) {
-		uint32_t cap = next_cap(t->cap);
-
-		GROW_COL(m, t->frame, t->cap, cap);
-		GROW_COL(m, t->prefix, t->cap, cap);
-		t->cap = cap;
-	}
-	row = t->len++;
-	t->frame[row] = frame;
-	t->prefix[row] = prefix;
+	err = stack_push_row(m, prefix, frame, &row);
+	if (err)
+		return err;
 	t->slots[i].key = key;
 	t->slots[i].row = row;
 	if ((uint64_t)t->len * 2 > (uint64_t)t->mask + 1 && stack_rehash(m, (t->mask + 1) * 2))
@@ -978,7 +1012,7 @@ uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	struct pc_stack_table *t = &m->stacks;
 	uint64_t key = (uint64_t)prefix << 32 | frame;
 	uint32_t i, row;
-	int found = 0;
+	int found = 0, err;
 
 	if (t->unindexed && stack_reindex(m))
 		return PC_NONE;
@@ -991,16 +1025,9 @@ uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
 			break;
 		}
 	}
-	if (t->len == t->cap) {
-		uint32_t cap = next_cap(t->cap);
-
-		GROW_COL(m, t->frame, t->cap, cap);
-		GROW_COL(m, t->prefix, t->cap, cap);
-		t->cap = cap;
-	}
-	row = t->len++;
-	t->frame[row] = frame;
-	t->prefix[row] = prefix;
+	err = stack_push_row(m, prefix, frame, &row);
+	if (err)
+		return err;
 	if (found)
 		return row;
 	t->slots[i].key = key;
@@ -1047,30 +1074,13 @@ static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint
 {
 	struct pc_frame_table *t = &m->frames;
 	struct frame_iw_key kk = { k, iw };
-	uint32_t h, slot = PC_NONE, found, row;
+	uint32_t h, slot = PC_NONE, found;
 
 	h = frame_hash(k);
 	found = pc_itab_find(&t->index, h, frame_iw_eq, t, &kk, &slot);
 	if (intern && found != PC_NONE)
 		return found;
-	if (frame_reserve(m))
-		return PC_NONE;
-	row = t->len;
-	t->address[row] = k->address;
-	t->lib[row] = k->lib;
-	t->func[row] = k->func;
-	t->native_symbol[row] = k->native_symbol;
-	t->line[row] = k->line;
-	t->column[row] = k->column;
-	t->category[row] = k->category;
-	t->subcategory[row] = k->subcategory;
-	t->inline_depth[row] = k->inline_depth;
-	if (set_inner_window_id(m, row, iw))
-		return PC_NONE;
-	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return frame_push_row(m, k, &iw, slot, h, found == PC_NONE);
 }
 
 uint32_t pc_frame_append(struct pc_model *m, const struct pc_frame_key *k, uint64_t inner_window_id)
@@ -1124,41 +1134,35 @@ static int source_row_is_default(const struct pc_source_row *r)
 	       r->source_map_url == PC_NONE && r->content == PC_NONE;
 }
 
-uint32_t pc_source_append(struct pc_model *m, const struct pc_source_row *r)
+/* The optional columns of row from r, kept only once some row needs them: 0 or error. */
+static int source_set_ext(struct pc_model *m, uint32_t row, const struct pc_source_row *r)
 {
 	struct pc_source_table *t = &m->sources;
-	uint32_t h, slot = PC_NONE, found, row, i;
+	uint32_t i;
 
-	h = (uint32_t)pc_hash64(r->filename);
-	found = pc_itab_find(&t->index, h, source_eq, t, &r->filename, &slot);
-	if (pc_grow(m->ctx, (void **)&t->filename, sizeof(*t->filename), &t->cap,
-		    (size_t)t->len + 1))
-		return PC_NONE;
-	row = t->len;
-	t->filename[row] = r->filename;
 	if (!source_row_is_default(r) || row < t->ext_len) {
 		if (row >= t->ext_len) {
 			uint32_t cap = t->ext_cap;
 
 			/* grow the five optional columns in step */
 			if (pc_grow(m->ctx, (void **)&t->id, sizeof(*t->id), &cap, (size_t)row + 1))
-				return PC_NONE;
+				return PROFCONV_ERR_NOMEM;
 			cap = t->ext_cap;
 			if (pc_grow(m->ctx, (void **)&t->start_line, sizeof(*t->start_line), &cap,
 				    (size_t)row + 1))
-				return PC_NONE;
+				return PROFCONV_ERR_NOMEM;
 			cap = t->ext_cap;
 			if (pc_grow(m->ctx, (void **)&t->start_column, sizeof(*t->start_column),
 				    &cap, (size_t)row + 1))
-				return PC_NONE;
+				return PROFCONV_ERR_NOMEM;
 			cap = t->ext_cap;
 			if (pc_grow(m->ctx, (void **)&t->source_map_url,
 				    sizeof(*t->source_map_url), &cap, (size_t)row + 1))
-				return PC_NONE;
+				return PROFCONV_ERR_NOMEM;
 			cap = t->ext_cap;
 			if (pc_grow(m->ctx, (void **)&t->content, sizeof(*t->content), &cap,
 				    (size_t)row + 1))
-				return PC_NONE;
+				return PROFCONV_ERR_NOMEM;
 			t->ext_cap = cap;
 			for (i = t->ext_len; i < row; i++) {
 				t->id[i] = PC_NONE;
@@ -1175,10 +1179,17 @@ uint32_t pc_source_append(struct pc_model *m, const struct pc_source_row *r)
 		t->source_map_url[row] = r->source_map_url;
 		t->content[row] = r->content;
 	}
-	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
-		return PC_NONE;
-	t->len++;
-	return row;
+	return 0;
+}
+
+uint32_t pc_source_append(struct pc_model *m, const struct pc_source_row *r)
+{
+	struct pc_source_table *t = &m->sources;
+	uint32_t h, slot = PC_NONE, found;
+
+	h = (uint32_t)pc_hash64(r->filename);
+	found = pc_itab_find(&t->index, h, source_eq, t, &r->filename, &slot);
+	return source_push_row(m, r->filename, r, slot, h, found == PC_NONE);
 }
 
 void pc_source_get(const struct pc_model *m, uint32_t i, struct pc_source_row *r)

@@ -63,6 +63,29 @@ int pc_jr_warn(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct 
 	return pc_warn(ctx, kind, &loc, "%s", msg);
 }
 
+int pc_jr_corrupt(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *tok,
+		  const char *fmt, ...)
+{
+	char msg[640];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return pc_jr_fail(ctx, p, tok, PROFCONV_ERR_CORRUPT, "%s", msg);
+}
+
+int pc_jr_corrupt_at(struct profconv_ctx *ctx, const struct pc_loc *loc, const char *fmt, ...)
+{
+	char msg[640];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return pc_fail(ctx, PROFCONV_ERR_CORRUPT, loc && loc->path ? loc : NULL, "%s", msg);
+}
+
 int pc_jr_expect(struct profconv_ctx *ctx, struct pc_jpull *p, enum pc_jtype want,
 		 const char *what, const struct pc_jtok **tok)
 {
@@ -289,6 +312,25 @@ int pc_jr_tok_ns(const struct pc_jtok *t, int64_t *ns)
 		return 0;
 	}
 	return pc_jr_ms_to_ns(t->str, t->len, ns);
+}
+
+int pc_jr_ms_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *ns)
+{
+	const struct pc_jtok *t;
+	int err = pc_jpull_next(p, &t);
+
+	if (err)
+		return err;
+	if (t->type == PC_JT_NULL) {
+		*ns = PC_NO_TIME;
+		return 0;
+	}
+	if (t->type != PC_JT_NUMBER)
+		return pc_jr_corrupt(ctx, p, t, "expected a number of milliseconds for %s, got %s",
+				     what, pc_jr_type_name(t->type));
+	if (pc_jr_tok_ns(t, ns) || *ns == PC_NO_TIME)
+		return pc_jr_corrupt(ctx, p, t, "%s: %s ms is out of range", what, t->str);
+	return 0;
 }
 
 /* --- raw JSON text with invalid UTF-8 --- */

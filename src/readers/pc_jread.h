@@ -22,6 +22,13 @@ int pc_jr_fail(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct 
 int pc_jr_warn(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *tok,
 	       const char *kind, const char *fmt, ...) PC_PRINTF(5, 6);
 
+/* PROFCONV_ERR_CORRUPT at tok's line:col (the message cut at 639 bytes). */
+int pc_jr_corrupt(struct profconv_ctx *ctx, const struct pc_jpull *p, const struct pc_jtok *tok,
+		  const char *fmt, ...) PC_PRINTF(4, 5);
+/* PROFCONV_ERR_CORRUPT at loc (none when loc or its path is NULL), the message cut likewise. */
+int pc_jr_corrupt_at(struct profconv_ctx *ctx, const struct pc_loc *loc, const char *fmt, ...)
+	PC_PRINTF(3, 4);
+
 /*
  * The next token, which must be of type want (what names the value for the
  * message: "expected an array for shared.stackTable.frame, got a string").
@@ -37,6 +44,8 @@ int pc_jr_expect(struct profconv_ctx *ctx, struct pc_jpull *p, enum pc_jtype wan
 int pc_jr_ms_to_ns(const char *text, size_t len, int64_t *ns);
 /* The same for a NUMBER token. */
 int pc_jr_tok_ns(const struct pc_jtok *t, int64_t *ns);
+/* The next value: a time in ms as *ns, or null (PC_NO_TIME); what names it for messages. */
+int pc_jr_ms_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *ns);
 
 /*
  * Bidding helpers (no allocation): whether peek[0..len) starts (after

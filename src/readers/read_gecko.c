@@ -196,31 +196,9 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- helpers --- */
 
-static int fail_tok(struct gr *r, const struct pc_jtok *t, const char *fmt, ...) PC_PRINTF(3, 4);
-
-static int fail_tok(struct gr *r, const struct pc_jtok *t, const char *fmt, ...)
-{
-	char msg[640];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return pc_jr_fail(r->ctx, r->p, t, PROFCONV_ERR_CORRUPT, "%s", msg);
-}
-
-static int fail_loc(struct gr *r, const struct pc_loc *loc, const char *fmt, ...) PC_PRINTF(3, 4);
-
-static int fail_loc(struct gr *r, const struct pc_loc *loc, const char *fmt, ...)
-{
-	char msg[640];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return pc_fail(r->ctx, PROFCONV_ERR_CORRUPT, loc && loc->path ? loc : NULL, "%s", msg);
-}
+/* PROFCONV_ERR_CORRUPT at token t / at location loc (see pc_jr_corrupt()). */
+#define fail_tok(r, t, ...) pc_jr_corrupt((r)->ctx, (r)->p, (t), __VA_ARGS__)
+#define fail_loc(r, loc, ...) pc_jr_corrupt_at((r)->ctx, (loc), __VA_ARGS__)
 
 static uint32_t intern(struct gr *r, const char *s, size_t len)
 {
@@ -268,21 +246,7 @@ static int meta_str(struct gr *r, const char *what, char **field)
 /* A time in ms (null -> PC_NO_TIME). */
 static int ms_value(struct gr *r, const char *what, int64_t *ns)
 {
-	const struct pc_jtok *t;
-	int err = pc_jpull_next(r->p, &t);
-
-	if (err)
-		return err;
-	if (t->type == PC_JT_NULL) {
-		*ns = PC_NO_TIME;
-		return 0;
-	}
-	if (t->type != PC_JT_NUMBER)
-		return fail_tok(r, t, "expected a number of milliseconds for %s, got %s", what,
-				pc_jr_type_name(t->type));
-	if (pc_jr_tok_ns(t, ns) || *ns == PC_NO_TIME)
-		return fail_tok(r, t, "%s: %s ms is out of range", what, t->str);
-	return 0;
+	return pc_jr_ms_value(r->ctx, r->p, what, ns);
 }
 
 static int int_value(struct gr *r, const char *what, int64_t *v)

@@ -178,31 +178,9 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- small token helpers --- */
 
-static int fail_tok(struct rd *r, const struct pc_jtok *t, const char *fmt, ...) PC_PRINTF(3, 4);
-
-static int fail_tok(struct rd *r, const struct pc_jtok *t, const char *fmt, ...)
-{
-	char msg[640];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return pc_jr_fail(r->ctx, r->p, t, PROFCONV_ERR_CORRUPT, "%s", msg);
-}
-
-static int fail_loc(struct rd *r, const struct pc_loc *loc, const char *fmt, ...) PC_PRINTF(3, 4);
-
-static int fail_loc(struct rd *r, const struct pc_loc *loc, const char *fmt, ...)
-{
-	char msg[640];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return pc_fail(r->ctx, PROFCONV_ERR_CORRUPT, loc->path ? loc : NULL, "%s", msg);
-}
+/* PROFCONV_ERR_CORRUPT at token t / at location loc (see pc_jr_corrupt()). */
+#define fail_tok(r, t, ...) pc_jr_corrupt((r)->ctx, (r)->p, (t), __VA_ARGS__)
+#define fail_loc(r, loc, ...) pc_jr_corrupt_at((r)->ctx, (loc), __VA_ARGS__)
 
 /* A string value (pooled), or null (PC_NONE). */
 static int pooled_str_or_null(struct rd *r, const char *what, uint32_t *out)
@@ -240,21 +218,7 @@ static int meta_str(struct rd *r, const char *what, char **field)
 /* A time in ms (or null: PC_NO_TIME). */
 static int ms_value(struct rd *r, const char *what, int64_t *ns)
 {
-	const struct pc_jtok *t;
-	int err = pc_jpull_next(r->p, &t);
-
-	if (err)
-		return err;
-	if (t->type == PC_JT_NULL) {
-		*ns = PC_NO_TIME;
-		return 0;
-	}
-	if (t->type != PC_JT_NUMBER)
-		return fail_tok(r, t, "expected a number of milliseconds for %s, got %s", what,
-				pc_jr_type_name(t->type));
-	if (pc_jr_tok_ns(t, ns) || *ns == PC_NO_TIME)
-		return fail_tok(r, t, "%s: %s ms is out of range", what, t->str);
-	return 0;
+	return pc_jr_ms_value(r->ctx, r->p, what, ns);
 }
 
 static int int_value(struct rd *r, const char *what, int64_t lo, int64_t hi, int64_t *v)
@@ -585,19 +549,34 @@ static int to_u32(struct rd *r, const struct table *tb, unsigned c, uint32_t i, 
 
 /* --- shared tables --- */
 
+/*
+ * Read shared table name (its '{' is next) into tb: the columns in need (a bit per column
+ * index) must be there, and the table must not have been read before (had: the model's rows).
+ */
+static int load_shared_table(struct rd *r, struct table *tb, const char *name,
+			     const struct colspec *spec, unsigned ncols, unsigned need_mask,
+			     uint32_t had, uint32_t *n)
+{
+	unsigned c;
+	int err;
+
+	err = load_table(r, tb, name, spec, ncols, n);
+	for (c = 0; c < ncols && !err; c++)
+		if (need_mask & 1u << c)
+			err = need(r, tb, c, *n);
+	if (!err && had)
+		err = fail_loc(r, &tb->loc, "%s appears twice", name);
+	return err;
+}
+
 static int load_stacks(struct rd *r)
 {
 	struct table tb;
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.stackTable", stack_cols, PC_ARRAY_SIZE(stack_cols), &n);
-	if (!err)
-		err = need(r, &tb, ST_FRAME, n);
-	if (!err)
-		err = need(r, &tb, ST_PREFIX, n);
-	if (!err && r->m->stacks.len)
-		err = fail_loc(r, &tb.loc, "shared.stackTable appears twice");
+	err = load_shared_table(r, &tb, "shared.stackTable", stack_cols, PC_ARRAY_SIZE(stack_cols),
+				1u << ST_FRAME | 1u << ST_PREFIX, r->m->stacks.len, &n);
 	r->st_frame = tb.cols[ST_FRAME].loc;
 	for (i = 0; i < n && !err; i++) {
 		uint32_t frame = 0, prefix = PC_NONE;
@@ -629,11 +608,8 @@ static int load_frames(struct rd *r)
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.frameTable", frame_cols, PC_ARRAY_SIZE(frame_cols), &n);
-	if (!err)
-		err = need(r, &tb, FR_FUNC, n);
-	if (!err && r->m->frames.len)
-		err = fail_loc(r, &tb.loc, "shared.frameTable appears twice");
+	err = load_shared_table(r, &tb, "shared.frameTable", frame_cols, PC_ARRAY_SIZE(frame_cols),
+				1u << FR_FUNC, r->m->frames.len, &n);
 	r->fr_func = tb.cols[FR_FUNC].loc;
 	r->fr_lib = tb.cols[FR_LIB].loc;
 	r->fr_nsym = tb.cols[FR_NSYM].loc;
@@ -697,11 +673,8 @@ static int load_funcs(struct rd *r)
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.funcTable", func_cols, PC_ARRAY_SIZE(func_cols), &n);
-	if (!err)
-		err = need(r, &tb, FN_NAME, n);
-	if (!err && r->m->funcs.len)
-		err = fail_loc(r, &tb.loc, "shared.funcTable appears twice");
+	err = load_shared_table(r, &tb, "shared.funcTable", func_cols, PC_ARRAY_SIZE(func_cols),
+				1u << FN_NAME, r->m->funcs.len, &n);
 	r->fn_name = tb.cols[FN_NAME].loc;
 	r->fn_res = tb.cols[FN_RES].loc;
 	r->fn_src = tb.cols[FN_SRC].loc;
@@ -737,12 +710,9 @@ static int load_resources(struct rd *r)
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.resourceTable", resource_cols,
-			 PC_ARRAY_SIZE(resource_cols), &n);
-	if (!err)
-		err = need(r, &tb, RS_NAME, n);
-	if (!err && r->m->resources.len)
-		err = fail_loc(r, &tb.loc, "shared.resourceTable appears twice");
+	err = load_shared_table(r, &tb, "shared.resourceTable", resource_cols,
+				PC_ARRAY_SIZE(resource_cols), 1u << RS_NAME, r->m->resources.len,
+				&n);
 	r->rs_name = tb.cols[RS_NAME].loc;
 	r->rs_host = tb.cols[RS_HOST].loc;
 	for (i = 0; i < n && !err; i++) {
@@ -766,13 +736,8 @@ static int load_native_symbols(struct rd *r)
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.nativeSymbols", nsym_cols, PC_ARRAY_SIZE(nsym_cols), &n);
-	if (!err)
-		err = need(r, &tb, NS_LIB, n);
-	if (!err)
-		err = need(r, &tb, NS_NAME, n);
-	if (!err && r->m->native_symbols.len)
-		err = fail_loc(r, &tb.loc, "shared.nativeSymbols appears twice");
+	err = load_shared_table(r, &tb, "shared.nativeSymbols", nsym_cols, PC_ARRAY_SIZE(nsym_cols),
+				1u << NS_LIB | 1u << NS_NAME, r->m->native_symbols.len, &n);
 	r->ns_lib = tb.cols[NS_LIB].loc;
 	r->ns_name = tb.cols[NS_NAME].loc;
 	for (i = 0; i < n && !err; i++) {
@@ -802,11 +767,8 @@ static int load_sources(struct rd *r)
 	uint32_t n, i;
 	int err;
 
-	err = load_table(r, &tb, "shared.sources", source_cols, PC_ARRAY_SIZE(source_cols), &n);
-	if (!err)
-		err = need(r, &tb, SR_FILE, n);
-	if (!err && r->m->sources.len)
-		err = fail_loc(r, &tb.loc, "shared.sources appears twice");
+	err = load_shared_table(r, &tb, "shared.sources", source_cols, PC_ARRAY_SIZE(source_cols),
+				1u << SR_FILE, r->m->sources.len, &n);
 	r->sr_file = tb.cols[SR_FILE].loc;
 	r->sr_url = tb.cols[SR_URL].loc;
 	for (i = 0; i < n && !err; i++) {
