@@ -58,17 +58,12 @@ static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
 				  "empty input");
 	*out = pc_reader_detect(peek, n);
 	if (!*out) {
-		char first[3 * 8 + 1];
+		char first[3 * 8 + 1] = "";
 		size_t i, k = 0;
 
-		for (i = 0; i < n && i < 8; i++) {
-			static const char d[] = "0123456789abcdef";
-
-			first[k++] = d[peek[i] >> 4];
-			first[k++] = d[peek[i] & 15];
-			first[k++] = i + 1 < n && i < 7 ? ' ' : 0;
-		}
-		first[k ? k - 1 : 0] = 0;
+		/* the first 8 bytes in hex, space-separated */
+		for (i = 0; i < n && i < 8; i++)
+			k += pc_snprintf(first + k, sizeof(first) - k, "%s%02x", i ? " " : "", peek[i]);
 		return pc_fail_at(ctx, PROFCONV_ERR_UNRECOGNIZED, pc_input_name(in), 0,
 				  "unrecognized format%s%s: first bytes %s; expected perf.data (\"PERFILE2\") or a processed or Gecko profile (JSON); use --from to force a format",
 				  pc_input_filter(in) ? " inside " : "",
