@@ -22,7 +22,9 @@
  * DW_AT_call_line of the next deeper inline for the others.  In C++ the walk
  * also enters functions without code and unnamed classes: a lambda's
  * operator() is defined inside its closure type, inside the abstract
- * instance of the inline or template function that made it.
+ * instance of the inline or template function that made it.  Children of a
+ * declaration (DW_AT_declaration: no body, nothing defined inside) are
+ * skipped: in C++ they are most of the DIEs outside code.
  *
  * A handle is used by one thread at a time: lookups fill the caches.
  *
@@ -43,6 +45,7 @@
  */
 #include "core/pc_config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <dwarf.h>
@@ -138,7 +141,14 @@ struct die_info {
 	uint64_t call_file, call_line;
 	uint64_t decl_file;
 	int has_decl_file;
+	int has_linkage;
+	int declaration;
 };
+
+/* Strings read_attrs() reads (checking one scans it: C++ linkage names are long). */
+#define RD_NAME	    1u
+#define RD_LINKAGE  2u
+#define RD_PRODUCER 4u
 
 struct pc_dwarf {
 	struct profconv_ctx *ctx;
@@ -164,6 +174,19 @@ struct pc_dwarf {
 };
 
 /* --- small helpers --- */
+
+/*
+ * libdwarf's allocation tracking is a process-wide switch: turn it off once
+ * (every open does the same, and lookups may run on two threads).  A host
+ * program that uses libdwarf itself and relies on dwarf_finish() freeing
+ * what it forgot to free should know (docs/formats/symbol-files.md).
+ */
+static pthread_once_t de_alloc_once = PTHREAD_ONCE_INIT;
+
+static void de_alloc_off(void)
+{
+	dwarf_set_de_alloc_flag(0);
+}
 
 static void on_dwarf_error(Dwarf_Error err, Dwarf_Ptr arg)
 {
@@ -365,7 +388,7 @@ static void attr_ref(struct pc_dwarf *d, Dwarf_Attribute a, Dwarf_Off *out)
 		drop(d, &err);
 }
 
-static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in)
+static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in, unsigned strings)
 {
 	Dwarf_Attribute *list;
 	Dwarf_Signed n, i;
@@ -422,14 +445,18 @@ static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in)
 			keep = 1;
 			break;
 		case DW_AT_name:
-			attr_string(d, a, &in->name);
+			if (strings & RD_NAME)
+				attr_string(d, a, &in->name);
 			break;
 		case DW_AT_linkage_name:
 		case DW_AT_MIPS_linkage_name:
-			attr_string(d, a, &in->linkage);
+			in->has_linkage = 1;
+			if (strings & RD_LINKAGE)
+				attr_string(d, a, &in->linkage);
 			break;
 		case DW_AT_producer:
-			attr_string(d, a, &in->producer);
+			if (strings & RD_PRODUCER)
+				attr_string(d, a, &in->producer);
 			break;
 		case DW_AT_language:
 			attr_udata(d, a, &in->language);
@@ -449,6 +476,15 @@ static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in)
 		case DW_AT_decl_file:
 			in->has_decl_file = attr_udata(d, a, &in->decl_file) == 0;
 			break;
+		case DW_AT_declaration: {
+			Dwarf_Bool yes = 0;
+
+			if (dwarf_formflag(a, &yes, &err) == DW_DLV_OK)
+				in->declaration = yes != 0;
+			else
+				drop(d, &err);
+			break;
+		}
 		default:
 			break;
 		}
@@ -467,6 +503,25 @@ static int has_attr(struct pc_dwarf *d, Dwarf_Die die, Dwarf_Half attr)
 		drop(d, &err);
 		return 0;
 	}
+	return yes != 0;
+}
+
+/* DW_AT_declaration true: no body, so nothing is defined inside. */
+static int is_declaration(struct pc_dwarf *d, Dwarf_Die die)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Attribute a;
+	Dwarf_Bool yes = 0;
+	int r = dwarf_attr(die, DW_AT_declaration, &a, &err);
+
+	if (r != DW_DLV_OK) {
+		if (err)
+			drop(d, &err);
+		return 0;
+	}
+	if (dwarf_formflag(a, &yes, &err) != DW_DLV_OK)
+		drop(d, &err);
+	dwarf_dealloc_attribute(a);
 	return yes != 0;
 }
 
@@ -639,7 +694,7 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 	}
 	cu->version = version;
 	cu->addr_size = (uint8_t)addr_size;
-	read_attrs(d, die, &in);
+	read_attrs(d, die, &in, RD_PRODUCER);
 	cu->base = in.has_low ? in.low : 0;
 	cu->is_gnu = in.producer && strncmp(in.producer, "GNU ", 4) == 0;
 	cu->is_c = in.language == DW_LANG_C89 || in.language == DW_LANG_C ||
@@ -679,6 +734,13 @@ int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_a
 	d->ctx = ctx;
 	d->text_at_zero = text_at_zero;
 	pc_snprintf(d->path, sizeof(d->path), "%s", path);
+	/*
+	 * No record of every allocation for dwarf_finish() to free: keeping
+	 * it (a search tree insert and delete per DIE, attribute and line
+	 * row) cost a third of indexing a large C++ CU.  Everything taken
+	 * here is given back explicitly.
+	 */
+	pthread_once(&de_alloc_once, de_alloc_off);
 	r = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_dwarf_error, NULL, &d->dbg, &err);
 	if (r != DW_DLV_OK) {
 		if (r == DW_DLV_ERROR) {
@@ -810,10 +872,13 @@ static int visit_subprogram(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die,
 	}
 	/* most are declarations: no code, and only a qualified name may be wanted */
 	if (!(sub == PC_NONE && d->scope_len) && !has_attr(d, die, DW_AT_low_pc) &&
-	    !has_attr(d, die, DW_AT_ranges))
+	    !has_attr(d, die, DW_AT_ranges)) {
+		if (is_declaration(d, die))
+			return 0;
 		return walk_codeless(d, cu, die, level);
-	read_attrs(d, die, &in);
-	if (sub == PC_NONE && in.name && !in.linkage && d->scope_len) {
+	}
+	read_attrs(d, die, &in, sub == PC_NONE && d->scope_len ? RD_NAME : 0);
+	if (sub == PC_NONE && in.name && !in.has_linkage && d->scope_len) {
 		const char *q = qualify(d, in.name);
 
 		if (!q || offmap_put(d, &d->quals, off, q)) {
@@ -826,7 +891,7 @@ static int visit_subprogram(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die,
 	if (r)
 		return r;
 	if (!d->nr)
-		return walk_codeless(d, cu, die, level);
+		return in.declaration ? 0 : walk_codeless(d, cu, die, level);
 	node = new_node(d, cu, off, PC_NONE, &in);
 	if (node == PC_NONE ||
 	    add_ranges(d, &cu->subs, &cu->nsubs, &cu->cap_subs, node, node, 0))
@@ -847,7 +912,7 @@ static int visit_inline(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die die, uin
 		drop(d, &err);
 		return 0;
 	}
-	read_attrs(d, die, &in);
+	read_attrs(d, die, &in, 0);
 	r = die_ranges(d, cu, die, &in);
 	free_attrs(&in);
 	if (r)
@@ -1107,7 +1172,7 @@ static int64_t decl_file_of(struct pc_dwarf *d, Dwarf_Off off)
 				drop(d, &err);
 			break;
 		}
-		read_attrs(d, die, &in);
+		read_attrs(d, die, &in, 0);
 		free_attrs(&in);
 		dwarf_dealloc_die(die);
 		if (in.has_decl_file)
@@ -1309,7 +1374,7 @@ static const char *resolve_name(struct pc_dwarf *d, Dwarf_Off off)
 				drop(d, &err);
 			break;
 		}
-		read_attrs(d, die, &in);
+		read_attrs(d, die, &in, RD_NAME | RD_LINKAGE);
 		free_attrs(&in);
 		dwarf_dealloc_die(die);
 		if (in.linkage) {
