@@ -35,85 +35,16 @@
 #include "symbolicate/pc_symbolicate.h"
 #include "writers/pc_writer.h"
 
+#include "fuzz_common.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)256 << 20)
-#define CHECK_MAX	((size_t)4 << 20)
-
-struct sink {
-	char *buf; /* plain malloc: not counted against the ctx */
-	size_t len, cap;
-	int too_big;
-};
+const char fuzz_name[] = "fuzz_json";
 
 struct pass {
 	int read_err;
 	uint64_t warnings;
 };
-
-static void die(const char *what, const struct profconv_ctx *ctx)
-{
-	fprintf(stderr, "fuzz_json: invariant broken: %s (status %d, message \"%s\")\n", what,
-		ctx ? ctx->status : -1, ctx ? ctx->errmsg : "");
-	abort();
-}
-
-static void diag(void *user, enum profconv_severity sev, const char *msg)
-{
-	(void)user;
-	if (sev > PROFCONV_ERROR || !msg || strlen(msg) >= 4096)
-		die("diagnostic callback got a bad message", NULL);
-}
-
-static int sink_write(void *user, const void *buf, size_t len)
-{
-	struct sink *s = user;
-
-	if (s->too_big)
-		return 0;
-	if (s->len + len > CHECK_MAX) {
-		s->too_big = 1;
-		return 0;
-	}
-	if (s->len + len + 1 > s->cap) {
-		size_t ncap = s->cap ? s->cap : 65536;
-		char *n;
-
-		while (ncap < s->len + len + 1)
-			ncap *= 2;
-		n = realloc(s->buf, ncap);
-		if (!n) {
-			s->too_big = 1;
-			return 0;
-		}
-		s->buf = n;
-		s->cap = ncap;
-	}
-	memcpy(s->buf + s->len, buf, len);
-	s->len += len;
-	return 0;
-}
-
-static void check_json(const struct sink *s, const struct profconv_ctx *ctx)
-{
-	cJSON *root;
-
-	if (s->too_big)
-		return;
-	if (s->len == 0)
-		die("the processed writer succeeded but wrote nothing", ctx);
-	root = cJSON_ParseWithLength(s->buf, s->len);
-	if (!root)
-		die("the processed writer's output is not valid JSON", ctx);
-	if (!cJSON_IsObject(root) || !cJSON_GetObjectItemCaseSensitive(root, "meta"))
-		die("the processed writer's output has no top-level object with \"meta\"", ctx);
-	cJSON_Delete(root);
-}
-
-static int is_limit(int err)
-{
-	return (err & 0xff) == PROFCONV_ERR_NOMEM || (err & 0xff) == PROFCONV_ERR_LIMIT;
-}
 
 /* Read data with reader r into a new model; NULL on failure (ctx set). */
 static struct pc_model *read_with(struct profconv_ctx *ctx, const struct pc_reader *r,
@@ -133,7 +64,7 @@ static struct pc_model *read_with(struct profconv_ctx *ctx, const struct pc_read
 		pc_input_close(in);
 	}
 	if (err && (!ctx->status || !ctx->errmsg[0]))
-		die("a read failed without recording an error and a message", ctx);
+		fuzz_die("a read failed without recording an error and a message", ctx);
 	if (err) {
 		pc_model_free(m);
 		m = NULL;
@@ -149,11 +80,11 @@ static int write_model(struct profconv_ctx *ctx, const struct pc_model *m, struc
 
 	memset(s, 0, sizeof(*s));
 	pc_clear_error(ctx);
-	err = pc_writer_processed.write(ctx, m, sink_write, s);
+	err = pc_writer_processed.write(ctx, m, fuzz_sink_write, s);
 	if (err && !ctx->status)
-		die("the writer failed without recording an error", ctx);
+		fuzz_die("the writer failed without recording an error", ctx);
 	if (!err)
-		check_json(s, ctx);
+		fuzz_check_json(s, ctx);
 	return err;
 }
 
@@ -168,15 +99,15 @@ static void check_round_trip(struct profconv_ctx *ctx, const struct sink *out)
 		return;
 	m = read_with(ctx, &pc_reader_processed, out->buf, out->len, &err);
 	if (!m) {
-		if (is_limit(err))
+		if (fuzz_is_limit(err))
 			return;
 		fprintf(stderr, "fuzz_json: our own output does not read back: %s\n", ctx->errmsg);
-		die("the processed output does not read back", ctx);
+		fuzz_die("the processed output does not read back", ctx);
 	}
 	err = write_model(ctx, m, &again);
 	if (!err && !again.too_big &&
 	    (again.len != out->len || memcmp(again.buf, out->buf, out->len) != 0))
-		die("processed output read back and written again differs", ctx);
+		fuzz_die("processed output read back and written again differs", ctx);
 	if (!err) {
 		struct pc_symwork *w = NULL;
 
@@ -185,22 +116,22 @@ static void check_round_trip(struct profconv_ctx *ctx, const struct sink *out)
 		err = pc_symwork_begin(ctx, m, &w);
 		if (!err)
 			err = pc_symwork_finish(w);
-		if (err && !is_limit(err))
-			die("symbolication without symbols failed", ctx);
+		if (err && !fuzz_is_limit(err))
+			fuzz_die("symbolication without symbols failed", ctx);
 		if (!err) {
 			struct sink s1;
 			struct pc_model *m2;
 
 			if (!write_model(ctx, m, &s1) && !s1.too_big) {
 				m2 = read_with(ctx, &pc_reader_processed, s1.buf, s1.len, &err);
-				if (!m2 && !is_limit(err))
-					die("the re-collapsed output does not read back", ctx);
+				if (!m2 && !fuzz_is_limit(err))
+					fuzz_die("the re-collapsed output does not read back", ctx);
 				if (m2) {
 					struct sink s2;
 
 					if (!write_model(ctx, m2, &s2) && !s2.too_big &&
 					    (s2.len != s1.len || memcmp(s1.buf, s2.buf, s1.len) != 0))
-						die("re-collapsed output read back differs", ctx);
+						fuzz_die("re-collapsed output read back differs", ctx);
 					free(s2.buf);
 					pc_model_free(m2);
 				}
@@ -210,13 +141,6 @@ static void check_round_trip(struct profconv_ctx *ctx, const struct sink *out)
 	}
 	free(again.buf);
 	pc_model_free(m);
-}
-
-static int text_discard(void *user, const void *buf, size_t len)
-{
-	(void)buf;
-	*(uint64_t *)user += len;
-	return 0;
 }
 
 static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size, int strict,
@@ -234,7 +158,7 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
 	profconv_set_strict(ctx, strict);
 	profconv_set_verbose(ctx, 1);
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diag(ctx, fuzz_diag, NULL);
 
 	m = read_with(ctx, r, data, size, &err);
 	res->read_err = err;
@@ -248,23 +172,23 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 		pc_model_free(m);
 	}
 	if (profconv_warning_summary(ctx) == NULL)
-		die("no warning summary", ctx);
+		fuzz_die("no warning summary", ctx);
 
 	pc_clear_error(ctx);
 	err = pc_input_open_mem(ctx, data, size, "fuzz.json", &in);
 	if (!err) {
 		uint64_t n = 0;
-		struct pc_text_out o = { text_discard, &n, 0 };
+		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
 
 		err = r->info(ctx, in, &o);
 		pc_input_close(in);
 		if (err && !ctx->status)
-			die("info failed without recording an error", ctx);
+			fuzz_die("info failed without recording an error", ctx);
 	}
 	if (ctx->mem_used != 0) {
 		fprintf(stderr, "fuzz_json: %llu ctx-allocated bytes were never freed\n",
 			(unsigned long long)ctx->mem_used);
-		die("ctx memory accounting does not return to 0", ctx);
+		fuzz_die("ctx memory accounting does not return to 0", ctx);
 	}
 	profconv_ctx_free(ctx);
 }
@@ -281,12 +205,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_pass(readers[i], data, size, 1, &strict);
 		if (lenient.read_err < 0 || strict.read_err < 0)
 			continue;
-		if (is_limit(lenient.read_err) || is_limit(strict.read_err))
+		if (fuzz_is_limit(lenient.read_err) || fuzz_is_limit(strict.read_err))
 			continue;
 		if (!strict.read_err && lenient.read_err)
-			die("strict mode read an input that lenient mode rejected", NULL);
+			fuzz_die("strict mode read an input that lenient mode rejected", NULL);
 		if (!lenient.read_err && !lenient.warnings && strict.read_err)
-			die("strict mode failed on an input that gave no warning", NULL);
+			fuzz_die("strict mode failed on an input that gave no warning", NULL);
 	}
 	return 0;
 }

@@ -37,83 +37,17 @@
 #include "readers/pc_reader.h"
 #include "writers/pc_writer.h"
 
+#include "fuzz_common.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)256 << 20)
-#define CHECK_MAX	((size_t)4 << 20) /* JSON outputs larger than this are only counted */
-
-struct sink {
-	char *buf; /* plain malloc: not counted against the ctx */
-	size_t len, cap;
-	uint64_t total;
-	int too_big;
-};
+const char fuzz_name[] = "fuzz_perf";
 
 struct pass {
 	int read_err;
 	int write_err;
 	uint64_t warnings;
 };
-
-static void die(const char *what, const struct profconv_ctx *ctx)
-{
-	fprintf(stderr, "fuzz_perf: invariant broken: %s (status %d, message \"%s\")\n", what,
-		ctx ? ctx->status : -1, ctx ? ctx->errmsg : "");
-	abort();
-}
-
-static void diag(void *user, enum profconv_severity sev, const char *msg)
-{
-	(void)user;
-	if (sev > PROFCONV_ERROR || !msg || strlen(msg) >= 4096)
-		die("diagnostic callback got a bad message", NULL);
-}
-
-static int sink_write(void *user, const void *buf, size_t len)
-{
-	struct sink *s = user;
-
-	s->total += len;
-	if (s->too_big)
-		return 0;
-	if (s->len + len > CHECK_MAX) {
-		s->too_big = 1;
-		return 0;
-	}
-	if (s->len + len + 1 > s->cap) {
-		size_t ncap = s->cap ? s->cap : 65536;
-		char *n;
-
-		while (ncap < s->len + len + 1)
-			ncap *= 2;
-		n = realloc(s->buf, ncap);
-		if (!n) {
-			s->too_big = 1; /* cannot check; not the library's fault */
-			return 0;
-		}
-		s->buf = n;
-		s->cap = ncap;
-	}
-	memcpy(s->buf + s->len, buf, len);
-	s->len += len;
-	return 0;
-}
-
-static void check_json(const struct sink *s, const struct profconv_ctx *ctx)
-{
-	cJSON *root;
-
-	if (s->too_big)
-		return;
-	if (s->len == 0)
-		die("the processed writer succeeded but wrote nothing", ctx);
-	root = cJSON_ParseWithLength(s->buf, s->len);
-	if (!root)
-		die("the processed writer's output is not valid JSON", ctx);
-	if (!cJSON_IsObject(root) || !cJSON_GetObjectItemCaseSensitive(root, "meta"))
-		die("the processed writer's output has no top-level object with \"meta\"", ctx);
-	cJSON_Delete(root);
-}
 
 /* The event pass 2 asks for, or NULL for the default choice. */
 static const char *event_for(size_t size)
@@ -137,19 +71,12 @@ static struct profconv_ctx *new_ctx(int strict, const char *event)
 	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
 	profconv_set_strict(ctx, strict);
 	profconv_set_verbose(ctx, 1);
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diag(ctx, fuzz_diag, NULL);
 	if (profconv_set_option(ctx, "weight", strict ? "period" : "samples") != PROFCONV_OK)
-		die("setting the weight option failed", ctx);
+		fuzz_die("setting the weight option failed", ctx);
 	if (event && profconv_set_option(ctx, "event", event) != PROFCONV_OK)
-		die("setting the event option failed", ctx);
+		fuzz_die("setting the event option failed", ctx);
 	return ctx;
-}
-
-static int text_discard(void *user, const void *buf, size_t len)
-{
-	(void)buf;
-	*(uint64_t *)user += len;
-	return 0;
 }
 
 static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *r)
@@ -179,11 +106,11 @@ static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *
 
 				memset(&s, 0, sizeof(s));
 				pc_clear_error(ctx);
-				r->write_err = pc_writer_processed.write(ctx, m, sink_write, &s);
+				r->write_err = pc_writer_processed.write(ctx, m, fuzz_sink_write, &s);
 				if (r->write_err && !ctx->status)
-					die("the writer failed without recording an error", ctx);
+					fuzz_die("the writer failed without recording an error", ctx);
 				if (!r->write_err)
-					check_json(&s, ctx);
+					fuzz_check_json(&s, ctx);
 				free(s.buf);
 			}
 			pc_model_free(m);
@@ -191,11 +118,11 @@ static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *
 		pc_input_close(in);
 	}
 	if (err && (!ctx->status || !ctx->errmsg[0]))
-		die("the reader failed without recording an error and a message", ctx);
+		fuzz_die("the reader failed without recording an error and a message", ctx);
 	r->read_err = err;
 	r->warnings = profconv_warning_count(ctx);
 	if (profconv_warning_summary(ctx) == NULL)
-		die("no warning summary", ctx);
+		fuzz_die("no warning summary", ctx);
 
 	/* info, on a fresh input (as profconv_info_path() does) */
 	pc_clear_error(ctx);
@@ -203,25 +130,20 @@ static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *
 	err = pc_input_open_mem(ctx, data, size, "fuzz.data", &in);
 	if (!err) {
 		uint64_t n = 0;
-		struct pc_text_out o = { text_discard, &n, 0 };
+		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
 
 		err = pc_reader_perf.info(ctx, in, &o);
 		pc_input_close(in);
 		if (err && !ctx->status)
-			die("info failed without recording an error", ctx);
+			fuzz_die("info failed without recording an error", ctx);
 	}
 
 	if (ctx->mem_used != 0) {
 		fprintf(stderr, "fuzz_perf: %llu ctx-allocated bytes were never freed\n",
 			(unsigned long long)ctx->mem_used);
-		die("ctx memory accounting does not return to 0", ctx);
+		fuzz_die("ctx memory accounting does not return to 0", ctx);
 	}
 	profconv_ctx_free(ctx);
-}
-
-static int is_limit(int err)
-{
-	return (err & 0xff) == PROFCONV_ERR_NOMEM || (err & 0xff) == PROFCONV_ERR_LIMIT;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -232,11 +154,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_pass(data, size, 1, &strict);
 	if (lenient.read_err < 0 || strict.read_err < 0)
 		return 0; /* could not even create a ctx */
-	if (is_limit(lenient.read_err) || is_limit(strict.read_err) || event_for(size))
+	if (fuzz_is_limit(lenient.read_err) || fuzz_is_limit(strict.read_err) || event_for(size))
 		return 0;
 	if (!strict.read_err && lenient.read_err)
-		die("strict mode read an input that lenient mode rejected", NULL);
+		fuzz_die("strict mode read an input that lenient mode rejected", NULL);
 	if (!lenient.read_err && !lenient.warnings && strict.read_err)
-		die("strict mode failed on an input that gave no warning", NULL);
+		fuzz_die("strict mode failed on an input that gave no warning", NULL);
 	return 0;
 }

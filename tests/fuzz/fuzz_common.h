@@ -1,0 +1,37 @@
+/*
+ * fuzz_common.h - what the fuzz targets share: an output sink that keeps
+ * small outputs for checking, the invariant checks, and the diagnostics and
+ * text callbacks.  Each target defines fuzz_name (for its abort messages).
+ */
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include "core/pc_core.h"
+
+#define FUZZ_MAX_MEMORY ((uint64_t)256 << 20)
+#define CHECK_MAX	((size_t)4 << 20) /* JSON outputs larger than this are only counted */
+
+/* The target's name, for messages ("fuzz_perf", "fuzz_json"). */
+extern const char fuzz_name[];
+
+struct sink {
+	char *buf; /* plain malloc: not counted against the ctx */
+	size_t len, cap;
+	uint64_t total;
+	int too_big; /* over CHECK_MAX (or out of memory): not checked */
+};
+
+/* Report a broken library invariant and abort. */
+void fuzz_die(const char *what, const struct profconv_ctx *ctx);
+/* Diagnostics callback: checks the message is sane, prints nothing. */
+void fuzz_diag(void *user, enum profconv_severity sev, const char *msg);
+/* profconv_write_fn into a struct sink; never fails. */
+int fuzz_sink_write(void *user, const void *buf, size_t len);
+/* A successful write must be well-formed JSON with "meta" at the top. */
+void fuzz_check_json(const struct sink *s, const struct profconv_ctx *ctx);
+/* profconv_write_fn that only counts bytes into a uint64_t. */
+int fuzz_text_discard(void *user, const void *buf, size_t len);
+/* Whether err is a memory or size limit (which may hit one pass and not another). */
+int fuzz_is_limit(int err);
+
+#endif /* FUZZ_COMMON_H */
