@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int pc_test_pass, pc_test_fail;
@@ -48,6 +49,53 @@ static int pc_test_pass, pc_test_fail;
 				pc_b_ ? pc_b_ : "(null)");                                         \
 		}                                                                                  \
 	} while (0)
+
+/*
+ * An output sink for the writers (a profconv_write_fn): collects the bytes,
+ * NUL-terminated.  With fail_after set, the write that would pass that many
+ * bytes fails, and so does every later one (calls_after_fail counts them).
+ */
+struct membuf {
+	char *p;
+	size_t len, cap;
+	size_t fail_after; /* 0 = never fail */
+	unsigned calls, calls_after_fail;
+	int failed;
+};
+
+static inline int mem_write(void *user, const void *buf, size_t len)
+{
+	struct membuf *b = user;
+
+	b->calls++;
+	if (b->failed) {
+		b->calls_after_fail++;
+		return -1;
+	}
+	if (b->fail_after && b->len + len > b->fail_after) {
+		b->failed = 1;
+		return -1;
+	}
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *np = realloc(b->p, cap);
+
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, buf, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static inline void mem_reset(struct membuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
 
 static inline int pc_test_done(void)
 {

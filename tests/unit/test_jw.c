@@ -11,48 +11,6 @@
 
 #include "pc_test.h"
 
-struct membuf {
-	char *p;
-	size_t len, cap;
-	size_t fail_after; /* fail the write that would pass this many bytes; 0 = never */
-	unsigned calls, calls_after_fail;
-	int failed;
-};
-
-static int mem_write(void *user, const void *buf, size_t len)
-{
-	struct membuf *b = user;
-
-	b->calls++;
-	if (b->failed) {
-		b->calls_after_fail++;
-		return -1;
-	}
-	if (b->fail_after && b->len + len > b->fail_after) {
-		b->failed = 1;
-		return -1;
-	}
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *np = realloc(b->p, cap);
-
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, buf, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
-static void mem_reset(struct membuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
 static struct profconv_ctx *ctx;
 
 /* Finish w and return the output without its final newline (static buffer reused). */

@@ -17,30 +17,6 @@
 
 #include "pc_test.h"
 
-struct membuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int mem_write(void *user, const void *buf, size_t len)
-{
-	struct membuf *b = user;
-
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *np = realloc(b->p, cap);
-
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, buf, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -15,33 +15,6 @@
 
 #include "pc_test.h"
 
-struct membuf {
-	char *p;
-	size_t len, cap;
-	size_t fail_after; /* 0 = never fail */
-};
-
-static int mem_write(void *user, const void *buf, size_t len)
-{
-	struct membuf *b = user;
-
-	if (b->fail_after && b->len + len > b->fail_after)
-		return -1;
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *np = realloc(b->p, cap);
-
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, buf, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static uint32_t S(struct pc_model *m, const char *s)
 {
 	return pc_str_intern_z(m, s);
