@@ -673,17 +673,6 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 	return 0;
 }
 
-/* Re-insert every frame row into the frame index (after in-place edits). */
-static int reindex_frames(struct pc_model *m)
-{
-	/*
-	 * Rows stay where they are: a profile read back from JSON may have
-	 * equal frames (per thread in the front-end's tables, or differing
-	 * only in innerWindowID), and re-interning would shift the rows.
-	 */
-	return pc_frame_index_rebuild(m);
-}
-
 /*
  * Marker payloads are raw JSON; a payload with a cause (a backtrace, as in
  * Firefox profiles) holds a stack index in cause.stack, which must follow
@@ -915,7 +904,12 @@ int pc_symwork_finish(struct pc_symwork *w)
 	uint32_t i;
 	int err;
 
-	err = reindex_frames(m);
+	/*
+	 * The depth-0 frames were edited in place: re-index them where they
+	 * are (a profile read back from JSON may hold equal frames, which
+	 * re-interning would merge and shift).
+	 */
+	err = pc_frame_index_rebuild(m);
 	if (err)
 		goto out;
 	w->inl_rows = pc_alloc(ctx, ((size_t)w->ninl + 1) * sizeof(*w->inl_rows));
