@@ -43,7 +43,11 @@ struct pc_model *pc_model_new(struct profconv_ctx *ctx)
 	m->meta.profiling_end = PC_NO_TIME;
 	m->meta.interval_ns = 1000000;
 	m->meta.weight_type = "samples";
-	pc_model_add_category(m, "Other", "grey");
+	m->meta.more = PC_NONE;
+	if (pc_model_add_category(m, "Other", "grey") == PC_NO_CATEGORY) {
+		pc_model_free(m);
+		return NULL;
+	}
 	/* String 0 is the empty string, so "" is always available. */
 	if (pc_str_intern(m, "", 0) == PC_NONE) {
 		pc_model_free(m);
@@ -57,6 +61,15 @@ static void free_thread(struct profconv_ctx *ctx, struct pc_thread *t)
 	pc_free(ctx, t->samples.stack);
 	pc_free(ctx, t->samples.time);
 	pc_free(ctx, t->samples.weight);
+	pc_free(ctx, t->samples.cpu_delta);
+	pc_free(ctx, t->samples.event_delay);
+	pc_free(ctx, t->samples.context_set);
+	pc_free(ctx, t->markers.payload);
+	pc_free(ctx, t->markers.cause_stack);
+	pc_free(ctx, t->markers.cause_time);
+	pc_free(ctx, t->markers.cause_tid);
+	pc_free(ctx, t->markers.context_set);
+	pc_free(ctx, t->paused);
 	pc_free(ctx, t->markers.name);
 	pc_free(ctx, t->markers.start);
 	pc_free(ctx, t->markers.end);
@@ -74,12 +87,11 @@ void pc_model_free(struct pc_model *m)
 	if (!m)
 		return;
 	ctx = m->ctx;
-	for (i = 0; i < m->strings.nchunks; i++)
-		pc_free(ctx, m->strings.chunks[i]);
-	pc_free(ctx, m->strings.chunks);
-	pc_free(ctx, m->strings.ptr);
-	pc_free(ctx, m->strings.lens);
-	pc_itab_free(ctx, &m->strings.index);
+	pc_strtab_free(ctx, &m->strings);
+	pc_model_free_tables(m);
+	for (i = 0; i < m->ncategories; i++)
+		pc_free(ctx, m->categories[i].subcategories);
+	pc_free(ctx, m->categories);
 
 	pc_free(ctx, m->libs.rows);
 
@@ -180,18 +192,17 @@ static int str_eq(const void *table, uint32_t row, const void *key)
 	return t->lens[row] == k->len && memcmp(t->ptr[row], k->s, k->len) == 0;
 }
 
-static char *str_store(struct pc_model *m, const char *s, size_t len)
+static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
 {
-	struct pc_strtab *t = &m->strings;
 	char *p;
 
 	if (!t->chunk || t->chunk_size - t->chunk_used < len + 1) {
 		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
 
-		if (pc_grow(m->ctx, (void **)&t->chunks, sizeof(*t->chunks), &t->chunks_cap,
+		if (pc_grow(ctx, (void **)&t->chunks, sizeof(*t->chunks), &t->chunks_cap,
 			    (size_t)t->nchunks + 1))
 			return NULL;
-		t->chunk = pc_alloc(m->ctx, size);
+		t->chunk = pc_alloc(ctx, size);
 		if (!t->chunk)
 			return NULL;
 		t->chunks[t->nchunks++] = t->chunk;
@@ -205,15 +216,14 @@ static char *str_store(struct pc_model *m, const char *s, size_t len)
 	return p;
 }
 
-uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
+uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
 {
-	struct pc_strtab *t = &m->strings;
 	struct str_key k = { s, len };
 	uint32_t h, slot, row;
 	char *p;
 
 	if (len > UINT32_MAX - 1) {
-		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
+		pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
 		return PC_NONE;
 	}
 	h = (uint32_t)pc_hash_bytes(s, len, 0);
@@ -223,23 +233,41 @@ uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
 	if (t->len == t->cap) {
 		uint32_t cap = t->cap;
 
-		if (pc_grow(m->ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
+		if (pc_grow(ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
 			return PC_NONE;
 		cap = t->cap;
-		if (pc_grow(m->ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
+		if (pc_grow(ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
 			return PC_NONE;
 		t->cap = cap;
 	}
-	p = str_store(m, s, len);
+	p = str_store(ctx, t, s, len);
 	if (!p)
 		return PC_NONE;
 	row = t->len;
 	t->ptr[row] = p;
 	t->lens[row] = (uint32_t)len;
-	if (pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (pc_itab_insert(ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
 	return row;
+}
+
+void pc_strtab_free(struct profconv_ctx *ctx, struct pc_strtab *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nchunks; i++)
+		pc_free(ctx, t->chunks[i]);
+	pc_free(ctx, t->chunks);
+	pc_free(ctx, t->ptr);
+	pc_free(ctx, t->lens);
+	pc_itab_free(ctx, &t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
+{
+	return pc_strtab_intern(m->ctx, &m->strings, s, len);
 }
 
 uint32_t pc_str_intern_z(struct pc_model *m, const char *s)
@@ -253,14 +281,46 @@ uint16_t pc_model_add_category(struct pc_model *m, const char *name, const char 
 {
 	struct pc_category *c;
 
-	if (m->ncategories == PC_ARRAY_SIZE(m->categories))
+	if (m->ncategories >= PC_NO_CATEGORY - 1) {
+		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "more than %u categories",
+			PC_NO_CATEGORY - 1);
+		return PC_NO_CATEGORY;
+	}
+	if (pc_grow(m->ctx, (void **)&m->categories, sizeof(*m->categories), &m->categories_cap,
+		    (size_t)m->ncategories + 1))
 		return PC_NO_CATEGORY;
 	c = &m->categories[m->ncategories];
+	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->color = color;
-	c->subcategories[0] = "Other";
-	c->nsub = 1;
+	if (pc_model_add_subcategory(m, (uint16_t)m->ncategories, "Other") == PC_NO_CATEGORY)
+		return PC_NO_CATEGORY;
 	return (uint16_t)m->ncategories++;
+}
+
+uint16_t pc_model_add_subcategory(struct pc_model *m, uint16_t cat, const char *name)
+{
+	struct pc_category *c = &m->categories[cat];
+
+	if (c->nsub >= PC_NO_CATEGORY - 1) {
+		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "more than %u subcategories",
+			PC_NO_CATEGORY - 1);
+		return PC_NO_CATEGORY;
+	}
+	if (pc_grow(m->ctx, (void **)&c->subcategories, sizeof(*c->subcategories), &c->sub_cap,
+		    (size_t)c->nsub + 1))
+		return PC_NO_CATEGORY;
+	c->subcategories[c->nsub] = name;
+	return (uint16_t)c->nsub++;
+}
+
+void pc_model_clear_categories(struct pc_model *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->ncategories; i++)
+		pc_free(m->ctx, m->categories[i].subcategories);
+	m->ncategories = 0;
 }
 
 uint16_t pc_model_find_category(const struct pc_model *m, const char *name)
@@ -759,7 +819,16 @@ struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid)
 	t->process_type = "default";
 	t->process_shutdown = PC_NO_TIME;
 	t->unregister_time = PC_NO_TIME;
+	t->more = PC_NONE;
+	t->samples.weight_type = "samples";
+	t->process = pc_process_get(m, pid);
+	if (t->process == PC_NONE || pc_thread_index_add(m, t, m->nthreads)) {
+		pc_free(m->ctx, t);
+		return NULL;
+	}
 	m->threads[m->nthreads++] = t;
+	if (tid == pid && m->processes.rows[t->process].main_thread == PC_NONE)
+		m->processes.rows[t->process].main_thread = m->nthreads - 1;
 	return t;
 }
 
@@ -774,6 +843,12 @@ static int samples_reserve(struct pc_model *m, struct pc_samples *s)
 	GROW_COL(m, s->time, s->cap, cap);
 	if (s->weight)
 		GROW_COL(m, s->weight, s->cap, cap);
+	if (s->cpu_delta)
+		GROW_COL(m, s->cpu_delta, s->cap, cap);
+	if (s->event_delay)
+		GROW_COL(m, s->event_delay, s->cap, cap);
+	if (s->context_set)
+		GROW_COL(m, s->context_set, s->cap, cap);
 	s->cap = cap;
 	return 0;
 }
@@ -799,35 +874,93 @@ int pc_sample_add(struct pc_model *m, struct pc_thread *t, uint32_t stack, int64
 	s->time[s->len] = time;
 	if (s->weight)
 		s->weight[s->len] = weight;
+	if (s->cpu_delta)
+		s->cpu_delta[s->len] = INT64_MIN;
+	if (s->event_delay)
+		s->event_delay[s->len] = PC_NO_TIME;
+	if (s->context_set)
+		s->context_set[s->len] = PC_NONE;
 	s->len++;
 	return 0;
 }
 
+void pc_marker_row_init(struct pc_marker_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->start = PC_NO_TIME;
+	r->end = PC_NO_TIME;
+	r->phase = PC_PHASE_INSTANT;
+	r->payload = PC_NONE;
+	r->cause_stack = PC_NONE;
+	r->cause_time = PC_NO_TIME;
+	r->cause_tid = PC_NO_TID;
+	r->context_set = PC_NONE;
+}
+
+/* The marker columns all grow together (cause and context columns too: a
+ * marker table is small next to the sample and stack tables). */
+static int markers_reserve(struct pc_model *m, struct pc_markers *k)
+{
+	uint32_t cap;
+
+	if (k->len < k->cap)
+		return 0;
+	cap = next_cap(k->cap);
+	GROW_COL(m, k->name, k->cap, cap);
+	GROW_COL(m, k->start, k->cap, cap);
+	GROW_COL(m, k->end, k->cap, cap);
+	GROW_COL(m, k->phase, k->cap, cap);
+	GROW_COL(m, k->category, k->cap, cap);
+	GROW_COL(m, k->data, k->cap, cap);
+	GROW_COL(m, k->payload, k->cap, cap);
+	GROW_COL(m, k->cause_stack, k->cap, cap);
+	GROW_COL(m, k->cause_time, k->cap, cap);
+	GROW_COL(m, k->cause_tid, k->cap, cap);
+	GROW_COL(m, k->context_set, k->cap, cap);
+	k->cap = cap;
+	return 0;
+}
+
+int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_marker_row *r)
+{
+	struct pc_markers *k = &t->markers;
+	int err = markers_reserve(m, k);
+	uint32_t i;
+
+	if (err)
+		return err;
+	i = k->len++;
+	k->name[i] = r->name;
+	k->start[i] = r->start;
+	k->end[i] = r->end;
+	k->phase[i] = r->phase;
+	k->category[i] = r->category;
+	k->data[i] = PC_NONE;
+	k->payload[i] = r->payload;
+	k->cause_stack[i] = r->cause_stack;
+	k->cause_time[i] = r->cause_time;
+	k->cause_tid[i] = r->cause_tid;
+	k->context_set[i] = r->context_set;
+	return 0;
+}
+
+/* TRANSITION: the raw-JSON form; goes once every reader pushes payloads. */
 int pc_marker_add(struct pc_model *m, struct pc_thread *t, uint32_t name, int64_t start,
 		  int64_t end, uint8_t phase, uint16_t category, uint32_t data)
 {
-	struct pc_markers *k = &t->markers;
-	uint32_t i;
+	struct pc_marker_row r;
+	int err;
 
-	if (k->len == k->cap) {
-		uint32_t cap = next_cap(k->cap);
-
-		GROW_COL(m, k->name, k->cap, cap);
-		GROW_COL(m, k->start, k->cap, cap);
-		GROW_COL(m, k->end, k->cap, cap);
-		GROW_COL(m, k->phase, k->cap, cap);
-		GROW_COL(m, k->category, k->cap, cap);
-		GROW_COL(m, k->data, k->cap, cap);
-		k->cap = cap;
-	}
-	i = k->len++;
-	k->name[i] = name;
-	k->start[i] = start;
-	k->end[i] = end;
-	k->phase[i] = phase;
-	k->category[i] = category;
-	k->data[i] = data;
-	return 0;
+	pc_marker_row_init(&r);
+	r.name = name;
+	r.start = start;
+	r.end = end;
+	r.phase = phase;
+	r.category = category;
+	err = pc_marker_push(m, t, &r);
+	if (!err)
+		t->markers.data[t->markers.len - 1] = data;
+	return err;
 }
 
 int pc_model_add_marker_schema(struct pc_model *m, const char *json)
@@ -928,20 +1061,47 @@ int pc_model_sort_threads(struct pc_model *m)
 			PERMUTE(ctx, s->time, idx, s->len, int64_t, fail);
 			if (s->weight)
 				PERMUTE(ctx, s->weight, idx, s->len, int64_t, fail);
+			if (s->cpu_delta)
+				PERMUTE(ctx, s->cpu_delta, idx, s->len, int64_t, fail);
+			if (s->event_delay)
+				PERMUTE(ctx, s->event_delay, idx, s->len, int64_t, fail);
+			if (s->context_set)
+				PERMUTE(ctx, s->context_set, idx, s->len, uint32_t, fail);
 			pc_free(ctx, idx);
 			idx = NULL;
 		}
-		if (!is_sorted(k->start, k->len)) {
-			if (sort_perm(ctx, k->start, k->len, &idx))
+		if (k->len) {
+			/* The sort key is the start, else the end (an IntervalEnd
+			 * marker has no start): a null start must not sort first. */
+			int64_t *key = pc_alloc(ctx, (size_t)k->len * sizeof(*key));
+			uint32_t j;
+
+			if (!key)
 				return PROFCONV_ERR_NOMEM;
-			PERMUTE(ctx, k->name, idx, k->len, uint32_t, fail);
-			PERMUTE(ctx, k->start, idx, k->len, int64_t, fail);
-			PERMUTE(ctx, k->end, idx, k->len, int64_t, fail);
-			PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
-			PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
-			PERMUTE(ctx, k->data, idx, k->len, uint32_t, fail);
-			pc_free(ctx, idx);
-			idx = NULL;
+			for (j = 0; j < k->len; j++)
+				key[j] = pc_marker_sort_time(k, j);
+			if (!is_sorted(key, k->len)) {
+				if (sort_perm(ctx, key, k->len, &idx)) {
+					pc_free(ctx, key);
+					return PROFCONV_ERR_NOMEM;
+				}
+				pc_free(ctx, key);
+				key = NULL;
+				PERMUTE(ctx, k->name, idx, k->len, uint32_t, fail);
+				PERMUTE(ctx, k->start, idx, k->len, int64_t, fail);
+				PERMUTE(ctx, k->end, idx, k->len, int64_t, fail);
+				PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
+				PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
+				PERMUTE(ctx, k->data, idx, k->len, uint32_t, fail);
+				PERMUTE(ctx, k->payload, idx, k->len, uint32_t, fail);
+				PERMUTE(ctx, k->cause_stack, idx, k->len, uint32_t, fail);
+				PERMUTE(ctx, k->cause_time, idx, k->len, int64_t, fail);
+				PERMUTE(ctx, k->cause_tid, idx, k->len, int64_t, fail);
+				PERMUTE(ctx, k->context_set, idx, k->len, uint32_t, fail);
+				pc_free(ctx, idx);
+				idx = NULL;
+			}
+			pc_free(ctx, key);
 		}
 	}
 	return 0;
@@ -995,7 +1155,7 @@ uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
 			return PC_NONE;
 		t->cap = cap;
 	}
-	p = str_store(m, s, len);
+	p = str_store(m->ctx, t, s, len);
 	if (!p)
 		return PC_NONE;
 	row = t->len;

@@ -24,6 +24,10 @@
  * Times are int64 nanoseconds relative to meta.zero_ns (profile time zero),
  * converted to milliseconds only by the writers.
  *
+ * Beyond the v70 tables the model has processes (with their lib mappings),
+ * typed marker payloads with first-class causes, marker schemas, counters,
+ * pages, context sets and generic meta (see the second half of this file).
+ *
  * Memory: the model owns everything it points to; all of it is allocated
  * through the ctx allocator and released by pc_model_free().  Strings are
  * stored once in the string table and referenced by index.
@@ -74,11 +78,11 @@ struct pc_lib {
 	uint32_t code_id;     /* string: build id hex, or PC_NONE (null) */
 	uint32_t arch;	      /* string, or PC_NONE */
 	uint32_t resource;    /* its Library resource row */
-	/* Reader-private facts, not written as such. */
-	uint64_t start_avma;  /* lowest mapped address seen (Gecko writer) */
+	/* TRANSITION: to be removed; use the process mappings instead. */
+	uint64_t start_avma;
 	uint64_t end_avma;
-	uint64_t base_avma;   /* start - pgoff of the first mapping */
-	uint8_t is_kernel;
+	uint64_t base_avma;
+	uint8_t is_kernel; /* the kernel image: its addresses are kernel symbols */
 };
 
 struct pc_lib_table {
@@ -86,14 +90,13 @@ struct pc_lib_table {
 	uint32_t len, cap;
 };
 
-#define PC_MAX_SUBCATEGORIES 32 /* Firefox uses up to 13 */
-#define PC_MAX_CATEGORIES    64 /* Firefox uses 26 */
-
+/* Categories are not capped (Chrome `cat` values are free-form); indexes
+ * are uint16_t, so at most PC_NO_CATEGORY - 1 of them. */
 struct pc_category {
-	const char *name;  /* static or string-table owned */
+	const char *name;  /* static or kept */
 	const char *color; /* one of the front-end's colour names */
-	const char *subcategories[PC_MAX_SUBCATEGORIES];
-	uint32_t nsub; /* >= 1; subcategory 0 is "Other" */
+	const char **subcategories; /* owned array of static or kept names */
+	uint32_t nsub, sub_cap; /* nsub >= 1; subcategory 0 is "Other" */
 };
 
 struct pc_resource_table {
@@ -190,6 +193,11 @@ struct pc_samples {
 	uint32_t *stack; /* stack row or PC_NONE (empty stack) */
 	int64_t *time;	 /* ns since meta.zero_ns */
 	int64_t *weight; /* NULL = every sample weighs 1 */
+	const char *weight_type; /* static: "samples" (default), "tracing-ms", "bytes" */
+	/* Optional columns: NULL when no sample has them (see pc_sample_set_*). */
+	int64_t *cpu_delta;    /* in meta.sample_units.cpu_delta units; INT64_MIN null */
+	int64_t *event_delay;  /* ns; PC_NO_TIME null */
+	uint32_t *context_set; /* context set row; PC_NONE none */
 	uint32_t len, cap;
 };
 
@@ -199,15 +207,30 @@ struct pc_markers {
 	int64_t *end;	    /* ns, or PC_NO_TIME */
 	uint8_t *phase;	    /* enum pc_marker_phase */
 	uint16_t *category; /* category index */
-	uint32_t *data;	    /* string holding a raw JSON object, or PC_NONE (null) */
+	uint32_t *data;	    /* TRANSITION: string holding raw JSON, or PC_NONE; use payload */
+	uint32_t *payload;  /* payload object root (m->pv), or PC_NONE (null data) */
+	/* The cause: a stack (first-class, remapped by symbolication). */
+	uint32_t *cause_stack; /* stack row, or PC_NONE: no cause */
+	int64_t *cause_time;   /* ns, or PC_NO_TIME */
+	int64_t *cause_tid;    /* PC_NO_TID: none */
+	uint32_t *context_set; /* context set row, or PC_NONE */
 	uint32_t len, cap;
+};
+
+/* A time range in which a thread was not sampled. */
+struct pc_paused_range {
+	int64_t start;	    /* ns or PC_NO_TIME */
+	int64_t end;	    /* ns or PC_NO_TIME */
+	const char *reason; /* kept: "profiler-paused", "collecting", ... */
 };
 
 struct pc_thread {
 	uint32_t name;	       /* string */
+	uint32_t process;      /* process row (pc_thread_add() sets it) */
+	/* TRANSITION: the next four move to the process row. */
 	uint32_t process_name; /* string */
 	const char *process_type; /* static ("default") or kept (pc_model_keep()) */
-	const char *paused_ranges; /* raw JSON array (kept), NULL = [] */
+	const char *paused_ranges; /* TRANSITION: raw JSON array; use paused[] */
 	int64_t pid;
 	int64_t tid;
 	uint8_t is_main;
@@ -215,11 +238,186 @@ struct pc_thread {
 	int64_t process_shutdown; /* ns or PC_NO_TIME */
 	int64_t register_time;	 /* ns */
 	int64_t unregister_time; /* ns or PC_NO_TIME */
+	struct pc_paused_range *paused;
+	uint32_t npaused, paused_cap;
+	uint32_t more; /* payload object: other thread members a producer kept, or PC_NONE */
 	struct pc_samples samples;
 	struct pc_markers markers;
 };
 
+
+/*
+ * ---------------------------------------------------------------------
+ * Format-neutral tables (docs/design.md section 3): processes, typed
+ * payloads, marker schemas, counters, pages, contexts, meta extra.
+ * ---------------------------------------------------------------------
+ */
+
+/* One mapping of a lib into a process: [start, end) at file offset. */
+struct pc_mapping {
+	uint32_t lib;	 /* lib row */
+	uint64_t start;	 /* first mapped address (process address space) */
+	uint64_t end;	 /* one past the last */
+	uint64_t offset; /* file offset mapped at start */
+};
+
+struct pc_process {
+	int64_t pid;
+	const char *name;     /* kept (pc_model_keep) or NULL: unknown */
+	const char *type;     /* "default", "tab", "gpu", ... (static or kept) */
+	int64_t start;	      /* ns, or PC_NO_TIME */
+	int64_t end;	      /* ns, or PC_NO_TIME: still running */
+	uint32_t main_thread; /* index into m->threads, or PC_NONE */
+	struct pc_mapping *maps; /* in the order added; pc_process_sort_maps() sorts */
+	uint32_t nmaps, maps_cap;
+	/* Other per-process members a producer recorded (payload object) or PC_NONE. */
+	uint32_t more;
+};
+
+struct pc_process_table {
+	struct pc_process *rows;
+	uint32_t len, cap;
+	struct pc_itab index; /* by pid */
+};
+
+/*
+ * A payload is a JSON-shaped value tree kept in one arena per model, in
+ * preorder: an object or array node is followed by its children, and each
+ * node's span counts the nodes of its subtree (itself included), so the
+ * next sibling of node i is i + span.  Member names and plain string
+ * values live in the payload text table (m->pv.text), never in the
+ * profile's string table; only values that ARE string-table references in
+ * the formats (marker fields of format unique-string / flow-id /
+ * terminating-flow-id) are PC_VAL_SREF, rows of the model's string table.
+ * Numbers read from JSON keep their literal text (PC_VAL_NUM) so a round
+ * trip gives the same bytes; producers in C write PC_VAL_INT / PC_VAL_DBL.
+ * A marker's cause (a stack) is not in the tree but in the marker's cause
+ * columns; a PC_VAL_CAUSE node marks where its "cause" member goes.
+ */
+enum pc_val_kind {
+	PC_VAL_NULL = 0,
+	PC_VAL_FALSE,
+	PC_VAL_TRUE,
+	PC_VAL_INT,   /* v.i */
+	PC_VAL_DBL,   /* v.d, finite */
+	PC_VAL_NUM,   /* v.s: text row holding a JSON number literal */
+	PC_VAL_STR,   /* v.s: text row */
+	PC_VAL_SREF,  /* v.s: model string row (unique-string and flow ids) */
+	PC_VAL_OBJ,   /* v.n members follow (each has a key) */
+	PC_VAL_ARR,   /* v.n elements follow */
+	PC_VAL_CAUSE, /* placeholder: the marker's cause goes here */
+};
+
+struct pc_val {
+	uint8_t kind; /* enum pc_val_kind */
+	uint8_t pad[3];
+	uint32_t key;  /* text row of the member name; PC_NONE outside objects */
+	uint32_t span; /* nodes in this subtree, itself included */
+	uint32_t pad2;
+	union {
+		int64_t i;
+		double d;
+		uint32_t s;
+		uint32_t n;
+	} v;
+};
+
+struct pc_payloads {
+	struct pc_val *nodes;
+	uint32_t len, cap;
+	struct pc_strtab text; /* member names and plain strings, interned */
+};
+
+/*
+ * A marker schema: its name and its body, a payload object in the processed
+ * format's MarkerSchema shape (name, display, fields [{key, label?, format,
+ * hidden?}], tooltipLabel, tableLabel, chartLabel, description, graphs,
+ * colorField, isStackBased ...), members in the order they were given.
+ */
+struct pc_marker_schema {
+	const char *name; /* kept */
+	uint32_t body;	  /* payload object root */
+};
+
+struct pc_schema_table {
+	struct pc_marker_schema *rows;
+	uint32_t len, cap;
+};
+
+struct pc_counter {
+	const char *name;	 /* kept */
+	const char *category;	 /* kept */
+	const char *description; /* kept */
+	uint32_t process;	 /* process row, or PC_NONE */
+	uint32_t main_thread;	 /* thread index it is shown with, or PC_NONE */
+	uint32_t display;	 /* payload object (processed `display`), or PC_NONE */
+	int64_t *time;		 /* ns */
+	double *count;
+	double *number; /* NULL: no sample had a number */
+	uint32_t len, cap;
+};
+
+struct pc_counter_table {
+	struct pc_counter *rows;
+	uint32_t len, cap;
+};
+
+struct pc_page {
+	uint64_t tab_id;
+	uint64_t inner_window_id;
+	uint64_t embedder_inner_window_id; /* 0: none */
+	const char *url;		   /* kept */
+	int8_t is_private;		   /* -1 absent, 0, 1 */
+	const char *favicon;		   /* kept or NULL */
+};
+
+struct pc_page_table {
+	struct pc_page *rows;
+	uint32_t len, cap;
+};
+
+/*
+ * Contexts (FrameBlamer): a context object is (scope, id, pid); a context
+ * is (type, object); a context set is a sorted, interned list of contexts,
+ * the set active on a thread when a sample or a marker began.  Snapshots
+ * give an object's properties from a time on (payload objects).  Rows are
+ * insertion-ordered; set 0 is the empty set once any set exists.
+ */
+struct pc_context_tables {
+	const char **obj_scope; /* kept */
+	const char **obj_id;	/* kept, exactly as written */
+	int64_t *obj_pid;
+	uint32_t nobj, obj_cap;
+	struct pc_itab obj_index;
+	const char **ctx_type; /* kept */
+	uint32_t *ctx_obj;
+	uint32_t nctx, ctx_cap;
+	struct pc_itab ctx_index;
+	/* members of set i: set_members[set_start[i] .. set_start[i + 1]) */
+	uint32_t *set_start; /* nsets + 1 entries once allocated */
+	uint32_t *set_members;
+	uint32_t nsets, sets_cap, nmembers, members_cap;
+	struct pc_itab set_index;
+	uint32_t *snap_obj;
+	int64_t *snap_time;   /* ns */
+	uint32_t *snap_props; /* payload object root */
+	uint32_t nsnap, snap_cap;
+};
+
+/*
+ * meta.extra as the front-end shows it (profile-info panel): sections with
+ * a label and entries {label, format, value}.  Entries keep their order;
+ * a section appears where its first entry is.
+ */
+struct pc_extra_entry {
+	const char *section; /* kept */
+	const char *label;   /* kept */
+	const char *format;  /* a marker field format: "string", "integer", ... */
+	uint32_t value;	     /* payload node (a scalar root) */
+};
+
 struct pc_meta {
+	/* ---- what every producer has ---- */
 	int64_t interval_ns;   /* sampling interval */
 	int64_t zero_ns;       /* input clock value of profile time 0 */
 	int64_t start_time_ns; /* wall clock (Unix epoch ns) of time 0; 0 if unknown */
@@ -227,8 +425,17 @@ struct pc_meta {
 	int64_t profiling_start; /* ns relative to zero, or PC_NO_TIME */
 	int64_t profiling_end;
 	int symbolicated;
-	const char *weight_type; /* static: "samples", "tracing-ms", "bytes" */
-	/* Owned strings (pc_alloc), NULL if unknown. */
+	const char *weight_type; /* TRANSITION: per thread now (samples.weight_type) */
+	/* Kept strings (pc_meta_keep), NULL if unknown. */
+	const char *platform;	 /* "Linux", "Windows", "Macintosh", "Android", ... */
+	const char *oscpu;	 /* OS and CPU description, e.g. "Linux 6.1.0-13-amd64" */
+	const char *abi;	 /* e.g. "x86_64-gcc3", or an architecture name */
+	const char *cpu_name;	 /* CPU model name */
+	uint64_t main_memory;	 /* bytes, 0 = unknown */
+	const char *unit_time;	     /* sampleUnits.time ("ms", "bytes") or NULL */
+	const char *unit_event_delay; /* sampleUnits.eventDelay or NULL */
+	const char *unit_cpu_delta;   /* sampleUnits.threadCPUDelta ("ns", "µs", ...) or NULL */
+	/* TRANSITION: the perf-shaped owned strings below go; perf facts go to extra. */
 	char *product;
 	char *imported_from;
 	char *hostname;
@@ -240,9 +447,18 @@ struct pc_meta {
 	char *event_name;
 	uint32_t logical_cpus;
 	uint32_t physical_cpus; /* 0 = unknown */
-	/* Raw JSON objects for meta.markerSchema (owned). */
+	/* TRANSITION: raw JSON schema objects; use m->schemas. */
 	char **marker_schema;
 	uint32_t nmarker_schema, marker_schema_cap;
+	/* ---- generic: everything else a producer recorded ---- */
+	struct pc_extra_entry *extra; /* meta.extra entries, in order */
+	uint32_t nextra, extra_cap;
+	/*
+	 * Other meta members, in input order (payload object root, or PC_NONE):
+	 * a JSON reader keeps here what it does not map to a field above, and
+	 * writers write them after their own (skipping members they write).
+	 */
+	uint32_t more;
 };
 
 struct pc_model {
@@ -250,8 +466,8 @@ struct pc_model {
 	struct pc_meta meta;
 	struct pc_strtab strings;
 	struct pc_lib_table libs;
-	struct pc_category categories[PC_MAX_CATEGORIES];
-	uint32_t ncategories;
+	struct pc_category *categories; /* owned */
+	uint32_t ncategories, categories_cap;
 	struct pc_resource_table resources;
 	struct pc_func_table funcs;
 	struct pc_native_symbol_table native_symbols;
@@ -260,6 +476,13 @@ struct pc_model {
 	struct pc_stack_table stacks;
 	struct pc_thread **threads; /* owned; pointers stay stable while adding */
 	uint32_t nthreads, threads_cap;
+	struct pc_itab thread_index; /* by (pid, tid) */
+	struct pc_process_table processes;
+	struct pc_payloads pv;		/* every payload value */
+	struct pc_schema_table schemas; /* meta.markerSchema */
+	struct pc_counter_table counters;
+	struct pc_page_table pages;
+	struct pc_context_tables contexts;
 	/* After symbolication: old func row -> new func row (PC_NONE: split or gone). */
 	uint32_t *func_map;
 	uint32_t func_map_len;
@@ -397,5 +620,188 @@ static inline uint64_t pc_frame_inner_window_id(const struct pc_frame_table *t, 
  */
 int pc_frame_index_rebuild(struct pc_model *m);
 int pc_func_index_rebuild(struct pc_model *m);
+
+
+/*
+ * ---------------------------------------------------------------------
+ * Format-neutral API (payloads, processes, schemas, markers, counters,
+ * pages, contexts, sample columns, meta).  Implemented in model/payload.c
+ * and model/tables.c.
+ * ---------------------------------------------------------------------
+ */
+
+/* --- model-internal (the model sources only) --- */
+uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s,
+			  size_t len);
+void pc_strtab_free(struct profconv_ctx *ctx, struct pc_strtab *t);
+int pc_thread_index_add(struct pc_model *m, const struct pc_thread *t, uint32_t idx);
+void pc_model_free_tables(struct pc_model *m);
+
+/* --- processes --- */
+/* Add a process (pid must be new; see pc_process_find).  Row or PC_NONE (OOM). */
+uint32_t pc_process_add(struct pc_model *m, int64_t pid);
+/* The process with this pid, or PC_NONE. */
+uint32_t pc_process_find(const struct pc_model *m, int64_t pid);
+/* Find or add. */
+uint32_t pc_process_get(struct pc_model *m, int64_t pid);
+/* Record a mapping of lib in process proc.  0 or error. */
+int pc_process_add_mapping(struct pc_model *m, uint32_t proc, uint32_t lib, uint64_t start,
+			   uint64_t end, uint64_t offset);
+/* Sort a process's mappings by start (stable).  0 or error. */
+int pc_process_sort_maps(struct pc_model *m, uint32_t proc);
+/*
+ * pc_thread_add() attaches the thread to the process of its pid (adding
+ * the process when new) and indexes it by (pid, tid).  A thread whose tid
+ * equals its pid becomes the process's main thread unless one is set.
+ * The thread with (pid, tid), or NULL:
+ */
+struct pc_thread *pc_thread_find(const struct pc_model *m, int64_t pid, int64_t tid);
+/* Index of thread t in m->threads, or PC_NONE. */
+uint32_t pc_thread_index(const struct pc_model *m, const struct pc_thread *t);
+
+/* --- payload values --- */
+/* Text of a payload text row (NUL-terminated; len may be NULL). */
+const char *pc_pv_text(const struct pc_model *m, uint32_t row, size_t *len);
+/* Intern text into the payload text table; PC_NONE on OOM. */
+uint32_t pc_pv_text_intern(struct pc_model *m, const char *s, size_t len);
+/* The member of object node obj named key, or PC_NONE. */
+uint32_t pc_pv_member(const struct pc_model *m, uint32_t obj, const char *key);
+/* A scalar as text for messages and summaries ("" for containers). */
+size_t pc_pv_scalar_text(const struct pc_model *m, uint32_t node, char *buf, size_t size);
+
+static inline const struct pc_val *pc_pv(const struct pc_model *m, uint32_t i)
+{
+	return &m->pv.nodes[i];
+}
+
+/*
+ * Building a payload: begin, then values (each preceded by pc_pvb_key()
+ * inside objects), then end.  Errors (OOM, too deep, misuse) are latched
+ * and pc_pvb_end() returns PC_NONE with the ctx error set.  Nodes are
+ * appended to the arena, so one builder per model is open at a time.
+ */
+#define PC_PV_MAX_DEPTH 64
+struct pc_pvb {
+	struct pc_model *m;
+	uint32_t root;
+	uint32_t open[PC_PV_MAX_DEPTH]; /* open containers, innermost last */
+	uint32_t depth;
+	uint32_t key; /* pending member name (text row) or PC_NONE */
+	int err;
+};
+/* Start a payload whose root is an object (arr 0) or an array (arr 1). */
+void pc_pvb_begin(struct pc_pvb *b, struct pc_model *m, int arr);
+/* Start a payload whose root is one scalar (then call one value function). */
+void pc_pvb_begin_scalar(struct pc_pvb *b, struct pc_model *m);
+void pc_pvb_key(struct pc_pvb *b, const char *k, size_t len);
+void pc_pvb_key_z(struct pc_pvb *b, const char *k);
+void pc_pvb_null(struct pc_pvb *b);
+void pc_pvb_bool(struct pc_pvb *b, int v);
+void pc_pvb_int(struct pc_pvb *b, int64_t v);
+void pc_pvb_dbl(struct pc_pvb *b, double v); /* non-finite becomes null */
+void pc_pvb_num(struct pc_pvb *b, const char *literal, size_t len);
+void pc_pvb_str(struct pc_pvb *b, const char *s, size_t len);
+void pc_pvb_str_z(struct pc_pvb *b, const char *s); /* NULL writes null */
+void pc_pvb_sref(struct pc_pvb *b, uint32_t string_row);
+void pc_pvb_cause(struct pc_pvb *b);
+void pc_pvb_obj_begin(struct pc_pvb *b);
+void pc_pvb_obj_end(struct pc_pvb *b);
+void pc_pvb_arr_begin(struct pc_pvb *b);
+void pc_pvb_arr_end(struct pc_pvb *b);
+/* Copy the subtree at node (of this model) as the next value. */
+void pc_pvb_copy(struct pc_pvb *b, uint32_t node);
+/* Close the root; returns its node, or PC_NONE after an error. */
+uint32_t pc_pvb_end(struct pc_pvb *b);
+/* A one-node payload: a string scalar (PC_NONE on OOM). */
+uint32_t pc_pv_new_str(struct pc_model *m, const char *s);
+
+/* --- marker schemas --- */
+/* Add a schema; one of the same name is ignored (the first wins, as the
+ * front-end merges by name).  Returns the row (the existing one if so). */
+uint32_t pc_schema_add(struct pc_model *m, const char *name, uint32_t body);
+uint32_t pc_schema_find(const struct pc_model *m, const char *name);
+/* The format of field key in schema row ("unique-string", ...), or NULL. */
+const char *pc_schema_field_format(const struct pc_model *m, uint32_t schema, const char *key);
+struct pc_schema_field {
+	const char *key, *label, *format;
+	int hidden;
+};
+/*
+ * Build and add a schema from C: display locations (NULL-terminated), the
+ * fields, and optional labels (NULL: absent).  Row or PC_NONE.
+ */
+uint32_t pc_schema_add_simple(struct pc_model *m, const char *name, const char *const *display,
+			      const struct pc_schema_field *fields, uint32_t nfields,
+			      const char *tooltip_label, const char *table_label,
+			      const char *chart_label, const char *description);
+
+/* --- markers --- */
+#define PC_NO_TID INT64_MIN
+struct pc_marker_row {
+	uint32_t name;	      /* string */
+	int64_t start;	      /* ns or PC_NO_TIME */
+	int64_t end;	      /* ns or PC_NO_TIME */
+	uint8_t phase;	      /* enum pc_marker_phase */
+	uint16_t category;    /* category index */
+	uint32_t payload;     /* payload object root, or PC_NONE (null data) */
+	uint32_t cause_stack; /* stack row, or PC_NONE: no cause */
+	int64_t cause_time;   /* ns or PC_NO_TIME */
+	int64_t cause_tid;    /* or PC_NO_TID */
+	uint32_t context_set; /* context set row or PC_NONE */
+};
+/* A row with every optional field null (name 0, category 0, instant). */
+void pc_marker_row_init(struct pc_marker_row *r);
+int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_marker_row *r);
+/* The time a marker sorts by: its start, else its end. */
+static inline int64_t pc_marker_sort_time(const struct pc_markers *k, uint32_t i)
+{
+	return k->start[i] != PC_NO_TIME ? k->start[i] : k->end[i];
+}
+
+/* --- counters --- */
+/* Add a counter; returns its index or PC_NONE. */
+uint32_t pc_counter_add(struct pc_model *m, const char *name, const char *category,
+			const char *description, uint32_t process);
+/* Append a sample; has_number 0: no number (null where others have one). */
+int pc_counter_sample(struct pc_model *m, uint32_t counter, int64_t time, double count,
+		      int has_number, double number);
+
+/* --- pages --- */
+uint32_t pc_page_add(struct pc_model *m, const struct pc_page *p);
+
+/* --- contexts --- */
+uint32_t pc_ctxobj_intern(struct pc_model *m, const char *scope, const char *id, int64_t pid);
+uint32_t pc_context_intern(struct pc_model *m, const char *type, uint32_t obj);
+/* Intern the set of n contexts (any order, duplicates dropped).  Row or PC_NONE. */
+uint32_t pc_ctxset_intern(struct pc_model *m, const uint32_t *ctxs, uint32_t n);
+/* Members of a set (sorted by context row); returns their count. */
+uint32_t pc_ctxset_members(const struct pc_model *m, uint32_t set, const uint32_t **members);
+int pc_ctxsnap_add(struct pc_model *m, uint32_t obj, int64_t time, uint32_t props);
+
+/* --- optional sample columns --- */
+/*
+ * Set an optional column for the sample just added (row len - 1).  The
+ * column is allocated on first use, earlier rows getting its null.
+ */
+int pc_sample_set_cpu_delta(struct pc_model *m, struct pc_thread *t, int64_t delta);
+int pc_sample_set_event_delay(struct pc_model *m, struct pc_thread *t, int64_t delay_ns);
+int pc_sample_set_context_set(struct pc_model *m, struct pc_thread *t, uint32_t set);
+
+/* --- meta --- */
+/* Set a kept meta string (a copy; NULL clears).  0 or error. */
+int pc_meta_keep(struct pc_model *m, const char **field, const char *s);
+/* Add an extra entry with a string value.  0 or error. */
+int pc_meta_extra_str(struct pc_model *m, const char *section, const char *label,
+		      const char *value);
+/* Add an extra entry whose value is a payload root (a scalar). */
+int pc_meta_extra_add(struct pc_model *m, const char *section, const char *label,
+		      const char *format, uint32_t value);
+/* Remove every category (before loading a list; the caller adds "Other" or its own). */
+void pc_model_clear_categories(struct pc_model *m);
+/* Append a subcategory to category cat; its index or PC_NO_CATEGORY. */
+uint16_t pc_model_add_subcategory(struct pc_model *m, uint16_t cat, const char *name);
+/* Append a paused range to a thread.  0 or error. */
+int pc_thread_add_paused(struct pc_model *m, struct pc_thread *t, int64_t start, int64_t end,
+			 const char *reason);
 
 #endif /* PC_MODEL_H */

@@ -140,13 +140,13 @@ int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const s
 				  "meta.categories: expected an array");
 	}
 	n = cJSON_GetArraySize(root);
-	if (n > PC_MAX_CATEGORIES) {
+	if (n >= PC_NO_CATEGORY) {
 		cJSON_Delete(root);
 		return pc_jr_fail(ctx, p, at, PROFCONV_ERR_LIMIT,
 				  "meta.categories has %d entries; at most %d are read", n,
-				  PC_MAX_CATEGORIES);
+				  PC_NO_CATEGORY - 1);
 	}
-	m->ncategories = 0;
+	pc_model_clear_categories(m);
 	cJSON_ArrayForEach(c, root)
 	{
 		cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
@@ -154,6 +154,7 @@ int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const s
 		cJSON *subs = cJSON_GetObjectItemCaseSensitive(c, "subcategories"), *s;
 		struct pc_category *cat;
 		const char *nm, *cl;
+		uint16_t ci;
 
 		if (!cJSON_IsString(name) || !cJSON_IsString(color)) {
 			err = pc_jr_fail(ctx, p, at, PROFCONV_ERR_CORRUPT,
@@ -167,30 +168,32 @@ int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const s
 			err = PROFCONV_ERR_NOMEM;
 			break;
 		}
-		cat = &m->categories[pc_model_add_category(m, nm, cl)];
-		cat->nsub = 0;
-		if (!cJSON_IsArray(subs) || cJSON_GetArraySize(subs) == 0) {
-			cat->subcategories[0] = "Other";
-			cat->nsub = 1;
-			continue;
+		ci = pc_model_add_category(m, nm, cl);
+		if (ci == PC_NO_CATEGORY) {
+			err = ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
+			break;
 		}
-		if (cJSON_GetArraySize(subs) > PC_MAX_SUBCATEGORIES) {
+		if (!cJSON_IsArray(subs) || cJSON_GetArraySize(subs) == 0)
+			continue; /* subcategory 0 "Other" is there */
+		if (cJSON_GetArraySize(subs) >= PC_NO_CATEGORY) {
 			err = pc_jr_fail(ctx, p, at, PROFCONV_ERR_LIMIT,
 					 "meta.categories[%u] has %d subcategories; at most %d are read",
 					 m->ncategories - 1, cJSON_GetArraySize(subs),
-					 PC_MAX_SUBCATEGORIES);
+					 PC_NO_CATEGORY - 1);
 			break;
 		}
+		cat = &m->categories[ci];
+		cat->nsub = 0; /* replaced by the listed ones */
 		cJSON_ArrayForEach(s, subs)
 		{
 			const char *v = cJSON_IsString(s) ? s->valuestring : "Other";
+			const char *kv = pc_model_keep(m, v, strlen(v));
 
-			cat->subcategories[cat->nsub] = pc_model_keep(m, v, strlen(v));
-			if (!cat->subcategories[cat->nsub]) {
-				err = PROFCONV_ERR_NOMEM;
+			if (!kv || pc_model_add_subcategory(m, ci, kv) == PC_NO_CATEGORY) {
+				err = ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
 				break;
 			}
-			cat->nsub++;
+			cat = &m->categories[ci];
 		}
 		if (err)
 			break;
@@ -209,7 +212,7 @@ void pc_jr_default_categories(struct pc_model *m)
 	};
 	size_t i;
 
-	m->ncategories = 0;
+	pc_model_clear_categories(m);
 	for (i = 0; i < PC_ARRAY_SIZE(cats); i++)
 		pc_model_add_category(m, cats[i][0], cats[i][1]);
 }

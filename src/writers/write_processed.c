@@ -160,7 +160,7 @@ static void write_categories(struct pc_jw *w, const struct pc_model *m)
 		key_str(w, "color", c->color ? c->color : "grey");
 		pc_jw_key(w, "subcategories");
 		pc_jw_arr_begin(w);
-		for (j = 0; j < c->nsub && j < PC_MAX_SUBCATEGORIES; j++)
+		for (j = 0; j < c->nsub; j++)
 			pc_jw_str_z(w, c->subcategories[j] ? c->subcategories[j] : "Other");
 		if (!c->nsub)
 			pc_jw_str_z(w, "Other"); /* every category needs subcategory 0 */

@@ -1,0 +1,210 @@
+/*
+ * test_model.c - the format-neutral model parts: payload trees, marker
+ * order, processes and the (pid, tid) index, context sets, counters,
+ * schemas and meta extra entries.
+ */
+#include "model/pc_model.h"
+
+#include "pc_test.h"
+
+static const char *text(const struct pc_model *m, uint32_t node)
+{
+	const struct pc_val *v = pc_pv(m, node);
+
+	return v->kind == PC_VAL_STR || v->kind == PC_VAL_NUM ? pc_pv_text(m, v->v.s, NULL) : NULL;
+}
+
+static void test_payloads(struct pc_model *m)
+{
+	struct pc_pvb b;
+	uint32_t root, inner, arr, s, copy, name_row = pc_str_intern_z(m, "unique");
+
+	pc_pvb_begin(&b, m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, "FileIO");
+	pc_pvb_key_z(&b, "inner");
+	pc_pvb_obj_begin(&b);
+	pc_pvb_key_z(&b, "n");
+	pc_pvb_num(&b, "1.50", 4);
+	pc_pvb_key_z(&b, "list");
+	pc_pvb_arr_begin(&b);
+	pc_pvb_int(&b, -3);
+	pc_pvb_dbl(&b, 0.25);
+	pc_pvb_null(&b);
+	pc_pvb_arr_end(&b);
+	pc_pvb_obj_end(&b);
+	pc_pvb_key_z(&b, "cause");
+	pc_pvb_cause(&b);
+	pc_pvb_key_z(&b, "name");
+	pc_pvb_sref(&b, name_row);
+	root = pc_pvb_end(&b);
+	PC_CHECK(root != PC_NONE);
+	PC_CHECK_EQ_INT(pc_pv(m, root)->kind, PC_VAL_OBJ);
+	PC_CHECK_EQ_INT(pc_pv(m, root)->v.n, 4);
+	/* root, type, inner, n, list, -3, 0.25, null, cause, name */
+	PC_CHECK_EQ_INT(pc_pv(m, root)->span, 10);
+	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, root, "type")), "FileIO");
+	inner = pc_pv_member(m, root, "inner");
+	PC_CHECK_EQ_INT(pc_pv(m, inner)->span, 6);
+	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, inner, "n")), "1.50");
+	arr = pc_pv_member(m, inner, "list");
+	PC_CHECK_EQ_INT(pc_pv(m, arr)->v.n, 3);
+	PC_CHECK_EQ_INT(pc_pv(m, arr + 1)->v.i, -3);
+	PC_CHECK_EQ_INT(pc_pv(m, pc_pv_member(m, root, "cause"))->kind, PC_VAL_CAUSE);
+	s = pc_pv_member(m, root, "name");
+	PC_CHECK_EQ_INT(pc_pv(m, s)->kind, PC_VAL_SREF);
+	PC_CHECK_EQ_INT(pc_pv(m, s)->v.s, name_row);
+	PC_CHECK(pc_pv_member(m, root, "absent") == PC_NONE);
+	/* member names are not in the profile's string table */
+	PC_CHECK_EQ_INT(m->strings.len, 2); /* "" and "unique" */
+
+	/* a copy is an equal subtree under a new parent */
+	pc_pvb_begin(&b, m, 1);
+	pc_pvb_copy(&b, inner);
+	pc_pvb_str_z(&b, "after");
+	copy = pc_pvb_end(&b);
+	PC_CHECK(copy != PC_NONE);
+	PC_CHECK_EQ_INT(pc_pv(m, copy)->v.n, 2);
+	PC_CHECK_EQ_INT(pc_pv(m, copy)->span, 8);
+	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, copy + 1, "n")), "1.50");
+	PC_CHECK_EQ_STR(text(m, copy + 7), "after");
+
+	/* misuse is latched: a value without a key in an object */
+	pc_pvb_begin(&b, m, 0);
+	pc_pvb_int(&b, 1);
+	PC_CHECK(pc_pvb_end(&b) == PC_NONE);
+	pc_clear_error(m->ctx);
+}
+
+static void test_marker_order(struct pc_model *m)
+{
+	struct pc_thread *t = pc_thread_add(m, 10, 11);
+	struct pc_marker_row r;
+	uint32_t a = pc_str_intern_z(m, "A"), e = pc_str_intern_z(m, "E");
+
+	PC_CHECK(t != NULL);
+	pc_marker_row_init(&r);
+	r.name = a;
+	r.start = 5000;
+	r.end = 9000;
+	r.phase = PC_PHASE_INTERVAL;
+	PC_CHECK_EQ_INT(pc_marker_push(m, t, &r), 0);
+	/* an IntervalEnd has no start: it sorts by its end, not first */
+	pc_marker_row_init(&r);
+	r.name = e;
+	r.end = 7000;
+	r.phase = PC_PHASE_END;
+	r.cause_stack = 3;
+	r.cause_time = 6000;
+	PC_CHECK_EQ_INT(pc_marker_push(m, t, &r), 0);
+	pc_marker_row_init(&r);
+	r.name = a;
+	r.start = 1000;
+	PC_CHECK_EQ_INT(pc_marker_push(m, t, &r), 0);
+	PC_CHECK_EQ_INT(pc_model_sort_threads(m), 0);
+	PC_CHECK_EQ_INT(t->markers.start[0], 1000);
+	PC_CHECK_EQ_INT(t->markers.start[1], 5000);
+	PC_CHECK_EQ_INT(t->markers.name[2], e);
+	PC_CHECK_EQ_INT(t->markers.end[2], 7000);
+	/* the cause columns moved with their marker */
+	PC_CHECK_EQ_INT(t->markers.cause_stack[2], 3);
+	PC_CHECK_EQ_INT(t->markers.cause_time[2], 6000);
+	PC_CHECK_EQ_INT(t->markers.cause_stack[0], PC_NONE);
+}
+
+static void test_processes(struct pc_model *m)
+{
+	struct pc_thread *t1 = pc_thread_add(m, 200, 201), *t0 = pc_thread_add(m, 200, 200);
+	uint32_t p = pc_process_find(m, 200);
+
+	PC_CHECK(t1 && t0);
+	PC_CHECK(p != PC_NONE);
+	PC_CHECK_EQ_INT(t1->process, p);
+	PC_CHECK_EQ_INT(t0->process, p);
+	/* tid == pid is the main thread */
+	PC_CHECK(m->processes.rows[p].main_thread != PC_NONE);
+	PC_CHECK(m->threads[m->processes.rows[p].main_thread] == t0);
+	PC_CHECK(pc_thread_find(m, 200, 201) == t1);
+	PC_CHECK(pc_thread_find(m, 200, 202) == NULL);
+	PC_CHECK(pc_thread_find(m, 10, 11) != NULL);
+	PC_CHECK_EQ_INT(pc_process_add_mapping(m, p, 0, 0x7000, 0x8000, 0x1000), 0);
+	PC_CHECK_EQ_INT(pc_process_add_mapping(m, p, 0, 0x4000, 0x5000, 0), 0);
+	PC_CHECK_EQ_INT(pc_process_sort_maps(m, p), 0);
+	PC_CHECK_EQ_INT(m->processes.rows[p].maps[0].start, 0x4000);
+	PC_CHECK_EQ_INT(m->processes.rows[p].maps[1].offset, 0x1000);
+}
+
+static void test_contexts(struct pc_model *m)
+{
+	uint32_t o1 = pc_ctxobj_intern(m, "ptr", "0x10", 1);
+	uint32_t o2 = pc_ctxobj_intern(m, "ptr", "0x010", 1); /* ids compare as written */
+	uint32_t c1 = pc_context_intern(m, "Frame", o1), c2 = pc_context_intern(m, "Isolate", o2);
+	uint32_t v[3] = { c2, c1, c2 }, s1, s2, s0;
+	const uint32_t *mem;
+
+	PC_CHECK(o1 != o2);
+	PC_CHECK_EQ_INT(pc_ctxobj_intern(m, "ptr", "0x10", 1), o1);
+	PC_CHECK(pc_ctxobj_intern(m, "ptr", "0x10", 2) != o1);
+	PC_CHECK_EQ_INT(pc_context_intern(m, "Frame", o1), c1);
+	s1 = pc_ctxset_intern(m, v, 3);
+	s2 = pc_ctxset_intern(m, v, 2);
+	s0 = pc_ctxset_intern(m, NULL, 0);
+	PC_CHECK_EQ_INT(s0, 0);
+	PC_CHECK(s1 != PC_NONE && s1 == s2);
+	PC_CHECK_EQ_INT(pc_ctxset_members(m, s1, &mem), 2);
+	PC_CHECK_EQ_INT(mem[0], c1 < c2 ? c1 : c2);
+	PC_CHECK_EQ_INT(pc_ctxset_members(m, s0, &mem), 0);
+}
+
+static void test_counters_schemas_meta(struct pc_model *m)
+{
+	static const char *const disp[] = { "marker-chart", "marker-table", NULL };
+	static const struct pc_schema_field f[] = { { "name", "Name", "unique-string", 0 },
+						    { "bytes", "Size", "bytes", 0 } };
+	uint32_t c = pc_counter_add(m, "Memory", "Memory", "heap", pc_process_find(m, 200));
+	uint32_t s;
+
+	PC_CHECK(c != PC_NONE);
+	PC_CHECK_EQ_INT(pc_counter_sample(m, c, 0, 10, 0, 0), 0);
+	PC_CHECK_EQ_INT(pc_counter_sample(m, c, 1000, 20, 1, 3), 0);
+	PC_CHECK_EQ_INT(m->counters.rows[c].len, 2);
+	PC_CHECK(m->counters.rows[c].number != NULL);
+	PC_CHECK_EQ_INT(m->counters.rows[c].number[1], 3);
+	PC_CHECK_EQ_INT(m->counters.rows[c].main_thread,
+			m->processes.rows[pc_process_find(m, 200)].main_thread);
+
+	s = pc_schema_add_simple(m, "Alloc", disp, f, 2, "{marker.name}", NULL, NULL, NULL);
+	PC_CHECK(s != PC_NONE);
+	PC_CHECK_EQ_INT(pc_schema_find(m, "Alloc"), s);
+	PC_CHECK_EQ_STR(pc_schema_field_format(m, s, "name"), "unique-string");
+	PC_CHECK_EQ_STR(pc_schema_field_format(m, s, "bytes"), "bytes");
+	PC_CHECK(pc_schema_field_format(m, s, "nope") == NULL);
+	/* the first schema of a name wins */
+	PC_CHECK_EQ_INT(pc_schema_add_simple(m, "Alloc", disp, f, 1, NULL, NULL, NULL, NULL), s);
+
+	PC_CHECK_EQ_INT(pc_meta_extra_str(m, "perf.data", "Host", "box"), 0);
+	PC_CHECK_EQ_INT(m->meta.nextra, 1);
+	PC_CHECK_EQ_STR(text(m, m->meta.extra[0].value), "box");
+
+	/* categories are not capped */
+	for (s = 0; s < 100; s++)
+		PC_CHECK_EQ_INT(pc_model_add_category(m, "c", "grey") == PC_NO_CATEGORY, 0);
+	PC_CHECK_EQ_INT(m->ncategories, 101);
+	PC_CHECK_EQ_INT(pc_model_add_subcategory(m, 100, "x"), 1);
+}
+
+int main(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = pc_model_new(ctx);
+
+	PC_CHECK(m != NULL);
+	test_payloads(m);
+	test_marker_order(m);
+	test_processes(m);
+	test_contexts(m);
+	test_counters_schemas_meta(m);
+	pc_model_free(m);
+	profconv_ctx_free(ctx);
+	return pc_test_done();
+}
