@@ -146,6 +146,16 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 				       "--weight takes 'samples' or 'period', not '%s'", value);
 		return 0;
 	}
+	if (strcmp(key, "processed-version") == 0) {
+		if (strcmp(value, "69") == 0)
+			ctx->processed_version = 69;
+		else if (strcmp(value, "70") == 0)
+			ctx->processed_version = 70;
+		else
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				       "--processed-version takes 69 or 70, not '%s'", value);
+		return 0;
+	}
 	if (strcmp(key, "symbols") == 0) {
 		if (strcmp(value, "yes") == 0)
 			ctx->no_symbols = 0;

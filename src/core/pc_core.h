@@ -75,6 +75,7 @@ struct profconv_ctx {
 	char **symbol_dirs;   /* --symbol-dir, in order (owned, pc_alloc) */
 	unsigned nsymbol_dirs;
 	char *kallsyms;	      /* --kallsyms FILE (owned, pc_alloc) */
+	int processed_version; /* processed writer: 69 or 70; 0 = the default (69) */
 
 	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
 	unsigned nwarns;

@@ -90,6 +90,7 @@ struct rd {
 	struct pc_model *m;
 	struct pc_spool sp; /* strings interned at the end */
 	int seen_meta, seen_categories, seen_strings, version;
+	struct pc_loc rs_lib;
 	uint64_t origloc, weight_rounded, utf8_repaired;
 	struct pc_loc loc_meta;
 	/* column locations for the final checks */
@@ -125,8 +126,9 @@ static const struct colspec resource_cols[] = {
 	{ "name", K_INT },
 	{ "host", K_INT },
 	{ "type", K_INT },
+	{ "lib", K_INT }, /* versions before 70 */
 };
-enum { RS_NAME, RS_HOST, RS_TYPE };
+enum { RS_NAME, RS_HOST, RS_TYPE, RS_LIB };
 
 static const struct colspec nsym_cols[] = {
 	{ "libIndex", K_INT },
@@ -714,16 +716,19 @@ static int load_resources(struct rd *r)
 				PC_ARRAY_SIZE(resource_cols), 1u << RS_NAME, r->m->resources.len,
 				&n);
 	r->rs_name = tb.cols[RS_NAME].loc;
+	r->rs_lib = tb.cols[RS_LIB].loc;
 	r->rs_host = tb.cols[RS_HOST].loc;
 	for (i = 0; i < n && !err; i++) {
-		uint32_t name = 0, host = PC_NONE, type = 0;
+		uint32_t name = 0, host = PC_NONE, type = 0, lib = PC_NONE;
 
 		err = to_index(r, &tb, RS_NAME, i, 0, &name);
 		if (!err)
 			err = to_index(r, &tb, RS_HOST, i, 1, &host);
 		if (!err)
 			err = to_u32(r, &tb, RS_TYPE, i, PC_RES_UNKNOWN, UINT8_MAX, &type);
-		if (!err && pc_resource_append(r->m, name, host, (uint8_t)type, PC_NONE) == PC_NONE)
+		if (!err)
+			err = to_index(r, &tb, RS_LIB, i, 1, &lib);
+		if (!err && pc_resource_append(r->m, name, host, (uint8_t)type, lib) == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	table_free(r, &tb);
@@ -960,11 +965,11 @@ static int load_meta(struct rd *r)
 				return err;
 			if (t->type != PC_JT_NUMBER || !t->is_int)
 				return fail_tok(r, t, "meta.preprocessedProfileVersion: expected an integer");
-			if (t->i != VERSION)
+			if (t->i != VERSION && t->i != VERSION - 1)
 				return pc_jr_fail(r->ctx, r->p, t, PROFCONV_ERR_UNSUPPORTED,
-						  "processed profile version %lld; only %d is read: load it in profiler.firefox.com and save it again to upgrade",
-						  (long long)t->i, VERSION);
-			r->version = VERSION;
+						  "processed profile version %lld; only %d and %d are read: load it in profiler.firefox.com and save it again to upgrade",
+						  (long long)t->i, VERSION - 1, VERSION);
+			r->version = (int)t->i;
 		} else if (strcmp(t->str, "interval") == 0) {
 			err = ms_value(r, "meta.interval", &v);
 			if (!err && v != PC_NO_TIME)
@@ -1487,6 +1492,29 @@ static int link_libs(struct rd *r)
 	return err;
 }
 
+/*
+ * Before version 70 a frame's lib is its func's resource's lib (the v70
+ * upgrader of the front-end derives frameTable.lib the same way).
+ */
+static int derive_frame_libs(struct rd *r)
+{
+	struct pc_model *m = r->m;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < m->resources.len && !err; i++)
+		err = check_ref(r, &r->rs_lib, "shared.resourceTable.lib", i, m->resources.lib[i],
+				m->libs.len, "libs");
+	for (i = 0; i < m->frames.len && !err; i++) {
+		uint32_t res = m->funcs.resource[m->frames.func[i]];
+
+		m->frames.lib[i] = res == PC_NONE ? PC_NONE : m->resources.lib[res];
+	}
+	if (!err)
+		err = pc_frame_index_rebuild(m);
+	return err;
+}
+
 static int warn_counters(struct rd *r, const struct pc_jtok *t, uint64_t n)
 {
 	struct pc_loc loc;
@@ -1553,6 +1581,8 @@ static int read_doc(struct rd *r)
 		err = check_refs(r);
 	if (!err)
 		err = link_libs(r);
+	if (!err && r->version < VERSION)
+		err = derive_frame_libs(r);
 	return err;
 }
 

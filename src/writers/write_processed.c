@@ -1,6 +1,9 @@
 /*
  * write_processed.c - the model as a Firefox Profiler processed profile,
- * format version 70 (PROFCONV_PROCESSED_FORMAT_VERSION).
+ * format version 69 by default (what profiler.firefox.com as deployed
+ * reads) or 70 (option processed-version; PROFCONV_PROCESSED_FORMAT_VERSION
+ * is the newest).  The two differ in one place: 69 keeps a frame's lib on
+ * resourceTable.lib (frame -> func -> resource -> lib), 70 on frameTable.lib.
  *
  * The shape is the front-end's `Profile` type (src/types/profile.ts in
  * firefox-devtools/profiler; docs: firefox-profiler-formats.md section 4):
@@ -21,6 +24,7 @@
 #include "writers/pc_writer.h"
 
 #include "json/pc_jw.h"
+#include "writers/pc_pvemit.h"
 
 #define CHUNK 1024 /* rows per derived-column chunk */
 
@@ -183,8 +187,45 @@ static void extra_entry(struct pc_jw *w, const char *label, const char *value)
 
 /*
  * meta.extra: ExtraProfileInfoSection[] = [{label, entries: [{label, format,
- * value}]}] (src/types/profile.ts); format is a marker field format.
+ * value}]}] (src/types/profile.ts); format is a marker field format.  The
+ * model's entries are grouped by section in order of first appearance.
  */
+static void write_extra_entries(struct pc_jw *w, const struct pc_model *m)
+{
+	const struct pc_meta *mt = &m->meta;
+	uint32_t i, j, k;
+
+	pc_jw_key(w, "extra");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < mt->nextra; i++) {
+		for (k = 0; k < i; k++) /* a section already written? */
+			if (strcmp(mt->extra[k].section, mt->extra[i].section) == 0)
+				break;
+		if (k < i)
+			continue;
+		pc_jw_obj_begin(w);
+		key_str(w, "label", mt->extra[i].section);
+		pc_jw_key(w, "entries");
+		pc_jw_arr_begin(w);
+		for (j = i; j < mt->nextra; j++) {
+			const struct pc_extra_entry *e = &mt->extra[j];
+
+			if (strcmp(e->section, mt->extra[i].section) != 0)
+				continue;
+			pc_jw_obj_begin(w);
+			key_str(w, "label", e->label);
+			key_str(w, "format", e->format);
+			pc_jw_key(w, "value");
+			pc_pv_emit(w, m, e->value, NULL);
+			pc_jw_obj_end(w);
+		}
+		pc_jw_arr_end(w);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+/* TRANSITION: the old perf-shaped fields, for readers not yet migrated. */
 static void write_extra(struct pc_jw *w, const struct pc_meta *mt)
 {
 	if (!mt->hostname && !mt->perf_version && !mt->command_line && !mt->event_name)
@@ -204,15 +245,52 @@ static void write_extra(struct pc_jw *w, const struct pc_meta *mt)
 	pc_jw_arr_end(w);
 }
 
-static void write_meta(struct pc_jw *w, const struct pc_model *m)
+/* Members of meta.more that the writer writes itself are not repeated. */
+static int meta_written(const char *key, void *user)
+{
+	static const char *const own[] = {
+		"version",	  "preprocessedProfileVersion", "interval",	"startTime",
+		"processType",	  "product",		       "stackwalk",	"symbolicated",
+		"markerSchema",	  "categories",		       "importedFrom", "profilingStartTime",
+		"profilingEndTime", "oscpu",		       "platform",	"abi",
+		"CPUName",	  "logicalCPUs",	       "physicalCPUs", "mainMemory",
+		"sampleUnits",	  "extra",
+	};
+	size_t i;
+
+	(void)user;
+	for (i = 0; i < PC_ARRAY_SIZE(own); i++)
+		if (strcmp(key, own[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void write_sample_units(struct pc_jw *w, const struct pc_meta *mt)
+{
+	if (!mt->unit_time && !mt->unit_event_delay && !mt->unit_cpu_delta)
+		return;
+	pc_jw_key(w, "sampleUnits");
+	pc_jw_obj_begin(w);
+	key_str(w, "time", mt->unit_time ? mt->unit_time : "ms");
+	key_str(w, "eventDelay", mt->unit_event_delay ? mt->unit_event_delay : "ms");
+	if (mt->unit_cpu_delta)
+		key_str(w, "threadCPUDelta", mt->unit_cpu_delta);
+	pc_jw_obj_end(w);
+}
+
+static void write_meta(struct pc_jw *w, const struct pc_model *m, int version)
 {
 	const struct pc_meta *mt = &m->meta;
+	const char *oscpu = mt->oscpu ? mt->oscpu : mt->os_release;
+	const char *platform = mt->platform ? mt->platform : mt->os_release ? "Linux" : NULL;
+	const char *abi = mt->abi ? mt->abi : mt->arch;
+	const char *cpu = mt->cpu_name ? mt->cpu_name : mt->cpu_desc;
 	uint32_t i;
 
 	pc_jw_key(w, "meta");
 	pc_jw_obj_begin(w);
 	key_i64(w, "version", PROFCONV_GECKO_FORMAT_VERSION);
-	key_i64(w, "preprocessedProfileVersion", PROFCONV_PROCESSED_FORMAT_VERSION);
+	key_i64(w, "preprocessedProfileVersion", version);
 	key_time(w, "interval", mt->interval_ns);
 	/* Epoch ns of time 0 printed as ms, exact (startTime is ms since the epoch). */
 	key_time(w, "startTime", mt->has_start_time ? mt->start_time_ns : 0);
@@ -223,7 +301,9 @@ static void write_meta(struct pc_jw *w, const struct pc_model *m)
 
 	pc_jw_key(w, "markerSchema");
 	pc_jw_arr_begin(w);
-	for (i = 0; i < mt->nmarker_schema; i++)
+	for (i = 0; i < m->schemas.len; i++)
+		pc_pv_emit(w, m, m->schemas.rows[i].body, NULL);
+	for (i = 0; i < mt->nmarker_schema; i++) /* TRANSITION: raw schemas */
 		pc_jw_raw(w, mt->marker_schema[i], strlen(mt->marker_schema[i]));
 	pc_jw_arr_end(w);
 
@@ -234,19 +314,28 @@ static void write_meta(struct pc_jw *w, const struct pc_model *m)
 		key_time(w, "profilingStartTime", mt->profiling_start);
 	if (mt->profiling_end != PC_NO_TIME)
 		key_time(w, "profilingEndTime", mt->profiling_end);
-	if (mt->os_release) {
-		key_str(w, "oscpu", mt->os_release);
-		key_str(w, "platform", "Linux");
-	}
-	if (mt->arch)
-		key_str(w, "abi", mt->arch);
-	if (mt->cpu_desc)
-		key_str(w, "CPUName", mt->cpu_desc);
+	if (oscpu)
+		key_str(w, "oscpu", oscpu);
+	if (platform)
+		key_str(w, "platform", platform);
+	if (abi)
+		key_str(w, "abi", abi);
+	if (cpu)
+		key_str(w, "CPUName", cpu);
 	if (mt->logical_cpus)
 		key_i64(w, "logicalCPUs", mt->logical_cpus);
 	if (mt->physical_cpus)
 		key_i64(w, "physicalCPUs", mt->physical_cpus);
-	write_extra(w, mt);
+	if (mt->main_memory) {
+		pc_jw_key(w, "mainMemory");
+		pc_jw_u64(w, mt->main_memory);
+	}
+	write_sample_units(w, mt);
+	if (mt->nextra)
+		write_extra_entries(w, m);
+	else
+		write_extra(w, mt);
+	pc_pv_emit_members(w, m, mt->more, NULL, meta_written, NULL);
 	pc_jw_obj_end(w);
 }
 
@@ -362,14 +451,15 @@ static void col_subcategory(struct pc_jw *w, const struct pc_frame_table *ft)
 	pc_jw_arr_end(w);
 }
 
-static void write_frame_table(struct pc_jw *w, const struct pc_model *m)
+static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int version)
 {
 	const struct pc_frame_table *ft = &m->frames;
 
 	pc_jw_key(w, "frameTable");
 	pc_jw_obj_begin(w);
 	col_u64(w, "address", ft->address, ft->len, PC_NO_ADDRESS, "-1");
-	col_u32(w, "lib", ft->lib, ft->len, PC_NONE, "-1");
+	if (version >= 70)
+		col_u32(w, "lib", ft->lib, ft->len, PC_NONE, "-1");
 	col_u16(w, "inlineDepth", ft->inline_depth, ft->len, 0, NULL);
 	col_u16(w, "category", ft->category, ft->len, PC_NO_CATEGORY, "null");
 	col_subcategory(w, ft);
@@ -401,17 +491,51 @@ static void write_func_table(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_obj_end(w);
 }
 
-static void write_resource_table(struct pc_jw *w, const struct pc_model *m)
+/*
+ * Version 69 keeps a frame's lib on its func's resource (frame -> func ->
+ * resource -> lib; the v70 upgrader derives frameTable.lib that way).  The
+ * model's resources.lib is set by the readers that make Library resources;
+ * where it is not, the lib of the first frame that uses the resource
+ * stands in.  NULL on OOM.
+ */
+static uint32_t *resource_libs(const struct pc_model *m)
+{
+	const struct pc_resource_table *rt = &m->resources;
+	uint32_t *lib = pc_alloc(m->ctx, ((size_t)rt->len + 1) * sizeof(*lib)), i;
+
+	if (!lib)
+		return NULL;
+	for (i = 0; i < rt->len; i++)
+		lib[i] = rt->lib[i];
+	for (i = 0; i < m->frames.len; i++) {
+		uint32_t f = m->frames.func[i], r = f < m->funcs.len ? m->funcs.resource[f] : PC_NONE;
+
+		if (r < rt->len && lib[r] == PC_NONE && m->frames.lib[i] != PC_NONE)
+			lib[r] = m->frames.lib[i];
+	}
+	return lib;
+}
+
+static int write_resource_table(struct pc_jw *w, const struct pc_model *m, int version)
 {
 	const struct pc_resource_table *rt = &m->resources;
 
 	pc_jw_key(w, "resourceTable");
 	pc_jw_obj_begin(w);
+	if (version < 70) {
+		uint32_t *lib = resource_libs(m);
+
+		if (!lib)
+			return PROFCONV_ERR_NOMEM;
+		col_u32(w, "lib", lib, rt->len, PC_NONE, "null");
+		pc_free(m->ctx, lib);
+	}
 	col_u32(w, "name", rt->name, rt->len, 0, NULL);
 	col_u32(w, "host", rt->host, rt->len, PC_NONE, "null");
 	col_u8(w, "type", rt->type, rt->len);
 	key_i64(w, "length", rt->len);
 	pc_jw_obj_end(w);
+	return 0;
 }
 
 static void write_native_symbols(struct pc_jw *w, const struct pc_model *m)
@@ -453,7 +577,7 @@ static void write_sources(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_obj_end(w);
 }
 
-static int write_shared(struct pc_jw *w, const struct pc_model *m)
+static int write_shared(struct pc_jw *w, const struct pc_model *m, int version)
 {
 	uint32_t i;
 	int err;
@@ -468,17 +592,41 @@ static int write_shared(struct pc_jw *w, const struct pc_model *m)
 	err = write_stack_table(w, m);
 	if (err)
 		return err;
-	write_frame_table(w, m);
+	write_frame_table(w, m, version);
 	write_func_table(w, m);
-	write_resource_table(w, m);
+	err = write_resource_table(w, m, version);
+	if (err)
+		return err;
 	write_native_symbols(w, m);
 	write_sources(w, m);
 	pc_jw_obj_end(w);
 	return 0;
 }
 
+/* Optional int64 column; none as null. */
+static void col_i64_none(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n,
+			 int64_t none)
+{
+	uint32_t i;
+
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	for (i = 0; i < n; i++) {
+		if (v[i] == none)
+			pc_jw_null(w);
+		else
+			pc_jw_i64(w, v[i]);
+	}
+	pc_jw_arr_end(w);
+}
+
 static void write_samples(struct pc_jw *w, const struct pc_model *m, const struct pc_samples *s)
 {
+	const char *wt = s->weight_type ? s->weight_type : "samples";
+
+	/* TRANSITION: readers not yet migrated set the weight type in meta */
+	if (strcmp(wt, "samples") == 0 && m->meta.weight_type)
+		wt = m->meta.weight_type;
 	pc_jw_key(w, "samples");
 	pc_jw_obj_begin(w);
 	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
@@ -489,8 +637,85 @@ static void write_samples(struct pc_jw *w, const struct pc_model *m, const struc
 		pc_jw_key(w, "weight");
 		pc_jw_null(w);
 	}
-	key_str(w, "weightType", m->meta.weight_type ? m->meta.weight_type : "samples");
+	if (s->cpu_delta)
+		col_i64_none(w, "threadCPUDelta", s->cpu_delta, s->len, INT64_MIN);
+	if (s->event_delay)
+		col_time(w, "eventDelay", s->event_delay, s->len);
+	key_str(w, "weightType", wt);
 	key_i64(w, "length", s->len);
+	pc_jw_obj_end(w);
+}
+
+/* The cause of the marker being written: {tid?, time?, stack}. */
+struct cause_ctx {
+	const struct pc_markers *mk;
+	uint32_t row;
+};
+
+static void write_cause(struct pc_jw *w, const struct pc_model *m, void *user)
+{
+	const struct cause_ctx *c = user;
+	const struct pc_markers *mk = c->mk;
+
+	(void)m;
+	if (mk->cause_stack[c->row] == PC_NONE) {
+		pc_jw_null(w);
+		return;
+	}
+	pc_jw_obj_begin(w);
+	if (mk->cause_tid[c->row] != PC_NO_TID)
+		key_i64(w, "tid", mk->cause_tid[c->row]);
+	if (mk->cause_time[c->row] != PC_NO_TIME)
+		key_time(w, "time", mk->cause_time[c->row]);
+	key_i64(w, "stack", mk->cause_stack[c->row]);
+	pc_jw_obj_end(w);
+}
+
+/* Does the payload have a cause placeholder among its members? */
+static int has_cause_node(const struct pc_model *m, uint32_t obj)
+{
+	const struct pc_val *o = pc_pv(m, obj);
+	uint32_t i, c;
+
+	if (o->kind != PC_VAL_OBJ)
+		return 0;
+	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_pv(m, c)->span)
+		if (pc_pv(m, c)->kind == PC_VAL_CAUSE)
+			return 1;
+	return 0;
+}
+
+/*
+ * A marker's data: its payload, with the cause written where its
+ * placeholder is (or as the last member when the payload has none); a
+ * marker with a cause and no payload gets {"cause": ...}.
+ */
+static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
+			      const struct pc_markers *mk, uint32_t i)
+{
+	struct cause_ctx cc = { mk, i };
+	struct pc_pvemit e = { NULL, write_cause, &cc };
+	uint32_t p = mk->payload[i];
+	int cause = mk->cause_stack[i] != PC_NONE;
+
+	if (p == PC_NONE && !cause) {
+		uint32_t d = mk->data[i]; /* TRANSITION: raw JSON */
+
+		if (d == PC_NONE)
+			pc_jw_null(w);
+		else
+			pc_jw_raw(w, m->strings.ptr[d], m->strings.lens[d]);
+		return;
+	}
+	if (!cause || (p != PC_NONE && has_cause_node(m, p))) {
+		pc_pv_emit(w, m, p, &e);
+		return;
+	}
+	pc_jw_obj_begin(w);
+	if (p != PC_NONE)
+		pc_pv_emit_members(w, m, p, &e, NULL, NULL);
+	pc_jw_key(w, "cause");
+	write_cause(w, m, &cc);
 	pc_jw_obj_end(w);
 }
 
@@ -507,50 +732,265 @@ static void write_markers(struct pc_jw *w, const struct pc_model *m, const struc
 	col_u16(w, "category", mk->category, mk->len, 0, NULL);
 	pc_jw_key(w, "data");
 	pc_jw_arr_begin(w);
-	for (i = 0; i < mk->len; i++) {
-		uint32_t d = mk->data[i];
-
-		if (d == PC_NONE)
-			pc_jw_null(w);
-		else
-			pc_jw_raw(w, m->strings.ptr[d], m->strings.lens[d]);
-	}
+	for (i = 0; i < mk->len; i++)
+		write_marker_data(w, m, mk, i);
 	pc_jw_arr_end(w);
 	key_i64(w, "length", mk->len);
 	pc_jw_obj_end(w);
 }
 
+static void write_paused(struct pc_jw *w, const struct pc_thread *t)
+{
+	uint32_t i;
+
+	pc_jw_key(w, "pausedRanges");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < t->npaused; i++) {
+		pc_jw_obj_begin(w);
+		key_time(w, "startTime", t->paused[i].start);
+		key_time(w, "endTime", t->paused[i].end);
+		pc_jw_key(w, "reason");
+		pc_jw_str_z(w, t->paused[i].reason);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+/* Thread members the writer writes itself (not repeated from t->more). */
+static int thread_written(const char *key, void *user)
+{
+	static const char *const own[] = {
+		"name",		   "processName",	  "processType",   "pid",
+		"tid",		   "isMainThread",	  "processStartupTime", "processShutdownTime",
+		"registerTime",	   "unregisterTime",	  "pausedRanges",  "samples",
+		"markers",
+	};
+	size_t i;
+
+	(void)user;
+	for (i = 0; i < PC_ARRAY_SIZE(own); i++)
+		if (strcmp(key, own[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct pc_thread *t)
 {
+	const struct pc_process *pr =
+		t->process < m->processes.len ? &m->processes.rows[t->process] : NULL;
+	int64_t startup = t->process_startup, shutdown = t->process_shutdown;
 	char pid[24];
 
+	/* the process row, falling back to the TRANSITION thread fields */
+	if (pr && pr->start != PC_NO_TIME)
+		startup = pr->start;
+	if (pr && pr->end != PC_NO_TIME)
+		shutdown = pr->end;
 	pc_jw_obj_begin(w);
 	key_str_idx(w, m, "name", t->name);
-	key_str_idx(w, m, "processName", t->process_name);
-	key_str(w, "processType", t->process_type ? t->process_type : "default");
+	if (pr && pr->name)
+		key_str(w, "processName", pr->name);
+	else
+		key_str_idx(w, m, "processName", t->process_name);
+	key_str(w, "processType",
+		pr && pr->type && strcmp(pr->type, "default") != 0 ? pr->type :
+		t->process_type ? t->process_type : "default");
 	pc_jw_key(w, "pid"); /* a string since processed v47 */
 	pc_jw_str(w, pid, pc_fmt_i64(pid, t->pid));
 	key_i64(w, "tid", t->tid);
 	key_bool(w, "isMainThread", t->is_main);
-	key_time(w, "processStartupTime", t->process_startup);
-	key_time(w, "processShutdownTime", t->process_shutdown);
+	key_time(w, "processStartupTime", startup);
+	key_time(w, "processShutdownTime", shutdown);
 	key_time(w, "registerTime", t->register_time);
 	key_time(w, "unregisterTime", t->unregister_time);
-	if (t->paused_ranges) {
+	if (t->npaused || !t->paused_ranges) {
+		write_paused(w, t);
+	} else { /* TRANSITION: raw JSON */
 		pc_jw_key(w, "pausedRanges");
 		pc_jw_raw(w, t->paused_ranges, strlen(t->paused_ranges));
-	} else {
-		col_empty(w, "pausedRanges");
 	}
+	pc_pv_emit_members(w, m, t->more, NULL, thread_written, NULL);
 	write_samples(w, m, &t->samples);
 	write_markers(w, m, &t->markers);
 	pc_jw_obj_end(w);
+}
+
+/*
+ * A counter's `display` (required since processed v62/63) when the input
+ * gave none: the defaults the front-end derives for a Gecko counter from
+ * its category and name (deriveCounterDisplay() in
+ * src/profile-logic/process-profile.ts).  The tooltip rows are constant
+ * JSON except in the generic case, whose one row is labelled by name.
+ */
+struct counter_display {
+	const char *category, *name; /* name NULL: any */
+	const char *graph_type, *unit, *color, *schema_location;
+	int sort_weight;
+	const char *label; /* NULL: the counter's name */
+	const char *tooltip_rows;
+};
+
+static const struct counter_display counter_displays[] = {
+	{ "Bandwidth", NULL, "line-rate", "bytes", "blue", NULL, 10, "Bandwidth",
+	  "[{\"type\":\"value\",\"source\":\"rate\",\"format\":{\"unit\":\"bytes-per-second\",\"co2\":\"per-byte\"},\"label\":\"Transfer speed for this sample\",\"labelKey\":\"bandwidth-speed\"},"
+	  "{\"type\":\"value\",\"source\":\"sample-number\",\"format\":{\"unit\":\"number\"},\"label\":\"read/write operations since the previous sample\",\"labelKey\":\"bandwidth-operations\"},"
+	  "{\"type\":\"separator\"},"
+	  "{\"type\":\"value\",\"source\":\"accumulated\",\"format\":{\"unit\":\"bytes\",\"co2\":\"per-byte\"},\"label\":\"Data transferred up to this time\",\"labelKey\":\"bandwidth-cumulative\"},"
+	  "{\"type\":\"value\",\"source\":\"count-range\",\"format\":{\"unit\":\"bytes\",\"co2\":\"per-byte\"},\"label\":\"Data transferred in the visible range\",\"labelKey\":\"bandwidth-total-graph\"},"
+	  "{\"type\":\"value\",\"source\":\"selection-total\",\"format\":{\"unit\":\"bytes\",\"co2\":\"per-byte\"},\"label\":\"Data transferred in the current selection\",\"labelKey\":\"bandwidth-total-selection\",\"requiresPreviewSelection\":true}]" },
+	{ "Memory", NULL, "line-accumulated", "bytes", "orange", "timeline-memory", 20, "Memory",
+	  "[{\"type\":\"value\",\"source\":\"accumulated\",\"format\":{\"unit\":\"bytes\"},\"label\":\"relative memory at this time\",\"labelKey\":\"memory-relative\"},"
+	  "{\"type\":\"value\",\"source\":\"count-range\",\"format\":{\"unit\":\"bytes\"},\"label\":\"memory range in graph\",\"labelKey\":\"memory-range\"},"
+	  "{\"type\":\"value\",\"source\":\"sample-number\",\"format\":{\"unit\":\"number\"},\"label\":\"allocations and deallocations since the previous sample\",\"labelKey\":\"memory-operations\"}]" },
+	{ "power", NULL, "line-rate", "pWh", "grey", NULL, 30, NULL,
+	  "[{\"type\":\"value\",\"source\":\"count\",\"format\":{\"unit\":\"number\",\"co2\":\"per-watthour\",\"scale\":\"power\"},\"label\":\"Power\",\"labelKey\":\"power\"},"
+	  "{\"type\":\"value\",\"source\":\"selection-total\",\"format\":{\"unit\":\"number\",\"co2\":\"per-watthour\",\"scale\":\"energy\"},\"label\":\"Energy used in the current selection\",\"labelKey\":\"power-energy-preview\",\"requiresPreviewSelection\":true},"
+	  "{\"type\":\"value\",\"source\":\"selection-rate\",\"format\":{\"unit\":\"number\",\"co2\":\"per-watthour\",\"scale\":\"power\"},\"label\":\"Average power in the current selection\",\"labelKey\":\"power-average-preview\",\"requiresPreviewSelection\":true},"
+	  "{\"type\":\"value\",\"source\":\"committed-range-total\",\"format\":{\"unit\":\"number\",\"co2\":\"per-watthour\",\"scale\":\"energy\"},\"label\":\"Energy used in the visible range\",\"labelKey\":\"power-energy-range\"}]" },
+	{ "CPU", "processCPU", "line-rate", "percent", "grey", NULL, 40, "Process CPU",
+	  "[{\"type\":\"value\",\"source\":\"cpu-ratio\",\"format\":{\"unit\":\"percent\"},\"label\":\"CPU\",\"labelKey\":\"cpu\"}]" },
+};
+
+static void write_counter_display(struct pc_jw *w, const struct pc_model *m,
+				  const struct pc_counter *c)
+{
+	const struct counter_display *d = NULL;
+	size_t i;
+
+	pc_jw_key(w, "display");
+	if (c->display != PC_NONE) {
+		pc_pv_emit(w, m, c->display, NULL);
+		return;
+	}
+	for (i = 0; i < PC_ARRAY_SIZE(counter_displays) && !d; i++)
+		if (strcmp(counter_displays[i].category, c->category) == 0 &&
+		    (!counter_displays[i].name || strcmp(counter_displays[i].name, c->name) == 0))
+			d = &counter_displays[i];
+	pc_jw_obj_begin(w);
+	key_str(w, "graphType", d ? d->graph_type : "line-rate");
+	key_str(w, "unit", d ? d->unit : "");
+	key_str(w, "color", d ? d->color : "grey");
+	pc_jw_key(w, "markerSchemaLocation");
+	pc_jw_str_z(w, d ? d->schema_location : NULL);
+	key_i64(w, "sortWeight", d ? d->sort_weight : 50);
+	key_str(w, "label", d && d->label ? d->label : c->name);
+	pc_jw_key(w, "tooltipRows");
+	if (d) {
+		pc_jw_raw(w, d->tooltip_rows, strlen(d->tooltip_rows));
+	} else {
+		pc_jw_arr_begin(w);
+		pc_jw_obj_begin(w);
+		key_str(w, "type", "value");
+		key_str(w, "source", "count");
+		pc_jw_key(w, "format");
+		pc_jw_obj_begin(w);
+		key_str(w, "unit", "number");
+		pc_jw_obj_end(w);
+		key_str(w, "label", c->name);
+		pc_jw_obj_end(w);
+		pc_jw_arr_end(w);
+	}
+	pc_jw_obj_end(w);
+}
+
+/* The thread a counter is drawn with: its own, its process's main thread,
+ * else the first thread of its process, else thread 0. */
+static uint32_t counter_thread(const struct pc_model *m, const struct pc_counter *c)
+{
+	uint32_t i;
+
+	if (c->main_thread != PC_NONE && c->main_thread < m->nthreads)
+		return c->main_thread;
+	if (c->process != PC_NONE && c->process < m->processes.len) {
+		if (m->processes.rows[c->process].main_thread != PC_NONE)
+			return m->processes.rows[c->process].main_thread;
+		for (i = 0; i < m->nthreads; i++)
+			if (m->threads[i]->process == c->process)
+				return i;
+	}
+	return 0;
+}
+
+static void col_double(struct pc_jw *w, const char *key, const double *v, uint32_t n)
+{
+	uint32_t i;
+
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	for (i = 0; i < n; i++)
+		pc_jw_double(w, v[i]);
+	pc_jw_arr_end(w);
+}
+
+/* RawCounter[] (src/types/profile.ts). */
+static void write_counters(struct pc_jw *w, const struct pc_model *m)
+{
+	uint32_t i;
+
+	if (!m->counters.len || !m->nthreads)
+		return;
+	pc_jw_key(w, "counters");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->counters.len; i++) {
+		const struct pc_counter *c = &m->counters.rows[i];
+		uint32_t th = counter_thread(m, c);
+		char pid[24];
+
+		pc_jw_obj_begin(w);
+		key_str(w, "name", c->name);
+		key_str(w, "category", c->category);
+		key_str(w, "description", c->description);
+		pc_jw_key(w, "pid");
+		pc_jw_str(w, pid, pc_fmt_i64(pid, m->threads[th]->pid));
+		key_i64(w, "mainThreadIndex", th);
+		write_counter_display(w, m, c);
+		pc_jw_key(w, "samples");
+		pc_jw_obj_begin(w);
+		col_time(w, "time", c->time, c->len);
+		if (c->number)
+			col_double(w, "number", c->number, c->len);
+		col_double(w, "count", c->count, c->len);
+		key_i64(w, "length", c->len);
+		pc_jw_obj_end(w);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+/* PageList (src/types/profile.ts). */
+static void write_pages(struct pc_jw *w, const struct pc_model *m)
+{
+	uint32_t i;
+
+	if (!m->pages.len)
+		return;
+	pc_jw_key(w, "pages");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->pages.len; i++) {
+		const struct pc_page *p = &m->pages.rows[i];
+
+		pc_jw_obj_begin(w);
+		pc_jw_key(w, "tabID");
+		pc_jw_u64(w, p->tab_id);
+		pc_jw_key(w, "innerWindowID");
+		pc_jw_u64(w, p->inner_window_id);
+		key_str(w, "url", p->url ? p->url : "");
+		pc_jw_key(w, "embedderInnerWindowID");
+		pc_jw_u64(w, p->embedder_inner_window_id);
+		if (p->is_private >= 0)
+			key_bool(w, "isPrivateBrowsing", p->is_private);
+		if (p->favicon)
+			key_str(w, "favicon", p->favicon);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
 }
 
 static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 			   profconv_write_fn *fn, void *user)
 {
 	struct pc_jw *w = pc_jw_new(ctx, fn, user);
+	int version = ctx->processed_version ? ctx->processed_version : 69;
 	uint64_t replaced;
 	uint32_t i;
 	int err, werr;
@@ -558,9 +998,10 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
 	pc_jw_obj_begin(w);
-	write_meta(w, m);
+	write_meta(w, m, version);
 	write_libs(w, m);
-	err = write_shared(w, m);
+	write_pages(w, m);
+	err = write_shared(w, m, version);
 	if (err) {
 		pc_jw_free(w);
 		return err;
@@ -570,6 +1011,7 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	for (i = 0; i < m->nthreads; i++)
 		write_thread(w, m, m->threads[i]);
 	pc_jw_arr_end(w);
+	write_counters(w, m);
 	pc_jw_obj_end(w);
 
 	replaced = pc_jw_replaced(w);
@@ -582,6 +1024,6 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 
 const struct pc_writer pc_writer_processed = {
 	.name = "processed",
-	.summary = "Firefox Profiler processed profile JSON (format version 70)",
+	.summary = "Firefox Profiler processed profile JSON (format version 69 by default, or 70)",
 	.write = write_processed,
 };

@@ -255,11 +255,11 @@ static void broken(const char *json, int want_code, const char *want)
 
 static void broken_inputs(void)
 {
-	broken("{\"meta\":{\"version\":36,\n \"preprocessedProfileVersion\":69}}",
+	broken("{\"meta\":{\"version\":36,\n \"preprocessedProfileVersion\":68}}",
 	       PROFCONV_ERR_UNSUPPORTED,
-	       "t.json:2:31: processed profile version 69; only 70 is read: load it in profiler.firefox.com and save it again to upgrade");
+	       "t.json:2:31: processed profile version 68; only 69 and 70 are read: load it in profiler.firefox.com and save it again to upgrade");
 	broken("{\"meta\":{\"preprocessedProfileVersion\":71}}", PROFCONV_ERR_UNSUPPORTED,
-	       "t.json:1:39: processed profile version 71; only 70 is read: load it in profiler.firefox.com and save it again to upgrade");
+	       "t.json:1:39: processed profile version 71; only 69 and 70 are read: load it in profiler.firefox.com and save it again to upgrade");
 	broken("{\"meta\":{\"interval\":1}}", PROFCONV_ERR_CORRUPT,
 	       "t.json:1:9: meta has no preprocessedProfileVersion: not a processed profile (a Gecko profile? try --from gecko)");
 	broken("{\"libs\":[]}", PROFCONV_ERR_CORRUPT,

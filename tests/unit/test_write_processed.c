@@ -195,7 +195,8 @@ static int check_table(const cJSON *t, const char *name, int ncols)
 	return n;
 }
 
-static void check_structure(const char *json)
+/* version: 69 keeps a frame's lib on resourceTable.lib, 70 on frameTable.lib. */
+static void check_structure(const char *json, int version)
 {
 	cJSON *doc = cJSON_Parse(json);
 	const cJSON *meta, *cat, *shared, *st, *ft, *fn, *rt, *ns, *threads, *th, *s, *mk, *c;
@@ -214,7 +215,7 @@ static void check_structure(const char *json)
 
 	meta = get(doc, "meta");
 	PC_CHECK_EQ_INT(get(meta, "version")->valuedouble, 36);
-	PC_CHECK_EQ_INT(get(meta, "preprocessedProfileVersion")->valuedouble, 70);
+	PC_CHECK_EQ_INT(get(meta, "preprocessedProfileVersion")->valuedouble, version);
 	PC_CHECK(get(meta, "interval")->valuedouble == 0.25);
 	PC_CHECK(get(meta, "startTime")->valuedouble == 1700000000123.456789);
 	PC_CHECK_EQ_STR(get(meta, "product")->valuestring, "perf test");
@@ -248,9 +249,12 @@ static void check_structure(const char *json)
 		 num(c, 4) == 0);
 
 	ft = get(shared, "frameTable");
-	PC_CHECK_EQ_INT(check_table(ft, "frameTable", 11), 3);
+	PC_CHECK_EQ_INT(check_table(ft, "frameTable", version >= 70 ? 11 : 10), 3);
 	PC_CHECK(num(get(ft, "address"), 0) == -1 && num(get(ft, "address"), 1) == 0x1233);
-	PC_CHECK(num(get(ft, "lib"), 0) == -1 && num(get(ft, "lib"), 2) == 0);
+	if (version >= 70)
+		PC_CHECK(num(get(ft, "lib"), 0) == -1 && num(get(ft, "lib"), 2) == 0);
+	else
+		PC_CHECK(cJSON_GetObjectItem(ft, "lib") == NULL);
 	PC_CHECK(is_null(get(ft, "category"), 0) && num(get(ft, "category"), 1) == 1);
 	PC_CHECK(is_null(get(ft, "subcategory"), 0) && num(get(ft, "subcategory"), 2) == 0);
 	PC_CHECK(num(get(ft, "nativeSymbol"), 1) == 0 && is_null(get(ft, "nativeSymbol"), 2));
@@ -267,9 +271,12 @@ static void check_structure(const char *json)
 	PC_CHECK(cJSON_IsFalse(cJSON_GetArrayItem(get(fn, "isJS"), 0)));
 
 	rt = get(shared, "resourceTable");
-	PC_CHECK_EQ_INT(check_table(rt, "resourceTable", 3), 1);
+	PC_CHECK_EQ_INT(check_table(rt, "resourceTable", version >= 70 ? 3 : 4), 1);
 	PC_CHECK(is_null(get(rt, "host"), 0) && num(get(rt, "type"), 0) == 1);
-	PC_CHECK(cJSON_GetObjectItem(rt, "lib") == NULL);
+	if (version >= 70)
+		PC_CHECK(cJSON_GetObjectItem(rt, "lib") == NULL);
+	else /* funcs 1 and 2 (frames 1 and 2) are in resource 0 of lib 0 */
+		PC_CHECK(num(get(rt, "lib"), 0) == 0);
 
 	ns = get(shared, "nativeSymbols");
 	PC_CHECK_EQ_INT(check_table(ns, "nativeSymbols", 4), 2);
@@ -394,8 +401,18 @@ int main(void)
 	PC_CHECK_EQ_INT(wr->write(ctx, m, mem_write, &b), 0);
 	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 1); /* "leaf \xff" */
 	PC_CHECK(b.len > 0 && b.p[b.len - 1] == '\n');
-	check_structure(b.p);
+	check_structure(b.p, 69); /* the default: what the deployed front-end reads */
 	check_golden(&b);
+
+	/* Version 70 on request: lib on the frames. */
+	PC_CHECK_EQ_INT(profconv_set_option(ctx, "processed-version", "70"), 0);
+	PC_CHECK_EQ_INT(wr->write(ctx, m, mem_write, &b2), 0);
+	check_structure(b2.p, 70);
+	free(b2.p);
+	memset(&b2, 0, sizeof(b2));
+	PC_CHECK_EQ_INT(profconv_set_option(ctx, "processed-version", "71"), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_set_option(ctx, "processed-version", "69"), 0);
+	pc_clear_error(ctx);
 
 	/* Deterministic: a second run gives the same bytes. */
 	PC_CHECK_EQ_INT(wr->write(ctx, m, mem_write, &b2), 0);
