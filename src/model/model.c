@@ -821,14 +821,13 @@ struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid)
 	t->unregister_time = PC_NO_TIME;
 	t->more = PC_NONE;
 	t->samples.weight_type = "samples";
-	t->process = pc_process_get(m, pid);
-	if (t->process == PC_NONE || pc_thread_index_add(m, t, m->nthreads)) {
+	t->process = PC_NONE;
+	m->threads[m->nthreads++] = t;
+	if (pid != PC_NO_PID && pc_thread_set_ids(m, t, pid, tid)) {
+		m->nthreads--;
 		pc_free(m->ctx, t);
 		return NULL;
 	}
-	m->threads[m->nthreads++] = t;
-	if (tid == pid && m->processes.rows[t->process].main_thread == PC_NONE)
-		m->processes.rows[t->process].main_thread = m->nthreads - 1;
 	return t;
 }
 

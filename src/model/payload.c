@@ -405,7 +405,6 @@ uint32_t pc_schema_add_simple(struct pc_model *m, const char *name, const char *
 	key_str(&b, "tooltipLabel", tooltip_label);
 	key_str(&b, "tableLabel", table_label);
 	key_str(&b, "chartLabel", chart_label);
-	key_str(&b, "description", description);
 	pc_pvb_key_z(&b, "fields");
 	pc_pvb_arr_begin(&b);
 	for (i = 0; i < nfields; i++) {
@@ -420,6 +419,7 @@ uint32_t pc_schema_add_simple(struct pc_model *m, const char *name, const char *
 		pc_pvb_obj_end(&b);
 	}
 	pc_pvb_arr_end(&b);
+	key_str(&b, "description", description);
 	body = pc_pvb_end(&b);
 	if (body == PC_NONE)
 		return PC_NONE;

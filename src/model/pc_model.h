@@ -656,6 +656,20 @@ int pc_process_sort_maps(struct pc_model *m, uint32_t proc);
  * The thread with (pid, tid), or NULL:
  */
 struct pc_thread *pc_thread_find(const struct pc_model *m, int64_t pid, int64_t tid);
+/*
+ * Sort m->threads with cmp (a qsort comparator over struct pc_thread *
+ * elements), keeping the (pid, tid) index, the processes' main threads and
+ * the counters' threads pointing at the same threads.  0 or error.
+ */
+int pc_model_sort_thread_list(struct pc_model *m, int (*cmp)(const void *, const void *));
+/*
+ * A reader that learns a thread's ids after adding it passes PC_NO_PID to
+ * pc_thread_add() (no process, not indexed) and sets them here: the thread
+ * joins the process of pid (added when new) and the (pid, tid) index.
+ * Also for changing ids.  0 or error.
+ */
+#define PC_NO_PID INT64_MIN
+int pc_thread_set_ids(struct pc_model *m, struct pc_thread *t, int64_t pid, int64_t tid);
 /* Index of thread t in m->threads, or PC_NONE. */
 uint32_t pc_thread_index(const struct pc_model *m, const struct pc_thread *t);
 

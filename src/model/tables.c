@@ -129,6 +129,32 @@ int pc_thread_index_add(struct pc_model *m, const struct pc_thread *t, uint32_t 
 	return pc_itab_insert(m->ctx, &m->thread_index, slot, h, idx);
 }
 
+int pc_thread_set_ids(struct pc_model *m, struct pc_thread *t, int64_t pid, int64_t tid)
+{
+	uint32_t idx = pc_thread_index(m, t), i;
+	int reindex = t->process != PC_NONE;
+	int err = 0;
+
+	if (idx == PC_NONE)
+		return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL, "thread not in the model");
+	t->pid = pid;
+	t->tid = tid;
+	t->process = pc_process_get(m, pid);
+	if (t->process == PC_NONE)
+		return PROFCONV_ERR_NOMEM;
+	if (reindex) { /* ids changed: the index is rebuilt from the rows */
+		pc_itab_free(m->ctx, &m->thread_index);
+		for (i = 0; i < m->nthreads && !err; i++)
+			if (m->threads[i]->process != PC_NONE)
+				err = pc_thread_index_add(m, m->threads[i], i);
+	} else {
+		err = pc_thread_index_add(m, t, idx);
+	}
+	if (!err && tid == pid && m->processes.rows[t->process].main_thread == PC_NONE)
+		m->processes.rows[t->process].main_thread = idx;
+	return err;
+}
+
 struct pc_thread *pc_thread_find(const struct pc_model *m, int64_t pid, int64_t tid)
 {
 	struct tid_key k = { pid, tid };
@@ -562,4 +588,60 @@ void pc_model_free_tables(struct pc_model *m)
 	pc_free(ctx, c->snap_time);
 	pc_free(ctx, c->snap_props);
 	pc_free(ctx, m->meta.extra);
+}
+
+/* --- reordering the thread list --- */
+
+struct thread_pos {
+	const struct pc_thread *t;
+	uint32_t old;
+};
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const struct thread_pos *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+int pc_model_sort_thread_list(struct pc_model *m, int (*cmp)(const void *, const void *))
+{
+	struct thread_pos *pos;
+	uint32_t *map, i;
+	int err = 0;
+
+	if (m->nthreads < 2)
+		return 0;
+	pos = pc_alloc(m->ctx, (size_t)m->nthreads * sizeof(*pos));
+	map = pc_alloc(m->ctx, (size_t)m->nthreads * sizeof(*map));
+	if (!pos || !map) {
+		pc_free(m->ctx, pos);
+		pc_free(m->ctx, map);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < m->nthreads; i++) {
+		pos[i].t = m->threads[i];
+		pos[i].old = i;
+	}
+	qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp);
+	qsort(pos, m->nthreads, sizeof(*pos), cmp_pos);
+	for (i = 0; i < m->nthreads; i++) {
+		struct thread_pos key = { m->threads[i], 0 }, *f;
+
+		f = bsearch(&key, pos, m->nthreads, sizeof(*pos), cmp_pos);
+		map[f->old] = i;
+	}
+	for (i = 0; i < m->processes.len; i++)
+		if (m->processes.rows[i].main_thread != PC_NONE)
+			m->processes.rows[i].main_thread = map[m->processes.rows[i].main_thread];
+	for (i = 0; i < m->counters.len; i++)
+		if (m->counters.rows[i].main_thread != PC_NONE)
+			m->counters.rows[i].main_thread = map[m->counters.rows[i].main_thread];
+	pc_itab_free(m->ctx, &m->thread_index);
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (m->threads[i]->process != PC_NONE)
+			err = pc_thread_index_add(m, m->threads[i], i);
+	pc_free(m->ctx, pos);
+	pc_free(m->ctx, map);
+	return err;
 }

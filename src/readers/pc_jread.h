@@ -117,4 +117,64 @@ uint32_t pc_smap_get(const struct pc_smap *m, const char *s, size_t len);
 int pc_smap_put(struct pc_smap *m, const char *s, size_t len, uint32_t val);
 void pc_smap_free(struct pc_smap *m);
 
+/*
+ * Payload trees from the pull tokenizer: the next value becomes a payload
+ * (struct pc_val nodes, see model/pc_model.h) built in one pass.  With
+ * literal set, numbers keep their JSON text (PC_VAL_NUM: a round trip gives
+ * the same bytes); otherwise they become PC_VAL_INT / PC_VAL_DBL.  Depth is
+ * capped at PC_PV_MAX_DEPTH (an error naming the location).  *root is the
+ * value's node (for null too: a PC_VAL_NULL node).
+ */
+int pc_jr_pv_read(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m, int literal,
+		  uint32_t *root);
+/* The same, when the value's first token was already taken (t). */
+int pc_jr_pv_read_from(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m,
+		       int literal, const struct pc_jtok *t, uint32_t *root);
+/* A payload number node as a double / an exact integer (0 if it is not one). */
+int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out);
+int pc_jr_pv_int(const struct pc_model *m, uint32_t node, int64_t *out);
+/* A payload time in ms (a number node) as ns; 0 if it is one. */
+int pc_jr_pv_ns(const struct pc_model *m, uint32_t node, int64_t *ns);
+/*
+ * A marker payload's "cause" member ({tid?, time?, stack}) moved to the
+ * marker's cause columns of row r: the member becomes a PC_VAL_CAUSE
+ * placeholder in place (its span is kept, so walks skip the old children).
+ * Returns 1 when a cause was taken, 0 when there is none or it is not
+ * usable (then nothing changes).
+ */
+int pc_jr_take_cause(struct pc_model *m, uint32_t payload, struct pc_marker_row *r);
+/*
+ * The payload's fields that its schema (by its "type") declares as
+ * unique-string, flow-id or terminating-flow-id become string references
+ * (PC_VAL_SREF), when they hold an integer in [0, nstrings).  Returns how
+ * many fields could not be resolved.
+ */
+uint32_t pc_jr_resolve_srefs(struct pc_model *m, uint32_t payload, uint32_t nstrings);
+
+/*
+ * Members a reader does not map to a model field, kept in input order and
+ * made into one payload object (meta.more, thread->more): add values as
+ * they come, build at the end (which frees the list).
+ */
+struct pc_jr_more {
+	uint32_t *keys, *vals; /* text rows, payload roots */
+	uint32_t n, cap;
+};
+int pc_jr_more_add(struct pc_jr_more *mo, struct pc_model *m, const char *key, size_t klen,
+		   uint32_t value);
+/* Read the next value (literal numbers) and add it under key. */
+int pc_jr_more_read(struct pc_jr_more *mo, struct profconv_ctx *ctx, struct pc_jpull *p,
+		    struct pc_model *m, const char *key, size_t klen);
+/* The object of every member added (PC_NONE when none or on error). */
+uint32_t pc_jr_more_build(struct pc_jr_more *mo, struct pc_model *m);
+void pc_jr_more_free(struct pc_jr_more *mo, struct pc_model *m);
+
+/* A pages list (a payload array of {tabID, innerWindowID, url,
+ * embedderInnerWindowID, isPrivateBrowsing?, favicon?}) into the model;
+ * entries that are not objects are counted in *skipped.  0 or error. */
+int pc_jr_pages(struct pc_model *m, uint32_t root, uint64_t *skipped);
+
+/* A decimal integer (optional '-', digits only, in range) into *out; 1 if it is one. */
+int pc_jr_parse_i64(const char *s, int64_t *out);
+
 #endif /* PC_JREAD_H */

@@ -62,6 +62,7 @@
 #define WARN_NOTIME   "markers without a time dropped"
 #define WARN_CATEGORY "invalid categories replaced"
 #define WARN_CAUSE    "marker backtraces with a bad stack dropped"
+#define WARN_USTR     "marker string fields out of range removed"
 #define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 
@@ -170,7 +171,7 @@ struct gr {
 	uint32_t *tproc; /* per model thread: its process */
 	uint32_t tcap;
 	int seen_categories;
-	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes;
+	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
 	uint64_t counters, utf8_repaired;
 	struct pc_loc counters_loc;
 };
@@ -1410,7 +1411,7 @@ static char *convert_schema(const cJSON *in)
 	return s;
 }
 
-/* Note the schema's unique-string fields (stringIndexMarkerFieldsByDataType). */
+/* Note the schema's string-index fields (stringIndexMarkerFieldsByDataType). */
 static int note_unique_strings(struct gr *r, const cJSON *in, const char *name)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, "data"), *f;
@@ -1424,8 +1425,11 @@ static int note_unique_strings(struct gr *r, const cJSON *in, const char *name)
 		const cJSON *format = cJSON_GetObjectItemCaseSensitive(f, "format");
 		struct ustr *u;
 
+		/* isStringIndexFormat() in the front-end's marker-schema.ts */
 		if (!cJSON_IsString(key) || !cJSON_IsString(format) ||
-		    strcmp(format->valuestring, "unique-string") != 0)
+		    (strcmp(format->valuestring, "unique-string") != 0 &&
+		     strcmp(format->valuestring, "flow-id") != 0 &&
+		     strcmp(format->valuestring, "terminating-flow-id") != 0))
 			continue;
 		if (pc_grow(r->ctx, (void **)&r->ustrs, sizeof(*r->ustrs), &r->ustrs_cap,
 			    (size_t)r->nustrs + 1))
@@ -2003,6 +2007,13 @@ static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
 			}
 			cJSON_SetNumberValue(v, s);
 			modified = 1;
+		} else if (cJSON_IsNumber(v)) {
+			/* not an index of the thread's string table: the front-end
+			 * would show some other string, so the field goes */
+			cJSON_DeleteItemFromObjectCaseSensitive(
+				root, pc_spool_str(&r->ustr_pool, r->ustrs[i].key));
+			r->bad_ustrs++;
+			modified = 1;
 		}
 	}
 	/* subprocess: payload times move with the markers */
@@ -2512,6 +2523,10 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_CAUSE, r->bad_causes, NULL,
 				"%s: %llu marker backtraces name a stack the thread does not have",
 				r->name, (unsigned long long)r->bad_causes);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_USTR, r->bad_ustrs, NULL,
+				"%s: %llu marker fields declared as string indexes are out of their thread's string table; removed",
+				r->name, (unsigned long long)r->bad_ustrs);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_UTF8, pc_jpull_bad_utf8(r->p) + r->utf8_repaired, NULL,
 				"%s: %llu strings or raw values have invalid UTF-8; written with U+FFFD in its place",

@@ -325,6 +325,9 @@ struct perf {
 	struct pc_input *in;
 	struct pc_model *m;
 	const char *path;
+	/* Header features (owned): the model gets platform facts and a
+	 * "perf.data" section of meta extra entries from them. */
+	char *f_host, *f_osrel, *f_version, *f_arch, *f_cpu, *f_cmdline;
 	int swap;
 	int pipe;
 	int info_only;
@@ -657,7 +660,13 @@ static size_t read_hstring(struct perf *p, const unsigned char *b, size_t avail,
 
 static int set_meta_str(struct perf *p, char **field, const char *s)
 {
-	return pc_meta_set(p->m, field, s);
+	char *d = pc_strdup(p->ctx, s);
+
+	if (!d)
+		return PROFCONV_ERR_NOMEM;
+	pc_free(p->ctx, *field);
+	*field = d;
+	return 0;
 }
 
 static int late_build_id(struct perf *p, const struct build_id *b);
@@ -776,15 +785,15 @@ static int parse_feature(struct perf *p, unsigned id, const unsigned char *b, si
 		if (!read_hstring(p, b, len, s, sizeof(s)))
 			return warn_at(p, W_FEATURE, off, "feature %u: string truncated", id);
 		if (id == FEAT_HOSTNAME)
-			err = set_meta_str(p, &p->m->meta.hostname, s);
+			err = set_meta_str(p, &p->f_host, s);
 		else if (id == FEAT_OSRELEASE)
-			err = set_meta_str(p, &p->m->meta.os_release, s);
+			err = set_meta_str(p, &p->f_osrel, s);
 		else if (id == FEAT_VERSION)
-			err = set_meta_str(p, &p->m->meta.perf_version, s);
+			err = set_meta_str(p, &p->f_version, s);
 		else if (id == FEAT_ARCH)
-			err = set_meta_str(p, &p->m->meta.arch, s);
+			err = set_meta_str(p, &p->f_arch, s);
 		else
-			err = set_meta_str(p, &p->m->meta.cpu_desc, s);
+			err = set_meta_str(p, &p->f_cpu, s);
 		return err;
 	case FEAT_NRCPUS:
 		if (len < 8)
@@ -811,7 +820,7 @@ static int parse_feature(struct perf *p, unsigned id, const unsigned char *b, si
 			pos += used;
 			n += pc_snprintf(line + n, sizeof(line) - n, "%s%s", i ? " " : "", s);
 		}
-		return set_meta_str(p, &p->m->meta.command_line, line);
+		return set_meta_str(p, &p->f_cmdline, line);
 	}
 	case FEAT_EVENT_DESC:
 		return parse_event_desc(p, b, len, off);
@@ -1221,7 +1230,7 @@ static uint32_t lib_for(struct perf *p, const char *file, const uint8_t *inline_
 	lib.debug_path = path;
 	lib.debug_name = lib.name;
 	lib.code_id = PC_NONE;
-	lib.arch = p->m->meta.arch ? pc_str_intern_z(p->m, p->m->meta.arch) : PC_NONE;
+	lib.arch = p->f_arch ? pc_str_intern_z(p->m, p->f_arch) : PC_NONE;
 	lib.is_kernel = (uint8_t)kernel;
 	lib.breakpad_id = pc_str_intern_z(p->m, "");
 	if (id && idlen && set_lib_ids(p, &lib, id, idlen))
@@ -1901,15 +1910,14 @@ static int handle_mmap(struct perf *p, uint32_t type, uint16_t misc, const unsig
 	mp.lib = lib_for(p, file, id, idlen, kernel);
 	if (mp.lib == PC_NONE)
 		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-	{
-		struct pc_lib *l = &p->m->libs.rows[mp.lib];
+	/* the model's per-process mapping (the kernel's process is pid -1) */
+	if (!p->info_only) {
+		uint32_t proc = pc_process_get(p->m, kernel ? -1 : pid);
 
-		if (!l->start_avma || addr < l->start_avma)
-			l->start_avma = addr;
-		if (mp.end > l->end_avma)
-			l->end_avma = mp.end;
-		if (!l->base_avma)
-			l->base_avma = mp.rel_base;
+		if (proc == PC_NONE ||
+		    pc_process_add_mapping(p->m, proc, mp.lib, addr, mp.end,
+					   kernel ? 0 : (mp.rel_base == 0 ? 0 : pgoff)))
+			return PROFCONV_ERR_NOMEM;
 	}
 	return add_mapping(p, pr, &mp);
 }
@@ -2003,12 +2011,14 @@ static int handle_fork_exit(struct perf *p, uint32_t type, const unsigned char *
 	return 0;
 }
 
+/* An instant marker with payload {"type": type[, "lost": lost, "record": record]}. */
 static int add_marker_for(struct perf *p, const struct sid *s, const char *name, int64_t start,
-			  int64_t end, uint8_t phase, const char *data)
+			  const char *type, uint64_t lost, const char *record)
 {
+	struct pc_marker_row r;
 	struct thread_state *ts;
 	struct pc_thread *t;
-	uint32_t n, d = PC_NONE;
+	struct pc_pvb b;
 
 	if (p->info_only || !s->has_tid)
 		return 0;
@@ -2016,18 +2026,30 @@ static int add_marker_for(struct perf *p, const struct sid *s, const char *name,
 	if (!ts)
 		return PROFCONV_ERR_NOMEM;
 	t = model_thread(p, ts);
-	n = pc_str_intern_z(p->m, name);
-	if (data)
-		d = pc_str_intern_z(p->m, data);
-	if (!t || n == PC_NONE || (data && d == PC_NONE))
+	if (!t)
 		return PROFCONV_ERR_NOMEM;
-	return pc_marker_add(p->m, t, n, start, end, phase, 0, d);
+	pc_marker_row_init(&r);
+	r.name = pc_str_intern_z(p->m, name);
+	r.start = start;
+	r.phase = PC_PHASE_INSTANT;
+	pc_pvb_begin(&b, p->m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, type);
+	if (record) {
+		pc_pvb_key_z(&b, "lost");
+		pc_pvb_int(&b, lost > INT64_MAX ? INT64_MAX : (int64_t)lost);
+		pc_pvb_key_z(&b, "record");
+		pc_pvb_str_z(&b, record);
+	}
+	r.payload = pc_pvb_end(&b);
+	if (r.name == PC_NONE || r.payload == PC_NONE)
+		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+	return pc_marker_push(p->m, t, &r);
 }
 
 static int handle_lost(struct perf *p, uint32_t type, const unsigned char *b, size_t size,
 		       uint64_t off)
 {
-	char data[128];
 	uint64_t lost;
 	struct sid s;
 
@@ -2042,9 +2064,7 @@ static int handle_lost(struct perf *p, uint32_t type, const unsigned char *b, si
 	if (s.time == PC_NO_TIME)
 		return 0;
 	p->lost_markers = 1;
-	pc_snprintf(data, sizeof(data), "{\"type\":\"PerfLost\",\"lost\":%llu,\"record\":\"%s\"}",
-		    (unsigned long long)lost, record_name(type));
-	return add_marker_for(p, &s, "Lost samples", s.time, PC_NO_TIME, PC_PHASE_INSTANT, data);
+	return add_marker_for(p, &s, "Lost samples", s.time, "PerfLost", lost, record_name(type));
 }
 
 static int handle_throttle(struct perf *p, uint32_t type, const unsigned char *b, size_t size,
@@ -2059,8 +2079,7 @@ static int handle_throttle(struct perf *p, uint32_t type, const unsigned char *b
 	parse_sid(p, b, size, 24, &s);
 	p->throttle_markers = 1;
 	return add_marker_for(p, &s, type == REC_THROTTLE ? "Throttled" : "Unthrottled", time,
-			      PC_NO_TIME, PC_PHASE_INSTANT,
-			      "{\"type\":\"PerfThrottle\"}");
+			      "PerfThrottle", 0, NULL);
 }
 
 /* --- dispatch (records in time order) --- */
@@ -2676,6 +2695,13 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+static const char *const marker_display[] = { "marker-chart", "marker-table",
+					      "timeline-overview", NULL };
+static const struct pc_schema_field lost_fields[] = {
+	{ "lost", "Lost", "integer", 0 },
+	{ "record", "perf record", "string", 0 },
+};
+
 static int64_t rel(const struct perf *p, int64_t t)
 {
 	if (t == PC_NO_TIME)
@@ -2702,9 +2728,6 @@ static int finish_model(struct perf *p)
 			m->meta.interval_ns = (int64_t)(1000000000ull / a->period_or_freq);
 		else if (a->type == 1 && a->config <= 1 && a->period_or_freq)
 			m->meta.interval_ns = (int64_t)a->period_or_freq;
-		err = pc_meta_set(m, &m->meta.event_name, a->name);
-		if (err)
-			return err;
 		if (p->has_clock_data && (a->flags & AF_USE_CLOCKID) &&
 		    a->clockid == p->clock_data_id) {
 			m->meta.start_time_ns = pc_time_add(p->clock_tod_ns,
@@ -2721,27 +2744,37 @@ static int finish_model(struct perf *p)
 		m->meta.profiling_end = pc_time_add(pc_time_sub(p->last_sample, m->meta.zero_ns),
 						    m->meta.interval_ns);
 	}
-	m->meta.weight_type = "samples";
 	m->meta.symbolicated = 0;
 	if (p->lost_markers &&
-	    pc_model_add_marker_schema(
-		    m, "{\"name\":\"PerfLost\",\"display\":[\"marker-chart\",\"marker-table\","
-		       "\"timeline-overview\"],\"tooltipLabel\":\"{marker.data.lost} lost\","
-		       "\"tableLabel\":\"{marker.data.lost} lost ({marker.data.record})\","
-		       "\"fields\":[{\"key\":\"lost\",\"label\":\"Lost\",\"format\":\"integer\"},"
-		       "{\"key\":\"record\",\"label\":\"perf record\",\"format\":\"string\"}],"
-		       "\"description\":\"perf could not keep up: events or samples were lost.\"}"))
+	    pc_schema_add_simple(m, "PerfLost", marker_display, lost_fields,
+				 PC_ARRAY_SIZE(lost_fields), "{marker.data.lost} lost",
+				 "{marker.data.lost} lost ({marker.data.record})", NULL,
+				 "perf could not keep up: events or samples were lost.") == PC_NONE)
 		return PROFCONV_ERR_NOMEM;
 	if (p->throttle_markers &&
-	    pc_model_add_marker_schema(
-		    m, "{\"name\":\"PerfThrottle\",\"display\":[\"marker-chart\",\"marker-table\","
-		       "\"timeline-overview\"],\"fields\":[],"
-		       "\"description\":\"The kernel throttled (or unthrottled) sampling because "
-		       "the sample rate was too high.\"}"))
+	    pc_schema_add_simple(m, "PerfThrottle", marker_display, NULL, 0, NULL, NULL, NULL,
+				 "The kernel throttled (or unthrottled) sampling because the sample rate was too high.") == PC_NONE)
 		return PROFCONV_ERR_NOMEM;
 	err = pc_meta_set(m, &m->meta.imported_from, "perf.data");
 	if (!err)
 		err = pc_meta_set(m, &m->meta.product, "perf");
+	if (!err)
+		err = pc_meta_keep(m, &m->meta.platform, "Linux");
+	if (!err)
+		err = pc_meta_keep(m, &m->meta.oscpu, p->f_osrel);
+	if (!err)
+		err = pc_meta_keep(m, &m->meta.abi, p->f_arch);
+	if (!err)
+		err = pc_meta_keep(m, &m->meta.cpu_name, p->f_cpu);
+	/* the facts only perf.data has, in the profile-info panel */
+	if (!err)
+		err = pc_meta_extra_str(m, "perf.data", "Host", p->f_host);
+	if (!err)
+		err = pc_meta_extra_str(m, "perf.data", "perf version", p->f_version);
+	if (!err)
+		err = pc_meta_extra_str(m, "perf.data", "Command line", p->f_cmdline);
+	if (!err && a)
+		err = pc_meta_extra_str(m, "perf.data", "Event", a->name);
 	if (err)
 		return err;
 
@@ -2755,16 +2788,23 @@ static int finish_model(struct perf *p)
 		HASH_FIND(hh, p->procs, &ts->pid, sizeof(ts->pid), pr);
 		t->name = ts->name != PC_NONE ? ts->name
 					      : (pr && pr->name != PC_NONE ? pr->name : 0);
-		t->process_name = pr && pr->name != PC_NONE ? pr->name : t->name;
 		t->is_main = ts->pid == ts->tid;
 		t->register_time = ts->start != PC_NO_TIME && ts->start > m->meta.zero_ns
 					   ? rel(p, ts->start)
 					   : 0;
 		t->unregister_time = rel(p, ts->end);
-		t->process_startup = pr && pr->start != PC_NO_TIME && pr->start > m->meta.zero_ns
-					     ? rel(p, pr->start)
-					     : 0;
-		t->process_shutdown = pr ? rel(p, pr->end) : PC_NO_TIME;
+		{
+			struct pc_process *mp = &m->processes.rows[t->process];
+			uint32_t pn = pr && pr->name != PC_NONE ? pr->name : t->name;
+
+			mp->name = pc_model_keep(m, pc_str(m, pn), m->strings.lens[pn]);
+			if (!mp->name)
+				return PROFCONV_ERR_NOMEM;
+			mp->start = pr && pr->start != PC_NO_TIME && pr->start > m->meta.zero_ns
+					    ? rel(p, pr->start)
+					    : 0;
+			mp->end = pr ? rel(p, pr->end) : PC_NO_TIME;
+		}
 		for (i = 0; i < t->samples.len; i++)
 			t->samples.time[i] = pc_time_sub(t->samples.time[i], m->meta.zero_ns);
 		for (i = 0; i < t->markers.len; i++) {
@@ -2772,8 +2812,11 @@ static int finish_model(struct perf *p)
 			t->markers.end[i] = rel(p, t->markers.end[i]);
 		}
 	}
-	if (m->nthreads)
-		qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
+	for (i = 0; i < m->processes.len; i++)
+		pc_process_sort_maps(m, i);
+	err = pc_model_sort_thread_list(m, cmp_thread);
+	if (err)
+		return err;
 	return pc_model_sort_threads(m);
 }
 
@@ -2783,6 +2826,12 @@ static void perf_free(struct perf *p)
 	struct thread_state *ts, *ttmp;
 	struct id_map *e, *etmp;
 
+	pc_free(p->ctx, p->f_host);
+	pc_free(p->ctx, p->f_osrel);
+	pc_free(p->ctx, p->f_version);
+	pc_free(p->ctx, p->f_arch);
+	pc_free(p->ctx, p->f_cpu);
+	pc_free(p->ctx, p->f_cmdline);
 	HASH_ITER(hh, p->procs, pr, ptmp)
 	{
 		HASH_DEL(p->procs, pr);
@@ -2921,19 +2970,19 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 		       p.st.records[REC_COMPRESSED] || p.st.records[REC_COMPRESSED2]
 			       ? ", zstd-compressed records"
 			       : "");
-	if (m->meta.hostname)
-		pc_text_printf(o, "host:        %s\n", m->meta.hostname);
-	if (m->meta.os_release)
-		pc_text_printf(o, "os release:  %s\n", m->meta.os_release);
-	if (m->meta.arch)
-		pc_text_printf(o, "arch:        %s\n", m->meta.arch);
-	if (m->meta.cpu_desc)
-		pc_text_printf(o, "cpu:         %s (%u online)\n", m->meta.cpu_desc,
+	if (p.f_host)
+		pc_text_printf(o, "host:        %s\n", p.f_host);
+	if (p.f_osrel)
+		pc_text_printf(o, "os release:  %s\n", p.f_osrel);
+	if (p.f_arch)
+		pc_text_printf(o, "arch:        %s\n", p.f_arch);
+	if (p.f_cpu)
+		pc_text_printf(o, "cpu:         %s (%u online)\n", p.f_cpu,
 			       p.nr_cpus_online);
-	if (m->meta.perf_version)
-		pc_text_printf(o, "perf:        %s\n", m->meta.perf_version);
-	if (m->meta.command_line)
-		pc_text_printf(o, "command:     %s\n", m->meta.command_line);
+	if (p.f_version)
+		pc_text_printf(o, "perf:        %s\n", p.f_version);
+	if (p.f_cmdline)
+		pc_text_printf(o, "command:     %s\n", p.f_cmdline);
 	pc_text_printf(o, "events:      %u\n", p.nattrs);
 	for (i = 0; i < p.nattrs; i++) {
 		const struct attr *a = &p.attrs[i];

@@ -40,6 +40,9 @@
 #define VERSION	      70
 
 #define WARN_COUNTERS "counters dropped"
+#define WARN_PAGES    "pages dropped"
+#define WARN_PAUSED   "paused ranges ignored"
+#define WARN_SREF     "marker string fields out of range"
 #define WARN_ORIGLOC  "source-mapped locations dropped"
 #define WARN_ALLOC    "allocation tables dropped"
 #define WARN_WEIGHT   "non-integer sample weights rounded"
@@ -51,7 +54,7 @@ enum ckind {
 	K_MS,	  /* milliseconds -> ns, or null */
 	K_BOOL,	  /* true/false (or 0/1) */
 	K_STR,	  /* a string (pooled) or null */
-	K_RAW,	  /* any value as raw JSON (pooled), or null */
+	K_RAW,	  /* any value as a payload tree (its root node), or null */
 	K_WEIGHT, /* a number, rounded to an integer */
 };
 
@@ -91,7 +94,7 @@ struct rd {
 	struct pc_spool sp; /* strings interned at the end */
 	int seen_meta, seen_categories, seen_strings, version;
 	struct pc_loc rs_lib;
-	uint64_t origloc, weight_rounded, utf8_repaired;
+	uint64_t origloc, weight_rounded, utf8_repaired, bad_srefs;
 	struct pc_loc loc_meta;
 	/* column locations for the final checks */
 	struct pc_loc st_frame, fr_func, fr_lib, fr_nsym, fr_cat, fn_name, fn_res, fn_src;
@@ -155,8 +158,10 @@ static const struct colspec sample_cols[] = {
 	{ "time", K_MS },
 	{ "timeDeltas", K_MS },
 	{ "weight", K_WEIGHT },
+	{ "eventDelay", K_MS },
+	{ "threadCPUDelta", K_INT },
 };
-enum { SA_STACK, SA_TIME, SA_DELTAS, SA_WEIGHT };
+enum { SA_STACK, SA_TIME, SA_DELTAS, SA_WEIGHT, SA_DELAY, SA_CPU };
 
 static const struct colspec marker_cols[] = {
 	{ "name", K_INT },  { "startTime", K_MS }, { "endTime", K_MS },
@@ -317,8 +322,6 @@ static int read_col(struct rd *r, const char *table, const struct colspec *cs, s
 		int64_t v = NULLV;
 
 		if (cs->kind == K_RAW) {
-			const char *raw;
-			size_t len;
 			uint32_t idx = 0;
 
 			err = pc_jpull_peek(r->p, &type);
@@ -331,9 +334,8 @@ static int read_col(struct rd *r, const char *table, const struct colspec *cs, s
 			if (type == PC_JT_NULL) {
 				err = pc_jpull_next(r->p, &t);
 			} else {
-				err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-				if (!err)
-					err = pc_spool_add(&r->sp, raw, len, &idx);
+				/* a payload tree, numbers kept as written */
+				err = pc_jr_pv_read(r->ctx, r->p, r->m, 1, &idx);
 				v = idx;
 			}
 			if (!err)
@@ -874,42 +876,40 @@ static int load_shared(struct rd *r)
 
 /* --- meta --- */
 
-/* meta.extra: our own perf.data section comes back into the meta fields. */
-static int load_extra(struct rd *r, const char *json, size_t len)
+/* A string member of a payload object, or NULL. */
+static const char *pv_str(const struct pc_model *m, uint32_t obj, const char *key)
 {
-	struct pc_meta *mt = &r->m->meta;
-	cJSON *root = cJSON_ParseWithLength(json, len), *sec, *e;
-	int err = 0;
+	uint32_t v = pc_pv_member(m, obj, key);
 
-	if (!root)
-		return pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (cJSON)");
-	cJSON_ArrayForEach(sec, root)
-	{
-		cJSON *label = cJSON_GetObjectItemCaseSensitive(sec, "label");
+	return v != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, v)->v.s, NULL)
+							       : NULL;
+}
 
-		if (!cJSON_IsString(label) || strcmp(label->valuestring, "perf.data") != 0)
+/* meta.extra: [{label, entries: [{label, format, value}]}], every section kept. */
+static int load_extra(struct rd *r)
+{
+	struct pc_model *m = r->m;
+	uint32_t root, sec, i, j, e, entries;
+	int err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
+
+	if (err || pc_pv(m, root)->kind != PC_VAL_ARR)
+		return err;
+	for (i = 0, sec = root + 1; i < pc_pv(m, root)->v.n && !err;
+	     i++, sec += pc_pv(m, sec)->span) {
+		const char *label = pv_str(m, sec, "label");
+
+		entries = pc_pv_member(m, sec, "entries");
+		if (!label || entries == PC_NONE || pc_pv(m, entries)->kind != PC_VAL_ARR)
 			continue;
-		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sec, "entries"))
-		{
-			cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "label");
-			cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
-			char **field = NULL;
+		for (j = 0, e = entries + 1; j < pc_pv(m, entries)->v.n && !err;
+		     j++, e += pc_pv(m, e)->span) {
+			const char *el = pv_str(m, e, "label"), *fmt = pv_str(m, e, "format");
+			uint32_t v = pc_pv_member(m, e, "value");
 
-			if (!cJSON_IsString(l) || !cJSON_IsString(v))
-				continue;
-			if (strcmp(l->valuestring, "Host") == 0)
-				field = &mt->hostname;
-			else if (strcmp(l->valuestring, "perf version") == 0)
-				field = &mt->perf_version;
-			else if (strcmp(l->valuestring, "Command line") == 0)
-				field = &mt->command_line;
-			else if (strcmp(l->valuestring, "Event") == 0)
-				field = &mt->event_name;
-			if (field && !err)
-				err = pc_meta_set(r->m, field, v->valuestring);
+			if (el && v != PC_NONE)
+				err = pc_meta_extra_add(m, label, el, fmt ? fmt : "string", v);
 		}
 	}
-	cJSON_Delete(root);
 	return err;
 }
 
@@ -921,24 +921,70 @@ static int load_marker_schema(struct rd *r)
 
 	err = pc_jr_expect(r->ctx, r->p, PC_JT_ARR_BEGIN, "meta.markerSchema", &t);
 	while (!err) {
-		const char *raw;
-		size_t len;
+		uint32_t body;
+		const char *name;
 
 		err = pc_jpull_peek(r->p, &type);
 		if (err)
 			break;
 		if (type == PC_JT_ARR_END)
 			return pc_jpull_next(r->p, &t);
-		err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
+		err = pc_jpull_next(r->p, &t);
+		if (!err && t->type != PC_JT_OBJ_BEGIN)
+			return fail_tok(r, t, "meta.markerSchema: expected an object, got %s",
+					pc_jr_type_name(t->type));
 		if (!err)
-			err = pc_jr_add_schema(r->m, raw, len, &r->utf8_repaired);
+			err = pc_jr_pv_read_from(r->ctx, r->p, r->m, 1, t, &body);
+		if (err)
+			break;
+		name = pv_str(r->m, body, "name");
+		if (!name)
+			return fail_loc(r, &r->loc_meta, "meta.markerSchema: an entry has no name");
+		if (pc_schema_add(r->m, name, body) == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
 	}
+	return err;
+}
+
+/* A string (or null) into a kept meta field. */
+static int meta_kept(struct rd *r, const char *what, const char **field)
+{
+	const struct pc_jtok *t;
+	int err = pc_jpull_next(r->p, &t);
+
+	if (err)
+		return err;
+	if (t->type == PC_JT_NULL)
+		return pc_meta_keep(r->m, field, NULL);
+	if (t->type != PC_JT_STRING)
+		return fail_tok(r, t, "expected a string for %s, got %s", what,
+				pc_jr_type_name(t->type));
+	return pc_meta_keep(r->m, field, t->str);
+}
+
+/* meta.sampleUnits: {time, eventDelay, threadCPUDelta}. */
+static int load_sample_units(struct rd *r)
+{
+	struct pc_meta *mt = &r->m->meta;
+	uint32_t root;
+	int err = pc_jr_pv_read(r->ctx, r->p, r->m, 1, &root);
+	const char *s;
+
+	if (err || pc_pv(r->m, root)->kind != PC_VAL_OBJ)
+		return err;
+	if ((s = pv_str(r->m, root, "time")) != NULL)
+		err = pc_meta_keep(r->m, &mt->unit_time, s);
+	if (!err && (s = pv_str(r->m, root, "eventDelay")) != NULL)
+		err = pc_meta_keep(r->m, &mt->unit_event_delay, s);
+	if (!err && (s = pv_str(r->m, root, "threadCPUDelta")) != NULL)
+		err = pc_meta_keep(r->m, &mt->unit_cpu_delta, s);
 	return err;
 }
 
 static int load_meta(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
+	struct pc_jr_more more = { 0 };
 	const struct pc_jtok *t;
 	int64_t v;
 	int err, b = 0;
@@ -992,11 +1038,18 @@ static int load_meta(struct rd *r)
 		} else if (strcmp(t->str, "importedFrom") == 0) {
 			err = meta_str(r, "meta.importedFrom", &mt->imported_from);
 		} else if (strcmp(t->str, "oscpu") == 0) {
-			err = meta_str(r, "meta.oscpu", &mt->os_release);
+			err = meta_kept(r, "meta.oscpu", &mt->oscpu);
+		} else if (strcmp(t->str, "platform") == 0) {
+			err = meta_kept(r, "meta.platform", &mt->platform);
 		} else if (strcmp(t->str, "abi") == 0) {
-			err = meta_str(r, "meta.abi", &mt->arch);
+			err = meta_kept(r, "meta.abi", &mt->abi);
 		} else if (strcmp(t->str, "CPUName") == 0) {
-			err = meta_str(r, "meta.CPUName", &mt->cpu_desc);
+			err = meta_kept(r, "meta.CPUName", &mt->cpu_name);
+		} else if (strcmp(t->str, "mainMemory") == 0) {
+			err = int_value(r, "meta.mainMemory", 0, INT64_MAX, &v);
+			mt->main_memory = (uint64_t)v;
+		} else if (strcmp(t->str, "sampleUnits") == 0) {
+			err = load_sample_units(r);
 		} else if (strcmp(t->str, "logicalCPUs") == 0) {
 			err = int_value(r, "meta.logicalCPUs", 0, UINT32_MAX, &v);
 			mt->logical_cpus = (uint32_t)v;
@@ -1018,14 +1071,22 @@ static int load_meta(struct rd *r)
 				r->seen_categories = !err;
 			}
 		} else if (strcmp(t->str, "extra") == 0) {
-			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-			if (!err)
-				err = load_extra(r, raw, len);
+			err = load_extra(r);
+		} else if (strcmp(t->str, "version") == 0 || strcmp(t->str, "processType") == 0 ||
+			   strcmp(t->str, "stackwalk") == 0) {
+			err = pc_jpull_skip_value(r->p); /* the writers write their own */
 		} else {
-			err = pc_jpull_skip_value(r->p);
+			err = pc_jr_more_read(&more, r->ctx, r->p, r->m, t->str, t->len);
 		}
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, r->m);
 			return err;
+		}
+	}
+	if (more.n) {
+		mt->more = pc_jr_more_build(&more, r->m);
+		if (mt->more == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	}
 	if (!r->version)
 		return fail_loc(r, &r->loc_meta,
@@ -1116,7 +1177,7 @@ static int load_samples(struct rd *r, struct pc_thread *th, struct tloc *tl)
 
 		for (k = 0; k < PC_ARRAY_SIZE(types); k++)
 			if (strcmp(tb.weight_type, types[k]) == 0)
-				r->m->meta.weight_type = types[k];
+				th->samples.weight_type = types[k];
 	}
 	tl->stack = tb.cols[SA_STACK].loc;
 	for (i = 0; i < n && !err; i++) {
@@ -1143,6 +1204,10 @@ static int load_samples(struct rd *r, struct pc_thread *th, struct tloc *tl)
 		err = to_index(r, &tb, SA_STACK, i, 1, &stack);
 		if (!err)
 			err = pc_sample_add(r->m, th, stack, time, w == NULLV ? 1 : w);
+		if (!err && tb.cols[SA_DELAY].present)
+			err = pc_sample_set_event_delay(r->m, th, val(&tb, SA_DELAY, i, NULLV));
+		if (!err && tb.cols[SA_CPU].present)
+			err = pc_sample_set_cpu_delta(r->m, th, val(&tb, SA_CPU, i, NULLV));
 	}
 	table_free(r, &tb);
 	return err;
@@ -1171,38 +1236,82 @@ static int load_markers(struct rd *r, struct pc_thread *th, struct tloc *tl)
 			err = to_u32(r, &tb, MK_PHASE, i, PC_PHASE_INSTANT, PC_PHASE_END, &phase);
 		if (!err)
 			err = to_u32(r, &tb, MK_CAT, i, 0, PC_NO_CATEGORY - 1, &cat);
-		/* data holds a pooled string until fix_strings() */
-		if (!err)
-			err = pc_marker_add(r->m, th, name, start == NULLV ? PC_NO_TIME : start,
-					    end == NULLV ? PC_NO_TIME : end, (uint8_t)phase,
-					    (uint16_t)cat, data == NULLV ? PC_NONE : (uint32_t)data);
+		if (!err) {
+			struct pc_marker_row row;
+
+			pc_marker_row_init(&row);
+			row.name = name;
+			row.start = start == NULLV ? PC_NO_TIME : start;
+			row.end = end == NULLV ? PC_NO_TIME : end;
+			row.phase = (uint8_t)phase;
+			row.category = (uint16_t)cat;
+			row.payload = data == NULLV ? PC_NONE : (uint32_t)data;
+			if (row.payload != PC_NONE && pc_pv(r->m, row.payload)->kind == PC_VAL_NULL)
+				row.payload = PC_NONE;
+			pc_jr_take_cause(r->m, row.payload, &row);
+			err = pc_marker_push(r->m, th, &row);
+		}
 	}
 	table_free(r, &tb);
+	return err;
+}
+
+/*
+ * pausedRanges: [{startTime, endTime, reason}].  Anything else is ignored
+ * with a warning (the front-end would fail on it).
+ */
+static int load_paused(struct rd *r, struct pc_thread *th, const struct pc_jtok *key)
+{
+	struct pc_model *m = r->m;
+	uint32_t root, e, i;
+	struct pc_loc loc;
+	int err;
+
+	pc_jpull_loc(r->p, key, &loc);
+	err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
+	if (err)
+		return err;
+	if (pc_pv(m, root)->kind != PC_VAL_ARR)
+		return pc_warn(r->ctx, WARN_PAUSED, &loc,
+			       "threads[%u].pausedRanges is not an array; ignored", m->nthreads - 1);
+	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n && !err; i++, e += pc_pv(m, e)->span) {
+		int64_t start = PC_NO_TIME, end = PC_NO_TIME;
+
+		if (pc_pv(m, e)->kind != PC_VAL_OBJ) {
+			err = pc_warn(r->ctx, WARN_PAUSED, &loc,
+				      "threads[%u].pausedRanges[%u] is not an object; ignored",
+				      m->nthreads - 1, i);
+			continue;
+		}
+		pc_jr_pv_ns(m, pc_pv_member(m, e, "startTime"), &start);
+		pc_jr_pv_ns(m, pc_pv_member(m, e, "endTime"), &end);
+		err = pc_thread_add_paused(m, th, start, end, pv_str(m, e, "reason"));
+	}
 	return err;
 }
 
 static int load_thread(struct rd *r)
 {
 	struct pc_model *m = r->m;
+	struct pc_jr_more more = { 0 };
 	struct pc_thread *th;
 	struct tloc *tl;
 	const struct pc_jtok *t;
-	int64_t v;
+	const char *ptype = NULL;
+	int64_t v, pstart = 0, pend = PC_NO_TIME;
 	int err, b = 0;
 
-	th = pc_thread_add(m, 0, 0);
+	th = pc_thread_add(m, PC_NO_PID, 0); /* its ids come with its members */
 	if (!th || pc_grow(r->ctx, (void **)&r->tlocs, sizeof(*r->tlocs), &r->tlocs_cap,
 			   m->nthreads))
 		return PROFCONV_ERR_NOMEM;
+	th->pid = 0;
 	tl = &r->tlocs[m->nthreads - 1];
 	memset(tl, 0, sizeof(*tl));
 	/* pooled strings until fix_strings() */
 	th->name = PC_NONE;
 	th->process_name = PC_NONE;
 	for (;;) {
-		const char *raw;
-		size_t len;
-
 		err = pc_jpull_next(r->p, &t);
 		if (err)
 			return err;
@@ -1214,9 +1323,9 @@ static int load_thread(struct rd *r)
 			err = pooled_str_or_null(r, "threads[].processName", &th->process_name);
 		} else if (strcmp(t->str, "processType") == 0) {
 			err = pc_jr_expect(r->ctx, r->p, PC_JT_STRING, "threads[].processType", &t);
-			if (!err && strcmp(t->str, "default") != 0) {
-				th->process_type = pc_model_keep(m, t->str, t->len);
-				if (!th->process_type)
+			if (!err) {
+				ptype = pc_model_keep(m, t->str, t->len);
+				if (!ptype)
 					err = PROFCONV_ERR_NOMEM;
 			}
 		} else if (strcmp(t->str, "pid") == 0) {
@@ -1228,21 +1337,16 @@ static int load_thread(struct rd *r)
 			th->is_main = (uint8_t)b;
 		} else if (strcmp(t->str, "processStartupTime") == 0) {
 			err = ms_value(r, "threads[].processStartupTime", &v);
-			th->process_startup = v == PC_NO_TIME ? 0 : v;
+			pstart = v == PC_NO_TIME ? 0 : v;
 		} else if (strcmp(t->str, "processShutdownTime") == 0) {
-			err = ms_value(r, "threads[].processShutdownTime", &th->process_shutdown);
+			err = ms_value(r, "threads[].processShutdownTime", &pend);
 		} else if (strcmp(t->str, "registerTime") == 0) {
 			err = ms_value(r, "threads[].registerTime", &v);
 			th->register_time = v == PC_NO_TIME ? 0 : v;
 		} else if (strcmp(t->str, "unregisterTime") == 0) {
 			err = ms_value(r, "threads[].unregisterTime", &th->unregister_time);
 		} else if (strcmp(t->str, "pausedRanges") == 0) {
-			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-			if (!err && strcmp(raw, "[]") != 0) {
-				th->paused_ranges = pc_jr_keep_json(m, raw, len, &r->utf8_repaired);
-				if (!th->paused_ranges)
-					err = PROFCONV_ERR_NOMEM;
-			}
+			err = load_paused(r, th, t);
 		} else if (strcmp(t->str, "samples") == 0) {
 			err = load_samples(r, th, tl);
 		} else if (strcmp(t->str, "markers") == 0) {
@@ -1255,12 +1359,32 @@ static int load_thread(struct rd *r)
 			if (!err)
 				err = pc_jpull_skip_value(r->p);
 		} else {
-			err = pc_jpull_skip_value(r->p);
+			err = pc_jr_more_read(&more, r->ctx, r->p, m, t->str, t->len);
 		}
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, m);
 			return err;
+		}
 	}
-	return 0;
+	th->more = pc_jr_more_build(&more, m);
+	if (more.n == 0 && r->ctx->status)
+		return r->ctx->status;
+	/* the process row: the first thread that names a fact sets it */
+	err = pc_thread_set_ids(m, th, th->pid, th->tid);
+	if (!err) {
+		struct pc_process *pr = &m->processes.rows[th->process];
+
+		if (ptype && strcmp(pr->type, "default") == 0)
+			pr->type = ptype;
+		if (pr->start == PC_NO_TIME)
+			pr->start = pstart;
+		if (pr->end == PC_NO_TIME)
+			pr->end = pend;
+		if (th->is_main && (pr->main_thread == PC_NONE ||
+				    !m->threads[pr->main_thread]->is_main))
+			pr->main_thread = m->nthreads - 1;
+	}
+	return err;
 }
 
 static int load_threads(struct rd *r)
@@ -1283,28 +1407,6 @@ static int load_threads(struct rd *r)
 	return err;
 }
 
-/* Count the elements of the array that is next, skipping them. */
-static int count_elements(struct rd *r, uint64_t *n, const struct pc_jtok **at)
-{
-	enum pc_jtype type;
-	int err;
-
-	*n = 0;
-	err = pc_jpull_next(r->p, at);
-	if (err || (*at)->type != PC_JT_ARR_BEGIN)
-		return err ? err : ((*at)->type == PC_JT_NULL ? 0 : pc_jpull_skip_rest(r->p));
-	for (;;) {
-		err = pc_jpull_peek(r->p, &type);
-		if (err)
-			return err;
-		if (type == PC_JT_ARR_END)
-			return pc_jpull_next(r->p, at);
-		err = pc_jpull_skip_value(r->p);
-		if (err)
-			return err;
-		(*n)++;
-	}
-}
 
 /* --- the end: interning the pooled strings, checking references --- */
 
@@ -1354,17 +1456,19 @@ static int fix_strings(struct rd *r)
 
 		err = intern_pooled(r, &th->name, 1);
 		if (!err)
-			err = intern_pooled(r, &th->process_name, 1);
-		for (k = 0; k < th->markers.len && !err; k++) {
-			uint32_t *d = &th->markers.data[k];
+			err = intern_pooled(r, &th->process_name, 0);
+		if (!err && th->process != PC_NONE && th->process_name != PC_NONE &&
+		    !m->processes.rows[th->process].name) {
+			struct pc_process *pr = &m->processes.rows[th->process];
 
-			if (*d == PC_NONE)
-				continue;
-			*d = pc_jr_intern_json(m, pc_spool_str(&r->sp, *d), pc_spool_len(&r->sp, *d),
-					       &r->utf8_repaired);
-			if (*d == PC_NONE)
-				err = r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+			pr->name = pc_model_keep(m, pc_str(m, th->process_name),
+						 m->strings.lens[th->process_name]);
+			if (!pr->name)
+				err = PROFCONV_ERR_NOMEM;
 		}
+		for (k = 0; k < th->markers.len && !err; k++)
+			r->bad_srefs += pc_jr_resolve_srefs(m, th->markers.payload[k],
+							   m->strings.len);
 	}
 	return err;
 }
@@ -1515,20 +1619,112 @@ static int derive_frame_libs(struct rd *r)
 	return err;
 }
 
-static int warn_counters(struct rd *r, const struct pc_jtok *t, uint64_t n)
+/* A number column of a payload object as doubles (NULL when absent). */
+static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
+		      double **out)
 {
-	struct pc_loc loc;
+	uint32_t a = pc_pv_member(m, obj, key), i, e;
 
-	pc_jpull_loc(r->p, t, &loc);
-	return pc_warn_n(r->ctx, WARN_COUNTERS, n, &loc,
-			 "%llu counters are not kept (the model has no counter tracks)",
-			 (unsigned long long)n);
+	*out = NULL;
+	if (a == PC_NONE || pc_pv(m, a)->kind != PC_VAL_ARR)
+		return 0;
+	if (pc_pv(m, a)->v.n != n)
+		return -1;
+	*out = pc_alloc(m->ctx, ((size_t)n + 1) * sizeof(**out));
+	if (!*out)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0, e = a + 1; i < n; i++, e += pc_pv(m, e)->span)
+		if (!pc_jr_pv_double(m, e, &(*out)[i]))
+			(*out)[i] = 0;
+	return 0;
+}
+
+/*
+ * counters: [{name, category, description, pid, mainThreadIndex, samples:
+ * {time | timeDeltas, count, number?, length}, display}].  A counter whose
+ * columns do not fit is dropped with a warning.
+ */
+static int load_counters(struct rd *r, const struct pc_jtok *key)
+{
+	struct pc_model *m = r->m;
+	uint32_t root, c, i, k;
+	uint64_t dropped = 0;
+	struct pc_loc loc;
+	int err;
+
+	pc_jpull_loc(r->p, key, &loc);
+	err = pc_jr_pv_read(r->ctx, r->p, m, 0, &root);
+	if (err)
+		return err;
+	if (pc_pv(m, root)->kind != PC_VAL_ARR)
+		return pc_warn(r->ctx, WARN_COUNTERS, &loc, "counters is not an array; dropped");
+	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err; i++, c += pc_pv(m, c)->span) {
+		uint32_t smp = pc_pv_member(m, c, "samples"), ci, proc = PC_NONE, disp;
+		double *time = NULL, *count = NULL, *number = NULL;
+		int64_t n = -1, pid, mti;
+		int delta = 0, bad;
+
+		if (pc_pv(m, c)->kind != PC_VAL_OBJ || smp == PC_NONE ||
+		    !pc_jr_pv_int(m, pc_pv_member(m, smp, "length"), &n) || n < 0 ||
+		    n > UINT32_MAX - 1) {
+			dropped++;
+			continue;
+		}
+		bad = pv_numbers(m, smp, "time", (uint32_t)n, &time);
+		if (!bad && !time) {
+			bad = pv_numbers(m, smp, "timeDeltas", (uint32_t)n, &time);
+			delta = 1;
+		}
+		if (!bad)
+			bad = pv_numbers(m, smp, "count", (uint32_t)n, &count);
+		if (!bad)
+			bad = pv_numbers(m, smp, "number", (uint32_t)n, &number);
+		if (bad > 0) {
+			err = bad;
+		} else if (bad || !time || !count) {
+			dropped++;
+		} else {
+			uint32_t pidv = pc_pv_member(m, c, "pid");
+
+			if (pc_jr_pv_int(m, pidv, &pid) ||
+			    (pidv != PC_NONE && pc_pv(m, pidv)->kind == PC_VAL_STR &&
+			     pc_jr_parse_i64(pc_pv_text(m, pc_pv(m, pidv)->v.s, NULL), &pid)))
+				proc = pc_process_get(m, pid);
+			ci = pc_counter_add(m, pv_str(m, c, "name"), pv_str(m, c, "category"),
+					    pv_str(m, c, "description"), proc);
+			if (ci == PC_NONE)
+				err = PROFCONV_ERR_NOMEM;
+			if (!err && pc_jr_pv_int(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
+			    mti >= 0 && mti < UINT32_MAX)
+				m->counters.rows[ci].main_thread = (uint32_t)mti;
+			disp = pc_pv_member(m, c, "display");
+			if (!err && disp != PC_NONE && pc_pv(m, disp)->kind == PC_VAL_OBJ)
+				m->counters.rows[ci].display = disp;
+			for (k = 0; k < (uint32_t)n && !err; k++) {
+				double t = delta && k ? time[k] + time[k - 1] : time[k];
+				int64_t ns;
+
+				if (delta)
+					time[k] = t;
+				ns = t > 9.2e12 || t < -9.2e12 ? 0 : (int64_t)(t * 1e6 + (t < 0 ? -0.5 : 0.5));
+				err = pc_counter_sample(m, ci, ns, count[k], number != NULL,
+							number ? number[k] : 0);
+			}
+		}
+		pc_free(r->ctx, time);
+		pc_free(r->ctx, count);
+		pc_free(r->ctx, number);
+	}
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_COUNTERS, dropped, &loc,
+				"%llu counters have unusable samples; dropped",
+				(unsigned long long)dropped);
+	return err;
 }
 
 static int read_doc(struct rd *r)
 {
 	const struct pc_jtok *t;
-	uint64_t n;
 	int err;
 
 	err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "the profile", &t);
@@ -1545,9 +1741,20 @@ static int read_doc(struct rd *r)
 		} else if (strcmp(t->str, "threads") == 0) {
 			err = load_threads(r);
 		} else if (strcmp(t->str, "counters") == 0) {
-			err = count_elements(r, &n, &t);
+			err = load_counters(r, t);
+		} else if (strcmp(t->str, "pages") == 0) {
+			uint32_t root;
+			uint64_t skipped = 0;
+			struct pc_loc loc;
+
+			pc_jpull_loc(r->p, t, &loc);
+			err = pc_jr_pv_read(r->ctx, r->p, r->m, 0, &root);
 			if (!err)
-				err = warn_counters(r, t, n);
+				err = pc_jr_pages(r->m, root, &skipped);
+			if (!err)
+				err = pc_warn_n(r->ctx, WARN_PAGES, skipped, &loc,
+						"pages: %llu entries are not objects (or the list is not an array); dropped",
+						(unsigned long long)skipped);
 		} else {
 			pc_note(r->ctx, "%s: the top-level member \"%s\" is not kept", r->name,
 				t->str);
@@ -1572,6 +1779,17 @@ static int read_doc(struct rd *r)
 				(unsigned long long)r->weight_rounded);
 	if (!err)
 		err = fix_strings(r);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_SREF, r->bad_srefs, &r->loc_meta,
+				"%llu marker fields declared as string indexes hold no valid index; kept as they are",
+				(unsigned long long)r->bad_srefs);
+	for (uint32_t ci = 0; !err && ci < r->m->counters.len; ci++)
+		if (r->m->counters.rows[ci].main_thread != PC_NONE &&
+		    r->m->counters.rows[ci].main_thread >= r->m->nthreads)
+			err = pc_fail(r->ctx, PROFCONV_ERR_CORRUPT, NULL,
+				      "%s: counters[%u].mainThreadIndex = %u is out of range (%u threads)",
+				      r->name, ci, r->m->counters.rows[ci].main_thread,
+				      r->m->nthreads);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_UTF8, pc_jpull_bad_utf8(r->p) + r->utf8_repaired,
 				&r->loc_meta,

@@ -101,7 +101,7 @@ static void walk(struct pc_jw *w, const struct pc_model *m, uint32_t first, uint
 			continue;
 		}
 		scalar(w, m, v, e);
-		i++;
+		i += v->span; /* a cause placeholder may keep the nodes it replaced */
 	}
 	while (depth) {
 		if (stack_obj[depth])

@@ -790,8 +790,10 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	key_str_idx(w, m, "name", t->name);
 	if (pr && pr->name)
 		key_str(w, "processName", pr->name);
-	else
+	else if (t->process_name != PC_NONE)
 		key_str_idx(w, m, "processName", t->process_name);
+	else
+		key_str(w, "processName", "");
 	key_str(w, "processType",
 		pr && pr->type && strcmp(pr->type, "default") != 0 ? pr->type :
 		t->process_type ? t->process_type : "default");

@@ -55,17 +55,30 @@ static struct pc_model *build_model(struct profconv_ctx *ctx)
 	m->meta.symbolicated = 1;
 	pc_meta_set(m, &m->meta.product, "perf test");
 	pc_meta_set(m, &m->meta.imported_from, "perf.data");
-	pc_meta_set(m, &m->meta.hostname, "build-host");
-	pc_meta_set(m, &m->meta.os_release, "6.1.0-13-amd64");
-	pc_meta_set(m, &m->meta.arch, "x86_64");
-	pc_meta_set(m, &m->meta.cpu_desc, "Some CPU @ 2.00GHz");
-	pc_meta_set(m, &m->meta.perf_version, "6.1.55");
-	pc_meta_set(m, &m->meta.command_line, "perf record -g ./prog \"arg\"");
-	pc_meta_set(m, &m->meta.event_name, "cpu-clock");
+	pc_meta_keep(m, &m->meta.platform, "Linux");
+	pc_meta_keep(m, &m->meta.oscpu, "6.1.0-13-amd64");
+	pc_meta_keep(m, &m->meta.abi, "x86_64");
+	pc_meta_keep(m, &m->meta.cpu_name, "Some CPU @ 2.00GHz");
+	pc_meta_extra_str(m, "perf.data", "Host", "build-host");
+	pc_meta_extra_str(m, "perf.data", "perf version", "6.1.55");
+	pc_meta_extra_str(m, "perf.data", "Command line", "perf record -g ./prog \"arg\"");
+	pc_meta_extra_str(m, "perf.data", "Event", "cpu-clock");
 	m->meta.logical_cpus = 8;
 	m->meta.physical_cpus = 0; /* unknown: omitted */
-	pc_model_add_marker_schema(m, "{\"name\":\"Tick\",\"display\":[\"marker-chart\"],"
-				      "\"fields\":[{\"key\":\"n\",\"format\":\"integer\"}]}");
+	{
+		static const char *const disp[] = { "marker-chart", NULL };
+		static const struct pc_schema_field fields[] = { { "n", NULL, "integer", 0 } };
+		struct pc_pvb b;
+
+		pc_schema_add_simple(m, "Tick", disp, fields, 1, NULL, NULL, NULL, NULL);
+		/* a member no field of the model has is kept (meta.more) */
+		pc_pvb_begin(&b, m, 0);
+		pc_pvb_key_z(&b, "appBuildID");
+		pc_pvb_str_z(&b, "20261124");
+		pc_pvb_key_z(&b, "version"); /* written by the writer itself: not repeated */
+		pc_pvb_int(&b, 99);
+		m->meta.more = pc_pvb_end(&b);
+	}
 
 	lib.name = S(m, "libc.so.6");
 	lib.path = S(m, "/usr/lib/x86_64-linux-gnu/libc.so.6");
@@ -118,27 +131,55 @@ static struct pc_model *build_model(struct profconv_ctx *ctx)
 
 	t1 = pc_thread_add(m, 100, 100);
 	t1->name = S(m, "prog");
-	t1->process_name = S(m, "prog");
 	t1->is_main = 1;
-	t1->process_startup = 0;
 	t1->register_time = 0;
+	m->processes.rows[t1->process].name = "prog";
+	m->processes.rows[t1->process].start = 0;
+	m->processes.rows[t1->process].end = 4500000;
+	pc_thread_add_paused(m, t1, 3000000, 3500000, "profiler-paused");
 	pc_sample_add(m, t1, s2, 0, 1);
 	pc_sample_add(m, t1, s1, 1000000, 1);
 	pc_sample_add(m, t1, PC_NONE, 1500000, 1);
 	pc_sample_add(m, t1, s3, 2000001, 1);
-	pc_marker_add(m, t1, S(m, "Tick"), 500000, 2500000, PC_PHASE_INTERVAL, 0,
-		      S(m, "{\"type\":\"Tick\",\"n\":1}"));
-	pc_marker_add(m, t1, S(m, "Mark"), -1234500, PC_NO_TIME, PC_PHASE_INSTANT, user, PC_NONE);
+	{
+		struct pc_marker_row r;
+		struct pc_pvb b;
+
+		pc_marker_row_init(&r);
+		r.name = S(m, "Tick");
+		r.start = 500000;
+		r.end = 2500000;
+		r.phase = PC_PHASE_INTERVAL;
+		pc_pvb_begin(&b, m, 0);
+		pc_pvb_key_z(&b, "type");
+		pc_pvb_str_z(&b, "Tick");
+		pc_pvb_key_z(&b, "n");
+		pc_pvb_int(&b, 1);
+		r.payload = pc_pvb_end(&b);
+		r.cause_stack = s1; /* appended as the last member: no placeholder */
+		r.cause_time = 400000;
+		pc_marker_push(m, t1, &r);
+		pc_marker_row_init(&r);
+		r.name = S(m, "Mark");
+		r.start = -1234500;
+		r.category = user;
+		pc_marker_push(m, t1, &r);
+	}
 
 	t2 = pc_thread_add(m, 100, 101);
 	t2->name = S(m, "worker");
-	t2->process_name = S(m, "prog");
-	t2->process_startup = 0;
 	t2->register_time = 400000;
 	t2->unregister_time = 4000000;
-	t2->process_shutdown = 4500000;
 	pc_sample_add(m, t2, s4, 500000, 3);
 	pc_sample_add(m, t2, s2, 2500000, 1);
+	{
+		uint32_t c = pc_counter_add(m, "malloc", "Memory", "heap", t1->process);
+		struct pc_page pg = { 1, 2, 0, "https://example.org/", -1, NULL };
+
+		pc_counter_sample(m, c, 0, 4096, 0, 0);
+		pc_counter_sample(m, c, 1000000, -1024.5, 0, 0);
+		pc_page_add(m, &pg);
+	}
 	return m;
 }
 
@@ -200,7 +241,7 @@ static void check_structure(const char *json, int version)
 {
 	cJSON *doc = cJSON_Parse(json);
 	const cJSON *meta, *cat, *shared, *st, *ft, *fn, *rt, *ns, *threads, *th, *s, *mk, *c;
-	static const char *const top[] = { "meta", "libs", "shared", "threads" };
+	static const char *const top[] = { "meta", "libs", "pages", "shared", "threads", "counters" };
 	int i = 0;
 
 	PC_CHECK(doc != NULL);
@@ -208,10 +249,22 @@ static void check_structure(const char *json, int version)
 		return;
 	cJSON_ArrayForEach(c, doc)
 	{
-		PC_CHECK(i < 4 && strcmp(c->string, top[i]) == 0);
+		PC_CHECK(i < 6 && strcmp(c->string, top[i]) == 0);
 		i++;
 	}
-	PC_CHECK_EQ_INT(i, 4);
+	PC_CHECK_EQ_INT(i, 6);
+	/* meta.more: a member kept, one the writer writes itself not repeated */
+	PC_CHECK_EQ_STR(get(get(doc, "meta"), "appBuildID")->valuestring, "20261124");
+	PC_CHECK_EQ_INT(get(get(doc, "meta"), "version")->valuedouble, 36);
+	c = cJSON_GetArrayItem(get(doc, "counters"), 0);
+	PC_CHECK_EQ_STR(get(c, "pid")->valuestring, "100");
+	PC_CHECK_EQ_INT(get(c, "mainThreadIndex")->valuedouble, 0);
+	PC_CHECK_EQ_STR(get(get(c, "display"), "graphType")->valuestring, "line-accumulated");
+	PC_CHECK(num(get(get(c, "samples"), "count"), 1) == -1024.5);
+	PC_CHECK(num(get(get(c, "samples"), "time"), 1) == 1);
+	c = cJSON_GetArrayItem(get(doc, "pages"), 0);
+	PC_CHECK_EQ_STR(get(c, "url")->valuestring, "https://example.org/");
+	PC_CHECK(cJSON_GetObjectItem(c, "isPrivateBrowsing") == NULL);
 
 	meta = get(doc, "meta");
 	PC_CHECK_EQ_INT(get(meta, "version")->valuedouble, 36);
@@ -294,9 +347,17 @@ static void check_structure(const char *json, int version)
 	PC_CHECK_EQ_STR(get(th, "pid")->valuestring, "100");
 	PC_CHECK(cJSON_IsNumber(get(th, "tid")) && get(th, "tid")->valuedouble == 100);
 	PC_CHECK(cJSON_IsTrue(get(th, "isMainThread")));
-	PC_CHECK(cJSON_IsNull(get(th, "processShutdownTime")));
+	/* process facts come from the process row: the same for both threads */
+	PC_CHECK(get(th, "processShutdownTime")->valuedouble == 4.5);
+	PC_CHECK(get(cJSON_GetArrayItem(threads, 1), "processShutdownTime")->valuedouble == 4.5);
 	PC_CHECK(cJSON_IsNull(get(th, "unregisterTime")));
-	PC_CHECK_EQ_INT(cJSON_GetArraySize(get(th, "pausedRanges")), 0);
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(get(th, "pausedRanges")), 1);
+	PC_CHECK_EQ_STR(get(cJSON_GetArrayItem(get(th, "pausedRanges"), 0), "reason")->valuestring,
+			"profiler-paused");
+	/* the cause, appended to the payload */
+	c = get(cJSON_GetArrayItem(get(get(th, "markers"), "data"), 0), "cause");
+	PC_CHECK(c && get(c, "stack")->valuedouble == 1 &&
+		 get(c, "time")->valuedouble == 0.4);
 	s = get(th, "samples");
 	PC_CHECK_EQ_INT(check_table(s, "samples", 2), 4);
 	PC_CHECK(cJSON_IsNull(get(s, "weight")));
