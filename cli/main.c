@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,37 @@ static int cmd_symbolicate(struct profconv_ctx *ctx, int argc, char **argv, cons
 	return cmd_convert(ctx, argv[0], output, to);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP while an output file is being written: remove
+ * the temporary file, then die of the signal as we would have.  The path is
+ * read from the library (set before the first byte is written); unlink()
+ * and raise() are async-signal-safe.
+ */
+static struct profconv_ctx *signal_ctx;
+
+static void on_signal(int sig)
+{
+	const char *tmp = signal_ctx ? profconv_pending_output(signal_ctx) : "";
+
+	if (tmp[0])
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void cleanup_on_signals(struct profconv_ctx *ctx)
+{
+	struct sigaction sa;
+
+	signal_ctx = ctx;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
 		       const char *to)
 {
@@ -172,6 +204,13 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 		}
 		output = "-";
 	}
+	/* a bad output path is said before any work is done */
+	err = profconv_output_check(ctx, output);
+	if (err) {
+		fail(ctx);
+		return err == PROFCONV_ERR_USAGE ? 2 : 1;
+	}
+	cleanup_on_signals(ctx);
 	err = profconv_read_path(ctx, input, &p);
 	if (err) {
 		warning_summary(ctx);

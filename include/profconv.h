@@ -162,6 +162,22 @@ PROFCONV_API void profconv_profile_free(struct profconv_profile *p);
  */
 PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				     const char *format, const char *path);
+/*
+ * Where the output goes: "-" is standard output; an existing character
+ * device, FIFO or socket (after following symlinks) is opened and written in
+ * place; a symlink is followed and its final target replaced; any other
+ * path is written to a temporary file beside it, renamed over it only once
+ * complete.
+ */
+/* Check an output path before converting: not empty, not a directory, its
+ * directory exists and takes new files.  PROFCONV_OK or an error. */
+PROFCONV_API int profconv_output_check(struct profconv_ctx *ctx, const char *path);
+/*
+ * The temporary file profconv_write_path() is writing on ctx right now, or
+ * "" (owned by ctx).  A program's SIGINT/SIGTERM handler may unlink() it
+ * before re-raising; the library installs no signal handlers itself.
+ */
+PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx);
 PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				   const char *format, profconv_write_fn *fn, void *user);
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/pc_output.h"
 #include "json/pc_validate.h"
 #include "readers/pc_reader.h"
 #include "symbolicate/pc_symbolicate.h"
@@ -142,31 +143,6 @@ PROFCONV_API void profconv_profile_free(struct profconv_profile *p)
 
 /* --- writing --- */
 
-struct fd_sink {
-	int fd;
-	int err;
-};
-
-static int fd_write(void *user, const void *buf, size_t len)
-{
-	struct fd_sink *s = user;
-	const char *b = buf;
-
-	while (len) {
-		ssize_t w = write(s->fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			s->err = w < 0 ? errno : ENOSPC;
-			return -1;
-		}
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				   const char *format, profconv_write_fn *fn, void *user)
 {
@@ -181,44 +157,26 @@ PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profco
 PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				     const char *format, const char *path)
 {
-	struct fd_sink s = { -1, 0 };
-	char tmp[4096];
+	struct pc_output o;
 	int err;
 
-	if (strcmp(path, "-") == 0) {
-		s.fd = 1;
-		err = profconv_write_cb(ctx, p, format, fd_write, &s);
-		if (err && s.err) {
-			pc_clear_error(ctx);
-			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "<stdout>: write failed: %s",
-				      strerror(s.err));
-		}
-		return err;
-	}
-	if (pc_snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp) - 1)
-		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: path too long", path);
-	s.fd = mkstemp(tmp);
-	if (s.fd < 0)
-		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot create a temporary file beside it: %s",
-			       path, strerror(errno));
-	err = profconv_write_cb(ctx, p, format, fd_write, &s);
-	if (err && s.err) {
-		pc_clear_error(ctx);
-		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path,
-			      strerror(s.err));
-	}
-	if (!err && fchmod(s.fd, 0644) != 0)
-		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: chmod failed: %s", path,
-			      strerror(errno));
-	if (close(s.fd) != 0 && !err)
-		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: write failed: %s", path,
-			      strerror(errno));
-	if (!err && rename(tmp, path) != 0)
-		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot rename the finished output into place: %s",
-			      path, strerror(errno));
+	pc_clear_error(ctx);
+	err = pc_output_open(ctx, path, &o);
 	if (err)
-		unlink(tmp);
-	return err;
+		return err;
+	err = profconv_write_cb(ctx, p, format, pc_output_sink(), &o);
+	return pc_output_close(&o, err);
+}
+
+PROFCONV_API int profconv_output_check(struct profconv_ctx *ctx, const char *path)
+{
+	pc_clear_error(ctx);
+	return pc_output_check(ctx, path);
+}
+
+PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx)
+{
+	return ctx->pending_output;
 }
 
 /* --- views --- */

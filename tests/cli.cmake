@@ -38,3 +38,5 @@ endforeach()
 # pkg-config and with find_package(profconv).
 add_test(NAME install COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(install PROPERTIES LABELS install TIMEOUT 600)
+
+add_test(NAME cli.outputs COMMAND sh ${PC_CLI_TEST} ${PC_BIN} outputs)

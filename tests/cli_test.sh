@@ -27,6 +27,75 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+outputs)
+	# Where output goes: devices and FIFOs are written in place, a symlink's
+	# target is replaced (not the link), write errors name the path, bad
+	# paths are refused before any work, and a signal leaves no temp file.
+	in="$FX/y_fork_exec.data"
+	expect_rc 0 "$PC" -q --no-symbols "$in" -o "$T/ref.json"
+	if [ -c /dev/null ] && [ -w /dev/null ]; then
+		expect_rc 0 "$PC" -q --no-symbols "$in" -o /dev/null
+		[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+	fi
+	mkfifo "$T/fifo"
+	cat "$T/fifo" >"$T/from-fifo.json" &
+	reader=$!
+	expect_rc 0 "$PC" -q --no-symbols "$in" -o "$T/fifo"
+	wait "$reader"
+	[ -p "$T/fifo" ] || fail "the FIFO was replaced"
+	cmp "$T/ref.json" "$T/from-fifo.json" || fail "the FIFO got other bytes"
+	echo old >"$T/target.json"
+	ln -s target.json "$T/link.json"
+	expect_rc 0 "$PC" -q --no-symbols "$in" -o "$T/link.json"
+	[ -L "$T/link.json" ] || fail "the symlink was replaced"
+	cmp "$T/ref.json" "$T/target.json" || fail "the symlink's target was not written"
+	if [ -c /dev/full ]; then
+		"$PC" -q --no-symbols "$in" -o /dev/full 2>"$T/err"
+		[ $? = 1 ] || fail "/dev/full: exit status not 1"
+		grep -q "/dev/full: write failed: No space left on device" "$T/err" ||
+			fail "/dev/full: $(cat "$T/err")"
+	fi
+	"$PC" -q --no-symbols "$in" -o "" 2>"$T/err"
+	[ $? = 2 ] || fail '-o "": exit status not 2'
+	grep -q "the output path is empty" "$T/err" || fail "-o '': $(cat "$T/err")"
+	mkdir "$T/dir"
+	"$PC" -q --no-symbols "$in" -o "$T/dir" 2>"$T/err"
+	[ $? = 2 ] || fail "-o DIR: exit status not 2"
+	grep -q "$T/dir: is a directory" "$T/err" || fail "-o DIR: $(cat "$T/err")"
+	"$PC" -q --no-symbols "$in" -o "$T/nodir/out.json" 2>"$T/err"
+	[ $? = 1 ] || fail "-o in a missing directory: exit status not 1"
+	grep -q "the directory $T/nodir: No such file or directory" "$T/err" ||
+		fail "missing directory: $(cat "$T/err")"
+	# SIGTERM while the temporary file is being written: stop the process
+	# as soon as the file appears, queue the signal, let it run
+	python3 - "$T/big.json" <<'PY'
+import sys
+n = 4000000
+with open(sys.argv[1], "w") as f:
+    f.write('{"meta":{"preprocessedProfileVersion":69,"interval":1,"markerSchema":[]},"libs":[],'
+            '"shared":{"stringArray":["t"]},"threads":[{"name":"t","pid":"1","tid":1,"samples":'
+            '{"stack":[' + ",".join(["null"] * n) + '],"time":[' +
+            ",".join(str(i) for i in range(n)) + '],"length":%d}}]}' % n)
+PY
+	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>/dev/null &&
+		fail "no such directory: converted anyway"
+	mkdir "$T/sig"
+	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" &
+	pid=$!
+	i=0
+	while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -STOP "$pid" 2>/dev/null
+	ls "$T/sig" | grep -q 'out.json.tmp-' || fail "the temporary file was never seen"
+	kill -TERM "$pid"
+	kill -CONT "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 143 ] || fail "killed by SIGTERM: exit status $rc, expected 143"
+	[ -z "$(ls "$T/sig")" ] || fail "files left after SIGTERM: $(ls "$T/sig")"
+	;;
 perf-y)
 	# A real recording: converts, matches perf script sample by sample and
 	# frame by frame, passes our validator, and converts byte-identically twice.

@@ -81,6 +81,9 @@ struct profconv_ctx {
 	unsigned nwarns;
 	uint64_t warn_total;
 	char summary[1024];
+	/* The temporary output file being written ("" if none), for a signal
+	 * handler to remove (profconv_pending_output()). */
+	char pending_output[4200];
 };
 
 /* Location of a problem; pass NULL when there is none. */

@@ -768,11 +768,10 @@ static int stack_push_row(struct pc_model *m, uint32_t prefix, uint32_t frame, u
 
 uint32_t pc_stack_add_new(struct pc_model *m, uint32_t prefix, uint32_t frame)
 {
-	uint32_t row;
-	int err = stack_push_row(m, prefix, frame, &row);
+	uint32_t row = PC_NONE;
 
-	if (err)
-		return err; /* as GROW_COL returned it */
+	if (stack_push_row(m, prefix, frame, &row))
+		return PC_NONE; /* the ctx holds the error */
 	m->stacks.unindexed = 1;
 	return row;
 }
@@ -781,8 +780,7 @@ uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 {
 	struct pc_stack_table *t = &m->stacks;
 	uint64_t key = (uint64_t)prefix << 32 | frame;
-	uint32_t i, row;
-	int err;
+	uint32_t i, row = PC_NONE;
 
 	if (t->unindexed && stack_reindex(m))
 		return PC_NONE;
@@ -792,9 +790,8 @@ uint32_t pc_stack_intern(struct pc_model *m, uint32_t prefix, uint32_t frame)
 	     i = (i + 1) & t->mask)
 		if (t->slots[i].key == key)
 			return t->slots[i].row;
-	err = stack_push_row(m, prefix, frame, &row);
-	if (err)
-		return err;
+	if (stack_push_row(m, prefix, frame, &row))
+		return PC_NONE; /* the ctx holds the error */
 	t->slots[i].key = key;
 	t->slots[i].row = row;
 	if ((uint64_t)t->len * 2 > (uint64_t)t->mask + 1 && stack_rehash(m, (t->mask + 1) * 2))
@@ -1170,8 +1167,8 @@ uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
 {
 	struct pc_stack_table *t = &m->stacks;
 	uint64_t key = (uint64_t)prefix << 32 | frame;
-	uint32_t i, row;
-	int found = 0, err;
+	uint32_t i, row = PC_NONE;
+	int found = 0;
 
 	if (t->unindexed && stack_reindex(m))
 		return PC_NONE;
@@ -1184,9 +1181,8 @@ uint32_t pc_stack_append(struct pc_model *m, uint32_t prefix, uint32_t frame)
 			break;
 		}
 	}
-	err = stack_push_row(m, prefix, frame, &row);
-	if (err)
-		return err;
+	if (stack_push_row(m, prefix, frame, &row))
+		return PC_NONE; /* the ctx holds the error */
 	if (found)
 		return row;
 	t->slots[i].key = key;
