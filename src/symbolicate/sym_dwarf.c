@@ -719,7 +719,9 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 	return 0;
 }
 
-int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
+static void dwarf_close_unlocked(struct pc_dwarf *d);
+
+static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
 		  struct pc_dwarf **out)
 {
 	struct pc_dwarf *d;
@@ -753,7 +755,7 @@ int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_a
 			pc_note(ctx, "%s: no DWARF", path);
 		}
 		d->dbg = NULL;
-		pc_dwarf_close(d);
+		dwarf_close_unlocked(d);
 		return rc;
 	}
 	for (;;) {
@@ -780,18 +782,18 @@ int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_a
 	if (!rc)
 		rc = d->status;
 	if (rc) {
-		pc_dwarf_close(d);
+		dwarf_close_unlocked(d);
 		return rc;
 	}
 	if (!d->ncrs) {
 		pc_note(ctx, "%s: DWARF without code ranges", path);
-		pc_dwarf_close(d);
+		dwarf_close_unlocked(d);
 		return 0;
 	}
 	qsort(d->crs, d->ncrs, sizeof(*d->crs), cu_range_cmp);
 	d->crs_maxhi = pc_alloc(ctx, (size_t)d->ncrs * sizeof(*d->crs_maxhi));
 	if (!d->crs_maxhi) {
-		pc_dwarf_close(d);
+		dwarf_close_unlocked(d);
 		return PROFCONV_ERR_NOMEM;
 	}
 	for (i = 0; i < d->ncrs; i++)
@@ -1535,7 +1537,7 @@ static int fill_chain(struct pc_dwarf *d, struct dw_cu *cu, const struct dw_rang
 	return 0;
 }
 
-int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit)
+static int dwarf_lookup_unlocked(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit)
 {
 	const struct dw_row *line_row = NULL;
 	const struct dw_cu *line_cu = NULL;
@@ -1587,7 +1589,7 @@ int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit)
 	return 1;
 }
 
-void pc_dwarf_close(struct pc_dwarf *d)
+static void dwarf_close_unlocked(struct pc_dwarf *d)
 {
 	struct profconv_ctx *ctx;
 	Dwarf_Error err = NULL;
@@ -1621,4 +1623,43 @@ void pc_dwarf_close(struct pc_dwarf *d)
 	if (d->dbg && dwarf_finish(d->dbg, &err) != DW_DLV_OK && err)
 		dwarf_dealloc_error(NULL, err);
 	pc_free(ctx, d);
+}
+
+/*
+ * libdwarf (20210528 here) is not thread-safe: it keeps process-wide state
+ * (its error and allocation bookkeeping, dwarf_srcfiles() buffers), and
+ * symbolication looks libraries up on two threads.  Every entry into it
+ * goes through these three functions, which hold one process-wide lock;
+ * the ELF/DWARF lookups normally all run on one thread, so the lock is
+ * uncontended.  (Two conversions on two contexts in one process also share
+ * it.)
+ */
+static pthread_mutex_t dwarf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
+		  struct pc_dwarf **out)
+{
+	int err;
+
+	pthread_mutex_lock(&dwarf_lock);
+	err = dwarf_open_unlocked(ctx, fd, path, text_at_zero, out);
+	pthread_mutex_unlock(&dwarf_lock);
+	return err;
+}
+
+int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
+{
+	int err;
+
+	pthread_mutex_lock(&dwarf_lock);
+	err = dwarf_lookup_unlocked(d, svma, hit);
+	pthread_mutex_unlock(&dwarf_lock);
+	return err;
+}
+
+void pc_dwarf_close(struct pc_dwarf *d)
+{
+	pthread_mutex_lock(&dwarf_lock);
+	dwarf_close_unlocked(d);
+	pthread_mutex_unlock(&dwarf_lock);
 }

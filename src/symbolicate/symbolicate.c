@@ -674,15 +674,22 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 }
 
 /*
- * Marker payloads are raw JSON; a payload with a cause (a backtrace, as in
- * Firefox profiles) holds a stack index in cause.stack, which must follow
- * the rebuilt stack table.  Payloads are small: parse, patch, print.
+ * A marker's cause (a backtrace, as in Firefox profiles) is a stack row in
+ * the markers' cause_stack column, which must follow the rebuilt stack
+ * table: a column walk, no payload is looked at.
  */
 static int remap_marker_causes(struct pc_model *m, struct pc_thread *t, const uint32_t *map,
 			       uint32_t nold)
 {
 	uint32_t k;
 
+	for (k = 0; k < t->markers.len; k++) {
+		uint32_t *c = &t->markers.cause_stack[k];
+
+		if (*c != PC_NONE && *c < nold)
+			*c = map[*c];
+	}
+	/* TRANSITION: raw JSON payloads of readers not yet on the payload trees */
 	for (k = 0; k < t->markers.len; k++) {
 		const char *text;
 		cJSON *doc, *cause, *stack;
