@@ -990,6 +990,32 @@ static int read_features(struct perf *p, uint64_t fsize)
 	return err;
 }
 
+/*
+ * The attrs and data sections must lie after the header and apart from each
+ * other: a file whose sections overlap (one changed byte can do it) would
+ * otherwise read header or attr bytes as records and "convert" garbage.
+ * (Feature sections are checked as they are read; the feature index sits
+ * right after the data.)
+ */
+static int check_sections(struct perf *p, const unsigned char *h, uint64_t hsize)
+{
+	uint64_t a_off = ld64(p, h + 24), a_size = ld64(p, h + 32);
+	uint64_t d_off = ld64(p, h + 40), d_size = ld64(p, h + 48);
+
+	if (a_size && a_off < hsize)
+		return corrupt(p, 24, "attrs section starts at 0x%llx, inside the %llu-byte file header",
+			       (unsigned long long)a_off, (unsigned long long)hsize);
+	if (d_off < hsize)
+		return corrupt(p, 40, "data section starts at 0x%llx, inside the %llu-byte file header",
+			       (unsigned long long)d_off, (unsigned long long)hsize);
+	if (a_size && d_size && a_off < d_off + d_size && d_off < a_off + a_size &&
+	    pc_fits(a_off, a_size, UINT64_MAX) && pc_fits(d_off, d_size, UINT64_MAX))
+		return corrupt(p, 24, "attrs section [0x%llx, +0x%llx) overlaps the data section [0x%llx, +0x%llx)",
+			       (unsigned long long)a_off, (unsigned long long)a_size,
+			       (unsigned long long)d_off, (unsigned long long)d_size);
+	return 0;
+}
+
 static int read_file_header(struct perf *p)
 {
 	unsigned char h[FILE_HEADER_SIZE];
@@ -1010,6 +1036,9 @@ static int read_file_header(struct perf *p)
 			       (unsigned long long)fsize);
 	for (i = 0; i < 4; i++)
 		p->feat_flags[i] = ld64(p, h + 72 + 8 * i);
+	err = check_sections(p, h, hsize);
+	if (err)
+		return err;
 	err = read_attrs_section(p, h, fsize);
 	if (err)
 		return err;
