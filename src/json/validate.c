@@ -141,6 +141,8 @@ enum rule {
 	R_INT_NULL,
 	R_ADDR, /* integer >= -1 */
 	R_NONNEG,
+	R_NONNEG_NULL, /* a line or column: an integer >= 0, or null */
+	R_RES_TYPE,    /* resourceTable.type: ResourceType 0..5 */
 	R_BOOL,
 	R_BOOL_NULL,
 	R_STR,
@@ -202,8 +204,8 @@ static const struct colspec p_frame_cols[] = {
 	{ "func", R_REF, T_FUNCS, F_REQ, 0 },
 	{ "nativeSymbol", R_REF, T_NATSYMS, F_REQ | F_NULL_OK, 36 },
 	{ "innerWindowID", R_NUM_NULL, 0, F_REQ, 27 },
-	{ "line", R_INT_NULL, 0, F_REQ, 0 },
-	{ "column", R_INT_NULL, 0, F_REQ, 0 },
+	{ "line", R_NONNEG_NULL, 0, F_REQ, 0 },
+	{ "column", R_NONNEG_NULL, 0, F_REQ, 0 },
 	{ "originalLocation", R_REF, T_SRCLOCS, F_REQ | F_NULL_OK, 64 },
 };
 
@@ -213,8 +215,8 @@ static const struct colspec p_func_cols[] = {
 	{ "relevantForJS", R_BOOL, 0, F_REQ, 0 },
 	{ "resource", R_REF, T_RESOURCES, F_REQ | F_NEG1_OK, 0 },
 	{ "source", R_REF, T_SOURCES, F_REQ | F_NULL_OK, 58 },
-	{ "lineNumber", R_INT_NULL, 0, F_REQ, 0 },
-	{ "columnNumber", R_INT_NULL, 0, F_REQ, 0 },
+	{ "lineNumber", R_NONNEG_NULL, 0, F_REQ, 0 },
+	{ "columnNumber", R_NONNEG_NULL, 0, F_REQ, 0 },
 	{ "originalLocation", R_REF, T_SRCLOCS, F_REQ | F_NULL_OK, 64 },
 	{ "fileName", R_REF, T_STRINGS, F_NULL_OK, 0 }, /* before v58 */
 };
@@ -222,7 +224,7 @@ static const struct colspec p_func_cols[] = {
 static const struct colspec p_resource_cols[] = {
 	{ "name", R_REF, T_STRINGS, F_REQ, 0 },
 	{ "host", R_REF, T_STRINGS, F_REQ | F_NULL_OK, 0 },
-	{ "type", R_INT, 0, F_REQ, 0 },
+	{ "type", R_RES_TYPE, 0, F_REQ, 0 },
 	{ "lib", R_REF, T_LIBS, F_NULL_OK, 0 }, /* before v70 */
 };
 
@@ -906,6 +908,14 @@ static int cell(struct vstate *v, struct table *tb, unsigned ci, uint32_t row,
 	case R_NONNEG:
 		if (!cv->integral || cv->i < 0)
 			bad_type(v, tb, ci, row, cv, "an integer >= 0");
+		return 0;
+	case R_NONNEG_NULL:
+		if (!isnull && (!cv->integral || cv->i < 0))
+			bad_type(v, tb, ci, row, cv, "an integer >= 0 or null");
+		return 0;
+	case R_RES_TYPE: /* ResourceType in src/types/profile.ts */
+		if (!cv->integral || cv->i < 0 || cv->i > 5)
+			bad_type(v, tb, ci, row, cv, "a resource type (an integer 0..5)");
 		return 0;
 	case R_BOOL:
 		if (cv->t != CV_BOOL)
@@ -2591,7 +2601,8 @@ static void summary(struct vstate *v, const struct profile *top, struct pc_text_
 		}
 		n += pc_snprintf(line + n, sizeof(line) - n, ")");
 	}
-	if (top->fmt == F_PROCESSED && top->has_pver && top->pver < PROCESSED_VERSION)
+	/* 69 is what the deployed front-end reads at most (and what we write) */
+	if (top->fmt == F_PROCESSED && top->has_pver && top->pver < PROCESSED_VERSION - 1)
 		n += pc_snprintf(line + n, sizeof(line) - n,
 				 "; note: v%lld is older than v%d, the front-end upgrades it on load",
 				 (long long)top->pver, PROCESSED_VERSION);
