@@ -40,3 +40,6 @@ add_test(NAME install COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh ${C
 set_tests_properties(install PROPERTIES LABELS install TIMEOUT 600)
 
 add_test(NAME cli.outputs COMMAND sh ${PC_CLI_TEST} ${PC_BIN} outputs)
+foreach(name esr153-cut esr153-extras)
+  add_test(NAME gecko.counts.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-counts ${name})
+endforeach()

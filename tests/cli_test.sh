@@ -27,6 +27,19 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+gecko-counts)
+	# A real Firefox profile (a cut): every process, thread, sample, marker
+	# with its payload fields, counter and page is kept, no payload text in
+	# the string table, platform as in the source; the output validates, and
+	# processed in, processed out is byte-identical.
+	G="$here/fixtures/gecko"
+	expect_rc 0 "$PC" -q --no-symbols "$G/$ARG.json" -o "$T/a.json"
+	python3 "$G/count_check.py" "$G/$ARG.json" "$T/a.json" >"$T/counts" ||
+		fail "counts differ: $(cat "$T/counts")"
+	expect_rc 0 "$PC" validate "$T/a.json"
+	expect_rc 0 "$PC" -q --no-symbols "$T/a.json" -o "$T/b.json"
+	cmp "$T/a.json" "$T/b.json" || fail "processed round trip changed the profile"
+	;;
 outputs)
 	# Where output goes: devices and FIFOs are written in place, a symlink's
 	# target is replaced (not the link), write errors name the path, bad

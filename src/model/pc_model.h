@@ -670,6 +670,9 @@ int pc_model_sort_thread_list(struct pc_model *m, int (*cmp)(const void *, const
  */
 #define PC_NO_PID INT64_MIN
 int pc_thread_set_ids(struct pc_model *m, struct pc_thread *t, int64_t pid, int64_t tid);
+/* The same with an explicit order: new thread i is old thread order[i]
+ * (order is a permutation of 0..nthreads-1). */
+int pc_model_permute_threads(struct pc_model *m, const uint32_t *order);
 /* Index of thread t in m->threads, or PC_NONE. */
 uint32_t pc_thread_index(const struct pc_model *m, const struct pc_thread *t);
 

@@ -645,3 +645,38 @@ int pc_model_sort_thread_list(struct pc_model *m, int (*cmp)(const void *, const
 	pc_free(m->ctx, map);
 	return err;
 }
+
+int pc_model_permute_threads(struct pc_model *m, const uint32_t *order)
+{
+	struct pc_thread **old;
+	uint32_t *map, i;
+	int err = 0;
+
+	if (m->nthreads < 2)
+		return 0;
+	old = pc_alloc(m->ctx, (size_t)m->nthreads * sizeof(*old));
+	map = pc_alloc(m->ctx, (size_t)m->nthreads * sizeof(*map));
+	if (!old || !map) {
+		pc_free(m->ctx, old);
+		pc_free(m->ctx, map);
+		return PROFCONV_ERR_NOMEM;
+	}
+	memcpy(old, m->threads, (size_t)m->nthreads * sizeof(*old));
+	for (i = 0; i < m->nthreads; i++) {
+		m->threads[i] = old[order[i]];
+		map[order[i]] = i;
+	}
+	for (i = 0; i < m->processes.len; i++)
+		if (m->processes.rows[i].main_thread != PC_NONE)
+			m->processes.rows[i].main_thread = map[m->processes.rows[i].main_thread];
+	for (i = 0; i < m->counters.len; i++)
+		if (m->counters.rows[i].main_thread != PC_NONE)
+			m->counters.rows[i].main_thread = map[m->counters.rows[i].main_thread];
+	pc_itab_free(m->ctx, &m->thread_index);
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (m->threads[i]->process != PC_NONE)
+			err = pc_thread_index_add(m, m->threads[i], i);
+	pc_free(m->ctx, old);
+	pc_free(m->ctx, map);
+	return err;
+}

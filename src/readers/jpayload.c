@@ -7,6 +7,8 @@
  */
 #include "readers/pc_jread.h"
 
+#include <cJSON.h>
+
 #include <math.h>
 
 static void tok_scalar(struct pc_pvb *b, const struct pc_jtok *t, int literal)
@@ -378,4 +380,69 @@ int pc_jr_parse_i64(const char *s, int64_t *out)
 		return 0;
 	*out = neg ? -(int64_t)u : (int64_t)u;
 	return 1;
+}
+
+/* --- cJSON trees (one small document at a time) --- */
+
+static int cjson_depth(const cJSON *v, int limit)
+{
+	const cJSON *c;
+	int d = 0;
+
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return 0;
+	if (limit <= 0)
+		return 1;
+	for (c = v->child; c; c = c->next) {
+		int k = cjson_depth(c, limit - 1);
+
+		if (k > d)
+			d = k;
+	}
+	return d + 1;
+}
+
+static void cjson_value(struct pc_pvb *b, const cJSON *v)
+{
+	const cJSON *c;
+
+	if (cJSON_IsObject(v)) {
+		pc_pvb_obj_begin(b);
+		for (c = v->child; c; c = c->next) {
+			pc_pvb_key_z(b, c->string ? c->string : "");
+			cjson_value(b, c);
+		}
+		pc_pvb_obj_end(b);
+	} else if (cJSON_IsArray(v)) {
+		pc_pvb_arr_begin(b);
+		for (c = v->child; c; c = c->next)
+			cjson_value(b, c);
+		pc_pvb_arr_end(b);
+	} else if (cJSON_IsString(v)) {
+		pc_pvb_str_z(b, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+
+		if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && (double)(int64_t)d == d)
+			pc_pvb_int(b, (int64_t)d);
+		else
+			pc_pvb_dbl(b, d);
+	} else if (cJSON_IsBool(v)) {
+		pc_pvb_bool(b, cJSON_IsTrue(v));
+	} else {
+		pc_pvb_null(b);
+	}
+}
+
+int pc_jr_pv_from_cjson(struct pc_model *m, const cJSON *v, uint32_t *root)
+{
+	struct pc_pvb b;
+
+	*root = PC_NONE;
+	if (cjson_depth(v, PC_PV_MAX_DEPTH) > PC_PV_MAX_DEPTH - 1)
+		return 1;
+	pc_pvb_begin_scalar(&b, m);
+	cjson_value(&b, v);
+	*root = pc_pvb_end(&b);
+	return *root == PC_NONE ? (m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM) : 0;
 }

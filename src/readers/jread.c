@@ -455,14 +455,27 @@ int pc_jr_add_schema(struct pc_model *m, const char *s, size_t len, uint64_t *re
 	size_t n = 0;
 	int err;
 	char *fixed = utf8_repair(m->ctx, s, len, &n, &err);
+	cJSON *root, *name;
+	uint32_t body;
 
 	if (err)
 		return err;
-	if (!fixed)
-		return pc_model_add_marker_schema(m, s);
-	(*repaired)++;
-	err = pc_model_add_marker_schema(m, fixed);
+	if (fixed)
+		(*repaired)++;
+	root = cJSON_ParseWithLength(fixed ? fixed : s, fixed ? n : len);
 	pc_free(m->ctx, fixed);
+	if (!root)
+		return pc_fail(m->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (cJSON)");
+	name = cJSON_GetObjectItemCaseSensitive(root, "name");
+	err = 0;
+	if (cJSON_IsObject(root) && cJSON_IsString(name)) {
+		err = pc_jr_pv_from_cjson(m, root, &body);
+		if (err == 1)
+			err = 0; /* too deep to be a schema: left out */
+		else if (!err && pc_schema_add(m, name->valuestring, body) == PC_NONE)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	cJSON_Delete(root);
 	return err;
 }
 

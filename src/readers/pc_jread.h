@@ -177,4 +177,13 @@ int pc_jr_pages(struct pc_model *m, uint32_t root, uint64_t *skipped);
 /* A decimal integer (optional '-', digits only, in range) into *out; 1 if it is one. */
 int pc_jr_parse_i64(const char *s, int64_t *out);
 
+/*
+ * A cJSON value (one payload or event argument) as a payload tree:
+ * integral numbers below 2^53 become PC_VAL_INT, others PC_VAL_DBL.
+ * Returns 0 (*root set), 1 when the value is nested deeper than a payload
+ * may be (nothing built: the caller drops it with a warning), or an error.
+ */
+struct cJSON;
+int pc_jr_pv_from_cjson(struct pc_model *m, const struct cJSON *v, uint32_t *root);
+
 #endif /* PC_JREAD_H */

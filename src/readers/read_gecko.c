@@ -63,6 +63,9 @@
 #define WARN_CATEGORY "invalid categories replaced"
 #define WARN_CAUSE    "marker backtraces with a bad stack dropped"
 #define WARN_USTR     "marker string fields out of range removed"
+#define WARN_PAYLOAD  "marker payloads that are not objects dropped"
+#define WARN_PAGES    "pages dropped"
+#define WARN_PAUSED   "paused ranges ignored"
 #define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 
@@ -139,7 +142,9 @@ struct gproc {
 	struct gtable sources;
 	struct pc_spool sources_raw;
 	uint32_t *source_rows; /* gecko source -> model sources row (memo) */
-	const char *paused_ranges;
+	uint32_t paused;	  /* payload array, or PC_NONE */
+	uint32_t counters;	  /* payload array (read with numbers parsed), or PC_NONE */
+	struct pc_loc counters_loc;
 	struct gthread **pending;
 	uint32_t npending, pending_cap;
 	uint32_t nthreads;
@@ -172,6 +177,7 @@ struct gr {
 	uint32_t tcap;
 	int seen_categories;
 	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
+	uint64_t bad_payloads, bad_paused;
 	uint64_t counters, utf8_repaired;
 	struct pc_loc counters_loc;
 };
@@ -630,6 +636,8 @@ static struct gproc *new_proc(struct gr *r)
 	if (!pr)
 		return NULL;
 	pr->shutdown_ns = PC_NO_TIME;
+	pr->paused = PC_NONE;
+	pr->counters = PC_NONE;
 	gtable_init(&pr->sources, "sources", source_cols);
 	pc_spool_init(&pr->sources_raw, r->ctx);
 	r->procs[r->nprocs++] = pr;
@@ -802,9 +810,6 @@ static uint32_t global_lib(struct gr *r, struct glib *l)
 		lib.code_id = l->code_id;
 		lib.arch = l->arch;
 		lib.resource = lib_resource(r, l->name);
-		lib.start_avma = l->start;
-		lib.end_avma = l->end;
-		lib.base_avma = l->start - l->offset;
 		lib.is_kernel = strncmp(name, "[kernel", 7) == 0;
 		if (lib.resource == PC_NONE)
 			return PC_NONE;
@@ -1501,9 +1506,83 @@ static int read_marker_schema(struct gr *r, int is_main)
 	return err;
 }
 
+/* The meta members processGeckoProfile() carries into a processed profile as
+ * they are (src/profile-logic/process-profile.ts); the others it drops. */
+static int is_kept_meta(const char *k)
+{
+	static const char *const kept[] = {
+		"startTimeAsClockMonotonicNanosecondsSinceBoot",
+		"startTimeAsMachAbsoluteTimeNanoseconds",
+		"startTimeAsQueryPerformanceCounterValue",
+		"misc",
+		"toolkit",
+		"appBuildID",
+		"visualMetrics",
+		"configuration",
+		"sourceURL",
+		"updateChannel",
+		"device",
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(kept); i++)
+		if (strcmp(k, kept[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int meta_kept(struct gr *r, const char *what, const char **field)
+{
+	const struct pc_jtok *t;
+	int err = pc_jpull_next(r->p, &t);
+
+	if (err)
+		return err;
+	if (t->type == PC_JT_NULL)
+		return pc_meta_keep(r->m, field, NULL);
+	if (t->type != PC_JT_STRING)
+		return fail_tok(r, t, "expected a string for %s, got %s", what,
+				pc_jr_type_name(t->type));
+	return pc_meta_keep(r->m, field, t->str);
+}
+
+static int read_sample_units(struct gr *r)
+{
+	struct pc_meta *mt = &r->m->meta;
+	struct pc_model *m = r->m;
+	uint32_t root, v;
+	int err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
+
+	if (err || pc_pv(m, root)->kind != PC_VAL_OBJ)
+		return err;
+	if ((v = pc_pv_member(m, root, "time")) != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR)
+		err = pc_meta_keep(m, &mt->unit_time, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
+	if (!err && (v = pc_pv_member(m, root, "eventDelay")) != PC_NONE &&
+	    pc_pv(m, v)->kind == PC_VAL_STR)
+		err = pc_meta_keep(m, &mt->unit_event_delay, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
+	if (!err && (v = pc_pv_member(m, root, "threadCPUDelta")) != PC_NONE &&
+	    pc_pv(m, v)->kind == PC_VAL_STR)
+		err = pc_meta_keep(m, &mt->unit_cpu_delta, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
+	return err;
+}
+
+static int debug_flag(struct gr *r, struct pc_jr_more *more, const struct pc_jtok *t)
+{
+	struct pc_pvb b;
+	uint32_t v;
+	int on = t->type == PC_JT_TRUE || (t->type == PC_JT_NUMBER && t->d != 0) ||
+		 (t->type == PC_JT_STRING && t->len > 0);
+
+	pc_pvb_begin_scalar(&b, r->m);
+	pc_pvb_bool(&b, on);
+	v = pc_pvb_end(&b);
+	return v == PC_NONE ? PROFCONV_ERR_NOMEM : pc_jr_more_add(more, r->m, "debug", 5, v);
+}
+
 static int read_meta(struct gr *r, struct gproc *pr, int is_main)
 {
 	struct pc_meta *mt = &r->m->meta;
+	struct pc_jr_more more = { 0 };
 	const struct pc_jtok *t;
 	struct pc_loc loc;
 	int64_t v, version = -1;
@@ -1557,11 +1636,22 @@ static int read_meta(struct gr *r, struct gproc *pr, int is_main)
 		} else if (strcmp(k, "product") == 0) {
 			err = meta_str(r, "meta.product", &mt->product);
 		} else if (strcmp(k, "oscpu") == 0) {
-			err = meta_str(r, "meta.oscpu", &mt->os_release);
+			err = meta_kept(r, "meta.oscpu", &mt->oscpu);
+		} else if (strcmp(k, "platform") == 0) {
+			err = meta_kept(r, "meta.platform", &mt->platform);
 		} else if (strcmp(k, "abi") == 0) {
-			err = meta_str(r, "meta.abi", &mt->arch);
+			err = meta_kept(r, "meta.abi", &mt->abi);
 		} else if (strcmp(k, "CPUName") == 0) {
-			err = meta_str(r, "meta.CPUName", &mt->cpu_desc);
+			err = meta_kept(r, "meta.CPUName", &mt->cpu_name);
+		} else if (strcmp(k, "sampleUnits") == 0) {
+			err = read_sample_units(r);
+		} else if (strcmp(k, "debug") == 0) {
+			/* processed meta.debug is a boolean (!!geckoProfile.meta.debug) */
+			err = scalar_value(r, &t);
+			if (!err && t)
+				err = debug_flag(r, &more, t);
+		} else if (is_kept_meta(k)) {
+			err = pc_jr_more_read(&more, r->ctx, r->p, r->m, k, strlen(k));
 		} else if (strcmp(k, "logicalCPUs") == 0 || strcmp(k, "physicalCPUs") == 0) {
 			int logical = k[0] == 'l';
 
@@ -1583,9 +1673,17 @@ static int read_meta(struct gr *r, struct gproc *pr, int is_main)
 		} else {
 			err = pc_jpull_skip_value(r->p);
 		}
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, r->m);
 			return err;
+		}
 	}
+	if (is_main && more.n) {
+		mt->more = pc_jr_more_build(&more, r->m);
+		if (mt->more == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	pc_jr_more_free(&more, r->m);
 	if (is_main && version < 0)
 		return pc_fail(r->ctx, PROFCONV_ERR_CORRUPT, &loc,
 			       "meta has no version: not a Gecko profile");
@@ -1928,8 +2026,11 @@ static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
 
 	*out = PC_NONE;
 	if (!cJSON_IsObject(root)) {
+		/* the front-end reads data.type of every payload: only an object
+		 * (or null) is a payload; anything else goes, with a warning */
 		cJSON_Delete(root);
-		goto keep;
+		r->bad_payloads++;
+		return 0;
 	}
 	type = cJSON_GetObjectItemCaseSensitive(root, "type");
 	if (cJSON_IsString(type))
@@ -2029,20 +2130,17 @@ static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
 			for (i = 0; i < PC_ARRAY_SIZE(net); i++)
 				modified |= shift_member(root, net[i], d);
 	}
-	if (modified) {
-		char *s = cJSON_PrintUnformatted(root);
-
-		cJSON_Delete(root);
-		if (!s)
-			return pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (cJSON)");
-		*out = pc_jr_intern_json(r->m, s, strlen(s), &r->utf8_repaired);
-		cJSON_free(s);
-		return *out == PC_NONE ? nomem(r) : 0;
-	}
+	(void)modified;
+	(void)len;
+	/* the payload as a tree; too deep to be one: dropped with a warning */
+	i = (uint32_t)pc_jr_pv_from_cjson(r->m, root, out);
 	cJSON_Delete(root);
-keep:
-	*out = pc_jr_intern_json(r->m, raw, len, &r->utf8_repaired);
-	return *out == PC_NONE ? nomem(r) : 0;
+	if (i == 1) {
+		r->bad_payloads++;
+		*out = PC_NONE;
+		return 0;
+	}
+	return (int)i;
 }
 
 /* Stable merge sort of idx[0..n) by key. */
@@ -2123,11 +2221,13 @@ static int conv_markers(struct conv *c)
 			r->bad_categories++;
 		t = cell(g, row, MC_DATA, &v);
 		if (t == CT_RAW) {
+			uint64_t dropped = r->dropped_alloc;
+
 			err = payload(c, pc_spool_str(&c->gt->raw, (uint32_t)v),
 				      pc_spool_len(&c->gt->raw, (uint32_t)v), &data);
 			if (err)
 				break;
-			if (data == PC_NONE)
+			if (r->dropped_alloc != dropped)
 				continue; /* an allocation marker */
 		}
 		name = model_str(c, name);
@@ -2135,9 +2235,20 @@ static int conv_markers(struct conv *c)
 			err = nomem(r);
 			break;
 		}
-		err = pc_marker_add(r->m, th, name, s == PC_NO_TIME ? s : s + c->shift_ns,
-				    e == PC_NO_TIME ? e : e + c->shift_ns, (uint8_t)phase,
-				    (uint16_t)cat, data);
+		{
+			struct pc_marker_row mr;
+
+			pc_marker_row_init(&mr);
+			mr.name = name;
+			mr.start = s == PC_NO_TIME ? s : s + c->shift_ns;
+			mr.end = e == PC_NO_TIME ? e : e + c->shift_ns;
+			mr.phase = (uint8_t)phase;
+			mr.category = (uint16_t)cat;
+			mr.payload = data;
+			/* the cause _convertStackToCause made goes to its columns */
+			pc_jr_take_cause(r->m, data, &mr);
+			err = pc_marker_push(r->m, th, &mr);
+		}
 	}
 out:
 	pc_free(r->ctx, idx);
@@ -2147,6 +2258,8 @@ out:
 }
 
 /* Convert a buffered thread into its model thread, then free the buffer. */
+static int add_mappings(struct gr *r, const struct gproc *pr, uint32_t proc);
+
 static int convert_thread(struct gr *r, struct gproc *pr, struct gthread *gt)
 {
 	struct pc_thread *th = r->m->threads[gt->mt];
@@ -2164,10 +2277,17 @@ static int convert_thread(struct gr *r, struct gproc *pr, struct gthread *gt)
 	th->register_time = gt->register_ns + c.shift_ns;
 	th->unregister_time =
 		gt->unregister_ns == PC_NO_TIME ? PC_NO_TIME : gt->unregister_ns + c.shift_ns;
-	th->process_startup = c.shift_ns;
-	th->process_shutdown =
-		pr->shutdown_ns == PC_NO_TIME ? PC_NO_TIME : pr->shutdown_ns + c.shift_ns;
+	{
+		struct pc_process *mp = &r->m->processes.rows[th->process];
+
+		if (mp->start == PC_NO_TIME)
+			mp->start = c.shift_ns;
+		if (mp->end == PC_NO_TIME && pr->shutdown_ns != PC_NO_TIME)
+			mp->end = pr->shutdown_ns + c.shift_ns;
+	}
 	err = conv_frames_stacks(&c);
+	if (!err)
+		err = add_mappings(r, pr, th->process);
 	if (!err)
 		err = conv_samples(&c);
 	if (!err)
@@ -2175,6 +2295,32 @@ static int convert_thread(struct gr *r, struct gproc *pr, struct gthread *gt)
 	conv_free(&c);
 	gthread_free(r, gt);
 	return err;
+}
+
+/*
+ * The process's mappings of the libs its frames used (the model's libs are
+ * those frames need; each gets the addresses its process mapped it at).
+ */
+static int add_mappings(struct gr *r, const struct gproc *pr, uint32_t proc)
+{
+	const struct pc_process *mp = &r->m->processes.rows[proc];
+	uint32_t i, k;
+
+	for (i = 0; i < pr->nlibs; i++) {
+		const struct glib *l = &pr->libs[i];
+
+		if (l->global == PC_NONE)
+			continue;
+		for (k = 0; k < mp->nmaps; k++)
+			if (mp->maps[k].lib == l->global && mp->maps[k].start == l->start)
+				break;
+		if (k < mp->nmaps)
+			continue;
+		if (pc_process_add_mapping(r->m, proc, l->global, l->start, l->end, l->offset))
+			return PROFCONV_ERR_NOMEM;
+		mp = &r->m->processes.rows[proc];
+	}
+	return 0;
 }
 
 static int ready(struct gr *r, const struct gproc *pr)
@@ -2205,6 +2351,7 @@ static int read_string_table(struct gr *r, struct gthread *gt)
 
 static int read_thread(struct gr *r, uint32_t pi)
 {
+	const char *pname = NULL, *ptype = NULL;
 	struct pc_model *m = r->m;
 	struct gproc *pr = r->procs[pi];
 	struct gthread *gt;
@@ -2224,7 +2371,7 @@ static int read_thread(struct gr *r, uint32_t pi)
 	gt->proc = pi;
 	gt->seq = pr->nthreads++;
 	gt->unregister_ns = PC_NO_TIME;
-	th = pc_thread_add(m, 0, 0);
+	th = pc_thread_add(m, PC_NO_PID, 0); /* its ids come with its members */
 	if (!th || pc_grow(r->ctx, (void **)&r->tproc, sizeof(*r->tproc), &r->tcap, m->nthreads)) {
 		gthread_free(r, gt);
 		return PROFCONV_ERR_NOMEM;
@@ -2232,7 +2379,7 @@ static int read_thread(struct gr *r, uint32_t pi)
 	gt->mt = m->nthreads - 1;
 	r->tproc[gt->mt] = pi;
 	th->name = PC_NONE;
-	th->process_name = PC_NONE;
+	th->pid = 0;
 	for (;;) {
 		int64_t v;
 
@@ -2242,12 +2389,17 @@ static int read_thread(struct gr *r, uint32_t pi)
 		if (strcmp(t->str, "name") == 0) {
 			err = str_value(r, "threads[].name", &th->name);
 		} else if (strcmp(t->str, "processName") == 0) {
-			err = str_value(r, "threads[].processName", &th->process_name);
+			err = scalar_value(r, &t);
+			if (!err && t && t->type == PC_JT_STRING) {
+				pname = pc_model_keep(m, t->str, t->len);
+				if (!pname)
+					err = PROFCONV_ERR_NOMEM;
+			}
 		} else if (strcmp(t->str, "processType") == 0) {
 			err = scalar_value(r, &t);
 			if (!err && t && t->type == PC_JT_STRING && strcmp(t->str, "default") != 0) {
-				th->process_type = pc_model_keep(m, t->str, t->len);
-				if (!th->process_type)
+				ptype = pc_model_keep(m, t->str, t->len);
+				if (!ptype)
 					err = PROFCONV_ERR_NOMEM;
 			}
 		} else if (strcmp(t->str, "tid") == 0) {
@@ -2277,15 +2429,32 @@ static int read_thread(struct gr *r, uint32_t pi)
 	}
 	if (!err && th->name == PC_NONE)
 		th->name = intern(r, "", 0);
-	if (!err && th->process_name == PC_NONE)
-		th->process_name = intern(r, "", 0); /* processName: '' when absent */
-	if (!err && (th->name == PC_NONE || th->process_name == PC_NONE))
+	if (!err && th->name == PC_NONE)
 		err = nomem(r);
+	/* the thread joins its process; the first thread that names it, or
+	 * gives its type, sets it (processName: '' when absent) */
+	if (!err)
+		err = pc_thread_set_ids(m, th, th->pid, th->tid);
+	if (!err) {
+		struct pc_process *mp = &m->processes.rows[th->process];
+
+		if (!mp->name && pname)
+			mp->name = pname;
+		if (ptype && strcmp(mp->type, "default") == 0)
+			mp->type = ptype;
+	}
 	if (err) {
 		gthread_free(r, gt);
 		return err;
 	}
+	/* isMainThread: the front-end gives it to GeckoMain threads only */
 	th->is_main = strcmp(pc_str(m, th->name), "GeckoMain") == 0;
+	if (th->is_main) {
+		struct pc_process *mp = &m->processes.rows[th->process];
+
+		if (mp->main_thread == PC_NONE || !m->threads[mp->main_thread]->is_main)
+			mp->main_thread = m->nthreads - 1;
+	}
 	if (ready(r, pr))
 		return convert_thread(r, pr, gt);
 	if (pc_grow(r->ctx, (void **)&pr->pending, sizeof(*pr->pending), &pr->pending_cap,
@@ -2323,30 +2492,6 @@ static int finish_proc(struct gr *r, uint32_t pi)
 	return err;
 }
 
-static int count_skip(struct gr *r, uint64_t *n, struct pc_loc *loc)
-{
-	const struct pc_jtok *t;
-	enum pc_jtype type;
-	int err;
-
-	err = pc_jpull_next(r->p, &t);
-	if (err)
-		return err;
-	pc_jpull_loc(r->p, t, loc);
-	if (t->type != PC_JT_ARR_BEGIN)
-		return t->type == PC_JT_OBJ_BEGIN ? pc_jpull_skip_rest(r->p) : 0;
-	for (;;) {
-		err = pc_jpull_peek(r->p, &type);
-		if (err)
-			return err;
-		if (type == PC_JT_ARR_END)
-			return pc_jpull_next(r->p, &t);
-		err = pc_jpull_skip_value(r->p);
-		if (err)
-			return err;
-		(*n)++;
-	}
-}
 
 static int read_process(struct gr *r, uint32_t pi);
 
@@ -2384,8 +2529,6 @@ static int read_process(struct gr *r, uint32_t pi)
 
 	for (;;) {
 		struct gproc *pr = r->procs[pi];
-		const char *raw;
-		size_t len;
 
 		err = pc_jpull_next(r->p, &t);
 		if (err || t->type == PC_JT_OBJ_END)
@@ -2409,17 +2552,34 @@ static int read_process(struct gr *r, uint32_t pi)
 				err = read_thread(r, pi);
 			}
 		} else if (strcmp(t->str, "pausedRanges") == 0) {
-			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-			if (!err && strcmp(raw, "[]") != 0 && strcmp(raw, "null") != 0) {
-				pr->paused_ranges = pc_jr_keep_json(r->m, raw, len,
-								    &r->utf8_repaired);
-				if (!pr->paused_ranges)
-					err = PROFCONV_ERR_NOMEM;
+			struct pc_loc loc;
+
+			pc_jpull_loc(r->p, t, &loc);
+			err = pc_jr_pv_read(r->ctx, r->p, r->m, 1, &pr->paused);
+			if (!err && pc_pv(r->m, pr->paused)->kind != PC_VAL_ARR &&
+			    pc_pv(r->m, pr->paused)->kind != PC_VAL_NULL) {
+				pr->paused = PC_NONE;
+				err = pc_warn(r->ctx, WARN_PAUSED, &loc,
+					      "pausedRanges is not an array; ignored");
 			}
 		} else if (strcmp(t->str, "processes") == 0 && pi == 0) {
 			err = read_processes(r);
 		} else if (strcmp(t->str, "counters") == 0) {
-			err = count_skip(r, &r->counters, &r->counters_loc);
+			pc_jpull_loc(r->p, t, &pr->counters_loc);
+			err = pc_jr_pv_read(r->ctx, r->p, r->m, 0, &pr->counters);
+		} else if (strcmp(t->str, "pages") == 0 && pi == 0) {
+			uint32_t root;
+			uint64_t skipped = 0;
+			struct pc_loc loc;
+
+			pc_jpull_loc(r->p, t, &loc);
+			err = pc_jr_pv_read(r->ctx, r->p, r->m, 0, &root);
+			if (!err)
+				err = pc_jr_pages(r->m, root, &skipped);
+			if (!err)
+				err = pc_warn_n(r->ctx, WARN_PAGES, skipped, &loc,
+						"pages: %llu entries are not objects (or the list is not an array); dropped",
+						(unsigned long long)skipped);
 		} else if (strcmp(t->str, "processes") == 0) {
 			err = pc_jpull_skip_value(r->p); /* a subprocess's own: none in practice */
 		} else {
@@ -2438,25 +2598,136 @@ static int read_process(struct gr *r, uint32_t pi)
 }
 
 /* Threads in the front-end's order: the parent process's, then each subprocess's. */
+/* The process's paused ranges, for each of its threads. */
+static int add_paused(struct gr *r, const struct gproc *pr, struct pc_thread *th)
+{
+	struct pc_model *m = r->m;
+	uint32_t i, e;
+	int err = 0;
+
+	if (pr->paused == PC_NONE || pc_pv(m, pr->paused)->kind != PC_VAL_ARR)
+		return 0;
+	for (i = 0, e = pr->paused + 1; i < pc_pv(m, pr->paused)->v.n && !err;
+	     i++, e += pc_pv(m, e)->span) {
+		int64_t start = PC_NO_TIME, end = PC_NO_TIME;
+		uint32_t reason = pc_pv_member(m, e, "reason");
+
+		if (pc_pv(m, e)->kind != PC_VAL_OBJ) {
+			r->bad_paused++;
+			continue;
+		}
+		pc_jr_pv_ns(m, pc_pv_member(m, e, "startTime"), &start);
+		pc_jr_pv_ns(m, pc_pv_member(m, e, "endTime"), &end);
+		err = pc_thread_add_paused(m, th, start, end,
+					   reason != PC_NONE && pc_pv(m, reason)->kind == PC_VAL_STR
+						   ? pc_pv_text(m, pc_pv(m, reason)->v.s, NULL)
+						   : NULL);
+	}
+	return err;
+}
+
+/* Threads in process order (the top-level process first), as the front-end
+ * lists them; each gets its process's paused ranges. */
 static int order_threads(struct gr *r)
 {
 	struct pc_model *m = r->m;
-	struct pc_thread **sorted;
-	uint32_t i, k, n = 0;
+	uint32_t *order, i, k, n = 0;
+	int err = 0;
 
-	sorted = pc_alloc(r->ctx, ((size_t)m->nthreads + 1) * sizeof(*sorted));
-	if (!sorted)
+	order = pc_alloc(r->ctx, ((size_t)m->nthreads + 1) * sizeof(*order));
+	if (!order)
 		return PROFCONV_ERR_NOMEM;
-	for (k = 0; k < r->nprocs; k++)
-		for (i = 0; i < m->nthreads; i++)
+	for (k = 0; k < r->nprocs && !err; k++)
+		for (i = 0; i < m->nthreads && !err; i++)
 			if (r->tproc[i] == k) {
-				m->threads[i]->paused_ranges = r->procs[k]->paused_ranges;
-				sorted[n++] = m->threads[i];
+				err = add_paused(r, r->procs[k], m->threads[i]);
+				order[n++] = i;
 			}
-	if (n)
-		memcpy(m->threads, sorted, (size_t)n * sizeof(*sorted));
-	pc_free(r->ctx, sorted);
-	return 0;
+	if (!err && n == m->nthreads) {
+		err = pc_model_permute_threads(m, order);
+		/* tproc follows: thread i's process */
+		for (i = 0; i < n && !err; i++)
+			order[i] = r->tproc[order[i]];
+		if (!err)
+			memcpy(r->tproc, order, (size_t)n * sizeof(*order));
+	}
+	pc_free(r->ctx, order);
+	return err;
+}
+
+/*
+ * Gecko counters: [{name, category, description, samples: {schema: {time,
+ * count, number}, data: [[t, count, number], ...]}}] per process, times in
+ * ms since that process's start.  Each joins the process of the process's
+ * threads (and is shown with its main thread).
+ */
+static int add_counters(struct gr *r, uint32_t pi)
+{
+	struct pc_model *m = r->m;
+	struct gproc *pr = r->procs[pi];
+	int64_t shift = pr->start_ns - r->procs[0]->start_ns;
+	uint32_t c, i, proc = PC_NONE;
+	int err = 0;
+
+	if (pr->counters == PC_NONE)
+		return 0;
+	if (pc_pv(m, pr->counters)->kind != PC_VAL_ARR)
+		return pc_warn(r->ctx, WARN_COUNTERS, &pr->counters_loc,
+			       "counters is not an array; ignored");
+	for (i = 0; i < m->nthreads; i++)
+		if (r->tproc[i] == pi) {
+			proc = m->threads[i]->process;
+			break;
+		}
+	for (i = 0, c = pr->counters + 1; i < pc_pv(m, pr->counters)->v.n && !err;
+	     i++, c += pc_pv(m, c)->span) {
+		uint32_t smp = pc_pv_member(m, c, "samples"), sch, data, ct, row, k;
+		int64_t ti = -1, ci = -1, ni = -1;
+		const char *name, *cat, *desc;
+		uint32_t nm, cg, ds;
+
+		sch = pc_pv_member(m, smp, "schema");
+		data = pc_pv_member(m, smp, "data");
+		if (pc_pv(m, c)->kind != PC_VAL_OBJ || sch == PC_NONE || data == PC_NONE ||
+		    pc_pv(m, data)->kind != PC_VAL_ARR ||
+		    !pc_jr_pv_int(m, pc_pv_member(m, sch, "time"), &ti) ||
+		    !pc_jr_pv_int(m, pc_pv_member(m, sch, "count"), &ci)) {
+			r->counters++;
+			continue;
+		}
+		pc_jr_pv_int(m, pc_pv_member(m, sch, "number"), &ni);
+		nm = pc_pv_member(m, c, "name");
+		cg = pc_pv_member(m, c, "category");
+		ds = pc_pv_member(m, c, "description");
+		name = nm != PC_NONE && pc_pv(m, nm)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, nm)->v.s, NULL) : "";
+		cat = cg != PC_NONE && pc_pv(m, cg)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, cg)->v.s, NULL) : "";
+		desc = ds != PC_NONE && pc_pv(m, ds)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, ds)->v.s, NULL) : "";
+		ct = pc_counter_add(m, name, cat, desc, proc);
+		if (ct == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		for (k = 0, row = data + 1; k < pc_pv(m, data)->v.n && !err;
+		     k++, row += pc_pv(m, row)->span) {
+			uint32_t tn = PC_NONE, cn = PC_NONE, nn = PC_NONE, e, j;
+			double cnt = 0, num = 0;
+			int64_t t;
+
+			if (pc_pv(m, row)->kind != PC_VAL_ARR)
+				continue;
+			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n; j++, e += pc_pv(m, e)->span) {
+				if ((int64_t)j == ti)
+					tn = e;
+				if ((int64_t)j == ci)
+					cn = e;
+				if ((int64_t)j == ni)
+					nn = e;
+			}
+			if (!pc_jr_pv_ns(m, tn, &t) || !pc_jr_pv_double(m, cn, &cnt))
+				continue;
+			err = pc_counter_sample(m, ct, t + shift, cnt,
+						nn != PC_NONE && pc_jr_pv_double(m, nn, &num), num);
+		}
+	}
+	return err;
 }
 
 static int add_schemas(struct gr *r)
@@ -2501,12 +2772,26 @@ static int read_doc(struct gr *r)
 		err = finish_proc(r, i);
 	if (!err)
 		err = order_threads(r);
+	for (i = 0; i < r->nprocs && !err; i++)
+		err = add_counters(r, i);
 	if (!err)
 		err = add_schemas(r);
+	/* string-index fields (re-interned above) become string references */
+	for (i = 0; i < r->m->nthreads && !err; i++) {
+		const struct pc_markers *mk = &r->m->threads[i]->markers;
+		uint32_t k;
+
+		for (k = 0; k < mk->len; k++)
+			pc_jr_resolve_srefs(r->m, mk->payload[k], r->m->strings.len);
+	}
 	if (!err)
-		err = pc_warn_n(r->ctx, WARN_COUNTERS, r->counters, &r->counters_loc,
-				"%llu counters are not kept (the model has no counter tracks)",
+		err = pc_warn_n(r->ctx, WARN_COUNTERS, r->counters, NULL,
+				"%s: %llu counters have no usable samples table; dropped", r->name,
 				(unsigned long long)r->counters);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_PAUSED, r->bad_paused, NULL,
+				"%s: %llu paused ranges are not objects; ignored", r->name,
+				(unsigned long long)r->bad_paused);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_ALLOC, r->dropped_alloc, NULL,
 				"%s: %llu allocation markers are not kept", r->name,
@@ -2523,6 +2808,10 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_CAUSE, r->bad_causes, NULL,
 				"%s: %llu marker backtraces name a stack the thread does not have",
 				r->name, (unsigned long long)r->bad_causes);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_PAYLOAD, r->bad_payloads, NULL,
+				"%s: %llu marker payloads are not objects (or nest deeper than %d levels); the markers are kept without them",
+				r->name, (unsigned long long)r->bad_payloads, PC_PV_MAX_DEPTH - 1);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_USTR, r->bad_ustrs, NULL,
 				"%s: %llu marker fields declared as string indexes are out of their thread's string table; removed",

@@ -1297,7 +1297,7 @@ static int load_thread(struct rd *r)
 	struct pc_thread *th;
 	struct tloc *tl;
 	const struct pc_jtok *t;
-	const char *ptype = NULL;
+	const char *ptype = NULL, *pname = NULL;
 	int64_t v, pstart = 0, pend = PC_NO_TIME;
 	int err, b = 0;
 
@@ -1320,7 +1320,15 @@ static int load_thread(struct rd *r)
 		if (strcmp(t->str, "name") == 0) {
 			err = pooled_str_or_null(r, "threads[].name", &th->name);
 		} else if (strcmp(t->str, "processName") == 0) {
-			err = pooled_str_or_null(r, "threads[].processName", &th->process_name);
+			err = pc_jpull_next(r->p, &t);
+			if (!err && t->type == PC_JT_STRING) {
+				pname = pc_model_keep(m, t->str, t->len);
+				if (!pname)
+					err = PROFCONV_ERR_NOMEM;
+			} else if (!err && t->type != PC_JT_NULL) {
+				err = fail_tok(r, t, "expected a string for threads[].processName, got %s",
+					       pc_jr_type_name(t->type));
+			}
 		} else if (strcmp(t->str, "processType") == 0) {
 			err = pc_jr_expect(r->ctx, r->p, PC_JT_STRING, "threads[].processType", &t);
 			if (!err) {
@@ -1376,6 +1384,8 @@ static int load_thread(struct rd *r)
 
 		if (ptype && strcmp(pr->type, "default") == 0)
 			pr->type = ptype;
+		if (pname && !pr->name)
+			pr->name = pname;
 		if (pr->start == PC_NO_TIME)
 			pr->start = pstart;
 		if (pr->end == PC_NO_TIME)
@@ -1455,17 +1465,6 @@ static int fix_strings(struct rd *r)
 		struct pc_thread *th = m->threads[i];
 
 		err = intern_pooled(r, &th->name, 1);
-		if (!err)
-			err = intern_pooled(r, &th->process_name, 0);
-		if (!err && th->process != PC_NONE && th->process_name != PC_NONE &&
-		    !m->processes.rows[th->process].name) {
-			struct pc_process *pr = &m->processes.rows[th->process];
-
-			pr->name = pc_model_keep(m, pc_str(m, th->process_name),
-						 m->strings.lens[th->process_name]);
-			if (!pr->name)
-				err = PROFCONV_ERR_NOMEM;
-		}
 		for (k = 0; k < th->markers.len && !err; k++)
 			r->bad_srefs += pc_jr_resolve_srefs(m, th->markers.payload[k],
 							   m->strings.len);

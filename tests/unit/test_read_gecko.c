@@ -11,6 +11,8 @@
  *   - broken inputs fail with FILE:LINE:COL and the documented message.
  */
 #include "readers/pc_reader.h"
+#include "json/pc_jw.h"
+#include "writers/pc_pvemit.h"
 #include "writers/pc_writer.h"
 
 #include <cjson/cJSON.h>
@@ -18,6 +20,43 @@
 #include <stdlib.h>
 
 #include "pc_test.h"
+
+/* A payload subtree as JSON text (malloc'ed), through the writers' emitter. */
+static char *pv_text(const struct pc_model *m, uint32_t node)
+{
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(m->ctx, mem_write, &b);
+
+	pc_pv_emit(w, m, node, NULL);
+	pc_jw_finish(w);
+	if (b.len && b.p[b.len - 1] == '\n')
+		b.p[--b.len] = 0;
+	return b.p;
+}
+
+/* A marker's data as the processed writer would write it, parsed. */
+static cJSON *pv_json(const struct pc_model *m, const struct pc_thread *t, uint32_t k)
+{
+	char *s = pv_text(m, t->markers.payload[k]);
+	cJSON *d = s ? cJSON_Parse(s) : NULL;
+	cJSON *c, *cause;
+
+	free(s);
+	if (!d)
+		return NULL;
+	/* the writer puts the cause at its placeholder: do the same */
+	cJSON_DeleteItemFromObject(d, "cause");
+	if (t->markers.cause_stack[k] != PC_NONE) {
+		cause = cJSON_AddObjectToObject(d, "cause");
+		if (t->markers.cause_tid[k] != PC_NO_TID)
+			cJSON_AddNumberToObject(cause, "tid", (double)t->markers.cause_tid[k]);
+		if (t->markers.cause_time[k] != PC_NO_TIME)
+			cJSON_AddNumberToObject(cause, "time", (double)t->markers.cause_time[k] / 1e6);
+		c = cJSON_AddNumberToObject(cause, "stack", t->markers.cause_stack[k]);
+		(void)c;
+	}
+	return d;
+}
 
 static struct pc_model *read_mem(struct profconv_ctx *ctx, const struct pc_reader *r,
 				 const char *text, size_t len, const char *name, int *errp)
@@ -104,14 +143,18 @@ static void esr_cut(void)
 			PC_CHECK(m->threads[0]->is_main && m->threads[1]->is_main);
 			PC_CHECK_EQ_STR(pc_str(m, m->threads[1]->name), "GeckoMain");
 			/* subprocess: startTime 1795311054743.6814 - 1795311053805.2407 ms */
-			PC_CHECK_EQ_INT(m->threads[0]->process_startup, 0);
-			PC_CHECK_EQ_INT(m->threads[1]->process_startup, 938440700);
+			PC_CHECK_EQ_INT(m->processes.rows[m->threads[0]->process].start, 0);
+			PC_CHECK_EQ_INT(m->processes.rows[m->threads[1]->process].start, 938440700);
+			PC_CHECK(m->threads[0]->process != m->threads[1]->process);
+			/* each process has the mappings of the libs its frames use */
+			PC_CHECK(m->processes.rows[m->threads[0]->process].nmaps > 0);
 		}
 		PC_CHECK_EQ_INT(m->meta.start_time_ns, 1795311053805240700LL);
 		PC_CHECK_EQ_INT(m->meta.interval_ns, 20000000);
 		PC_CHECK_EQ_INT(m->ncategories, 26);
 		PC_CHECK_EQ_STR(m->categories[0].name, "Idle");
-		PC_CHECK(m->meta.nmarker_schema >= 36);
+		PC_CHECK(m->schemas.len >= 36);
+		PC_CHECK_EQ_INT(m->meta.nmarker_schema, 0);
 		PC_CHECK_EQ_INT(m->meta.symbolicated, 0);
 		PC_CHECK(m->libs.len > 0);
 		/* processed JSON of it reads back and writes the same bytes */
@@ -300,11 +343,17 @@ static void hand_written(void)
 
 			PC_CHECK_EQ_INT(t->markers.start[0], 1000000);
 			PC_CHECK_EQ_INT(t->markers.category[0], 1);
-			PC_CHECK_EQ_INT(t->markers.data[0], PC_NONE);
+			PC_CHECK_EQ_INT(t->markers.payload[0], PC_NONE);
 			PC_CHECK_EQ_INT(t->markers.start[1], 3000000);
 			PC_CHECK_EQ_INT(t->markers.end[1], 4000000);
 			PC_CHECK_EQ_STR(pc_str(m, t->markers.name[1]), "Phase");
-			d = cJSON_Parse(pc_str(m, t->markers.data[1]));
+			/* the cause is in the cause columns; the payload as written */
+			PC_CHECK_EQ_INT(t->markers.cause_tid[1], 11);
+			PC_CHECK_EQ_INT(t->markers.cause_time[1], 3500000);
+			PC_CHECK(pc_pv_member(m, t->markers.payload[1], "what") != PC_NONE &&
+				 pc_pv(m, pc_pv_member(m, t->markers.payload[1], "what"))->kind ==
+					 PC_VAL_SREF);
+			d = pv_json(m, t, 1);
 			PC_CHECK(d != NULL);
 			if (d) {
 				cJSON *cause = cJSON_GetObjectItem(d, "cause");
@@ -333,10 +382,14 @@ static void hand_written(void)
 		}
 	}
 	/* the schema: data -> fields (searchable dropped), static field -> description */
-	PC_CHECK_EQ_INT(m->meta.nmarker_schema, 1);
-	if (m->meta.nmarker_schema == 1)
-		PC_CHECK_EQ_STR(m->meta.marker_schema[0],
+	PC_CHECK_EQ_INT(m->schemas.len, 1);
+	if (m->schemas.len == 1) {
+		char *js = pv_text(m, m->schemas.rows[0].body);
+
+		PC_CHECK_EQ_STR(js,
 				"{\"name\":\"Phase\",\"display\":[\"marker-chart\"],\"fields\":[{\"key\":\"detail\",\"format\":\"string\"},{\"key\":\"what\",\"label\":\"What\",\"format\":\"unique-string\"}],\"description\":\"A phase.\"}");
+		free(js);
+	}
 	PC_CHECK_EQ_STR(m->meta.product, "Firefox");
 out:
 	pc_model_free(m);
