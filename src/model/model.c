@@ -42,7 +42,6 @@ struct pc_model *pc_model_new(struct profconv_ctx *ctx)
 	m->meta.profiling_start = PC_NO_TIME;
 	m->meta.profiling_end = PC_NO_TIME;
 	m->meta.interval_ns = 1000000;
-	m->meta.weight_type = "samples";
 	m->meta.more = PC_NONE;
 	if (pc_model_add_category(m, "Other", "grey") == PC_NO_CATEGORY) {
 		pc_model_free(m);
@@ -75,7 +74,6 @@ static void free_thread(struct profconv_ctx *ctx, struct pc_thread *t)
 	pc_free(ctx, t->markers.end);
 	pc_free(ctx, t->markers.phase);
 	pc_free(ctx, t->markers.category);
-	pc_free(ctx, t->markers.data);
 	pc_free(ctx, t);
 }
 
@@ -150,16 +148,6 @@ void pc_model_free(struct pc_model *m)
 
 	pc_free(ctx, m->meta.product);
 	pc_free(ctx, m->meta.imported_from);
-	pc_free(ctx, m->meta.hostname);
-	pc_free(ctx, m->meta.os_release);
-	pc_free(ctx, m->meta.arch);
-	pc_free(ctx, m->meta.cpu_desc);
-	pc_free(ctx, m->meta.perf_version);
-	pc_free(ctx, m->meta.command_line);
-	pc_free(ctx, m->meta.event_name);
-	for (i = 0; i < m->meta.nmarker_schema; i++)
-		pc_free(ctx, m->meta.marker_schema[i]);
-	pc_free(ctx, m->meta.marker_schema);
 	pc_free(ctx, m);
 }
 
@@ -813,8 +801,6 @@ struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid)
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
-	t->process_type = "default";
-	t->process_shutdown = PC_NO_TIME;
 	t->unregister_time = PC_NO_TIME;
 	t->more = PC_NONE;
 	t->samples.weight_type = "samples";
@@ -907,7 +893,6 @@ static int markers_reserve(struct pc_model *m, struct pc_markers *k)
 	GROW_COL(m, k->end, k->cap, cap);
 	GROW_COL(m, k->phase, k->cap, cap);
 	GROW_COL(m, k->category, k->cap, cap);
-	GROW_COL(m, k->data, k->cap, cap);
 	GROW_COL(m, k->payload, k->cap, cap);
 	GROW_COL(m, k->cause_stack, k->cap, cap);
 	GROW_COL(m, k->cause_time, k->cap, cap);
@@ -931,46 +916,11 @@ int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_mark
 	k->end[i] = r->end;
 	k->phase[i] = r->phase;
 	k->category[i] = r->category;
-	k->data[i] = PC_NONE;
 	k->payload[i] = r->payload;
 	k->cause_stack[i] = r->cause_stack;
 	k->cause_time[i] = r->cause_time;
 	k->cause_tid[i] = r->cause_tid;
 	k->context_set[i] = r->context_set;
-	return 0;
-}
-
-/* TRANSITION: the raw-JSON form; goes once every reader pushes payloads. */
-int pc_marker_add(struct pc_model *m, struct pc_thread *t, uint32_t name, int64_t start,
-		  int64_t end, uint8_t phase, uint16_t category, uint32_t data)
-{
-	struct pc_marker_row r;
-	int err;
-
-	pc_marker_row_init(&r);
-	r.name = name;
-	r.start = start;
-	r.end = end;
-	r.phase = phase;
-	r.category = category;
-	err = pc_marker_push(m, t, &r);
-	if (!err)
-		t->markers.data[t->markers.len - 1] = data;
-	return err;
-}
-
-int pc_model_add_marker_schema(struct pc_model *m, const char *json)
-{
-	struct pc_meta *mt = &m->meta;
-	char *d;
-
-	if (pc_grow(m->ctx, (void **)&mt->marker_schema, sizeof(*mt->marker_schema),
-		    &mt->marker_schema_cap, (size_t)mt->nmarker_schema + 1))
-		return PROFCONV_ERR_NOMEM;
-	d = pc_strdup(m->ctx, json);
-	if (!d)
-		return PROFCONV_ERR_NOMEM;
-	mt->marker_schema[mt->nmarker_schema++] = d;
 	return 0;
 }
 
@@ -1088,7 +1038,6 @@ int pc_model_sort_threads(struct pc_model *m)
 				PERMUTE(ctx, k->end, idx, k->len, int64_t, fail);
 				PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
 				PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
-				PERMUTE(ctx, k->data, idx, k->len, uint32_t, fail);
 				PERMUTE(ctx, k->payload, idx, k->len, uint32_t, fail);
 				PERMUTE(ctx, k->cause_stack, idx, k->len, uint32_t, fail);
 				PERMUTE(ctx, k->cause_time, idx, k->len, int64_t, fail);

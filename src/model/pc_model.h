@@ -78,10 +78,7 @@ struct pc_lib {
 	uint32_t code_id;     /* string: build id hex, or PC_NONE (null) */
 	uint32_t arch;	      /* string, or PC_NONE */
 	uint32_t resource;    /* its Library resource row */
-	/* TRANSITION: to be removed; use the process mappings instead. */
-	uint64_t start_avma;
-	uint64_t end_avma;
-	uint64_t base_avma;
+	/* No addresses: each process records its own mappings of the lib. */
 	uint8_t is_kernel; /* the kernel image: its addresses are kernel symbols */
 };
 
@@ -207,7 +204,6 @@ struct pc_markers {
 	int64_t *end;	    /* ns, or PC_NO_TIME */
 	uint8_t *phase;	    /* enum pc_marker_phase */
 	uint16_t *category; /* category index */
-	uint32_t *data;	    /* TRANSITION: string holding raw JSON, or PC_NONE; use payload */
 	uint32_t *payload;  /* payload object root (m->pv), or PC_NONE (null data) */
 	/* The cause: a stack (first-class, remapped by symbolication). */
 	uint32_t *cause_stack; /* stack row, or PC_NONE: no cause */
@@ -226,16 +222,10 @@ struct pc_paused_range {
 
 struct pc_thread {
 	uint32_t name;	       /* string */
-	uint32_t process;      /* process row (pc_thread_add() sets it) */
-	/* TRANSITION: the next four move to the process row. */
-	uint32_t process_name; /* string */
-	const char *process_type; /* static ("default") or kept (pc_model_keep()) */
-	const char *paused_ranges; /* TRANSITION: raw JSON array; use paused[] */
+	uint32_t process;      /* process row (name, type, times), or PC_NONE */
 	int64_t pid;
 	int64_t tid;
 	uint8_t is_main;
-	int64_t process_startup; /* ns */
-	int64_t process_shutdown; /* ns or PC_NO_TIME */
 	int64_t register_time;	 /* ns */
 	int64_t unregister_time; /* ns or PC_NO_TIME */
 	struct pc_paused_range *paused;
@@ -425,7 +415,6 @@ struct pc_meta {
 	int64_t profiling_start; /* ns relative to zero, or PC_NO_TIME */
 	int64_t profiling_end;
 	int symbolicated;
-	const char *weight_type; /* TRANSITION: per thread now (samples.weight_type) */
 	/* Kept strings (pc_meta_keep), NULL if unknown. */
 	const char *platform;	 /* "Linux", "Windows", "Macintosh", "Android", ... */
 	const char *oscpu;	 /* OS and CPU description, e.g. "Linux 6.1.0-13-amd64" */
@@ -435,21 +424,11 @@ struct pc_meta {
 	const char *unit_time;	     /* sampleUnits.time ("ms", "bytes") or NULL */
 	const char *unit_event_delay; /* sampleUnits.eventDelay or NULL */
 	const char *unit_cpu_delta;   /* sampleUnits.threadCPUDelta ("ns", "µs", ...) or NULL */
-	/* TRANSITION: the perf-shaped owned strings below go; perf facts go to extra. */
-	char *product;
-	char *imported_from;
-	char *hostname;
-	char *os_release;
-	char *arch;
-	char *cpu_desc;
-	char *perf_version;
-	char *command_line;
-	char *event_name;
+	/* Owned strings (pc_meta_set), NULL if unknown. */
+	char *product;	     /* the producing application, e.g. "Firefox", "perf" */
+	char *imported_from; /* the input format a converter read, e.g. "perf.data" */
 	uint32_t logical_cpus;
 	uint32_t physical_cpus; /* 0 = unknown */
-	/* TRANSITION: raw JSON schema objects; use m->schemas. */
-	char **marker_schema;
-	uint32_t nmarker_schema, marker_schema_cap;
 	/* ---- generic: everything else a producer recorded ---- */
 	struct pc_extra_entry *extra; /* meta.extra entries, in order */
 	uint32_t nextra, extra_cap;
@@ -551,11 +530,6 @@ struct pc_thread *pc_thread_add(struct pc_model *m, int64_t pid, int64_t tid);
 /* Append a sample; weight is ignored while every weight so far is 1. 0 or error. */
 int pc_sample_add(struct pc_model *m, struct pc_thread *t, uint32_t stack, int64_t time,
 		  int64_t weight);
-/* Append a marker; data is a string index holding a JSON object, or PC_NONE. */
-int pc_marker_add(struct pc_model *m, struct pc_thread *t, uint32_t name, int64_t start,
-		  int64_t end, uint8_t phase, uint16_t category, uint32_t data);
-/* Add a raw JSON marker schema object to meta.markerSchema (copied). */
-int pc_model_add_marker_schema(struct pc_model *m, const char *json);
 
 /*
  * Sort each thread's samples (and markers by start time) stably by time;

@@ -416,40 +416,6 @@ static char *utf8_repair(struct profconv_ctx *ctx, const char *s, size_t len, si
 	return d;
 }
 
-uint32_t pc_jr_intern_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired)
-{
-	size_t n = 0;
-	int err;
-	char *fixed = utf8_repair(m->ctx, s, len, &n, &err);
-	uint32_t idx;
-
-	if (err)
-		return PC_NONE;
-	if (!fixed)
-		return pc_str_intern(m, s, len);
-	(*repaired)++;
-	idx = pc_str_intern(m, fixed, n);
-	pc_free(m->ctx, fixed);
-	return idx;
-}
-
-const char *pc_jr_keep_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired)
-{
-	size_t n = 0;
-	int err;
-	char *fixed = utf8_repair(m->ctx, s, len, &n, &err);
-	const char *kept;
-
-	if (err)
-		return NULL;
-	if (!fixed)
-		return pc_model_keep(m, s, len);
-	(*repaired)++;
-	kept = pc_model_keep(m, fixed, n);
-	pc_free(m->ctx, fixed);
-	return kept;
-}
-
 int pc_jr_add_schema(struct pc_model *m, const char *s, size_t len, uint64_t *repaired)
 {
 	size_t n = 0;

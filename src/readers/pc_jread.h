@@ -65,15 +65,12 @@ int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const s
 void pc_jr_default_categories(struct pc_model *m);
 
 /*
- * Raw JSON text kept as it was read (marker payloads, marker schemas, paused
- * ranges) may hold invalid UTF-8 inside its strings: the writer copies such
- * text verbatim, so it is repaired on the way in (each invalid byte becomes
- * U+FFFD, as jpull does for the strings it decodes); *repaired counts it.
- * Interned into m's strings / kept with pc_model_keep() / added to
- * meta.markerSchema.  PC_NONE / NULL / an error on OOM.
+ * A marker schema given as JSON text (the Gecko reader converts each with
+ * cJSON) into the model's schema table: invalid UTF-8 in its strings is
+ * repaired first (each invalid byte becomes U+FFFD, as jpull does for the
+ * strings it decodes; *repaired counts it).  An entry without a string
+ * name is left out.  0 or an error.
  */
-uint32_t pc_jr_intern_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
-const char *pc_jr_keep_json(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
 int pc_jr_add_schema(struct pc_model *m, const char *s, size_t len, uint64_t *repaired);
 
 /* A pool of byte strings (each NUL-terminated), addressed by index. */

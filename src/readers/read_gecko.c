@@ -2846,7 +2846,6 @@ static int read_gecko(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_spool_init(&r.sub_schemas, ctx);
 	pc_spool_init(&r.ustr_pool, ctx);
 	m->meta.zero_ns = 0;
-	m->meta.weight_type = "samples";
 	m->meta.symbolicated = 0;
 	err = pc_jpull_new(ctx, in, NULL, &r.p);
 	if (!err)

@@ -1310,7 +1310,6 @@ static int load_thread(struct rd *r)
 	memset(tl, 0, sizeof(*tl));
 	/* pooled strings until fix_strings() */
 	th->name = PC_NONE;
-	th->process_name = PC_NONE;
 	for (;;) {
 		err = pc_jpull_next(r->p, &t);
 		if (err)

@@ -52,7 +52,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cJSON.h>
 
 #include "model/pc_model.h"
 #include "symbolicate/pc_symbolicate.h"
@@ -369,8 +368,9 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		/* no kernel build id recorded (pipe mode, -z): compare releases */
 		struct utsname u;
 
-		if (!f->m->meta.os_release || uname(&u) != 0 ||
-		    strcmp(u.release, f->m->meta.os_release) != 0) {
+		/* meta.oscpu holds the recorded release for perf.data */
+		if (!f->m->meta.oscpu || uname(&u) != 0 ||
+		    strcmp(u.release, f->m->meta.oscpu) != 0) {
 			tried(f, "/proc/kallsyms",
 			      "no kernel build id recorded and the kernel release differs; use --kallsyms");
 			return 0;
@@ -678,8 +678,7 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
  * the markers' cause_stack column, which must follow the rebuilt stack
  * table: a column walk, no payload is looked at.
  */
-static int remap_marker_causes(struct pc_model *m, struct pc_thread *t, const uint32_t *map,
-			       uint32_t nold)
+static int remap_marker_causes(struct pc_thread *t, const uint32_t *map, uint32_t nold)
 {
 	uint32_t k;
 
@@ -688,37 +687,6 @@ static int remap_marker_causes(struct pc_model *m, struct pc_thread *t, const ui
 
 		if (*c != PC_NONE && *c < nold)
 			*c = map[*c];
-	}
-	/* TRANSITION: raw JSON payloads of readers not yet on the payload trees */
-	for (k = 0; k < t->markers.len; k++) {
-		const char *text;
-		cJSON *doc, *cause, *stack;
-		char *out;
-		uint32_t row;
-
-		if (t->markers.data[k] == PC_NONE)
-			continue;
-		text = pc_str(m, t->markers.data[k]);
-		if (!strstr(text, "\"cause\""))
-			continue;
-		doc = cJSON_Parse(text);
-		cause = doc ? cJSON_GetObjectItemCaseSensitive(doc, "cause") : NULL;
-		stack = cause ? cJSON_GetObjectItemCaseSensitive(cause, "stack") : NULL;
-		if (!cJSON_IsNumber(stack) || stack->valuedouble < 0 ||
-		    stack->valuedouble >= (double)nold) {
-			cJSON_Delete(doc);
-			continue;
-		}
-		cJSON_SetNumberValue(stack, (double)map[(uint32_t)stack->valuedouble]);
-		out = cJSON_PrintUnformatted(doc);
-		cJSON_Delete(doc);
-		if (!out)
-			return PROFCONV_ERR_NOMEM;
-		row = pc_str_intern_z(m, out);
-		cJSON_free(out);
-		if (row == PC_NONE)
-			return PROFCONV_ERR_NOMEM;
-		t->markers.data[k] = row;
 	}
 	return 0;
 }
@@ -761,7 +729,7 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 			for (k = 0; k < sm->len; k++)
 				if (sm->stack[k] != PC_NONE)
 					sm->stack[k] = map[sm->stack[k]];
-			err = remap_marker_causes(m, m->threads[i], map, old.len);
+			err = remap_marker_causes(m->threads[i], map, old.len);
 		}
 		pc_free(m->ctx, old.frame);
 		pc_free(m->ctx, old.prefix);

@@ -174,17 +174,6 @@ static void write_categories(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_arr_end(w);
 }
 
-static void extra_entry(struct pc_jw *w, const char *label, const char *value)
-{
-	if (!value)
-		return;
-	pc_jw_obj_begin(w);
-	key_str(w, "label", label);
-	key_str(w, "format", "string");
-	key_str(w, "value", value);
-	pc_jw_obj_end(w);
-}
-
 /*
  * meta.extra: ExtraProfileInfoSection[] = [{label, entries: [{label, format,
  * value}]}] (src/types/profile.ts); format is a marker field format.  The
@@ -225,26 +214,6 @@ static void write_extra_entries(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_arr_end(w);
 }
 
-/* TRANSITION: the old perf-shaped fields, for readers not yet migrated. */
-static void write_extra(struct pc_jw *w, const struct pc_meta *mt)
-{
-	if (!mt->hostname && !mt->perf_version && !mt->command_line && !mt->event_name)
-		return;
-	pc_jw_key(w, "extra");
-	pc_jw_arr_begin(w);
-	pc_jw_obj_begin(w);
-	key_str(w, "label", "perf.data");
-	pc_jw_key(w, "entries");
-	pc_jw_arr_begin(w);
-	extra_entry(w, "Host", mt->hostname);
-	extra_entry(w, "perf version", mt->perf_version);
-	extra_entry(w, "Command line", mt->command_line);
-	extra_entry(w, "Event", mt->event_name);
-	pc_jw_arr_end(w);
-	pc_jw_obj_end(w);
-	pc_jw_arr_end(w);
-}
-
 /* Members of meta.more that the writer writes itself are not repeated. */
 static int meta_written(const char *key, void *user)
 {
@@ -281,10 +250,6 @@ static void write_sample_units(struct pc_jw *w, const struct pc_meta *mt)
 static void write_meta(struct pc_jw *w, const struct pc_model *m, int version)
 {
 	const struct pc_meta *mt = &m->meta;
-	const char *oscpu = mt->oscpu ? mt->oscpu : mt->os_release;
-	const char *platform = mt->platform ? mt->platform : mt->os_release ? "Linux" : NULL;
-	const char *abi = mt->abi ? mt->abi : mt->arch;
-	const char *cpu = mt->cpu_name ? mt->cpu_name : mt->cpu_desc;
 	uint32_t i;
 
 	pc_jw_key(w, "meta");
@@ -303,8 +268,6 @@ static void write_meta(struct pc_jw *w, const struct pc_model *m, int version)
 	pc_jw_arr_begin(w);
 	for (i = 0; i < m->schemas.len; i++)
 		pc_pv_emit(w, m, m->schemas.rows[i].body, NULL);
-	for (i = 0; i < mt->nmarker_schema; i++) /* TRANSITION: raw schemas */
-		pc_jw_raw(w, mt->marker_schema[i], strlen(mt->marker_schema[i]));
 	pc_jw_arr_end(w);
 
 	write_categories(w, m);
@@ -314,14 +277,16 @@ static void write_meta(struct pc_jw *w, const struct pc_model *m, int version)
 		key_time(w, "profilingStartTime", mt->profiling_start);
 	if (mt->profiling_end != PC_NO_TIME)
 		key_time(w, "profilingEndTime", mt->profiling_end);
-	if (oscpu)
-		key_str(w, "oscpu", oscpu);
-	if (platform)
-		key_str(w, "platform", platform);
-	if (abi)
-		key_str(w, "abi", abi);
-	if (cpu)
-		key_str(w, "CPUName", cpu);
+	/* the platform facts as the input gave them (a Windows Firefox profile
+	 * stays Windows) */
+	if (mt->oscpu)
+		key_str(w, "oscpu", mt->oscpu);
+	if (mt->platform)
+		key_str(w, "platform", mt->platform);
+	if (mt->abi)
+		key_str(w, "abi", mt->abi);
+	if (mt->cpu_name)
+		key_str(w, "CPUName", mt->cpu_name);
 	if (mt->logical_cpus)
 		key_i64(w, "logicalCPUs", mt->logical_cpus);
 	if (mt->physical_cpus)
@@ -333,8 +298,6 @@ static void write_meta(struct pc_jw *w, const struct pc_model *m, int version)
 	write_sample_units(w, mt);
 	if (mt->nextra)
 		write_extra_entries(w, m);
-	else
-		write_extra(w, mt);
 	pc_pv_emit_members(w, m, mt->more, NULL, meta_written, NULL);
 	pc_jw_obj_end(w);
 }
@@ -620,13 +583,10 @@ static void col_i64_none(struct pc_jw *w, const char *key, const int64_t *v, uin
 	pc_jw_arr_end(w);
 }
 
-static void write_samples(struct pc_jw *w, const struct pc_model *m, const struct pc_samples *s)
+static void write_samples(struct pc_jw *w, const struct pc_samples *s)
 {
 	const char *wt = s->weight_type ? s->weight_type : "samples";
 
-	/* TRANSITION: readers not yet migrated set the weight type in meta */
-	if (strcmp(wt, "samples") == 0 && m->meta.weight_type)
-		wt = m->meta.weight_type;
 	pc_jw_key(w, "samples");
 	pc_jw_obj_begin(w);
 	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
@@ -699,12 +659,7 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 	int cause = mk->cause_stack[i] != PC_NONE;
 
 	if (p == PC_NONE && !cause) {
-		uint32_t d = mk->data[i]; /* TRANSITION: raw JSON */
-
-		if (d == PC_NONE)
-			pc_jw_null(w);
-		else
-			pc_jw_raw(w, m->strings.ptr[d], m->strings.lens[d]);
+		pc_jw_null(w);
 		return;
 	}
 	if (!cause || (p != PC_NONE && has_cause_node(m, p))) {
@@ -778,25 +733,14 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 {
 	const struct pc_process *pr =
 		t->process < m->processes.len ? &m->processes.rows[t->process] : NULL;
-	int64_t startup = t->process_startup, shutdown = t->process_shutdown;
+	int64_t startup = pr && pr->start != PC_NO_TIME ? pr->start : 0;
+	int64_t shutdown = pr ? pr->end : PC_NO_TIME;
 	char pid[24];
 
-	/* the process row, falling back to the TRANSITION thread fields */
-	if (pr && pr->start != PC_NO_TIME)
-		startup = pr->start;
-	if (pr && pr->end != PC_NO_TIME)
-		shutdown = pr->end;
 	pc_jw_obj_begin(w);
 	key_str_idx(w, m, "name", t->name);
-	if (pr && pr->name)
-		key_str(w, "processName", pr->name);
-	else if (t->process_name != PC_NONE)
-		key_str_idx(w, m, "processName", t->process_name);
-	else
-		key_str(w, "processName", "");
-	key_str(w, "processType",
-		pr && pr->type && strcmp(pr->type, "default") != 0 ? pr->type :
-		t->process_type ? t->process_type : "default");
+	key_str(w, "processName", pr && pr->name ? pr->name : "");
+	key_str(w, "processType", pr && pr->type ? pr->type : "default");
 	pc_jw_key(w, "pid"); /* a string since processed v47 */
 	pc_jw_str(w, pid, pc_fmt_i64(pid, t->pid));
 	key_i64(w, "tid", t->tid);
@@ -805,14 +749,9 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	key_time(w, "processShutdownTime", shutdown);
 	key_time(w, "registerTime", t->register_time);
 	key_time(w, "unregisterTime", t->unregister_time);
-	if (t->npaused || !t->paused_ranges) {
-		write_paused(w, t);
-	} else { /* TRANSITION: raw JSON */
-		pc_jw_key(w, "pausedRanges");
-		pc_jw_raw(w, t->paused_ranges, strlen(t->paused_ranges));
-	}
+	write_paused(w, t);
 	pc_pv_emit_members(w, m, t->more, NULL, thread_written, NULL);
-	write_samples(w, m, &t->samples);
+	write_samples(w, &t->samples);
 	write_markers(w, m, &t->markers);
 	pc_jw_obj_end(w);
 }

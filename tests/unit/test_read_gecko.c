@@ -154,7 +154,6 @@ static void esr_cut(void)
 		PC_CHECK_EQ_INT(m->ncategories, 26);
 		PC_CHECK_EQ_STR(m->categories[0].name, "Idle");
 		PC_CHECK(m->schemas.len >= 36);
-		PC_CHECK_EQ_INT(m->meta.nmarker_schema, 0);
 		PC_CHECK_EQ_INT(m->meta.symbolicated, 0);
 		PC_CHECK(m->libs.len > 0);
 		/* processed JSON of it reads back and writes the same bytes */

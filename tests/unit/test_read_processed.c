@@ -201,7 +201,6 @@ static void duplicates(void)
 	pc_stack_append(m, s1, 2);
 	t = pc_thread_add(m, 1, 1);
 	t->name = 2;
-	t->process_name = 1;
 	pc_sample_add(m, t, s0, 0, 1);
 	pc_sample_add(m, t, s1, 1000000, 1);
 	PC_CHECK_EQ_INT(m->strings.len, 3);
