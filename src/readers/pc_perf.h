@@ -1,0 +1,444 @@
+/*
+ * pc_perf.h - the perf.data reader's private state and constants, shared by
+ * its files: read_perf.c (the record stream, samples, the result),
+ * perf_header.c (file header, attrs, features), perf_maps.c (processes,
+ * threads, mappings, libs) and perf_queue.c (the ordered queue).
+ * Nothing outside the reader includes it.
+ */
+#ifndef PC_PERF_H
+#define PC_PERF_H
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <zstd.h>
+
+/*
+ * uthash allocates through the ctx allocator (every use is inside a function
+ * with `p` in scope) and reports OOM instead of exiting.
+ */
+#define HASH_NONFATAL_OOM 1
+#define uthash_malloc(sz)    pc_alloc(p->ctx, sz)
+#define uthash_free(ptr, sz) pc_free(p->ctx, ptr)
+#include <uthash.h>
+
+#include "readers/pc_reader.h"
+
+/* --- format constants (include/uapi/linux/perf_event.h, tools/perf) --- */
+
+enum {
+	REC_MMAP = 1,
+	REC_LOST = 2,
+	REC_COMM = 3,
+	REC_EXIT = 4,
+	REC_THROTTLE = 5,
+	REC_UNTHROTTLE = 6,
+	REC_FORK = 7,
+	REC_READ = 8,
+	REC_SAMPLE = 9,
+	REC_MMAP2 = 10,
+	REC_AUX = 11,
+	REC_ITRACE_START = 12,
+	REC_LOST_SAMPLES = 13,
+	REC_SWITCH = 14,
+	REC_SWITCH_CPU_WIDE = 15,
+	REC_NAMESPACES = 16,
+	REC_KSYMBOL = 17,
+	REC_BPF_EVENT = 18,
+	REC_CGROUP = 19,
+	REC_TEXT_POKE = 20,
+	REC_AUX_OUTPUT_HW_ID = 21,
+	REC_KERNEL_MAX = 22,
+
+	REC_HEADER_ATTR = 64,
+	REC_HEADER_EVENT_TYPE = 65,
+	REC_HEADER_TRACING_DATA = 66,
+	REC_HEADER_BUILD_ID = 67,
+	REC_FINISHED_ROUND = 68,
+	REC_ID_INDEX = 69,
+	REC_AUXTRACE_INFO = 70,
+	REC_AUXTRACE = 71,
+	REC_AUXTRACE_ERROR = 72,
+	REC_THREAD_MAP = 73,
+	REC_CPU_MAP = 74,
+	REC_STAT_CONFIG = 75,
+	REC_STAT = 76,
+	REC_STAT_ROUND = 77,
+	REC_EVENT_UPDATE = 78,
+	REC_TIME_CONV = 79,
+	REC_HEADER_FEATURE = 80,
+	REC_COMPRESSED = 81,
+	REC_FINISHED_INIT = 82,
+	REC_COMPRESSED2 = 83,
+	REC_USER_MAX = 84,
+};
+
+#define S_IP		 (1ull << 0)
+#define S_TID		 (1ull << 1)
+#define S_TIME		 (1ull << 2)
+#define S_ADDR		 (1ull << 3)
+#define S_READ		 (1ull << 4)
+#define S_CALLCHAIN	 (1ull << 5)
+#define S_ID		 (1ull << 6)
+#define S_CPU		 (1ull << 7)
+#define S_PERIOD	 (1ull << 8)
+#define S_STREAM_ID	 (1ull << 9)
+#define S_RAW		 (1ull << 10)
+#define S_BRANCH_STACK	 (1ull << 11)
+#define S_REGS_USER	 (1ull << 12)
+#define S_STACK_USER	 (1ull << 13)
+#define S_WEIGHT	 (1ull << 14)
+#define S_DATA_SRC	 (1ull << 15)
+#define S_IDENTIFIER	 (1ull << 16)
+#define S_TRANSACTION	 (1ull << 17)
+#define S_REGS_INTR	 (1ull << 18)
+#define S_PHYS_ADDR	 (1ull << 19)
+#define S_AUX		 (1ull << 20)
+#define S_CGROUP	 (1ull << 21)
+#define S_DATA_PAGE_SIZE (1ull << 22)
+#define S_CODE_PAGE_SIZE (1ull << 23)
+#define S_WEIGHT_STRUCT	 (1ull << 24)
+#define S_KNOWN		 ((1ull << 25) - 1)
+
+#define RF_TOTAL_TIME_ENABLED (1ull << 0)
+#define RF_TOTAL_TIME_RUNNING (1ull << 1)
+#define RF_ID		      (1ull << 2)
+#define RF_GROUP	      (1ull << 3)
+#define RF_LOST		      (1ull << 4)
+
+#define AF_FREQ		 (1ull << 10)
+#define AF_SAMPLE_ID_ALL (1ull << 18)
+#define AF_USE_CLOCKID	 (1ull << 25)
+#define AF_EXCL_CALLCHAIN_USER (1ull << 22)
+
+#define BRANCH_HW_INDEX (1ull << 17)
+
+#define MISC_CPUMODE_MASK 7u
+#define MISC_KERNEL	  1u
+#define MISC_USER	  2u
+#define MISC_GUEST_KERNEL 4u
+#define MISC_MMAP_DATA	  (1u << 13) /* MMAP: not executable */
+#define MISC_COMM_EXEC	  (1u << 13)
+#define MISC_MMAP_BUILD_ID (1u << 14)
+#define MISC_BUILD_ID_SIZE (1u << 15)
+
+#define CTX_HV		 ((uint64_t)-32)
+#define CTX_KERNEL	 ((uint64_t)-128)
+#define CTX_USER	 ((uint64_t)-512)
+#define CTX_GUEST	 ((uint64_t)-2048)
+#define CTX_GUEST_KERNEL ((uint64_t)-2176)
+#define CTX_GUEST_USER	 ((uint64_t)-2560)
+#define CTX_MAX		 ((uint64_t)-4095)
+
+#define PROT_EXEC_BIT 4u
+
+enum {
+	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_CPU_TOPOLOGY = 13,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+	FEAT_COMPRESSED = 27,
+	FEAT_CLOCK_DATA = 29,
+	FEAT_LAST = 32,
+};
+
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define ATTR_SIZE_VER0	 64
+#define MAX_ATTRS	 4096
+#define MAX_IDS		 (1u << 20)
+#define QUEUE_LIMIT	 ((size_t)64 << 20) /* bytes of queued records before a forced flush */
+#define ZOUT_SIZE	 ((size_t)1 << 20)
+/*
+ * perf's zstd records compress about 10:1 (26:1 seen at most); a stream that
+ * expands more than ZBOMB_RATIO times past ZBOMB_FLOOR bytes is refused.
+ */
+#define ZBOMB_RATIO 1000
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define ZBOMB_FLOOR ((uint64_t)1 << 20) /* fuzz inputs are small: stop bombs early */
+#else
+#define ZBOMB_FLOOR ((uint64_t)64 << 20)
+#endif
+
+static const char W_UNKNOWN[] = "records of unknown type skipped";
+static const char W_BAD_RECORD[] = "malformed records skipped";
+static const char W_TRUNCATED[] = "truncated inputs (the tail was ignored)";
+static const char W_NO_ATTR[] = "samples of unknown events skipped";
+static const char W_FEATURE[] = "malformed feature sections ignored";
+static const char W_BACKWARDS[] = "records out of time order";
+static const char W_NO_USER_STACK[] =
+	"samples without user stacks (--call-graph dwarf is not unwound yet)";
+
+/* --- reader state --- */
+
+struct attr {
+	uint32_t type;
+	uint64_t config;
+	uint64_t period_or_freq;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t flags;
+	uint64_t branch_sample_type;
+	uint64_t regs_user;
+	uint64_t regs_intr;
+	int32_t clockid;
+	char name[128];
+	uint64_t nsamples;
+	int selected;
+};
+
+struct id_map {
+	uint64_t id;
+	uint32_t attr;
+	UT_hash_handle hh;
+};
+
+struct mapping {
+	uint64_t start, end; /* [start, end) */
+	uint64_t rel_base;   /* relative address = avma - rel_base */
+	uint32_t lib;
+};
+
+struct process {
+	int32_t pid;
+	uint32_t name;	   /* string, PC_NONE until known */
+	int exec_named;	   /* name came from an exec COMM: later renames keep it */
+	struct mapping *maps; /* sorted by start, non-overlapping */
+	uint32_t nmaps, maps_cap;
+	int64_t start, end;
+	UT_hash_handle hh;
+};
+
+struct thread_state {
+	uint64_t key; /* pid << 32 | tid */
+	int32_t pid, tid;
+	uint32_t name; /* string or PC_NONE */
+	int64_t start, end;
+	struct pc_thread *t;
+	/* the last resolved chain, root first: frames and their stacks */
+	uint32_t *last_frames, *last_stacks;
+	uint32_t nlast, last_cap;
+	UT_hash_handle hh;
+};
+
+struct build_id {
+	uint32_t path; /* string */
+	uint8_t bytes[20];
+	uint8_t len;
+	uint8_t kernel;
+};
+
+struct lib_key {
+	uint32_t path;
+	uint32_t lib;
+};
+
+struct qchunk {
+	struct qchunk *next;	  /* every chunk, for freeing */
+	struct qchunk *next_free; /* chunks with no live record */
+	size_t used, size;
+	uint32_t live; /* queued records in this chunk */
+	unsigned char data[];
+};
+
+struct qent {
+	int64_t time;
+	uint64_t off; /* file offset, for messages */
+	unsigned char *rec;
+	struct qchunk *chunk;
+};
+
+/* Direct-mapped cache: (lib, address, flags) -> frame row. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define FCACHE_BITS 8 /* small inputs: keep each run cheap */
+#else
+#define FCACHE_BITS 16
+#endif
+struct fcache_ent {
+	uint64_t addr;
+	uint32_t lib;
+	uint32_t frame; /* PC_NONE = empty */
+	uint32_t flags;
+};
+
+/*
+ * Callchain cache: a raw callchain (the u64s as recorded, context markers
+ * included) of a pid under one map generation always resolves to the same
+ * stack, so it is resolved once.  Real profiles repeat callchains heavily
+ * (1.3 M samples, 263 k distinct chains in the benchmark recording).  The
+ * cache is dropped when its ips arena passes CC_ARENA_MAX, which bounds it.
+ */
+#define CC_ARENA_MAX ((size_t)8 << 20) /* u64s (64 MiB) */
+struct cc_ent {
+	uint64_t hash;
+	uint64_t off; /* into cc_ips */
+	uint32_t nr;
+	uint32_t stack;
+	int32_t pid;
+	uint32_t gen;
+};
+
+struct perf_stats {
+	uint64_t records[REC_USER_MAX];
+	uint64_t unknown_records;
+	uint64_t samples_used;
+	uint64_t samples_total;
+	uint64_t lost;
+	uint64_t lost_samples;
+	int64_t first_time, last_time;
+	uint64_t compressed_in, compressed_out;
+};
+
+struct perf {
+	struct profconv_ctx *ctx;
+	struct pc_input *in;
+	struct pc_model *m;
+	const char *path;
+	/* Header features (owned): the model gets platform facts and a
+	 * "perf.data" section of meta extra entries from them. */
+	char *f_host, *f_osrel, *f_version, *f_arch, *f_cpu, *f_cmdline;
+	int swap;
+	int pipe;
+	int info_only;
+
+	uint64_t data_off, data_size;
+	uint64_t feat_flags[4];
+
+	struct attr *attrs;
+	uint32_t nattrs, attrs_cap;
+	struct id_map *ids;
+	int all_identifier;
+	int same_layout;
+	int selected_any;
+
+	struct process *procs;
+	struct thread_state *threads;
+	struct process *last_pr;      /* the last looked up (entries are never removed */
+	struct thread_state *last_ts; /* while reading, so the pointers stay valid) */
+	struct build_id *build_ids;
+	uint32_t nbuild_ids, build_ids_cap;
+	struct lib_key *lib_keys;
+	uint32_t nlib_keys, lib_keys_cap;
+	uint32_t kernel_lib_name;
+
+	/* ordered queue */
+	struct qent *q, *qtmp;
+	uint32_t qlen, qcap, qtmp_cap;
+	struct qchunk *qchunks, *qcur, *qfree;
+	size_t qbytes;
+	int64_t round_max, prev_round_max;
+	int64_t qmin; /* smallest time queued (INT64_MAX when empty) */
+	int rounds_seen;
+	int64_t last_dispatched;
+
+	/* zstd */
+	ZSTD_DStream *zs;
+	unsigned char *zout;
+	size_t zpending;
+
+	/* per-sample scratch */
+	uint32_t map_gen; /* bumped on every mapping change */
+	struct cc_ent *cc;
+	uint32_t ncc, cc_cap;
+	uint32_t *cc_slots; /* entry index + 1, 0 = empty */
+	uint32_t cc_mask;
+	uint64_t *cc_ips;
+	size_t ncc_ips, cc_ips_cap;
+	struct fcache_ent *fcache;
+	uint32_t *frames;
+	uint32_t frames_cap;
+
+	uint16_t cat_user, cat_kernel;
+	int64_t first_sample, last_sample;
+	int have_time;
+	int truncated; /* the data section was cut short: warned once already */
+	int lost_markers, throttle_markers;
+	uint64_t payload;      /* bytes after a record its handler consumed */
+	uint64_t payload_room; /* bytes left in the data for such a payload */
+
+	/* features */
+	int64_t clock_tod_ns, clock_ref_ns;
+	int32_t clock_data_id;
+	int has_clock_data;
+	uint64_t sample_time_first, sample_time_last;
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	char *cmdline;
+
+	struct perf_stats st;
+};
+
+
+/* --- shared between the reader's files --- */
+
+/* A record's sample_id trailer (perf_parse_sid()). */
+struct sid {
+	int32_t pid, tid;
+	int64_t time; /* PC_NO_TIME if absent */
+	uint64_t id;
+	int has_id;
+	int has_tid;
+};
+
+
+static inline uint64_t ld64(const struct perf *p, const unsigned char *b)
+{
+	return pc_load_u64(b, p->swap);
+}
+
+static inline uint32_t ld32(const struct perf *p, const unsigned char *b)
+{
+	return pc_load_u32(b, p->swap);
+}
+
+static inline uint16_t ld16(const struct perf *p, const unsigned char *b)
+{
+	return pc_load_u16(b, p->swap);
+}
+
+/*
+ * Functions one of the reader's files defines and another calls (the
+ * perf_ prefix keeps them apart from other readers' names).
+ */
+int perf_add_attr(struct perf *p, const struct attr *a);
+int perf_add_id(struct perf *p, uint64_t id, uint32_t attr);
+int perf_add_mapping(struct perf *p, struct process *pr, const struct mapping *nm);
+const struct attr *perf_attr_for_id(struct perf *p, uint64_t id);
+void perf_attrs_done(struct perf *p);
+int perf_corrupt(struct perf *p, uint64_t off, const char *fmt, ...) PC_PRINTF(3, 4);
+int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off);
+int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t time,
+		 uint64_t off);
+const struct mapping *perf_find_mapping(const struct process *pr, uint64_t addr);
+int perf_flush_queue(struct perf *p, int64_t limit);
+void perf_free_qchunks(struct perf *p, struct qchunk *c);
+struct process *perf_get_process(struct perf *p, int32_t pid);
+struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);
+int perf_late_build_id(struct perf *p, const struct build_id *b);
+uint32_t perf_lib_for(struct perf *p, const char *file, const uint8_t *inline_id,
+		      size_t inline_len, int kernel);
+struct pc_thread *perf_model_thread(struct perf *p, struct thread_state *ts);
+int perf_parse_attr(struct perf *p, const unsigned char *b, size_t avail, uint64_t off,
+		    struct attr *a);
+int perf_parse_build_id_event(struct perf *p, const unsigned char *b, size_t size);
+int perf_parse_feature(struct perf *p, unsigned id, const unsigned char *b, size_t len,
+		       uint64_t off);
+void perf_parse_sid(struct perf *p, const unsigned char *b, size_t size, size_t fixed,
+		    struct sid *s);
+int perf_read_file_header(struct perf *p);
+int64_t perf_record_time(struct perf *p, uint32_t type, const unsigned char *rec, size_t size);
+int perf_select_event(struct perf *p);
+int perf_warn_at(struct perf *p, const char *kind, uint64_t off, const char *fmt, ...)
+	PC_PRINTF(4, 5);
+
+#endif /* PC_PERF_H */

@@ -1,0 +1,230 @@
+/*
+ * perf_queue.c - the ordered queue (tools/perf/util/ordered-events.c's contract)
+ * (the perf.data reader; see read_perf.c and pc_perf.h).
+ */
+#include "core/pc_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "readers/pc_perf.h"
+
+/* --- the ordered queue (tools/perf/util/ordered-events.c's contract) --- */
+
+/*
+ * Stable natural merge sort by time.  Each round holds a few runs that are
+ * already in order (one per CPU buffer, plus what the last flush kept), so
+ * this costs O(n log runs) and keeps arrival order among equal times.
+ */
+static int sort_queue(struct perf *p)
+{
+	uint32_t n = p->qlen;
+	struct qent *a = p->q, *t;
+
+	if (pc_grow(p->ctx, (void **)&p->qtmp, sizeof(*p->qtmp), &p->qtmp_cap, n))
+		return PROFCONV_ERR_NOMEM;
+	t = p->qtmp;
+	for (;;) {
+		uint32_t lo = 0, runs = 0;
+
+		while (lo < n) {
+			uint32_t mid = lo + 1, hi, i, j, o = lo;
+
+			while (mid < n && a[mid].time >= a[mid - 1].time)
+				mid++;
+			hi = mid;
+			if (hi < n) {
+				hi++;
+				while (hi < n && a[hi].time >= a[hi - 1].time)
+					hi++;
+			}
+			runs++;
+			for (i = lo, j = mid; i < mid && j < hi;)
+				t[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			while (i < mid)
+				t[o++] = a[i++];
+			while (j < hi)
+				t[o++] = a[j++];
+			lo = hi;
+		}
+		{
+			struct qent *x = a;
+
+			a = t;
+			t = x;
+		}
+		if (runs <= 1)
+			break;
+	}
+	if (a != p->q) {
+		/* the sorted data ended up in the scratch array: swap the arrays */
+		uint32_t c = p->qcap;
+
+		p->qtmp = p->q;
+		p->q = a;
+		p->qcap = p->qtmp_cap;
+		p->qtmp_cap = c;
+	}
+	return 0;
+}
+
+void perf_free_qchunks(struct perf *p, struct qchunk *c)
+{
+	while (c) {
+		struct qchunk *n = c->next;
+
+		pc_free(p->ctx, c);
+		c = n;
+	}
+}
+
+static unsigned char *qalloc(struct perf *p, size_t n, struct qchunk **chunk)
+{
+	struct qchunk *c = p->qcur;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!c || c->size - c->used < n) {
+		if (p->qfree && p->qfree->size >= n) {
+			c = p->qfree;
+			p->qfree = c->next_free;
+		} else {
+			size_t size = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+
+			c = pc_alloc(p->ctx, sizeof(*c) + size);
+			if (!c)
+				return NULL;
+			c->next = p->qchunks;
+			c->size = size;
+			p->qchunks = c;
+		}
+		c->used = 0;
+		c->live = 0;
+		c->next_free = NULL;
+		p->qcur = c;
+	}
+	c->used += n;
+	c->live++;
+	p->qbytes += n;
+	*chunk = c;
+	return c->data + c->used - n;
+}
+
+/* A queued record was handled: its chunk is reused once it holds no live record. */
+static void qrelease(struct perf *p, const struct qent *e)
+{
+	struct qchunk *c = e->chunk;
+
+	p->qbytes -= (ld16(p, e->rec + 6) + 7u) & ~7u;
+	if (--c->live)
+		return;
+	if (c == p->qcur) {
+		c->used = 0;
+	} else {
+		c->next_free = p->qfree;
+		p->qfree = c;
+	}
+}
+
+/* Dispatch every queued record with time <= limit, in (time, arrival) order. */
+int perf_flush_queue(struct perf *p, int64_t limit)
+{
+	uint32_t i, n = 0;
+	int err;
+
+	/* nothing due: many rounds in a row must not rescan the queue each time */
+	if (!p->qlen || limit < p->qmin)
+		return 0;
+	err = sort_queue(p);
+	if (err)
+		return err;
+	while (n < p->qlen && p->q[n].time <= limit)
+		n++;
+	for (i = 0; i < n && !err; i++) {
+		if (p->q[i].time < p->last_dispatched)
+			err = perf_warn_at(p, W_BACKWARDS, p->q[i].off,
+				      "record time %lld is before an already processed one (%lld)",
+				      (long long)p->q[i].time, (long long)p->last_dispatched);
+		else
+			p->last_dispatched = p->q[i].time;
+		if (!err)
+			err = perf_dispatch(p, p->q[i].rec, p->q[i].off);
+		qrelease(p, &p->q[i]);
+	}
+	if (err)
+		return err;
+	memmove(p->q, p->q + n, (size_t)(p->qlen - n) * sizeof(*p->q));
+	p->qlen -= n;
+	p->qmin = p->qlen ? p->q[0].time : INT64_MAX;
+	return 0;
+}
+
+int64_t perf_record_time(struct perf *p, uint32_t type, const unsigned char *rec, size_t size)
+{
+	const unsigned char *b = rec + 8;
+	size_t bs = size - 8;
+
+	if (type == REC_SAMPLE) {
+		const struct attr *a = p->nattrs ? &p->attrs[0] : NULL;
+		size_t pos = 0;
+
+		if (!a)
+			return PC_NO_TIME;
+		if (p->all_identifier) {
+			if (bs < 8)
+				return PC_NO_TIME;
+			a = perf_attr_for_id(p, ld64(p, b));
+			if (!a)
+				return PC_NO_TIME;
+		}
+		if (!(a->sample_type & S_TIME))
+			return PC_NO_TIME;
+		pos = 8 * (size_t)__builtin_popcountll(a->sample_type &
+							(S_IDENTIFIER | S_IP | S_TID));
+		if (pos + 8 > bs)
+			return PC_NO_TIME;
+		return (int64_t)ld64(p, b + pos);
+	}
+	if (type < REC_KERNEL_MAX) {
+		struct sid s;
+
+		perf_parse_sid(p, b, bs, 0, &s);
+		return s.time;
+	}
+	return PC_NO_TIME;
+}
+
+int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t time,
+		 uint64_t off)
+{
+	unsigned char *c;
+
+	if (p->qbytes > QUEUE_LIMIT) {
+		/* No FINISHED_ROUND in sight: flush the older half (perf does the same). */
+		int64_t mid;
+		int err = sort_queue(p);
+
+		if (err)
+			return err;
+		mid = p->q[p->qlen / 2].time;
+		err = perf_flush_queue(p, mid);
+		if (err)
+			return err;
+	}
+	if (pc_grow(p->ctx, (void **)&p->q, sizeof(*p->q), &p->qcap, (size_t)p->qlen + 1))
+		return PROFCONV_ERR_NOMEM;
+	c = qalloc(p, size, &p->q[p->qlen].chunk);
+	if (!c)
+		return PROFCONV_ERR_NOMEM;
+	memcpy(c, rec, size);
+	p->q[p->qlen].time = time;
+	p->q[p->qlen].off = off;
+	p->q[p->qlen].rec = c;
+	p->qlen++;
+	if (time > p->round_max)
+		p->round_max = time;
+	if (time < p->qmin)
+		p->qmin = time;
+	return 0;
+}
+
+/* The data ends inside a record: one warning per input, however it shows. */
