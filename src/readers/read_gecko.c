@@ -2643,7 +2643,7 @@ static int order_threads(struct gr *r)
 				err = add_paused(r, r->procs[k], m->threads[i]);
 				order[n++] = i;
 			}
-	if (!err && n == m->nthreads) {
+	if (!err && n && n == m->nthreads) {
 		err = pc_model_permute_threads(m, order);
 		/* tproc follows: thread i's process */
 		for (i = 0; i < n && !err; i++)
