@@ -43,144 +43,7 @@
  * known, as in files Firefox writes; otherwise it waits, buffered, until
  * they are.
  */
-#include "core/pc_config.h"
-
-#include <cJSON.h>
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "readers/pc_jread.h"
-#include "readers/pc_reader.h"
-
-#define MIN_VERSION 20
-#define MAX_VERSION 36
-#define MAX_CAPTURE ((size_t)64 << 20)
-
-#define WARN_COUNTERS "counters dropped"
-#define WARN_ALLOC    "allocation markers dropped"
-#define WARN_NOTIME   "markers without a time dropped"
-#define WARN_CATEGORY "invalid categories replaced"
-#define WARN_CAUSE    "marker backtraces with a bad stack dropped"
-#define WARN_USTR     "marker string fields out of range removed"
-#define WARN_PAYLOAD  "marker payloads that are not objects dropped"
-#define WARN_PAGES    "pages dropped"
-#define WARN_PAUSED   "paused ranges ignored"
-#define WARN_PID      "non-numeric pids or tids replaced by 0"
-#define WARN_UTF8     "input strings with invalid UTF-8 replaced"
-
-/* --- buffered Gecko tables --- */
-
-enum {
-	CT_ABSENT = 0,
-	CT_NULL,
-	CT_INT,	   /* v: the integer */
-	CT_NS,	   /* v: a non-integer number of ms, as ns */
-	CT_BADNUM, /* a number that fits neither */
-	CT_TRUE,
-	CT_FALSE,
-	CT_STR, /* v: index into the thread's raw pool */
-	CT_RAW, /* v: index into the raw pool (an object or array as JSON text) */
-};
-
-#define MAX_COLS 8
-
-struct gtable {
-	const char *name;
-	const char *const *cols; /* our column names, NULL-terminated */
-	int pos[MAX_COLS];	 /* column -> position in a row; -1: not in the schema */
-	int have_schema, have_data;
-	int64_t *v;
-	uint8_t *t;
-	uint32_t ncell, ccap;
-	uint32_t *row; /* nrows + 1 entries: row i is cells [row[i], row[i + 1]) */
-	uint32_t nrows, rcap;
-	struct pc_loc loc; /* the data array */
-};
-
-static const char *const frame_cols[] = { "location", "relevantForJS", "innerWindowID", "line",
-					  "column",   "category",      "subcategory",	NULL };
-enum { FC_LOCATION, FC_RELJS, FC_IW, FC_LINE, FC_COLUMN, FC_CAT, FC_SUBCAT };
-
-static const char *const stack_cols[] = { "prefix", "frame", NULL };
-enum { SC_PREFIX, SC_FRAME };
-
-static const char *const sample_cols[] = { "stack", "time", "weight", "threadCPUDelta", NULL };
-enum { SA_STACK, SA_TIME, SA_WEIGHT, SA_CPU };
-
-static const char *const marker_cols[] = { "name",     "startTime", "endTime", "phase",
-					   "category", "data",	    NULL };
-enum { MC_NAME, MC_START, MC_END, MC_PHASE, MC_CAT, MC_DATA };
-
-static const char *const source_cols[] = { "id",	  "filename",	  "startLine",
-					   "startColumn", "sourceMapURL", NULL };
-enum { SR_ID, SR_FILE, SR_LINE, SR_COLUMN, SR_URL };
-
-struct gthread {
-	uint32_t mt;   /* model thread */
-	uint32_t proc; /* process index */
-	uint32_t seq;  /* threads[seq] of its process */
-	struct pc_spool strs; /* stringTable */
-	struct pc_spool raw;  /* strings and raw values of the tables */
-	struct gtable frames, stacks, samples, markers;
-	int64_t register_ns, unregister_ns; /* unshifted */
-	struct pc_loc loc;
-};
-
-struct glib {
-	uint64_t start, end, offset;
-	uint32_t name, path, debug_name, debug_path, breakpad_id, code_id, arch; /* strings */
-	uint32_t global; /* model lib, PC_NONE until an address needs it */
-};
-
-struct gproc {
-	int has_meta, libs_seen, sources_seen;
-	int64_t start_ns;    /* meta.startTime (epoch) */
-	int64_t shutdown_ns; /* relative; PC_NO_TIME */
-	struct glib *libs;
-	uint32_t nlibs, libs_cap;
-	struct gtable sources;
-	struct pc_spool sources_raw;
-	uint32_t *source_rows; /* gecko source -> model sources row (memo) */
-	uint32_t paused;	  /* payload array, or PC_NONE */
-	uint32_t counters;	  /* payload array (read with numbers parsed), or PC_NONE */
-	struct pc_loc counters_loc;
-	struct gthread **pending;
-	uint32_t npending, pending_cap;
-	uint32_t nthreads;
-	struct pc_loc loc;
-};
-
-/* Marker fields with format unique-string, per marker type. */
-struct ustr {
-	uint32_t type, key; /* indexes into gr.ustr_pool */
-};
-
-struct gr {
-	struct profconv_ctx *ctx;
-	struct pc_jpull *p;
-	struct pc_model *m;
-	const char *name;
-	struct gproc **procs;
-	uint32_t nprocs, procs_cap;
-	struct pc_smap lib_keys;   /* "debugName/breakpadId" -> model lib */
-	struct pc_smap origins;	   /* URL origin -> resource */
-	struct pc_smap src_ids;	   /* sources id -> row */
-	struct pc_smap src_files;  /* filename of a source without id -> row */
-	struct pc_smap schema_names;
-	struct pc_smap noted; /* members not kept, noted once each */
-	struct pc_spool main_schemas, sub_schemas; /* converted, added at the end */
-	struct pc_spool ustr_pool;
-	struct ustr *ustrs;
-	uint32_t nustrs, ustrs_cap;
-	uint32_t *tproc; /* per model thread: its process */
-	uint32_t tcap;
-	int seen_categories;
-	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
-	uint64_t bad_payloads, bad_paused;
-	uint64_t counters, utf8_repaired;
-	struct pc_loc counters_loc;
-};
+#include "readers/pc_gecko.h"
 
 /* --- bidding --- */
 
@@ -203,16 +66,13 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- helpers --- */
 
-/* PROFCONV_ERR_CORRUPT at token t / at location loc (see pc_jr_corrupt()). */
-#define fail_tok(r, t, ...) pc_jr_corrupt((r)->ctx, (r)->p, (t), __VA_ARGS__)
-#define fail_loc(r, loc, ...) pc_jr_corrupt_at((r)->ctx, (loc), __VA_ARGS__)
 
-static uint32_t intern(struct gr *r, const char *s, size_t len)
+uint32_t gecko_intern(struct gr *r, const char *s, size_t len)
 {
 	return pc_str_intern(r->m, s, len);
 }
 
-static int nomem(struct gr *r)
+int gecko_nomem(struct gr *r)
 {
 	return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 }
@@ -231,11 +91,11 @@ static int str_value(struct gr *r, const char *what, uint32_t *out)
 	if (t->type != PC_JT_STRING)
 		return fail_tok(r, t, "expected a string for %s, got %s", what,
 				pc_jr_type_name(t->type));
-	*out = intern(r, t->str, t->len);
-	return *out == PC_NONE ? nomem(r) : 0;
+	*out = gecko_intern(r, t->str, t->len);
+	return *out == PC_NONE ? gecko_nomem(r) : 0;
 }
 
-static int meta_str(struct gr *r, const char *what, char **field)
+int gecko_meta_str(struct gr *r, const char *what, char **field)
 {
 	const struct pc_jtok *t;
 	int err = pc_jpull_next(r->p, &t);
@@ -251,12 +111,12 @@ static int meta_str(struct gr *r, const char *what, char **field)
 }
 
 /* A time in ms (null -> PC_NO_TIME). */
-static int ms_value(struct gr *r, const char *what, int64_t *ns)
+int gecko_ms_value(struct gr *r, const char *what, int64_t *ns)
 {
 	return pc_jr_ms_value(r->ctx, r->p, what, ns);
 }
 
-static int int_value(struct gr *r, const char *what, int64_t *v)
+int gecko_int_value(struct gr *r, const char *what, int64_t *v)
 {
 	const struct pc_jtok *t;
 	int err = pc_jpull_next(r->p, &t);
@@ -301,7 +161,7 @@ static int id_value(struct gr *r, const char *what, int64_t *v)
 }
 
 /* The next value if it is a scalar (*t), else skipped (*t = NULL). */
-static int scalar_value(struct gr *r, const struct pc_jtok **t)
+int gecko_scalar_value(struct gr *r, const struct pc_jtok **t)
 {
 	enum pc_jtype type;
 	int err = pc_jpull_peek(r->p, &type);
@@ -315,7 +175,7 @@ static int scalar_value(struct gr *r, const struct pc_jtok **t)
 }
 
 /* Decimal or 0x-hex digits of an unsigned 64-bit integer (libs' start/end/offset). */
-static int parse_u64(const char *s, size_t len, int hex, uint64_t *out)
+int gecko_parse_u64(const char *s, size_t len, int hex, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -349,7 +209,7 @@ static int u64_value(struct gr *r, const char *what, uint64_t *v)
 
 	if (err)
 		return err;
-	if (t->type == PC_JT_NUMBER && parse_u64(t->str, t->len, 0, v) == 0)
+	if (t->type == PC_JT_NUMBER && gecko_parse_u64(t->str, t->len, 0, v) == 0)
 		return 0;
 	if (t->type == PC_JT_NUMBER && !t->is_int && t->d >= 0 && t->d < 1.8e19) {
 		*v = (uint64_t)t->d; /* 1e15-style spellings of an address */
@@ -547,7 +407,7 @@ static int read_gtable(struct gr *r, struct gtable *g, struct pc_spool *raw)
 }
 
 /* Cell (row, column): JS's `fieldIndex in entry ? entry[fieldIndex] : null`. */
-static uint8_t cell(const struct gtable *g, uint32_t row, unsigned col, int64_t *v)
+uint8_t gecko_cell(const struct gtable *g, uint32_t row, unsigned col, int64_t *v)
 {
 	int pos = g->pos[col];
 	uint32_t b, e;
@@ -564,11 +424,11 @@ static uint8_t cell(const struct gtable *g, uint32_t row, unsigned col, int64_t 
 }
 
 /* An index cell: a non-negative integer, or (nullable) null -> PC_NONE. */
-static int cell_index(struct gr *r, const struct gtable *g, uint32_t row, unsigned col,
-		      int nullable, uint32_t limit, uint32_t *out)
+int gecko_cell_index(struct gr *r, const struct gtable *g, uint32_t row, unsigned col,
+		     int nullable, uint32_t limit, uint32_t *out)
 {
 	int64_t v;
-	uint8_t t = cell(g, row, col, &v);
+	uint8_t t = gecko_cell(g, row, col, &v);
 
 	if ((t == CT_NULL || t == CT_ABSENT) && nullable) {
 		*out = PC_NONE;
@@ -586,11 +446,11 @@ static int cell_index(struct gr *r, const struct gtable *g, uint32_t row, unsign
 }
 
 /* A time cell (ms) as ns; null -> PC_NO_TIME. */
-static int cell_time(struct gr *r, const struct gtable *g, uint32_t row, unsigned col,
-		     int64_t *ns)
+int gecko_cell_time(struct gr *r, const struct gtable *g, uint32_t row, unsigned col,
+		    int64_t *ns)
 {
 	int64_t v;
-	uint8_t t = cell(g, row, col, &v);
+	uint8_t t = gecko_cell(g, row, col, &v);
 
 	switch (t) {
 	case CT_NULL:
@@ -618,7 +478,7 @@ static uint32_t cell_u32(const struct gtable *g, uint32_t row, unsigned col)
 {
 	int64_t v;
 
-	if (cell(g, row, col, &v) == CT_INT && v > 0 && v <= (int64_t)UINT32_MAX)
+	if (gecko_cell(g, row, col, &v) == CT_INT && v > 0 && v <= (int64_t)UINT32_MAX)
 		return (uint32_t)v;
 	return 0;
 }
@@ -739,8 +599,8 @@ static int read_libs(struct gr *r, struct gproc *pr)
 		if (!has_start || !has_end)
 			return fail_loc(r, &at, "libs[%u] has no start or end address", pr->nlibs);
 		for (i = 0; i < 5 && !err; i++)
-			if (s[i] == PC_NONE && (s[i] = intern(r, "", 0)) == PC_NONE)
-				err = nomem(r);
+			if (s[i] == PC_NONE && (s[i] = gecko_intern(r, "", 0)) == PC_NONE)
+				err = gecko_nomem(r);
 		l->name = s[0];
 		l->path = s[1];
 		l->debug_name = s[2];
@@ -761,7 +621,7 @@ static int read_libs(struct gr *r, struct gproc *pr)
 }
 
 /* The process lib holding address a (binary search like AddressLocator), or NULL. */
-static struct glib *locate(struct gproc *pr, uint64_t a)
+struct glib *gecko_locate(struct gproc *pr, uint64_t a)
 {
 	uint32_t lo = 0, hi = pr->nlibs;
 
@@ -779,13 +639,13 @@ static struct glib *locate(struct gproc *pr, uint64_t a)
 }
 
 /* The Library resource for a lib name (indexForLibResourceByName). */
-static uint32_t lib_resource(struct gr *r, uint32_t name)
+uint32_t gecko_lib_resource(struct gr *r, uint32_t name)
 {
 	return pc_resource_intern(r->m, name, PC_NONE, PC_RES_LIBRARY, PC_NONE);
 }
 
 /* The model lib of a process lib (indexForLib: one per debugName/breakpadId). */
-static uint32_t global_lib(struct gr *r, struct glib *l)
+uint32_t gecko_global_lib(struct gr *r, struct glib *l)
 {
 	struct pc_model *m = r->m;
 	char key[1024];
@@ -809,7 +669,7 @@ static uint32_t global_lib(struct gr *r, struct glib *l)
 		lib.breakpad_id = l->breakpad_id;
 		lib.code_id = l->code_id;
 		lib.arch = l->arch;
-		lib.resource = lib_resource(r, l->name);
+		lib.resource = gecko_lib_resource(r, l->name);
 		lib.is_kernel = strncmp(name, "[kernel", 7) == 0;
 		if (lib.resource == PC_NONE)
 			return PC_NONE;
@@ -824,8 +684,8 @@ static uint32_t global_lib(struct gr *r, struct glib *l)
 /* --- sources --- */
 
 /* indexForSource(id, filename, startLine, startColumn, sourceMapURL). */
-static uint32_t source_row(struct gr *r, uint32_t id, uint32_t filename, uint32_t line,
-			   uint32_t column, uint32_t url)
+uint32_t gecko_source_row(struct gr *r, uint32_t id, uint32_t filename, uint32_t line,
+			  uint32_t column, uint32_t url)
 {
 	struct pc_model *m = r->m;
 	struct pc_source_row row;
@@ -861,14 +721,14 @@ static uint32_t source_str(struct gr *r, struct gproc *pr, uint32_t row, unsigne
 {
 	int64_t v;
 
-	if (cell(&pr->sources, row, col, &v) != CT_STR)
+	if (gecko_cell(&pr->sources, row, col, &v) != CT_STR)
 		return PC_NONE;
-	return intern(r, pc_spool_str(&pr->sources_raw, (uint32_t)v),
+	return gecko_intern(r, pc_spool_str(&pr->sources_raw, (uint32_t)v),
 		      pc_spool_len(&pr->sources_raw, (uint32_t)v));
 }
 
 /* The model source of the process's source idx, or PC_NONE when there is none. */
-static int process_source(struct gr *r, struct gproc *pr, uint32_t idx, uint32_t *out)
+int gecko_process_source(struct gr *r, struct gproc *pr, uint32_t idx, uint32_t *out)
 {
 	uint32_t id, file, url, line, column;
 
@@ -895,829 +755,20 @@ static int process_source(struct gr *r, struct gproc *pr, uint32_t idx, uint32_t
 	url = source_str(r, pr, idx, SR_URL);
 	line = cell_u32(&pr->sources, idx, SR_LINE);
 	column = cell_u32(&pr->sources, idx, SR_COLUMN);
-	*out = source_row(r, id, file, line ? line : 1, column ? column : 1, url);
+	*out = gecko_source_row(r, id, file, line ? line : 1, column ? column : 1, url);
 	if (*out == PC_NONE)
-		return nomem(r);
+		return gecko_nomem(r);
 	pr->source_rows[idx] = *out;
-	return 0;
-}
-
-/* --- location strings --- */
-
-static int is_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
-static uint32_t digits_u32(const char *s, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > UINT32_MAX)
-			return UINT32_MAX;
-	}
-	return (uint32_t)v;
-}
-
-/* Whether s[0..n) matches `[0-9]+(?::[0-9]+)?` (line, column). */
-static int line_col(const char *s, size_t n, uint32_t *line, uint32_t *col, int *has_col)
-{
-	size_t i = 0;
-
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == 0)
-		return 0;
-	*line = digits_u32(s, i);
-	*has_col = 0;
-	if (i == n)
-		return 1;
-	if (s[i] != ':' || !is_digits(s + i + 1, n - i - 1))
-		return 0;
-	*col = digits_u32(s + i + 1, n - i - 1);
-	*has_col = 1;
-	return 1;
-}
-
-/*
- * `(.+?):([0-9]+)(?::([0-9]+))?` over s[0..n) (the lazy URL: the shortest
- * one after which the rest is line[:col]).
- */
-static int url_line_col(const char *s, size_t n, size_t *url_len, uint32_t *line, uint32_t *col,
-			int *has_col)
-{
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (s[i] == ':' && line_col(s + i + 1, n - i - 1, line, col, has_col)) {
-			*url_len = i;
-			return 1;
-		}
-	return 0;
-}
-
-struct jsloc {
-	const char *name, *url;
-	size_t name_len, url_len;
-	uint32_t line, col, src;
-	int has_col, has_src;
-};
-
-/*
- * The two JS regexps of _extractJsFunction():
- *   ^(.*) \((.+?):([0-9]+)(?::([0-9]+))?\)(?:\[(\d+)\])?$
- *   ^()(.+?):([0-9]+)(?::([0-9]+))?(?:\[(\d+)\])?$
- */
-static int match_js(const char *s, size_t n, struct jsloc *j)
-{
-	size_t end = n, i;
-
-	memset(j, 0, sizeof(*j));
-	/* an optional [sourceIndex] suffix */
-	if (n >= 3 && s[n - 1] == ']') {
-		for (i = n - 1; i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9'; i--)
-			;
-		if (i > 0 && i < n - 1 && s[i - 1] == '[') {
-			j->has_src = 1;
-			j->src = digits_u32(s + i, n - 1 - i);
-			end = i - 1;
-		}
-	}
-	/* form 1: greedy name, then " (" ... ")" */
-	if (end >= 1 && s[end - 1] == ')') {
-		for (i = end - 1; i-- > 0;) {
-			size_t ul;
-
-			if (s[i] != ' ' || s[i + 1] != '(')
-				continue;
-			if (url_line_col(s + i + 2, end - 1 - (i + 2), &ul, &j->line, &j->col,
-					 &j->has_col)) {
-				j->name = s;
-				j->name_len = i;
-				j->url = s + i + 2;
-				j->url_len = ul;
-				return 1;
-			}
-		}
-	}
-	/* form 2: url:line[:col] */
-	if (url_line_col(s, end, &j->url_len, &j->line, &j->col, &j->has_col)) {
-		j->name = s;
-		j->name_len = 0;
-		j->url = s;
-		return 1;
-	}
-	/* the [n] suffix may also have been part of form 2's column-less shape */
-	return 0;
-}
-
-/* The position of the last " (in " starting at or before limit (s holds limit + 5 bytes), or -1. */
-static long last_in(const char *s, size_t limit)
-{
-	size_t i;
-
-	for (i = limit + 1; i-- > 0;)
-		if (memcmp(s + i, " (in ", 5) == 0)
-			return (long)i;
-	return -1;
-}
-
-/*
- * The C++ regexps of _extractCppFunction():
- *   ^(.*) \(in ([^)]*)\) (\+ [0-9]+)$
- *   ^(.*) \(in ([^)]*)\) (\(.*:.*\))$
- *   ^(.*) \(in ([^)]*)\)$
- * Sets name and lib (spans of s).
- */
-static int match_cpp(const char *s, size_t n, size_t *name_len, const char **lib, size_t *lib_len)
-{
-	size_t close, i;
-	long at;
-
-	/* 1: ") + 1234" at the end */
-	for (i = n; i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9'; i--)
-		;
-	if (i < n && i >= 4 && memcmp(s + i - 4, ") + ", 4) == 0) {
-		close = i - 4;
-		at = close >= 5 ? last_in(s, close - 5) : -1;
-		if (at >= 0 && !memchr(s + at + 5, ')', close - (size_t)at - 5))
-			goto found;
-	}
-	/* 2: ") (x:y)" at the end: the first ')' after the last " (in " that works */
-	if (n >= 1 && s[n - 1] == ')') {
-		for (at = n >= 5 ? last_in(s, n - 5) : -1; at >= 0;
-		     at = at > 0 ? last_in(s, (size_t)at - 1) : -1) {
-			const char *c = memchr(s + at + 5, ')', n - (size_t)at - 5);
-			size_t rest;
-
-			if (!c)
-				continue;
-			close = (size_t)(c - s);
-			rest = close + 2; /* the '(' of the location */
-			if (rest < n && s[close + 1] == ' ' && s[rest] == '(' && n - rest >= 3 &&
-			    memchr(s + rest + 1, ':', n - rest - 2))
-				goto found;
-		}
-	}
-	/* 3: ")" at the end */
-	if (n >= 1 && s[n - 1] == ')') {
-		close = n - 1;
-		at = close >= 5 ? last_in(s, close - 5) : -1;
-		if (at >= 0 && !memchr(s + at + 5, ')', close - (size_t)at - 5))
-			goto found;
-	}
-	return 0;
-found:
-	*name_len = (size_t)at;
-	*lib = s + at + 5;
-	*lib_len = close - (size_t)at - 5;
-	return 1;
-}
-
-/* JSON.stringify(s) for the extension resource names. */
-static size_t json_quote(char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-
-	if (cap < 3)
-		return 0;
-	out[n++] = '"';
-	for (; *s && n + 8 < cap; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			out[n++] = '\\';
-			out[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += pc_snprintf(out + n, cap - n, "\\u%04x", c);
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	out[n++] = '"';
-	out[n] = 0;
-	return n;
-}
-
-static int lower_ascii(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int prefix_nocase(const char *s, const char *prefix, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (lower_ascii((unsigned char)s[i]) != prefix[i])
-			return 0;
-	return 1;
-}
-
-/*
- * The origin and host of a URL as `new URL()` gives them for http:, https:
- * and moz-extension: (0 otherwise: the front-end then uses the whole URL).
- */
-static int url_origin(const char *u, size_t n, char *origin, size_t ocap, char *host, size_t hcap)
-{
-	static const char *const schemes[] = { "http", "https", "moz-extension" };
-	size_t i, k, sl = 0, hs, he, at;
-	const char *scheme = NULL;
-	char h[512];
-	size_t hl = 0;
-
-	for (i = 0; i < PC_ARRAY_SIZE(schemes); i++) {
-		sl = strlen(schemes[i]);
-		if (n > sl + 3 && prefix_nocase(u, schemes[i], sl) &&
-		    memcmp(u + sl, "://", 3) == 0) {
-			scheme = schemes[i];
-			break;
-		}
-	}
-	if (!scheme)
-		return 0;
-	hs = sl + 3;
-	for (he = hs; he < n && u[he] != '/' && u[he] != '?' && u[he] != '#'; he++)
-		;
-	/* drop user:password@ */
-	for (at = he; at > hs; at--)
-		if (u[at - 1] == '@')
-			break;
-	if (at > hs)
-		hs = at;
-	if (he == hs || he - hs >= sizeof(h))
-		return 0;
-	for (k = hs; k < he; k++)
-		h[hl++] = (char)lower_ascii((unsigned char)u[k]);
-	h[hl] = 0;
-	/* the default port is not part of the host */
-	if (strcmp(scheme, "http") == 0 && hl > 3 && strcmp(h + hl - 3, ":80") == 0)
-		h[hl - 3] = 0;
-	else if (strcmp(scheme, "https") == 0 && hl > 4 && strcmp(h + hl - 4, ":443") == 0)
-		h[hl - 4] = 0;
-	pc_snprintf(origin, ocap, "%s://%s", scheme, h);
-	pc_snprintf(host, hcap, "%s", h);
-	return 1;
-}
-
-/* The resource of a script URL (indexForURIResource). */
-static uint32_t uri_resource(struct gr *r, const char *uri, size_t n)
-{
-	char origin[1024], host[512];
-	uint32_t res, name, h = PC_NONE;
-	int web = url_origin(uri, n, origin, sizeof(origin), host, sizeof(host));
-	const char *key = web ? origin : uri;
-	size_t klen = web ? strlen(origin) : n;
-
-	res = pc_smap_get(&r->origins, key, klen);
-	if (res != PC_NONE)
-		return res;
-	name = intern(r, key, klen);
-	if (web)
-		h = intern(r, host, strlen(host));
-	if (name == PC_NONE || (web && h == PC_NONE))
-		return PC_NONE;
-	res = pc_resource_intern(r->m, name, h, web ? PC_RES_WEBHOST : PC_RES_URL, PC_NONE);
-	if (res == PC_NONE || pc_smap_put(&r->origins, key, klen, res))
-		return PC_NONE;
-	return res;
-}
-
-/* A cJSON number that is a small index (a schema position), else -1. */
-static int small_index(const cJSON *o)
-{
-	if (!cJSON_IsNumber(o) || !(o->valuedouble >= 0 && o->valuedouble < 65536))
-		return -1;
-	return (int)o->valuedouble;
-}
-
-/* meta.extensions: Addon resources for the extensions' origins (addExtensionOrigins). */
-static int load_extensions(struct gr *r, const char *json, size_t len)
-{
-	cJSON *root = cJSON_ParseWithLength(json, len), *schema, *data, *row;
-	int iid, iname, iurl, err = 0;
-
-	if (!root)
-		return 0;
-	schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-	data = cJSON_GetObjectItemCaseSensitive(root, "data");
-	iid = small_index(cJSON_GetObjectItemCaseSensitive(schema, "id"));
-	iname = small_index(cJSON_GetObjectItemCaseSensitive(schema, "name"));
-	iurl = small_index(cJSON_GetObjectItemCaseSensitive(schema, "baseURL"));
-	cJSON_ArrayForEach(row, data)
-	{
-		cJSON *id = cJSON_GetArrayItem(row, iid), *name = cJSON_GetArrayItem(row, iname);
-		cJSON *url = cJSON_GetArrayItem(row, iurl);
-		char origin[1024], host[512], label[2048], q[1024];
-		uint32_t res, ns, hs;
-
-		if (!cJSON_IsString(id) || !cJSON_IsString(name) || !cJSON_IsString(url) ||
-		    !url_origin(url->valuestring, strlen(url->valuestring), origin, sizeof(origin),
-				host, sizeof(host)) ||
-		    pc_smap_get(&r->origins, origin, strlen(origin)) != PC_NONE)
-			continue;
-		json_quote(q, sizeof(q), name->valuestring);
-		pc_snprintf(label, sizeof(label), "Extension %s (ID: %s)", q, id->valuestring);
-		ns = intern(r, label, strlen(label));
-		hs = intern(r, id->valuestring, strlen(id->valuestring));
-		res = ns == PC_NONE || hs == PC_NONE ?
-			      PC_NONE :
-			      pc_resource_intern(r->m, ns, hs, PC_RES_ADDON, PC_NONE);
-		if (res == PC_NONE || pc_smap_put(&r->origins, origin, strlen(origin), res)) {
-			err = nomem(r);
-			break;
-		}
-	}
-	cJSON_Delete(root);
-	return err;
-}
-
-/* --- funcs from location strings --- */
-
-struct floc {
-	uint32_t func, lib;
-	uint64_t addr; /* lib-relative, or PC_NO_ADDRESS */
-	int done;
-};
-
-static int extract(struct gr *r, struct gproc *pr, struct gthread *gt, uint32_t li, int rel_js,
-		   struct floc *out)
-{
-	struct pc_model *m = r->m;
-	const char *s = pc_spool_str(&gt->strs, li);
-	size_t n = pc_spool_len(&gt->strs, li), name_len, lib_len;
-	const char *lib;
-	struct pc_func_key k;
-	struct jsloc j;
-	uint32_t loc = intern(r, s, n);
-
-	if (loc == PC_NONE)
-		return nomem(r);
-	memset(&k, 0, sizeof(k));
-	k.resource = PC_NONE;
-	k.source = PC_NONE;
-	out->lib = PC_NONE;
-	out->addr = PC_NO_ADDRESS;
-	if (n >= 2 && s[0] == '0' && s[1] == 'x') {
-		struct glib *l;
-		uint64_t a;
-
-		if (parse_u64(s + 2, n - 2, 1, &a) == 0 && (l = locate(pr, a)) != NULL) {
-			out->lib = global_lib(r, l);
-			if (out->lib == PC_NONE)
-				return nomem(r);
-			out->addr = a - (l->start - l->offset);
-			k.resource = m->libs.rows[out->lib].resource;
-		}
-		k.name = loc;
-	} else if (match_cpp(s, n, &name_len, &lib, &lib_len)) {
-		static const char thunk[] = "non-virtual thunk to ";
-		uint32_t ln;
-
-		if (name_len >= sizeof(thunk) - 1 && memcmp(s, thunk, sizeof(thunk) - 1) == 0) {
-			s += sizeof(thunk) - 1;
-			name_len -= sizeof(thunk) - 1;
-		}
-		k.name = intern(r, s, name_len);
-		ln = intern(r, lib, lib_len);
-		if (k.name == PC_NONE || ln == PC_NONE)
-			return nomem(r);
-		k.resource = lib_resource(r, ln);
-	} else if (match_js(s, n, &j)) {
-		const char *url = j.url;
-		size_t ul = j.url_len, i;
-		int err;
-
-		/* _getRealScriptURI: the last of "a -> b -> c" */
-		for (i = ul; i >= 4; i--)
-			if (memcmp(url + i - 4, " -> ", 4) == 0) {
-				ul -= i;
-				url += i;
-				break;
-			}
-		k.resource = uri_resource(r, url, ul);
-		if (k.resource == PC_NONE)
-			return nomem(r);
-		if (j.has_src) {
-			err = process_source(r, pr, j.src, &k.source);
-			if (err)
-				return err;
-		}
-		if (k.source == PC_NONE) {
-			uint32_t f = intern(r, url, ul);
-
-			k.source = f == PC_NONE ? PC_NONE : source_row(r, PC_NONE, f, 1, 1, PC_NONE);
-			if (k.source == PC_NONE)
-				return nomem(r);
-		}
-		if (j.name_len) {
-			k.name = intern(r, j.name, j.name_len);
-		} else {
-			static const char root[] = "(root scope) ";
-			char *buf = pc_alloc(r->ctx, sizeof(root) + ul);
-
-			if (!buf)
-				return PROFCONV_ERR_NOMEM;
-			memcpy(buf, root, sizeof(root) - 1);
-			memcpy(buf + sizeof(root) - 1, url, ul);
-			k.name = intern(r, buf, sizeof(root) - 1 + ul);
-			pc_free(r->ctx, buf);
-		}
-		k.line = j.line;
-		k.column = j.has_col ? j.col : 0;
-		k.is_js = 1;
-	} else {
-		k.name = loc;
-		k.relevant_for_js = (uint8_t)(rel_js != 0);
-	}
-	if (k.name == PC_NONE)
-		return nomem(r);
-	out->func = pc_func_intern(m, &k);
-	out->done = 1;
-	return out->func == PC_NONE ? nomem(r) : 0;
-}
-
-/* --- meta and marker schemas --- */
-
-static void dup_member(cJSON *to, const cJSON *from, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
-
-	if (v)
-		cJSON_AddItemToObject(to, key, cJSON_Duplicate(v, 1));
-}
-
-/* _convertGeckoMarkerSchema: data -> fields (dynamic) and description (static). */
-static char *convert_schema(const cJSON *in)
-{
-	static const char *const head[] = { "name", "tooltipLabel", "tableLabel", "chartLabel",
-					    "display" };
-	static const char *const tail[] = { "graphs", "colorField", "isStackBased" };
-	static const char *const fkeys[] = { "key", "label", "format", "hidden" };
-	const cJSON *data = cJSON_GetObjectItemCaseSensitive(in, "data"), *f;
-	const cJSON *desc = NULL, *first_static = NULL;
-	cJSON *out = cJSON_CreateObject(), *fields;
-	char *s;
-	size_t i;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i < PC_ARRAY_SIZE(head); i++)
-		dup_member(out, in, head[i]);
-	if (!data) { /* already processed-shaped */
-		dup_member(out, in, "fields");
-		dup_member(out, in, "description");
-	} else {
-		fields = cJSON_AddArrayToObject(out, "fields");
-		cJSON_ArrayForEach(f, data)
-		{
-			const cJSON *label = cJSON_GetObjectItemCaseSensitive(f, "label");
-
-			if (cJSON_GetObjectItemCaseSensitive(f, "key")) {
-				cJSON *o = cJSON_CreateObject();
-				size_t k;
-
-				for (k = 0; o && k < PC_ARRAY_SIZE(fkeys); k++)
-					dup_member(o, f, fkeys[k]);
-				if (o)
-					cJSON_AddItemToArray(fields, o);
-				continue;
-			}
-			if (!first_static)
-				first_static = f;
-			if (!desc && cJSON_IsString(label) &&
-			    strcmp(label->valuestring, "Description") == 0)
-				desc = f;
-		}
-		if (!desc)
-			desc = first_static;
-		if (desc)
-			dup_member(out, desc, "value"); /* renamed below */
-		if (desc && cJSON_GetObjectItemCaseSensitive(out, "value")) {
-			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(out, "value");
-
-			cJSON_AddItemToObject(out, "description", v);
-		}
-	}
-	for (i = 0; i < PC_ARRAY_SIZE(tail); i++)
-		dup_member(out, in, tail[i]);
-	s = cJSON_PrintUnformatted(out);
-	cJSON_Delete(out);
-	return s;
-}
-
-/* Note the schema's string-index fields (stringIndexMarkerFieldsByDataType). */
-static int note_unique_strings(struct gr *r, const cJSON *in, const char *name)
-{
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, "data"), *f;
-	int err = 0;
-
-	if (!list)
-		list = cJSON_GetObjectItemCaseSensitive(in, "fields");
-	cJSON_ArrayForEach(f, list)
-	{
-		const cJSON *key = cJSON_GetObjectItemCaseSensitive(f, "key");
-		const cJSON *format = cJSON_GetObjectItemCaseSensitive(f, "format");
-		struct ustr *u;
-
-		/* isStringIndexFormat() in the front-end's marker-schema.ts */
-		if (!cJSON_IsString(key) || !cJSON_IsString(format) ||
-		    (strcmp(format->valuestring, "unique-string") != 0 &&
-		     strcmp(format->valuestring, "flow-id") != 0 &&
-		     strcmp(format->valuestring, "terminating-flow-id") != 0))
-			continue;
-		if (pc_grow(r->ctx, (void **)&r->ustrs, sizeof(*r->ustrs), &r->ustrs_cap,
-			    (size_t)r->nustrs + 1))
-			return PROFCONV_ERR_NOMEM;
-		u = &r->ustrs[r->nustrs];
-		err = pc_spool_add(&r->ustr_pool, name, strlen(name), &u->type);
-		if (!err)
-			err = pc_spool_add(&r->ustr_pool, key->valuestring, strlen(key->valuestring),
-					   &u->key);
-		if (err)
-			return err;
-		r->nustrs++;
-	}
-	return 0;
-}
-
-static int read_marker_schema(struct gr *r, int is_main)
-{
-	const struct pc_jtok *t;
-	enum pc_jtype type;
-	int err;
-
-	err = pc_jr_expect(r->ctx, r->p, PC_JT_ARR_BEGIN, "meta.markerSchema", &t);
-	while (!err) {
-		const cJSON *name;
-		const char *raw;
-		cJSON *in;
-		char *conv;
-		size_t len;
-		uint32_t idx;
-		int known;
-
-		err = pc_jpull_peek(r->p, &type);
-		if (err)
-			break;
-		if (type == PC_JT_ARR_END)
-			return pc_jpull_next(r->p, &t);
-		err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-		if (err)
-			break;
-		in = cJSON_ParseWithLength(raw, len);
-		if (!in)
-			return pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (cJSON)");
-		name = cJSON_GetObjectItemCaseSensitive(in, "name");
-		if (!cJSON_IsString(name)) {
-			cJSON_Delete(in);
-			continue; /* the front-end would fail on it later; not a schema */
-		}
-		known = pc_smap_get(&r->schema_names, name->valuestring,
-				    strlen(name->valuestring)) != PC_NONE;
-		if (!is_main && known) {
-			cJSON_Delete(in);
-			continue;
-		}
-		conv = convert_schema(in);
-		if (!conv)
-			err = pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (cJSON)");
-		if (!err)
-			err = pc_spool_add(is_main ? &r->main_schemas : &r->sub_schemas, conv,
-					   strlen(conv), &idx);
-		if (!err && !known)
-			err = note_unique_strings(r, in, name->valuestring);
-		if (!err && !known)
-			err = pc_smap_put(&r->schema_names, name->valuestring,
-					  strlen(name->valuestring), 1);
-		cJSON_free(conv);
-		cJSON_Delete(in);
-	}
-	return err;
-}
-
-/* The meta members processGeckoProfile() carries into a processed profile as
- * they are (src/profile-logic/process-profile.ts); the others it drops. */
-static int is_kept_meta(const char *k)
-{
-	static const char *const kept[] = {
-		"startTimeAsClockMonotonicNanosecondsSinceBoot",
-		"startTimeAsMachAbsoluteTimeNanoseconds",
-		"startTimeAsQueryPerformanceCounterValue",
-		"misc",
-		"toolkit",
-		"appBuildID",
-		"visualMetrics",
-		"configuration",
-		"sourceURL",
-		"updateChannel",
-		"device",
-	};
-	size_t i;
-
-	for (i = 0; i < PC_ARRAY_SIZE(kept); i++)
-		if (strcmp(k, kept[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int meta_kept(struct gr *r, const char *what, const char **field)
-{
-	const struct pc_jtok *t;
-	int err = pc_jpull_next(r->p, &t);
-
-	if (err)
-		return err;
-	if (t->type == PC_JT_NULL)
-		return pc_meta_keep(r->m, field, NULL);
-	if (t->type != PC_JT_STRING)
-		return fail_tok(r, t, "expected a string for %s, got %s", what,
-				pc_jr_type_name(t->type));
-	return pc_meta_keep(r->m, field, t->str);
-}
-
-static int read_sample_units(struct gr *r)
-{
-	struct pc_meta *mt = &r->m->meta;
-	struct pc_model *m = r->m;
-	uint32_t root, v;
-	int err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
-
-	if (err || pc_pv(m, root)->kind != PC_VAL_OBJ)
-		return err;
-	if ((v = pc_pv_member(m, root, "time")) != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_time, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	if (!err && (v = pc_pv_member(m, root, "eventDelay")) != PC_NONE &&
-	    pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_event_delay, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	if (!err && (v = pc_pv_member(m, root, "threadCPUDelta")) != PC_NONE &&
-	    pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_cpu_delta, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	return err;
-}
-
-static int debug_flag(struct gr *r, struct pc_jr_more *more, const struct pc_jtok *t)
-{
-	struct pc_pvb b;
-	uint32_t v;
-	int on = t->type == PC_JT_TRUE || (t->type == PC_JT_NUMBER && t->d != 0) ||
-		 (t->type == PC_JT_STRING && t->len > 0);
-
-	pc_pvb_begin_scalar(&b, r->m);
-	pc_pvb_bool(&b, on);
-	v = pc_pvb_end(&b);
-	return v == PC_NONE ? PROFCONV_ERR_NOMEM : pc_jr_more_add(more, r->m, "debug", 5, v);
-}
-
-static int read_meta(struct gr *r, struct gproc *pr, int is_main)
-{
-	struct pc_meta *mt = &r->m->meta;
-	struct pc_jr_more more = { 0 };
-	const struct pc_jtok *t;
-	struct pc_loc loc;
-	int64_t v, version = -1;
-	int err;
-
-	err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "meta", &t);
-	if (err)
-		return err;
-	if (pr->has_meta)
-		return fail_tok(r, t, "a process has two \"meta\" members");
-	pc_jpull_loc(r->p, t, &loc);
-	pr->start_ns = 0;
-	for (;;) {
-		const char *raw;
-		size_t len;
-		const char *k;
-
-		err = pc_jpull_next(r->p, &t);
-		if (err)
-			return err;
-		if (t->type == PC_JT_OBJ_END)
-			break;
-		k = t->str;
-		if (strcmp(k, "version") == 0) {
-			err = int_value(r, "meta.version", &version);
-			if (!err && is_main && (version < MIN_VERSION || version > MAX_VERSION))
-				return pc_fail(r->ctx, PROFCONV_ERR_UNSUPPORTED, &loc,
-					       "Gecko profile version %lld; versions %d to %d are read",
-					       (long long)version, MIN_VERSION, MAX_VERSION);
-		} else if (strcmp(k, "startTime") == 0) {
-			err = ms_value(r, "meta.startTime", &pr->start_ns);
-			if (!err && pr->start_ns == PC_NO_TIME)
-				pr->start_ns = 0;
-		} else if (strcmp(k, "shutdownTime") == 0) {
-			err = ms_value(r, "meta.shutdownTime", &pr->shutdown_ns);
-		} else if (strcmp(k, "markerSchema") == 0) {
-			err = read_marker_schema(r, is_main);
-		} else if (!is_main) {
-			err = pc_jpull_skip_value(r->p);
-		} else if (strcmp(k, "interval") == 0) {
-			err = ms_value(r, "meta.interval", &v);
-			if (!err && v != PC_NO_TIME)
-				mt->interval_ns = v;
-		} else if (strcmp(k, "profilingStartTime") == 0) {
-			err = ms_value(r, "meta.profilingStartTime", &mt->profiling_start);
-		} else if (strcmp(k, "profilingEndTime") == 0) {
-			err = ms_value(r, "meta.profilingEndTime", &mt->profiling_end);
-		} else if (strcmp(k, "presymbolicated") == 0) {
-			err = scalar_value(r, &t);
-			mt->symbolicated = !err && t && t->type == PC_JT_TRUE;
-		} else if (strcmp(k, "product") == 0) {
-			err = meta_str(r, "meta.product", &mt->product);
-		} else if (strcmp(k, "oscpu") == 0) {
-			err = meta_kept(r, "meta.oscpu", &mt->oscpu);
-		} else if (strcmp(k, "platform") == 0) {
-			err = meta_kept(r, "meta.platform", &mt->platform);
-		} else if (strcmp(k, "abi") == 0) {
-			err = meta_kept(r, "meta.abi", &mt->abi);
-		} else if (strcmp(k, "CPUName") == 0) {
-			err = meta_kept(r, "meta.CPUName", &mt->cpu_name);
-		} else if (strcmp(k, "sampleUnits") == 0) {
-			err = read_sample_units(r);
-		} else if (strcmp(k, "debug") == 0) {
-			/* processed meta.debug is a boolean (!!geckoProfile.meta.debug) */
-			err = scalar_value(r, &t);
-			if (!err && t)
-				err = debug_flag(r, &more, t);
-		} else if (is_kept_meta(k)) {
-			err = pc_jr_more_read(&more, r->ctx, r->p, r->m, k, strlen(k));
-		} else if (strcmp(k, "logicalCPUs") == 0 || strcmp(k, "physicalCPUs") == 0) {
-			int logical = k[0] == 'l';
-
-			err = int_value(r, logical ? "meta.logicalCPUs" : "meta.physicalCPUs", &v);
-			if (!err && v >= 0 && v <= UINT32_MAX)
-				*(logical ? &mt->logical_cpus : &mt->physical_cpus) = (uint32_t)v;
-		} else if (strcmp(k, "categories") == 0) {
-			const struct pc_jtok at = *t;
-
-			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-			if (!err && strcmp(raw, "null") != 0) {
-				err = pc_jr_categories(r->ctx, r->p, &at, r->m, raw, len);
-				r->seen_categories = !err;
-			}
-		} else if (strcmp(k, "extensions") == 0) {
-			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
-			if (!err)
-				err = load_extensions(r, raw, len);
-		} else {
-			err = pc_jpull_skip_value(r->p);
-		}
-		if (err) {
-			pc_jr_more_free(&more, r->m);
-			return err;
-		}
-	}
-	if (is_main && more.n) {
-		mt->more = pc_jr_more_build(&more, r->m);
-		if (mt->more == PC_NONE)
-			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-	}
-	pc_jr_more_free(&more, r->m);
-	if (is_main && version < 0)
-		return pc_fail(r->ctx, PROFCONV_ERR_CORRUPT, &loc,
-			       "meta has no version: not a Gecko profile");
-	if (is_main) {
-		mt->start_time_ns = pr->start_ns;
-		mt->has_start_time = 1;
-		/* product: geckoProfile.meta.product || '' */
-		if (!mt->product && pc_meta_set(r->m, &mt->product, ""))
-			return PROFCONV_ERR_NOMEM;
-	}
-	pr->has_meta = 1;
 	return 0;
 }
 
 /* --- threads --- */
 
-struct conv {
-	struct gr *r;
-	struct gproc *pr;
-	struct gthread *gt;
-	int64_t shift_ns;
-	uint32_t nstr, nf, ns;
-	uint32_t *mstr;	    /* thread string -> model string (memo) */
-	struct floc *locs;  /* per thread string used as a location */
-	uint32_t *ffunc;    /* per frame: its location's floc index (thread string) */
-	uint32_t *ip, *ra;  /* per frame: model frame as a leaf / as a caller (memo) */
-	uint32_t *prefix, *frame; /* per stack */
-	uint32_t *leaf, *caller;  /* per stack: model stack in either role (memo) */
-};
 
-static uint32_t model_str(struct conv *c, uint32_t i)
+uint32_t gecko_model_str(struct conv *c, uint32_t i)
 {
 	if (c->mstr[i] == PC_NONE)
-		c->mstr[i] = intern(c->r, pc_spool_str(&c->gt->strs, i),
+		c->mstr[i] = gecko_intern(c->r, pc_spool_str(&c->gt->strs, i),
 				    pc_spool_len(&c->gt->strs, i));
 	return c->mstr[i];
 }
@@ -1745,10 +796,10 @@ static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 	k.line = cell_u32(g, f, FC_LINE);
 	k.column = cell_u32(g, f, FC_COLUMN);
 	k.category = PC_NO_CATEGORY;
-	t = cell(g, f, FC_CAT, &v);
+	t = gecko_cell(g, f, FC_CAT, &v);
 	if (t == CT_INT && v >= 0 && v < r->m->ncategories) {
 		k.category = (uint16_t)v;
-		t = cell(g, f, FC_SUBCAT, &v);
+		t = gecko_cell(g, f, FC_SUBCAT, &v);
 		if (t == CT_INT && v >= 0 && v < r->m->categories[k.category].nsub)
 			k.subcategory = (uint16_t)v;
 		else if (t != CT_NULL && t != CT_ABSENT)
@@ -1756,20 +807,20 @@ static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 	} else if (t != CT_NULL && t != CT_ABSENT) {
 		r->bad_categories++;
 	}
-	t = cell(g, f, FC_IW, &v);
+	t = gecko_cell(g, f, FC_IW, &v);
 	memo[f] = pc_frame_intern_iw(r->m, &k, t == CT_INT && v > 0 ? (uint64_t)v : 0);
 	return memo[f];
 }
 
 /* The model stack for Gecko stack s used by a sample (leaf) or as a caller. */
-static uint32_t stack_for(struct conv *c, uint32_t s, int caller)
+uint32_t gecko_stack_for(struct conv *c, uint32_t s, int caller)
 {
 	uint32_t *memo = caller ? c->caller : c->leaf, pre = PC_NONE, f;
 
 	if (memo[s] != PC_NONE)
 		return memo[s];
 	if (c->prefix[s] != PC_NONE) {
-		pre = stack_for(c, c->prefix[s], 1); /* computed already: prefixes come first */
+		pre = gecko_stack_for(c, c->prefix[s], 1); /* computed already: prefixes come first */
 		if (pre == PC_NONE)
 			return PC_NONE;
 	}
@@ -1830,31 +881,31 @@ static int conv_frames_stacks(struct conv *c)
 		int64_t v;
 		uint8_t t;
 
-		err = cell_index(r, &gt->frames, i, FC_LOCATION, 0, c->nstr, &li);
+		err = gecko_cell_index(r, &gt->frames, i, FC_LOCATION, 0, c->nstr, &li);
 		if (err)
 			break;
 		c->ffunc[i] = li;
 		if (c->locs[li].done)
 			continue;
-		t = cell(&gt->frames, i, FC_RELJS, &v);
-		err = extract(r, c->pr, gt, li, t == CT_TRUE || (t == CT_INT && v), &c->locs[li]);
+		t = gecko_cell(&gt->frames, i, FC_RELJS, &v);
+		err = gecko_extract(r, c->pr, gt, li, t == CT_TRUE || (t == CT_INT && v), &c->locs[li]);
 	}
 	for (i = 0; i < c->ns && !err; i++) {
 		int64_t v;
 
-		if (cell(&gt->stacks, i, SC_PREFIX, &v) == CT_INT && v >= i)
+		if (gecko_cell(&gt->stacks, i, SC_PREFIX, &v) == CT_INT && v >= i)
 			return fail_loc(r, &gt->stacks.loc,
 					"stackTable.data[%u]: prefix %lld is not before the stack", i,
 					(long long)v);
-		err = cell_index(r, &gt->stacks, i, SC_PREFIX, 1, i, &c->prefix[i]);
+		err = gecko_cell_index(r, &gt->stacks, i, SC_PREFIX, 1, i, &c->prefix[i]);
 		if (!err)
-			err = cell_index(r, &gt->stacks, i, SC_FRAME, 0, c->nf, &c->frame[i]);
+			err = gecko_cell_index(r, &gt->stacks, i, SC_FRAME, 0, c->nf, &c->frame[i]);
 	}
 	/* callers first, in order, so that every prefix exists before its stacks */
 	for (i = 0; i < c->ns && !err; i++)
 		if (c->prefix[i] != PC_NONE && c->caller[c->prefix[i]] == PC_NONE &&
-		    stack_for(c, c->prefix[i], 1) == PC_NONE)
-			err = nomem(r);
+		    gecko_stack_for(c, c->prefix[i], 1) == PC_NONE)
+			err = gecko_nomem(r);
 	return err;
 }
 
@@ -1870,392 +921,28 @@ static int conv_samples(struct conv *c)
 		uint32_t s, stack = PC_NONE;
 		int64_t time = PC_NO_TIME, w = 1, v;
 
-		err = cell_index(r, g, i, SA_STACK, 1, c->ns, &s);
+		err = gecko_cell_index(r, g, i, SA_STACK, 1, c->ns, &s);
 		if (!err)
-			err = cell_time(r, g, i, SA_TIME, &time);
+			err = gecko_cell_time(r, g, i, SA_TIME, &time);
 		if (err)
 			break;
 		if (time == PC_NO_TIME)
 			return fail_loc(r, &g->loc, "samples.data[%u] has no time", i);
 		if (s != PC_NONE) {
-			stack = stack_for(c, s, 0);
+			stack = gecko_stack_for(c, s, 0);
 			if (stack == PC_NONE)
-				return nomem(r);
+				return gecko_nomem(r);
 		}
-		if (cell(g, i, SA_WEIGHT, &v) == CT_INT)
+		if (gecko_cell(g, i, SA_WEIGHT, &v) == CT_INT)
 			w = v;
-		if (cell(g, i, SA_CPU, &v) != CT_NULL && g->pos[SA_CPU] >= 0 &&
-		    cell(g, i, SA_CPU, &v) != CT_ABSENT)
+		if (gecko_cell(g, i, SA_CPU, &v) != CT_NULL && g->pos[SA_CPU] >= 0 &&
+		    gecko_cell(g, i, SA_CPU, &v) != CT_ABSENT)
 			r->cpu_deltas++;
 		err = pc_sample_add(r->m, th, stack, time + c->shift_ns, w);
 	}
 	return err;
 }
 
-/* --- marker payloads --- */
-
-/* phase times in ms -> us (convertPhaseTimes). */
-static cJSON *phase_times(const cJSON *times)
-{
-	cJSON *out = cJSON_CreateObject();
-	const cJSON *t;
-
-	cJSON_ArrayForEach(t, times)
-	{
-		if (cJSON_IsNumber(t))
-			cJSON_AddNumberToObject(out, t->string, t->valuedouble * 1000);
-		else
-			cJSON_AddItemToObject(out, t->string, cJSON_CreateNull());
-	}
-	return out;
-}
-
-/* GCSlice and GCMajor payloads become {type, timings} with phase_times. */
-static cJSON *convert_gc(cJSON *root, const char *type)
-{
-	cJSON *timings = cJSON_GetObjectItemCaseSensitive(root, "timings"), *out, *st;
-
-	if (!cJSON_IsObject(timings))
-		return NULL; /* the front-end would throw; keep the payload */
-	if (strcmp(type, "GCMajor") == 0) {
-		st = cJSON_GetObjectItemCaseSensitive(timings, "status");
-		if (!cJSON_IsString(st))
-			return NULL;
-		if (strcmp(st->valuestring, "aborted") == 0) {
-			out = cJSON_CreateObject();
-			cJSON_AddStringToObject(out, "type", "GCMajor");
-			st = cJSON_AddObjectToObject(out, "timings");
-			cJSON_AddStringToObject(st, "status", "aborted");
-			return out;
-		}
-		if (strcmp(st->valuestring, "completed") != 0)
-			return NULL;
-	}
-	timings = cJSON_DetachItemFromObjectCaseSensitive(root, "timings");
-	if (strcmp(type, "GCSlice") == 0) {
-		cJSON *times = cJSON_DetachItemFromObjectCaseSensitive(timings, "times");
-
-		cJSON_AddItemToObject(timings, "phase_times",
-				      times ? phase_times(times) : cJSON_CreateObject());
-		cJSON_Delete(times);
-	} else {
-		static const char *const mmu[] = { "mmu_20ms", "mmu_50ms" };
-		cJSON *totals = cJSON_DetachItemFromObjectCaseSensitive(timings, "totals");
-		size_t i;
-
-		cJSON_AddItemToObject(timings, "phase_times", phase_times(totals));
-		cJSON_Delete(totals);
-		for (i = 0; i < PC_ARRAY_SIZE(mmu); i++) {
-			cJSON *v = cJSON_GetObjectItemCaseSensitive(timings, mmu[i]);
-
-			if (cJSON_IsNumber(v))
-				cJSON_SetNumberValue(v, v->valuedouble / 100);
-			else if (!v)
-				cJSON_AddNullToObject(timings, mmu[i]);
-		}
-	}
-	out = cJSON_CreateObject();
-	cJSON_AddStringToObject(out, "type", type);
-	cJSON_AddItemToObject(out, "timings", timings);
-	return out;
-}
-
-/* IPC: the listed fields only, otherPid as a string. */
-static cJSON *convert_ipc(const cJSON *root)
-{
-	static const char *const keys[] = { "startTime", "endTime",   "otherPid", "messageType",
-					    "messageSeqno", "side",   "direction", "phase",
-					    "sync",	    "threadId" };
-	cJSON *out = cJSON_CreateObject();
-	size_t i;
-
-	cJSON_AddStringToObject(out, "type", "IPC");
-	for (i = 0; i < PC_ARRAY_SIZE(keys); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
-		char buf[64];
-
-		if (i != 2) {
-			if (v)
-				cJSON_AddItemToObject(out, keys[i], cJSON_Duplicate(v, 1));
-			continue;
-		}
-		/* `${otherPid}` */
-		if (cJSON_IsString(v))
-			pc_snprintf(buf, sizeof(buf), "%s", v->valuestring);
-		else if (cJSON_IsNumber(v) && v->valuedouble > -9e15 && v->valuedouble < 9e15 &&
-			 v->valuedouble == (double)(long long)v->valuedouble)
-			pc_snprintf(buf, sizeof(buf), "%lld", (long long)v->valuedouble);
-		else if (cJSON_IsNumber(v))
-			pc_snprintf(buf, sizeof(buf), "%.17g", v->valuedouble);
-		else
-			pc_snprintf(buf, sizeof(buf), "%s",
-				    !v ? "undefined" : cJSON_IsNull(v) ? "null" :
-				    cJSON_IsTrue(v) ? "true" : cJSON_IsFalse(v) ? "false" : "[object Object]");
-		cJSON_AddStringToObject(out, keys[i], buf);
-	}
-	return out;
-}
-
-/* Add delta ms to a number member. */
-static int shift_member(cJSON *o, const char *key, double delta)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (!cJSON_IsNumber(v))
-		return 0;
-	cJSON_SetNumberValue(v, v->valuedouble + delta);
-	return 1;
-}
-
-/*
- * One marker payload (raw JSON): *out gets its string (PC_NONE to drop the
- * marker).  See _processMarkerPayload() and adjustMarkerTimestamps().
- */
-static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
-{
-	static const char *const net[] = { "domainLookupStart", "domainLookupEnd", "connectStart",
-					   "tcpConnectEnd",	"secureConnectionStart",
-					   "connectEnd",	"requestStart",    "responseStart",
-					   "responseEnd" };
-	struct gr *r = c->r;
-	cJSON *root = cJSON_ParseWithLength(raw, len), *stack, *conv = NULL;
-	const cJSON *type;
-	const char *tname = NULL;
-	int modified = 0;
-	uint32_t i;
-
-	*out = PC_NONE;
-	if (!cJSON_IsObject(root)) {
-		/* the front-end reads data.type of every payload: only an object
-		 * (or null) is a payload; anything else goes, with a warning */
-		cJSON_Delete(root);
-		r->bad_payloads++;
-		return 0;
-	}
-	type = cJSON_GetObjectItemCaseSensitive(root, "type");
-	if (cJSON_IsString(type))
-		tname = type->valuestring;
-	if (tname && (strcmp(tname, "JS allocation") == 0 ||
-		      strcmp(tname, "Native allocation") == 0)) {
-		cJSON_Delete(root);
-		r->dropped_alloc++;
-		return 0;
-	}
-	/* _convertStackToCause: a backtrace (with samples) becomes a cause */
-	stack = cJSON_GetObjectItemCaseSensitive(root, "stack");
-	if (cJSON_IsObject(stack)) {
-		cJSON *samples = cJSON_GetObjectItemCaseSensitive(stack, "samples");
-		cJSON *schema = cJSON_GetObjectItemCaseSensitive(samples, "schema");
-		cJSON *data = cJSON_GetObjectItemCaseSensitive(samples, "data");
-
-		if (cJSON_GetArraySize(data) > 0) {
-			cJSON *row = cJSON_GetArrayItem(data, 0);
-			cJSON *si = cJSON_GetArrayItem(
-				row, small_index(cJSON_GetObjectItemCaseSensitive(schema, "stack")));
-			cJSON *ti = cJSON_GetArrayItem(
-				row, small_index(cJSON_GetObjectItemCaseSensitive(schema, "time")));
-			cJSON *tid = cJSON_GetObjectItemCaseSensitive(stack, "tid");
-
-			stack = cJSON_DetachItemFromObjectCaseSensitive(root, "stack");
-			modified = 1;
-			if (cJSON_IsNumber(si) && si->valuedouble >= 0 &&
-			    si->valuedouble < c->ns && si->valuedouble == (double)(uint32_t)si->valuedouble) {
-				uint32_t s = stack_for(c, (uint32_t)si->valuedouble, 1);
-				cJSON *cause;
-
-				if (s == PC_NONE) {
-					cJSON_Delete(stack);
-					cJSON_Delete(root);
-					return nomem(r);
-				}
-				cause = cJSON_AddObjectToObject(root, "cause");
-				if (tid)
-					cJSON_AddItemToObject(cause, "tid", cJSON_Duplicate(tid, 1));
-				if (ti)
-					cJSON_AddItemToObject(cause, "time", cJSON_Duplicate(ti, 1));
-				cJSON_AddNumberToObject(cause, "stack", s);
-			} else if (!cJSON_IsNull(si)) {
-				r->bad_causes++;
-			}
-			cJSON_Delete(stack);
-		}
-	}
-	if (tname && (strcmp(tname, "GCSlice") == 0 || strcmp(tname, "GCMajor") == 0))
-		conv = convert_gc(root, tname);
-	else if (tname && strcmp(tname, "IPC") == 0)
-		conv = convert_ipc(root);
-	if (conv) {
-		cJSON_Delete(root);
-		root = conv;
-		modified = 1;
-		type = cJSON_GetObjectItemCaseSensitive(root, "type");
-		tname = type->valuestring;
-	}
-	/* unique-string fields hold thread string indexes: re-intern them */
-	for (i = 0; tname && i < r->nustrs; i++) {
-		cJSON *v;
-
-		if (strcmp(pc_spool_str(&r->ustr_pool, r->ustrs[i].type), tname) != 0)
-			continue;
-		v = cJSON_GetObjectItemCaseSensitive(root, pc_spool_str(&r->ustr_pool, r->ustrs[i].key));
-		if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < c->nstr &&
-		    v->valuedouble == (double)(uint32_t)v->valuedouble) {
-			uint32_t s = model_str(c, (uint32_t)v->valuedouble);
-
-			if (s == PC_NONE) {
-				cJSON_Delete(root);
-				return nomem(r);
-			}
-			cJSON_SetNumberValue(v, s);
-			modified = 1;
-		} else if (cJSON_IsNumber(v)) {
-			/* not an index of the thread's string table: the front-end
-			 * would show some other string, so the field goes */
-			cJSON_DeleteItemFromObjectCaseSensitive(
-				root, pc_spool_str(&r->ustr_pool, r->ustrs[i].key));
-			r->bad_ustrs++;
-			modified = 1;
-		}
-	}
-	/* subprocess: payload times move with the markers */
-	if (c->shift_ns) {
-		double d = (double)c->shift_ns / 1e6;
-		cJSON *cause = cJSON_GetObjectItemCaseSensitive(root, "cause");
-
-		modified |= shift_member(root, "startTime", d);
-		modified |= shift_member(root, "endTime", d);
-		if (cJSON_IsObject(cause))
-			modified |= shift_member(cause, "time", d);
-		if (tname && strcmp(tname, "Network") == 0)
-			for (i = 0; i < PC_ARRAY_SIZE(net); i++)
-				modified |= shift_member(root, net[i], d);
-	}
-	(void)modified;
-	(void)len;
-	/* the payload as a tree; too deep to be one: dropped with a warning */
-	i = (uint32_t)pc_jr_pv_from_cjson(r->m, root, out);
-	cJSON_Delete(root);
-	if (i == 1) {
-		r->bad_payloads++;
-		*out = PC_NONE;
-		return 0;
-	}
-	return (int)i;
-}
-
-/* Stable merge sort of idx[0..n) by key. */
-static void sort_by_key(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_t n)
-{
-	uint32_t width, i;
-
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			uint32_t lo = i, mid = i + width < n ? i + width : n;
-			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
-			uint32_t a = lo, b = mid, o = lo;
-
-			while (a < mid && b < hi)
-				tmp[o++] = key[idx[b]] < key[idx[a]] ? idx[b++] : idx[a++];
-			while (a < mid)
-				tmp[o++] = idx[a++];
-			while (b < hi)
-				tmp[o++] = idx[b++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
-}
-
-static int conv_markers(struct conv *c)
-{
-	struct gr *r = c->r;
-	const struct gtable *g = &c->gt->markers;
-	struct pc_thread *th = r->m->threads[c->gt->mt];
-	uint32_t n = g->nrows, i, k, *idx, *tmp;
-	int64_t *key;
-	int err = 0;
-
-	idx = pc_alloc(r->ctx, ((size_t)n + 1) * sizeof(*idx));
-	tmp = pc_alloc(r->ctx, ((size_t)n + 1) * sizeof(*tmp));
-	key = pc_alloc(r->ctx, ((size_t)n + 1) * sizeof(*key));
-	if (!idx || !tmp || !key) {
-		err = PROFCONV_ERR_NOMEM;
-		goto out;
-	}
-	/* _sortMarkers: by endTime || startTime; neither: dropped (the front-end throws) */
-	for (i = 0, k = 0; i < n && !err; i++) {
-		int64_t s = PC_NO_TIME, e = PC_NO_TIME;
-
-		err = cell_time(r, g, i, MC_START, &s);
-		if (!err)
-			err = cell_time(r, g, i, MC_END, &e);
-		if (err)
-			break;
-		key[i] = e != PC_NO_TIME && e != 0 ? e : s;
-		if (key[i] == PC_NO_TIME) {
-			r->dropped_notime++;
-			continue;
-		}
-		idx[k++] = i;
-	}
-	if (err)
-		goto out;
-	sort_by_key(idx, tmp, key, k);
-	for (i = 0; i < k && !err; i++) {
-		uint32_t row = idx[i], name = 0, data = PC_NONE, phase = 0, cat = 0;
-		int64_t s = PC_NO_TIME, e = PC_NO_TIME, v;
-		uint8_t t;
-
-		err = cell_index(r, g, row, MC_NAME, 0, c->nstr, &name);
-		if (!err)
-			err = cell_time(r, g, row, MC_START, &s);
-		if (!err)
-			err = cell_time(r, g, row, MC_END, &e);
-		if (err)
-			break;
-		if (cell(g, row, MC_PHASE, &v) == CT_INT && v >= 0 && v <= PC_PHASE_END)
-			phase = (uint32_t)v;
-		t = cell(g, row, MC_CAT, &v);
-		if (t == CT_INT && v >= 0 && v < r->m->ncategories)
-			cat = (uint32_t)v;
-		else if (t != CT_NULL && t != CT_ABSENT)
-			r->bad_categories++;
-		t = cell(g, row, MC_DATA, &v);
-		if (t == CT_RAW) {
-			uint64_t dropped = r->dropped_alloc;
-
-			err = payload(c, pc_spool_str(&c->gt->raw, (uint32_t)v),
-				      pc_spool_len(&c->gt->raw, (uint32_t)v), &data);
-			if (err)
-				break;
-			if (r->dropped_alloc != dropped)
-				continue; /* an allocation marker */
-		}
-		name = model_str(c, name);
-		if (name == PC_NONE) {
-			err = nomem(r);
-			break;
-		}
-		{
-			struct pc_marker_row mr;
-
-			pc_marker_row_init(&mr);
-			mr.name = name;
-			mr.start = s == PC_NO_TIME ? s : s + c->shift_ns;
-			mr.end = e == PC_NO_TIME ? e : e + c->shift_ns;
-			mr.phase = (uint8_t)phase;
-			mr.category = (uint16_t)cat;
-			mr.payload = data;
-			/* the cause _convertStackToCause made goes to its columns */
-			pc_jr_take_cause(r->m, data, &mr);
-			err = pc_marker_push(r->m, th, &mr);
-		}
-	}
-out:
-	pc_free(r->ctx, idx);
-	pc_free(r->ctx, tmp);
-	pc_free(r->ctx, key);
-	return err;
-}
 
 /* Convert a buffered thread into its model thread, then free the buffer. */
 static int add_mappings(struct gr *r, const struct gproc *pr, uint32_t proc);
@@ -2291,7 +978,7 @@ static int convert_thread(struct gr *r, struct gproc *pr, struct gthread *gt)
 	if (!err)
 		err = conv_samples(&c);
 	if (!err)
-		err = conv_markers(&c);
+		err = gecko_conv_markers(&c);
 	conv_free(&c);
 	gthread_free(r, gt);
 	return err;
@@ -2389,14 +1076,14 @@ static int read_thread(struct gr *r, uint32_t pi)
 		if (strcmp(t->str, "name") == 0) {
 			err = str_value(r, "threads[].name", &th->name);
 		} else if (strcmp(t->str, "processName") == 0) {
-			err = scalar_value(r, &t);
+			err = gecko_scalar_value(r, &t);
 			if (!err && t && t->type == PC_JT_STRING) {
 				pname = pc_model_keep(m, t->str, t->len);
 				if (!pname)
 					err = PROFCONV_ERR_NOMEM;
 			}
 		} else if (strcmp(t->str, "processType") == 0) {
-			err = scalar_value(r, &t);
+			err = gecko_scalar_value(r, &t);
 			if (!err && t && t->type == PC_JT_STRING && strcmp(t->str, "default") != 0) {
 				ptype = pc_model_keep(m, t->str, t->len);
 				if (!ptype)
@@ -2407,10 +1094,10 @@ static int read_thread(struct gr *r, uint32_t pi)
 		} else if (strcmp(t->str, "pid") == 0) {
 			err = id_value(r, "threads[].pid", &th->pid);
 		} else if (strcmp(t->str, "registerTime") == 0) {
-			err = ms_value(r, "threads[].registerTime", &v);
+			err = gecko_ms_value(r, "threads[].registerTime", &v);
 			gt->register_ns = v == PC_NO_TIME ? 0 : v;
 		} else if (strcmp(t->str, "unregisterTime") == 0) {
-			err = ms_value(r, "threads[].unregisterTime", &gt->unregister_ns);
+			err = gecko_ms_value(r, "threads[].unregisterTime", &gt->unregister_ns);
 		} else if (strcmp(t->str, "stringTable") == 0) {
 			err = read_string_table(r, gt);
 		} else if (strcmp(t->str, "frameTable") == 0) {
@@ -2428,9 +1115,9 @@ static int read_thread(struct gr *r, uint32_t pi)
 			break;
 	}
 	if (!err && th->name == PC_NONE)
-		th->name = intern(r, "", 0);
+		th->name = gecko_intern(r, "", 0);
 	if (!err && th->name == PC_NONE)
-		err = nomem(r);
+		err = gecko_nomem(r);
 	/* the thread joins its process; the first thread that names it, or
 	 * gives its type, sets it (processName: '' when absent) */
 	if (!err)
@@ -2534,7 +1221,7 @@ static int read_process(struct gr *r, uint32_t pi)
 		if (err || t->type == PC_JT_OBJ_END)
 			break;
 		if (strcmp(t->str, "meta") == 0) {
-			err = read_meta(r, pr, pi == 0);
+			err = gecko_read_meta(r, pr, pi == 0);
 		} else if (strcmp(t->str, "libs") == 0) {
 			err = read_libs(r, pr);
 		} else if (strcmp(t->str, "sources") == 0) {
