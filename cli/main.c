@@ -47,6 +47,9 @@ static void usage(FILE *f)
 	      "      --event NAME      perf.data: the event whose samples make the call tree\n"
 	      "                        (default: the first sampling event; see 'info')\n"
 	      "      --weight MODE     samples (default) or period\n"
+	      "      --processed-version N\n"
+	      "                        processed output: 69 (default; what profiler.firefox.com\n"
+	      "                        as deployed reads) or 70 (its development version)\n"
 	      "      --no-symbols      do not symbolicate (frames stay addresses)\n"
 	      "      --symbol-dir DIR  also look for symbols in DIR: a breakpad store,\n"
 	      "                        a folder of binaries or .debug files, a perf\n"
@@ -237,13 +240,14 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 int main(int argc, char **argv)
 {
 	enum { OPT_EVENT = 256, OPT_WEIGHT, OPT_STRICT, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS,
-	       OPT_NOSYMS };
+	       OPT_NOSYMS, OPT_PVERSION };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "processed-version", required_argument, NULL, OPT_PVERSION },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "max-memory", required_argument, NULL, OPT_MAXMEM },
 		{ "symbol-dir", required_argument, NULL, OPT_SYMDIR },
@@ -288,6 +292,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WEIGHT:
 			if (profconv_set_option(ctx, "weight", optarg))
+				goto usage_err;
+			break;
+		case OPT_PVERSION:
+			if (profconv_set_option(ctx, "processed-version", optarg))
 				goto usage_err;
 			break;
 		case OPT_STRICT:
