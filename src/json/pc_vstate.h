@@ -425,8 +425,6 @@ struct table {
 	size_t deferred_len;
 };
 
-
-
 /*
  * Functions one of the validator's files defines and another calls (the v_
  * prefix keeps them apart from other modules' names).
@@ -448,32 +446,10 @@ int v_read_cval(struct vstate *v, struct cval *cv, enum pc_jtype *type);
 void v_resolve_or_defer(struct vstate *v, struct pending *pd);
 const char *v_tok_describe(enum pc_jtype t);
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 void v_problem_at(struct vstate *v, enum kind k, const char *path,
 		  const char *fmt, ...) PC_PRINTF(4, 5);
 void v_problem(struct vstate *v, enum kind k, const char *fmt, ...) PC_PRINTF(3, 4);
 void v_cell_problem(struct vstate *v, enum kind k, const struct table *tb,
 		    unsigned ci, uint32_t row, const char *fmt, ...) PC_PRINTF(6, 7);
-
-
-
-
-
-
-
-
 
 #endif /* PC_VSTATE_H */

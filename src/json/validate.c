@@ -311,7 +311,6 @@ static void run_pending(struct vstate *v, struct pending *pd, int64_t lim, int i
 	}
 }
 
-
 /*
  * Whether pd's target is a table of the thread being parsed: always for
  * Gecko tables, and for processed ones only before they moved to

@@ -352,7 +352,6 @@ int gecko_load_extensions(struct gr *r, const char *json, size_t len)
 
 /* --- funcs from location strings --- */
 
-
 int gecko_extract(struct gr *r, struct gproc *pr, struct gthread *gt, uint32_t li, int rel_js,
 		  struct floc *out)
 {

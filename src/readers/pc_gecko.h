@@ -171,7 +171,6 @@ struct conv {
 	uint32_t *leaf, *caller;  /* per stack: model stack in either role (memo) */
 };
 
-
 /*
  * Functions one of the reader's files defines and another calls (the
  * gecko_ prefix keeps them apart from other readers' names).

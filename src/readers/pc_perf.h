@@ -8,7 +8,6 @@
 #ifndef PC_PERF_H
 #define PC_PERF_H
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
@@ -378,7 +377,6 @@ struct perf {
 	struct perf_stats st;
 };
 
-
 /* --- shared between the reader's files --- */
 
 /* A record's sample_id trailer (perf_parse_sid()). */
@@ -389,7 +387,6 @@ struct sid {
 	int has_id;
 	int has_tid;
 };
-
 
 static inline uint64_t ld64(const struct perf *p, const unsigned char *b)
 {

@@ -206,7 +206,6 @@ static int set_meta_str(struct perf *p, char **field, const char *s)
 	return 0;
 }
 
-
 static int add_build_id(struct perf *p, const char *path, const unsigned char *id, size_t len,
 			int kernel)
 {

@@ -66,7 +66,6 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- helpers --- */
 
-
 uint32_t gecko_intern(struct gr *r, const char *s, size_t len)
 {
 	return pc_str_intern(r->m, s, len);
@@ -764,7 +763,6 @@ int gecko_process_source(struct gr *r, struct gproc *pr, uint32_t idx, uint32_t 
 
 /* --- threads --- */
 
-
 uint32_t gecko_model_str(struct conv *c, uint32_t i)
 {
 	if (c->mstr[i] == PC_NONE)
@@ -942,7 +940,6 @@ static int conv_samples(struct conv *c)
 	}
 	return err;
 }
-
 
 /* Convert a buffered thread into its model thread, then free the buffer. */
 static int add_mappings(struct gr *r, const struct gproc *pr, uint32_t proc);
@@ -1178,7 +1175,6 @@ static int finish_proc(struct gr *r, uint32_t pi)
 	pr->npending = 0;
 	return err;
 }
-
 
 static int read_process(struct gr *r, uint32_t pi);
 

@@ -32,7 +32,6 @@
 
 /* --- helpers --- */
 
-
 int perf_corrupt(struct perf *p, uint64_t off, const char *fmt, ...)
 {
 	char msg[768];
@@ -43,7 +42,6 @@ int perf_corrupt(struct perf *p, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	return pc_fail_at(p->ctx, PROFCONV_ERR_CORRUPT, p->path, off, "%s", msg);
 }
-
 
 int perf_warn_at(struct perf *p, const char *kind, uint64_t off, const char *fmt, ...)
 {
@@ -87,7 +85,6 @@ static int bid(const unsigned char *peek, size_t len)
 }
 
 /* --- sample_id trailer --- */
-
 
 const struct attr *perf_attr_for_id(struct perf *p, uint64_t id)
 {
