@@ -27,6 +27,39 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+outputs-validate)
+	# Whatever a reader accepts, the writer emits a profile validate accepts:
+	# every JSON input of the fuzz corpus and the fixtures that converts.
+	n=0
+	for f in "$here"/fuzz/corpus/json/* "$here"/fixtures/gecko/*.json \
+		"$here"/fixtures/validate/*.json "$here"/golden/*.json; do
+		"$PC" -q --no-symbols "$f" -o "$T/out.json" 2>/dev/null || continue
+		"$PC" validate "$T/out.json" >/dev/null 2>"$T/err" ||
+			fail "$(basename "$f") converts into a profile validate refuses: $(head -1 "$T/err")"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 30 ] || fail "only $n inputs converted"
+	;;
+gecko-damaged)
+	# One change each to a real Firefox profile: the reader repairs what the
+	# output cannot carry with exactly one warning, the output validates,
+	# and --strict fails with that warning.
+	G="$here/fixtures/gecko"
+	python3 "$G/make_damaged.py" "$G/esr153-cut.json" "$T" || fail "make_damaged.py"
+	for d in categories_empty no_endtime data_array paused_5; do
+		"$PC" --no-symbols "$T/$d.json" -o "$T/$d.out.json" 2>"$T/$d.err"
+		[ $? = 0 ] || fail "$d: conversion failed: $(cat "$T/$d.err")"
+		n=$(grep -c "^profconv: warning: $T/$d.json" "$T/$d.err")
+		[ "$n" = 1 ] || fail "$d: $n warnings, expected 1: $(cat "$T/$d.err")"
+		expect_rc 0 "$PC" validate "$T/$d.out.json"
+		want=$(grep "^profconv: warning: $T/$d.json" "$T/$d.err" | sed 's/^profconv: warning: //')
+		"$PC" --strict --no-symbols "$T/$d.json" -o "$T/$d.strict.json" 2>"$T/$d.serr"
+		[ $? = 1 ] || fail "$d: --strict did not fail"
+		grep -qF "profconv: error: $want" "$T/$d.serr" ||
+			fail "$d: --strict error differs: $(cat "$T/$d.serr")"
+		[ ! -e "$T/$d.strict.json" ] || fail "$d: --strict left an output"
+	done
+	;;
 gecko-counts)
 	# A real Firefox profile (a cut): every process, thread, sample, marker
 	# with its payload fields, counter and page is kept, no payload text in

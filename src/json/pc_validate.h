@@ -34,4 +34,11 @@
  */
 int pc_validate(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *out);
 
+/*
+ * Whether a category color is one the front-end draws (the format's list or
+ * the renderer's aliases): the readers replace others, so that whatever they
+ * accept, validate accepts.
+ */
+int pc_category_color_known(const char *color);
+
 #endif /* PC_VALIDATE_H */

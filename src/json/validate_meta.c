@@ -23,6 +23,12 @@ static int in_list(const char *s, const char *const *list, size_t n)
 	return 0;
 }
 
+int pc_category_color_known(const char *color)
+{
+	return in_list(color, colors, PC_ARRAY_SIZE(colors)) ||
+	       in_list(color, color_aliases, PC_ARRAY_SIZE(color_aliases));
+}
+
 /* A color the renderer knows but the format does not: once per color and file. */
 static void warn_color(struct vstate *v, const char *color)
 {

@@ -332,6 +332,20 @@ int gecko_conv_markers(struct conv *c)
 			break;
 		if (gecko_cell(g, row, MC_PHASE, &v) == CT_INT && v >= 0 && v <= PC_PHASE_END)
 			phase = (uint32_t)v;
+		/*
+		 * Instant and IntervalStart need a start, IntervalEnd an end,
+		 * Interval both (the front-end reads only those).  A marker
+		 * missing one becomes an instant at the time it has.
+		 */
+		if (((phase == PC_PHASE_INSTANT || phase == PC_PHASE_START ||
+		      phase == PC_PHASE_INTERVAL) && s == PC_NO_TIME) ||
+		    ((phase == PC_PHASE_END || phase == PC_PHASE_INTERVAL) && e == PC_NO_TIME)) {
+			if (s == PC_NO_TIME)
+				s = e;
+			e = PC_NO_TIME;
+			phase = PC_PHASE_INSTANT;
+			r->bad_times++;
+		}
 		t = gecko_cell(g, row, MC_CAT, &v);
 		if (t == CT_INT && v >= 0 && v < r->m->ncategories)
 			cat = (uint32_t)v;

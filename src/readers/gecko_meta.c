@@ -327,6 +327,14 @@ int gecko_read_meta(struct gr *r, struct gproc *pr, int is_main)
 			err = pc_jpull_capture_value(r->p, &raw, &len, MAX_CAPTURE);
 			if (!err && strcmp(raw, "null") != 0) {
 				err = pc_jr_categories(r->ctx, r->p, &at, r->m, raw, len);
+				/* an empty list: every frame and marker category would be
+				 * out of range; the default category stands in (warned
+				 * once, with the categories it replaced, at the end) */
+				if (!err && !r->m->ncategories) {
+					r->empty_categories = 1;
+					if (pc_model_add_category(r->m, "Other", "grey") == PC_NO_CATEGORY)
+						err = PROFCONV_ERR_NOMEM;
+				}
 				r->seen_categories = !err;
 			}
 		} else if (strcmp(k, "extensions") == 0) {

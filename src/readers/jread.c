@@ -3,6 +3,8 @@
  */
 #include "readers/pc_jread.h"
 
+#include "json/pc_validate.h"
+
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +165,16 @@ int pc_jr_categories(struct profconv_ctx *ctx, const struct pc_jpull *p, const s
 			break;
 		}
 		nm = pc_model_keep(m, name->valuestring, strlen(name->valuestring));
-		cl = pc_model_keep(m, color->valuestring, strlen(color->valuestring));
+		if (!pc_category_color_known(color->valuestring)) {
+			err = pc_jr_warn(ctx, p, at, "unknown category colors replaced",
+					 "meta.categories[%u]: color '%s' is not one the front-end draws; grey is used",
+					 m->ncategories, color->valuestring);
+			if (err)
+				break;
+			cl = "grey";
+		} else {
+			cl = pc_model_keep(m, color->valuestring, strlen(color->valuestring));
+		}
 		if (!nm || !cl) {
 			err = PROFCONV_ERR_NOMEM;
 			break;

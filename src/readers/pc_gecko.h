@@ -31,6 +31,7 @@
 #define WARN_PAYLOAD  "marker payloads that are not objects dropped"
 #define WARN_PAGES    "pages dropped"
 #define WARN_PAUSED   "paused ranges ignored"
+#define WARN_MTIME    "markers without the time their phase needs made instants"
 #define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 
@@ -142,7 +143,8 @@ struct gr {
 	uint32_t tcap;
 	int seen_categories;
 	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
-	uint64_t bad_payloads, bad_paused;
+	uint64_t bad_payloads, bad_paused, bad_times;
+	int empty_categories; /* meta.categories was []: "Other" added */
 	uint64_t counters, utf8_repaired;
 	struct pc_loc counters_loc;
 };

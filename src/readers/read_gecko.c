@@ -1484,9 +1484,17 @@ static int read_doc(struct gr *r)
 				"%s: %llu markers have neither a start nor an end time", r->name,
 				(unsigned long long)r->dropped_notime);
 	if (!err)
-		err = pc_warn_n(r->ctx, WARN_CATEGORY, r->bad_categories, NULL,
-				"%s: %llu frame or marker categories are out of range; replaced",
-				r->name, (unsigned long long)r->bad_categories);
+		err = r->empty_categories
+			      ? pc_warn_n(r->ctx, WARN_CATEGORY, r->bad_categories + 1, NULL,
+					  "%s: meta.categories is empty; the default category Other (grey) replaces %llu frame or marker categories",
+					  r->name, (unsigned long long)r->bad_categories)
+			      : pc_warn_n(r->ctx, WARN_CATEGORY, r->bad_categories, NULL,
+					  "%s: %llu frame or marker categories are out of range; replaced",
+					  r->name, (unsigned long long)r->bad_categories);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_MTIME, r->bad_times, NULL,
+				"%s: %llu markers lack the time their phase needs; made instants at the time they have",
+				r->name, (unsigned long long)r->bad_times);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_CAUSE, r->bad_causes, NULL,
 				"%s: %llu marker backtraces name a stack the thread does not have",

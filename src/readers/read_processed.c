@@ -43,6 +43,7 @@
 #define WARN_PAGES    "pages dropped"
 #define WARN_PAUSED   "paused ranges ignored"
 #define WARN_SREF     "marker string fields out of range"
+#define WARN_MTIME    "markers without the time their phase needs made instants"
 #define WARN_ORIGLOC  "source-mapped locations dropped"
 #define WARN_ALLOC    "allocation tables dropped"
 #define WARN_WEIGHT   "non-integer sample weights rounded"
@@ -94,7 +95,7 @@ struct rd {
 	struct pc_spool sp; /* strings interned at the end */
 	int seen_meta, seen_categories, seen_strings, version;
 	struct pc_loc rs_lib;
-	uint64_t origloc, weight_rounded, utf8_repaired, bad_srefs;
+	uint64_t origloc, weight_rounded, utf8_repaired, bad_srefs, bad_times, dropped_markers;
 	struct pc_loc loc_meta;
 	/* column locations for the final checks */
 	struct pc_loc st_frame, fr_func, fr_lib, fr_nsym, fr_cat, fn_name, fn_res, fn_src;
@@ -1244,6 +1245,23 @@ static int load_markers(struct rd *r, struct pc_thread *th, struct tloc *tl)
 			row.start = start == NULLV ? PC_NO_TIME : start;
 			row.end = end == NULLV ? PC_NO_TIME : end;
 			row.phase = (uint8_t)phase;
+			/* the time its phase needs (Instant, IntervalStart: start;
+			 * IntervalEnd: end; Interval: both), else an instant at the
+			 * time it has; with no time at all it cannot be drawn */
+			if (((phase == PC_PHASE_INSTANT || phase == PC_PHASE_START ||
+			      phase == PC_PHASE_INTERVAL) && row.start == PC_NO_TIME) ||
+			    ((phase == PC_PHASE_END || phase == PC_PHASE_INTERVAL) &&
+			     row.end == PC_NO_TIME)) {
+				if (row.start == PC_NO_TIME)
+					row.start = row.end;
+				row.end = PC_NO_TIME;
+				row.phase = PC_PHASE_INSTANT;
+				r->bad_times++;
+				if (row.start == PC_NO_TIME) {
+					r->dropped_markers++;
+					continue;
+				}
+			}
 			row.category = (uint16_t)cat;
 			row.payload = data == NULLV ? PC_NONE : (uint32_t)data;
 			if (row.payload != PC_NONE && pc_pv(r->m, row.payload)->kind == PC_VAL_NULL)
@@ -1777,6 +1795,10 @@ static int read_doc(struct rd *r)
 				(unsigned long long)r->weight_rounded);
 	if (!err)
 		err = fix_strings(r);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_MTIME, r->bad_times, &r->loc_meta,
+				"%llu markers lack the time their phase needs; made instants at the time they have (%llu with no time at all dropped)",
+				(unsigned long long)r->bad_times, (unsigned long long)r->dropped_markers);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_SREF, r->bad_srefs, &r->loc_meta,
 				"%llu marker fields declared as string indexes hold no valid index; kept as they are",

@@ -288,7 +288,7 @@ static void broken_inputs(void)
 	       "t.json:1:87: samples.stack[0] = 0 is out of range (stackTable has 0 rows)");
 	broken(META ",\"threads\":[{\"samples\":{\"stack\":[null]}}]}", PROFCONV_ERR_CORRUPT,
 	       "t.json:1:78: samples has neither \"time\" nor \"timeDeltas\"");
-	broken(META ",\"threads\":[{\"markers\":{\"name\":[0],\"category\":[9]}}]}",
+	broken(META ",\"threads\":[{\"markers\":{\"name\":[0],\"category\":[9],\"startTime\":[1]}}]}",
 	       PROFCONV_ERR_CORRUPT,
 	       "t.json:1:101: markers.category[0] = 9 is out of range (meta.categories has 8 rows)");
 	broken(META ",\"threads\":[{\"samples\":{\"stack\":[null],\"time\":[1e300]}}]}",
