@@ -39,6 +39,14 @@ outputs-validate)
 		n=$((n + 1))
 	done
 	[ "$n" -ge 25 ] || fail "only $n inputs converted (28 expected)"
+	# JSON allows a lone surrogate escape: validate reads it as U+FFFD and
+	# says where (it used to report a wrong cause)
+	V="$here/fixtures/validate"
+	for c in "meta_lone_surrogate meta.product" "libs_lone_surrogate libs[1].path"; do
+		set -- $c
+		"$PC" validate "$V/y_$1.json" >/dev/null 2>"$T/err" || fail "y_$1 is refused: $(cat "$T/err")"
+		grep -qF "the first lone surrogate is at $2" "$T/err" || fail "y_$1: $(cat "$T/err")"
+	done
 	;;
 gecko-damaged)
 	# One change each to a real Firefox profile: the reader repairs what the

@@ -119,4 +119,12 @@ uint64_t pc_jpull_offset(const struct pc_jpull *p);
 /* The location of tok, for pc_fail()/pc_warn(). */
 void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc);
 
+/*
+ * Replace each lone UTF-16 surrogate escape (\ud800 alone, ...) in the
+ * syntax-checked JSON text s[0..len) by \ufffd, in place (same length), for
+ * parsers that refuse them (cJSON).  Returns how many; the JSON path of the
+ * first (base followed by the members and indexes inside s) goes to first.
+ */
+size_t pc_json_fix_surrogates(char *s, size_t len, const char *base, char *first, size_t cap);
+
 #endif /* PC_JPULL_H */

@@ -388,6 +388,7 @@ struct vstate {
 	struct profile *prof; /* the profile being parsed */
 	struct scope *thr;    /* the thread being parsed, or NULL */
 	unsigned colors_warned; /* bits of color_aliases[] already reported */
+	char surrogate_path[256]; /* where the first lone surrogate was, or "" */
 };
 
 enum cvtype { CV_MISSING, CV_NULL, CV_NUM, CV_STR, CV_BOOL, CV_OBJ, CV_ARR };
@@ -448,6 +449,7 @@ const char *v_tok_describe(enum pc_jtype t);
 
 void v_problem_at(struct vstate *v, enum kind k, const char *path,
 		  const char *fmt, ...) PC_PRINTF(4, 5);
+void v_note_surrogates(struct vstate *v, char *raw, size_t len, const char *base);
 void v_problem(struct vstate *v, enum kind k, const char *fmt, ...) PC_PRINTF(3, 4);
 void v_cell_problem(struct vstate *v, enum kind k, const struct table *tb,
 		    unsigned ci, uint32_t row, const char *fmt, ...) PC_PRINTF(6, 7);

@@ -976,6 +976,19 @@ static void summary(struct vstate *v, const struct profile *top, struct pc_text_
 	pc_text_printf(out, "%s\n", line);
 }
 
+/*
+ * Captured text goes to cJSON, which refuses lone surrogate escapes that
+ * JSON allows: they become U+FFFD first (the pull tokenizer counted them),
+ * and the path of the first is kept for the warning.
+ */
+void v_note_surrogates(struct vstate *v, char *raw, size_t len, const char *base)
+{
+	char path[256];
+
+	if (pc_json_fix_surrogates(raw, len, base, path, sizeof(path)) && !v->surrogate_path[0])
+		pc_snprintf(v->surrogate_path, sizeof(v->surrogate_path), "%s", path);
+}
+
 int pc_validate(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *out)
 {
 	struct vstate v;
@@ -1017,8 +1030,10 @@ int pc_validate(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_ou
 		finish_profile(&v, &top);
 		if (pc_jpull_bad_utf8(v.p))
 			v_problem(&v, W_UTF8,
-				"%llu strings hold invalid UTF-8 or lone surrogates (shown as U+FFFD)",
-				(unsigned long long)pc_jpull_bad_utf8(v.p));
+				"%llu strings hold invalid UTF-8 or lone surrogates (shown as U+FFFD)%s%s",
+				(unsigned long long)pc_jpull_bad_utf8(v.p),
+				v.surrogate_path[0] ? "; the first lone surrogate is at " : "",
+				v.surrogate_path);
 		for (k = 0; k < NKINDS; k++) {
 			if (!kinds[k].warn)
 				errors += v.count[k];

@@ -189,6 +189,7 @@ int v_parse_meta(struct vstate *v, struct profile *pr)
 	err = pc_jpull_capture_value(v->p, &raw, &len, META_MAX);
 	if (err)
 		return err;
+	v_note_surrogates(v, (char *)raw, len, "meta");
 	meta = cJSON_ParseWithLength(raw, len);
 	if (!meta) {
 		v_problem(v, K_VALUE, "could not be read (nested too deeply for cJSON, or out of memory)");
@@ -282,6 +283,12 @@ int v_parse_libs(struct vstate *v, struct profile *pr)
 		}
 		li = &pr->libs[i];
 		memset(li, 0, sizeof(*li));
+		{
+			char base[32];
+
+			pc_snprintf(base, sizeof(base), "libs[%u]", i);
+			v_note_surrogates(v, (char *)raw, len, base);
+		}
 		j = cJSON_ParseWithLength(raw, len);
 		if (cJSON_IsObject(j)) {
 			li->flags |= LIB_OBJ;
