@@ -58,7 +58,10 @@ static void usage(FILE *f)
 	      "      --kallsyms FILE   kernel symbols (default: /proc/kallsyms when the\n"
 	      "                        recording's kernel is the running one)\n"
 	      "      --strict          treat recoverable damage as an error\n"
-	      "      --max-memory MIB  stop with an error past this much memory (default 8192)\n"
+	      "      --max-memory SIZE stop with an error past this much memory (default 8G;\n"
+	      "                        a number of MiB, or with K, M, G or T); it covers what\n"
+	      "                        profconv allocates, not libdwarf's own memory nor\n"
+	      "                        mapped symbol files\n"
 	      "  -q, --quiet           print nothing but errors\n"
 	      "  -v, --verbose         print notes about what is done\n"
 	      "  -h, --help            this text\n"
@@ -84,6 +87,54 @@ static int out_stdout(void *user, const void *buf, size_t len)
 {
 	(void)user;
 	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+}
+
+/*
+ * A size: digits (no sign), then an optional unit K, M, G or T (powers of
+ * 1024; M when there is none, as before), nonzero, below 2^64 bytes.
+ */
+static int parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 20;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case 0:
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		p++;
+		break;
+	case 'm': case 'M':
+		p++;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		p++;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		p++;
+		break;
+	default:
+		return -1;
+	}
+	if ((*p == 'i' || *p == 'I') && (p[1] == 'B' || p[1] == 'b'))
+		p += 2;
+	else if (*p == 'B' || *p == 'b')
+		p++;
+	if (*p || !v || v > UINT64_MAX >> shift)
+		return -1;
+	*out = v << shift;
+	return 0;
 }
 
 static int fail(struct profconv_ctx *ctx)
@@ -315,18 +366,16 @@ int main(int argc, char **argv)
 			no_symbols = 1;
 			break;
 		case OPT_MAXMEM: {
-			char *end;
-			unsigned long long mib;
+			uint64_t bytes;
 
-			errno = 0;
-			mib = strtoull(optarg, &end, 10);
-			if (errno || *end || !mib) {
-				fprintf(stderr, "profconv: --max-memory takes a size in MiB, not '%s'\n",
+			if (parse_size(optarg, &bytes)) {
+				fprintf(stderr,
+					"profconv: --max-memory takes a size (digits, then K, M, G or T; M if none), not '%s'\n",
 					optarg);
 				profconv_ctx_free(ctx);
 				return 2;
 			}
-			profconv_set_max_memory(ctx, (uint64_t)mib << 20);
+			profconv_set_max_memory(ctx, bytes);
 			break;
 		}
 		case 'q':

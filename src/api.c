@@ -86,6 +86,9 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	m = pc_model_new(ctx);
 	if (!m)
 		return PROFCONV_ERR_NOMEM;
+	pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: reading as %s",
+		    pc_input_name(in), r->name);
+	ctx->activity = ctx->activity_buf;
 	pc_note(ctx, "%s: reading as %s%s%s", pc_input_name(in), r->name,
 		pc_input_filter(in) ? " inside " : "", pc_input_filter(in) ? pc_input_filter(in) : "");
 	err = r->read(ctx, in, m);
@@ -93,8 +96,12 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 		err = ctx->status;
 	/* "symbolicate" = "always": also inputs that say they are (frames that
 	 * already have a native symbol are left alone by pc_symbolicate()) */
-	if (!err && !ctx->no_symbols && (ctx->symbolicate_always || !m->meta.symbolicated))
+	if (!err && !ctx->no_symbols && (ctx->symbolicate_always || !m->meta.symbolicated)) {
+		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
+			    pc_input_name(in));
 		err = pc_symbolicate(ctx, m);
+	}
+	ctx->activity = NULL;
 	if (err) {
 		pc_model_free(m);
 		return err;
@@ -111,11 +118,15 @@ PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 
 	*out = NULL;
 	pc_clear_error(ctx);
+	pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: opening",
+		    strcmp(path, "-") == 0 ? "<stdin>" : path);
+	ctx->activity = ctx->activity_buf;
 	err = pc_input_open_path(ctx, path, &in);
-	if (err)
-		return err;
-	err = read_input(ctx, in, out);
-	pc_input_close(in);
+	if (!err) {
+		err = read_input(ctx, in, out);
+		pc_input_close(in);
+	}
+	ctx->activity = NULL;
 	return err;
 }
 
@@ -164,7 +175,10 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 	err = pc_output_open(ctx, path, &o);
 	if (err)
 		return err;
+	pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: writing", o.name);
+	ctx->activity = ctx->activity_buf;
 	err = profconv_write_cb(ctx, p, format, pc_output_sink(), &o);
+	ctx->activity = NULL;
 	return pc_output_close(&o, err);
 }
 

@@ -404,10 +404,12 @@ static int nomem(struct profconv_ctx *ctx, size_t size)
 {
 	if (ctx->mem_limit && ctx->mem_used + size > ctx->mem_limit)
 		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL,
-			       "memory limit of %llu MiB reached (asked for %zu more bytes); "
-			       "raise it with --max-memory",
-			       (unsigned long long)(ctx->mem_limit >> 20), size);
-	return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory (asked for %zu bytes)", size);
+			       "%s%smemory limit of %llu KiB reached with %llu KiB in use (asked for %zu more bytes); raise it with --max-memory",
+			       ctx->activity ? ctx->activity : "", ctx->activity ? ": " : "",
+			       (unsigned long long)(ctx->mem_limit >> 10),
+			       (unsigned long long)(ctx->mem_used >> 10), size);
+	return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "%s%sout of memory (asked for %zu bytes)",
+		       ctx->activity ? ctx->activity : "", ctx->activity ? ": " : "", size);
 }
 
 static int may_alloc(struct profconv_ctx *ctx, size_t size)

@@ -75,6 +75,7 @@ struct profconv_ctx {
 	char **symbol_dirs;   /* --symbol-dir, in order (owned, pc_alloc) */
 	unsigned nsymbol_dirs;
 	char *kallsyms;	      /* --kallsyms FILE (owned, pc_alloc) */
+	int no_kallsyms;      /* --kallsyms was given but is unusable: no kernel symbols */
 	int processed_version; /* processed writer: 69 or 70; 0 = the default (69) */
 
 	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
@@ -84,6 +85,10 @@ struct profconv_ctx {
 	/* The temporary output file being written ("" if none), for a signal
 	 * handler to remove (profconv_pending_output()). */
 	char pending_output[4200];
+	/* What the library is doing, for messages that have no position
+	 * ("reading X", "writing Y", "symbolicating"); NULL when idle. */
+	char activity_buf[512];
+	const char *activity;
 };
 
 /* Location of a problem; pass NULL when there is none. */

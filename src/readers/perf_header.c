@@ -593,10 +593,12 @@ int perf_read_file_header(struct perf *p)
 		memset(p->feat_flags, 0, sizeof(p->feat_flags));
 		p->truncated = 1;
 	} else if (!pc_fits(p->data_off, p->data_size, fsize)) {
+		/* in strict mode this is the error: nothing is converted */
 		err = perf_warn_at(p, W_TRUNCATED, fsize,
-			      "file ends at 0x%llx, inside the data section [0x%llx, +0x%llx): converting what is there",
-			      (unsigned long long)fsize, (unsigned long long)p->data_off,
-			      (unsigned long long)p->data_size);
+				   "file ends at 0x%llx, inside the data section [0x%llx, +0x%llx)%s",
+				   (unsigned long long)fsize, (unsigned long long)p->data_off,
+				   (unsigned long long)p->data_size,
+				   p->ctx->strict ? "" : ": converting what is there");
 		if (err)
 			return err;
 		p->data_size = fsize - p->data_off;

@@ -349,6 +349,10 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 	char why[512], running[128];
 	int err;
 
+	if (f->ctx->no_kallsyms) {
+		tried(f, "--kallsyms", "unusable (see the warning)");
+		return 0;
+	}
 	if (f->ctx->kallsyms) {
 		why[0] = 0;
 		err = pc_symsrc_open_kallsyms(f->ctx, f->ctx->kallsyms, out, why, sizeof(why));
@@ -990,6 +994,42 @@ static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 	pc_free(ctx, j->sevs);
 }
 
+#define WARN_SYMPATH "unusable symbol paths ignored"
+
+/*
+ * The symbol paths the user gave, checked once here on the calling thread:
+ * --kallsyms must be a regular file (a device, FIFO or endless pipe would
+ * be read forever), --symbol-dir a directory or a regular file (a perf
+ * archive).  An unusable one is said even without -v, and skipped.
+ */
+static int check_symbol_paths(struct profconv_ctx *ctx)
+{
+	struct stat st;
+	unsigned i;
+	int err = 0;
+
+	if (ctx->kallsyms && (stat(ctx->kallsyms, &st) != 0 || !S_ISREG(st.st_mode))) {
+		err = pc_warn(ctx, WARN_SYMPATH, NULL,
+			      "--kallsyms %s: %s; kernel frames stay unsymbolicated", ctx->kallsyms,
+			      stat(ctx->kallsyms, &st) != 0 ? strerror(errno)
+							     : "not a regular file");
+		pc_free(ctx, ctx->kallsyms);
+		ctx->kallsyms = NULL;
+		ctx->no_kallsyms = 1;
+	}
+	for (i = 0; i < ctx->nsymbol_dirs && !err; i++) {
+		const char *d = ctx->symbol_dirs[i];
+
+		if (stat(d, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		err = pc_warn(ctx, WARN_SYMPATH, NULL,
+			      "--symbol-dir %s: %s; not searched", d,
+			      stat(d, &st) != 0 ? strerror(errno)
+						 : "neither a directory nor a regular file");
+	}
+	return err;
+}
+
 int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 {
 	struct job_set js;
@@ -999,6 +1039,9 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 	pthread_t th;
 	int err, threaded = 0;
 
+	err = check_symbol_paths(ctx);
+	if (err)
+		return err;
 	err = pc_symwork_begin(ctx, m, &w);
 	if (err)
 		return err;
@@ -1031,6 +1074,7 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 		j->ctx->symbol_dirs = ctx->symbol_dirs;
 		j->ctx->nsymbol_dirs = ctx->nsymbol_dirs;
 		j->ctx->kallsyms = ctx->kallsyms;
+		j->ctx->no_kallsyms = ctx->no_kallsyms;
 		j->ctx->strict = ctx->strict;
 		j->ctx->verbose = ctx->verbose;
 		j->ctx->mem_limit = ctx->mem_limit;
