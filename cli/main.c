@@ -22,16 +22,72 @@
 
 #include "profconv.h"
 
+#define PC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static int quiet;
+
+/* "a, b, c": the names of the formats of one kind, from the registry. */
+static void format_names(enum profconv_format_kind kind, char *buf, size_t cap)
+{
+	struct profconv_format f;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
+		if (f.kind == kind && n < cap)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", f.name);
+}
+
+/*
+ * One option line: "      --key ARG" then the help from column 24,
+ * wrapped at word boundaries to 80 columns.
+ */
+static void usage_option(FILE *f, const char *name, const char *arg, const char *help)
+{
+	int col = fprintf(f, "      --%s %s", name, arg);
+	const char *p = help;
+
+	if (col < 0)
+		return;
+	if (col >= 24) {
+		fputc('\n', f);
+		col = 0;
+	}
+	fprintf(f, "%*s", 24 - col, "");
+	col = 24;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (col > 24 && col + 1 + (int)w > 80) {
+			fprintf(f, "\n%24s", "");
+			col = 24;
+		} else if (col > 24) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
 
 static void usage(FILE *f)
 {
+	struct profconv_format fm;
+	char in[256], out[256];
+	size_t i;
+
+	format_names(PROFCONV_FORMAT_INPUT, in, sizeof(in));
+	format_names(PROFCONV_FORMAT_OUTPUT, out, sizeof(out));
 	fputs("usage: profconv [options] INPUT [-o OUT]\n"
 	      "       profconv info INPUT\n"
 	      "       profconv [options] symbolicate IN [-o OUT]\n"
 	      "       profconv validate FILE...\n"
 	      "\n"
-	      "Convert profiling data into the Firefox Profiler's processed profile format.\n"
+	      "Convert profiling data into the Firefox Profiler's formats.\n"
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
 	      "compression, and a tar or zip holding one file, are undone first.\n"
 	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
@@ -40,17 +96,11 @@ static void usage(FILE *f)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE     write to FILE (- for standard output); an existing\n"
-	      "                        FILE is replaced only once the output is complete\n"
-	      "  -f, --from FORMAT     input format, skipping detection (perf, processed,\n"
-	      "                        gecko)\n"
-	      "  -t, --to FORMAT       output format (processed)\n"
-	      "      --event NAME      perf.data: the event whose samples make the call tree\n"
-	      "                        (default: the first sampling event; see 'info')\n"
-	      "      --weight MODE     samples (default) or period\n"
-	      "      --processed-version N\n"
-	      "                        processed output: 69 (default; what profiler.firefox.com\n"
-	      "                        as deployed reads) or 70 (its development version)\n"
-	      "      --no-symbols      do not symbolicate (frames stay addresses)\n"
+	      "                        FILE is replaced only once the output is complete\n",
+	      f);
+	fprintf(f, "  -f, --from FORMAT     input format, skipping detection (%s)\n", in);
+	fprintf(f, "  -t, --to FORMAT       output format (%s; default processed)\n", out);
+	fputs("      --no-symbols      do not symbolicate (frames stay addresses)\n"
 	      "      --symbol-dir DIR  also look for symbols in DIR: a breakpad store,\n"
 	      "                        a folder of binaries or .debug files, a perf\n"
 	      "                        build-id cache, or a perf archive tarball\n"
@@ -65,10 +115,27 @@ static void usage(FILE *f)
 	      "  -q, --quiet           print nothing but errors\n"
 	      "  -v, --verbose         print notes about what is done\n"
 	      "  -h, --help            this text\n"
-	      "  -V, --version         print the version\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 failed, 2 usage error.  See profconv(1).\n",
+	      "  -V, --version         print the version\n",
 	      f);
+	for (i = 0; profconv_formats(i, &fm) == PROFCONV_OK; i++) {
+		const struct profconv_option *o;
+
+		if (!fm.options[0].key)
+			continue;
+		fprintf(f, "\n%s %s options:\n", fm.name,
+			fm.kind == PROFCONV_FORMAT_INPUT ? "input" : "output");
+		for (o = fm.options; o->key; o++) {
+			char help[512];
+
+			if (o->choices)
+				snprintf(help, sizeof(help), "%s: %s%s%s", o->choices, o->help,
+					 o->def ? "; default " : "", o->def ? o->def : "");
+			else
+				snprintf(help, sizeof(help), "%s", o->help);
+			usage_option(f, o->key, o->arg, help);
+		}
+	}
+	fputs("\nExit status: 0 ok, 1 failed, 2 usage error.  See profconv(1).\n", f);
 }
 
 static void diag(void *user, enum profconv_severity sev, const char *msg)
@@ -288,17 +355,28 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 	return 0;
 }
 
+/* Is name an output format in the registry? */
+static int is_output_format(const char *name)
+{
+	struct profconv_format f;
+	size_t i;
+
+	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
+		if (f.kind == PROFCONV_FORMAT_OUTPUT && strcmp(f.name, name) == 0)
+			return 1;
+	return 0;
+}
+
+#define OPT_FORMAT 1024 /* + index in fmt_keys: an option a format declares */
+#define MAX_FMT_OPTS 64
+
 int main(int argc, char **argv)
 {
-	enum { OPT_EVENT = 256, OPT_WEIGHT, OPT_STRICT, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS,
-	       OPT_NOSYMS, OPT_PVERSION };
-	static const struct option opts[] = {
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS };
+	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
-		{ "event", required_argument, NULL, OPT_EVENT },
-		{ "weight", required_argument, NULL, OPT_WEIGHT },
-		{ "processed-version", required_argument, NULL, OPT_PVERSION },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "max-memory", required_argument, NULL, OPT_MAXMEM },
 		{ "symbol-dir", required_argument, NULL, OPT_SYMDIR },
@@ -308,18 +386,49 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
 	};
+	/* the fixed options, then every option the formats declare */
+	struct option opts[PC_ARRAY_LEN(fixed) + MAX_FMT_OPTS + 1];
+	const char *fmt_keys[MAX_FMT_OPTS];
+	struct profconv_format fm;
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	const char *output = NULL, *to = PROFCONV_OUT_PROCESSED, *cmd = NULL;
+	size_t nopts = 0, nfmt = 0, i, k;
 	int c, rc, no_symbols = 0;
 
 	if (!ctx) {
 		fputs("profconv: out of memory\n", stderr);
 		return 1;
 	}
+	for (i = 0; i < PC_ARRAY_LEN(fixed); i++)
+		opts[nopts++] = fixed[i];
+	for (i = 0; profconv_formats(i, &fm) == PROFCONV_OK; i++) {
+		const struct profconv_option *o;
+
+		for (o = fm.options; o->key && nfmt < MAX_FMT_OPTS; o++) {
+			for (k = 0; k < nfmt && strcmp(fmt_keys[k], o->key) != 0; k++)
+				;
+			if (k < nfmt)
+				continue; /* declared by two formats: one CLI option */
+			fmt_keys[nfmt] = o->key;
+			opts[nopts].name = o->key;
+			opts[nopts].has_arg = required_argument;
+			opts[nopts].flag = NULL;
+			opts[nopts].val = OPT_FORMAT + (int)nfmt;
+			nopts++;
+			nfmt++;
+		}
+	}
+	memset(&opts[nopts], 0, sizeof(opts[nopts]));
 	profconv_set_diag(ctx, diag, NULL);
+	/* the command symbolicates by default; the library does not */
+	profconv_set_option(ctx, "symbols", "yes");
 	while ((c = getopt_long(argc, argv, "o:f:t:qvhV", opts, NULL)) != -1) {
+		if (c >= OPT_FORMAT && c < OPT_FORMAT + (int)nfmt) {
+			if (profconv_set_option(ctx, fmt_keys[c - OPT_FORMAT], optarg))
+				goto usage_err;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -329,25 +438,16 @@ int main(int argc, char **argv)
 				goto usage_err;
 			break;
 		case 't':
-			if (strcmp(optarg, PROFCONV_OUT_PROCESSED) != 0) {
-				fprintf(stderr, "profconv: unknown output format '%s' (known: processed)\n",
-					optarg);
+			if (!is_output_format(optarg)) {
+				char out[256];
+
+				format_names(PROFCONV_FORMAT_OUTPUT, out, sizeof(out));
+				fprintf(stderr, "profconv: unknown output format '%s' (known: %s)\n",
+					optarg, out);
 				profconv_ctx_free(ctx);
 				return 2;
 			}
 			to = optarg;
-			break;
-		case OPT_EVENT:
-			if (profconv_set_option(ctx, "event", optarg))
-				goto usage_err;
-			break;
-		case OPT_WEIGHT:
-			if (profconv_set_option(ctx, "weight", optarg))
-				goto usage_err;
-			break;
-		case OPT_PVERSION:
-			if (profconv_set_option(ctx, "processed-version", optarg))
-				goto usage_err;
 			break;
 		case OPT_STRICT:
 			profconv_set_strict(ctx, 1);

@@ -7,7 +7,15 @@
  * profconv_errmsg().
  *
  * A context is used by one thread at a time; separate contexts may be used
- * in parallel (there is no global mutable state).
+ * in parallel.  Threads and process-wide state, all of it internal:
+ *   - symbolication (option "symbols" "yes") may run one worker thread of
+ *     its own for the duration of a profconv_read_*() call; it is joined
+ *     before the call returns and never calls back into the caller except
+ *     through the context's diagnostics callback, which is always called on
+ *     the caller's thread;
+ *   - libdwarf is not thread-safe, so every entry into it is serialised by
+ *     one process-wide mutex (contexts used in parallel wait on it);
+ *   - the library installs no signal handlers and changes no locale.
  *
  * Typical use:
  *
@@ -38,8 +46,14 @@ extern "C" {
 	(PROFCONV_VERSION_MAJOR * 10000 + PROFCONV_VERSION_MINOR * 100 + PROFCONV_VERSION_PATCH)
 #define PROFCONV_VERSION_STRING "0.1.0"
 
-/* Output format versions, as the Firefox Profiler front-end reads them. */
+/*
+ * Output format versions, as the Firefox Profiler front-end reads them: the
+ * newest processed version written (option "processed-version"), the one
+ * written by default (what profiler.firefox.com as deployed reads), and the
+ * Gecko version.
+ */
 #define PROFCONV_PROCESSED_FORMAT_VERSION 70
+#define PROFCONV_PROCESSED_FORMAT_DEFAULT 69
 #define PROFCONV_GECKO_FORMAT_VERSION	  36
 
 #if defined(__GNUC__) && __GNUC__ >= 4
@@ -75,8 +89,13 @@ enum profconv_severity {
 	PROFCONV_ERROR = 2,
 };
 
-/* Output formats for profconv_write_*(). */
+/* Output formats for profconv_write_*() (profconv_formats() lists them all). */
 #define PROFCONV_OUT_PROCESSED "processed"
+
+/* Null row index in the read-only views below. */
+#define PROFCONV_NONE UINT32_MAX
+/* Null time in the read-only views below. */
+#define PROFCONV_NO_TIME INT64_MIN
 
 struct profconv_ctx;	 /* options, error state, diagnostics, allocator */
 struct profconv_profile; /* the converted profile (the columnar model) */
@@ -87,6 +106,22 @@ struct profconv_profile; /* the converted profile (the columnar model) */
  * the file and position.  Borrowed; valid during the call only.
  */
 typedef void profconv_diag_fn(void *user, enum profconv_severity sev, const char *msg);
+
+/*
+ * The same diagnostic with its parts, for programs that file them
+ * (profconv_set_diagnostics()).  Every pointer is borrowed for the call.
+ */
+struct profconv_diag {
+	enum profconv_severity severity;
+	int code;	     /* errors: the PROFCONV_ERR_* returned; 0 otherwise */
+	const char *kind;    /* warnings: the kind counted, e.g. "unknown records skipped";
+				the same text as in profconv_warning_summary(); NULL otherwise */
+	const char *file;    /* the input or output named, or NULL */
+	uint64_t offset;     /* byte offset in file, or UINT64_MAX */
+	uint32_t line, column; /* 1-based position in a text input; 0 if none */
+	const char *message; /* the whole message, naming file and position */
+};
+typedef void profconv_diagnostic_fn(void *user, const struct profconv_diag *d);
 
 /* Output callback for the writers: return 0 on success, non-zero to abort. */
 typedef int profconv_write_fn(void *user, const void *buf, size_t len);
@@ -104,6 +139,18 @@ PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx);
 PROFCONV_API const char *profconv_errmsg(const struct profconv_ctx *ctx);
 
 PROFCONV_API void profconv_set_diag(struct profconv_ctx *ctx, profconv_diag_fn *fn, void *user);
+/*
+ * Structured diagnostics: fn gets every note (when verbose), the first
+ * warning of each kind, and every error as it is recorded.  When set it
+ * replaces the profconv_set_diag() callback.  NULL turns it off.
+ */
+PROFCONV_API void profconv_set_diagnostics(struct profconv_ctx *ctx, profconv_diagnostic_fn *fn,
+					   void *user);
+/*
+ * The last failure on ctx with its parts (the same as the last error
+ * diagnostic); severity PROFCONV_ERROR, code 0 and message "" if none.
+ */
+PROFCONV_API void profconv_last_error(const struct profconv_ctx *ctx, struct profconv_diag *out);
 /* Non-zero: the first warning becomes an error (PROFCONV_ERR_STRICT). */
 PROFCONV_API void profconv_set_strict(struct profconv_ctx *ctx, int strict);
 /* Non-zero: notes are passed to the diagnostics callback. */
@@ -112,24 +159,61 @@ PROFCONV_API void profconv_set_verbose(struct profconv_ctx *ctx, int verbose);
 PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t bytes);
 
 /*
- * Reader and conversion options, by name:
- *   "from"   reader name ("perf", "processed", "gecko") to skip content detection
- *   "event"  perf.data: the event whose samples become the call tree
- *            (default: the first sampling event)
- *   "weight" "samples" (default) or "period"
- *   "symbols"     "yes" (default) or "no": symbolicate while converting
+ * Options, by name (the CLI's long options carry the same names).
+ * The pipeline's own:
+ *   "from"        reader name (see profconv_formats()) to skip content detection
+ *   "symbols"     "no" (the library's default) or "yes": symbolicate while
+ *                 converting, from the host's files (debug dirs, the binaries
+ *                 recorded, /proc/kallsyms, the perf build-id cache) and the
+ *                 "symbol-dir"s.  Off by default so that what a library
+ *                 conversion gives does not depend on the host; the
+ *                 profconv command turns it on ("--no-symbols" turns it off).
  *   "symbolicate" "auto" (default): symbolicate only inputs whose meta does
  *                 not say they are symbolicated; "always": also those (a
  *                 processed or Gecko profile with symbolicated: true may still
  *                 have frames without symbols; frames that have a native
- *                 symbol are left as they are).  "symbols" "no" wins.
+ *                 symbol are left as they are).  Implies nothing without
+ *                 "symbols" "yes".
  *   "symbol-dir"  a directory (breakpad store, folder of binaries or .debug
  *                 files, perf build-id cache) or a perf archive tarball to
  *                 search for symbols; repeatable, searched in order
  *   "kallsyms"    a kallsyms file for the kernel's symbols
+ * and every option a format declares (struct profconv_option, listed by
+ * profconv_formats()), e.g. "event" and "weight" of the perf reader and
+ * "processed-version" of the processed writer; a value is checked against
+ * the declared choices when there are any.
  * Returns PROFCONV_ERR_USAGE for an unknown key or value.
  */
 PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, const char *value);
+
+/* An option a format declares.  Static strings. */
+struct profconv_option {
+	const char *key;     /* "event": the profconv_set_option() key and the CLI's --event */
+	const char *arg;     /* what the value is, for usage text: "NAME", "N", ... */
+	const char *choices; /* "samples|period", or NULL when any text is taken */
+	const char *def;     /* the default, or NULL */
+	const char *help;    /* one line */
+};
+
+enum profconv_format_kind {
+	PROFCONV_FORMAT_INPUT = 1,  /* a reader: profconv_read_*() and option "from" */
+	PROFCONV_FORMAT_OUTPUT = 2, /* a writer: the format argument of profconv_write_*() */
+};
+
+struct profconv_format {
+	const char *name;    /* "perf", "processed", ... */
+	const char *summary; /* one line */
+	enum profconv_format_kind kind;
+	const struct profconv_option *options; /* ends at a NULL key; never NULL */
+};
+
+/*
+ * The i-th format profconv knows, readers first, then writers (a name may
+ * appear once as each).  Fills *out and returns PROFCONV_OK, or returns
+ * PROFCONV_ERR_USAGE when i is past the end.  The registry is static:
+ * iterate from 0 until it fails.
+ */
+PROFCONV_API int profconv_formats(size_t i, struct profconv_format *out);
 
 /* Number of warnings counted on ctx so far (all kinds). */
 PROFCONV_API uint64_t profconv_warning_count(const struct profconv_ctx *ctx);
@@ -151,6 +235,26 @@ PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 /* The same from an open file descriptor (not closed); name is used in messages. */
 PROFCONV_API int profconv_read_fd(struct profconv_ctx *ctx, int fd, const char *name,
 				  struct profconv_profile **out);
+/*
+ * The same from len bytes at data (borrowed for the call; compressed data
+ * is undone as for a file); name is used in messages.
+ */
+PROFCONV_API int profconv_read_mem(struct profconv_ctx *ctx, const void *data, size_t len,
+				   const char *name, struct profconv_profile **out);
+/*
+ * Input callback: copy up to cap bytes into buf and return how many (0 at
+ * the end of the input), or -1 on failure (the read then fails with
+ * PROFCONV_ERR_IO).  Called on the caller's thread only.
+ */
+typedef long profconv_read_fn(void *user, void *buf, size_t cap);
+/*
+ * The same from a callback, for inputs that are neither files nor memory
+ * (a socket, a decompressor of the caller's).  The input is read once, in
+ * order; a format that needs random access (file-mode perf.data) is
+ * spooled to an unlinked temporary file first.
+ */
+PROFCONV_API int profconv_read_cb(struct profconv_ctx *ctx, profconv_read_fn *fn, void *user,
+				  const char *name, struct profconv_profile **out);
 /* Accepts NULL. */
 PROFCONV_API void profconv_profile_free(struct profconv_profile *p);
 
@@ -181,17 +285,117 @@ PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx)
 PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				   const char *format, profconv_write_fn *fn, void *user);
 
-/* Read-only views of a profile, for library users and summaries. */
+/*
+ * Read-only views of a profile.  Every string is owned by the profile and
+ * valid until profconv_profile_free(); every index is a row of the table
+ * named, PROFCONV_NONE for none.  Times are nanoseconds from the profile's
+ * zero (profconv_profile_meta()), PROFCONV_NO_TIME for none.  The tables
+ * are the Firefox Profiler's processed format's: stacks, frames, funcs and
+ * libs are shared by all threads; samples and markers are per thread.
+ * A getter returns PROFCONV_OK, or PROFCONV_ERR_USAGE for an index out of
+ * range (out is then untouched).
+ */
+struct profconv_meta {
+	const char *product;  /* "perf", "Firefox", ... or "" */
+	const char *platform; /* "Linux", "Windows", ... or "" */
+	const char *oscpu;    /* or "" */
+	int64_t interval_ns;  /* sampling interval */
+	int64_t start_time_ns; /* wall clock (Unix epoch) of time 0; 0 if unknown */
+	int symbolicated;
+};
+
+struct profconv_thread {
+	const char *name;
+	const char *process_name; /* "" if unknown */
+	int64_t pid, tid;
+	int is_main; /* the main thread of its process */
+	size_t samples, markers;
+};
+
+struct profconv_sample {
+	int64_t time;	/* ns */
+	uint32_t stack; /* stack row, PROFCONV_NONE for an empty stack */
+	int64_t weight; /* 1 unless the thread's samples are weighted */
+};
+
+struct profconv_stack {
+	uint32_t prefix; /* the caller's stack row, PROFCONV_NONE at a root */
+	uint32_t frame;
+};
+
+struct profconv_frame {
+	uint32_t func;
+	uint32_t lib;	  /* lib row, PROFCONV_NONE if none */
+	uint64_t address; /* relative to the lib, UINT64_MAX if none */
+	uint32_t line, column; /* 1-based; 0 if unknown */
+	uint32_t inline_depth; /* 0 for the outermost function at an address */
+	const char *category;
+};
+
+struct profconv_func {
+	const char *name;
+	const char *file; /* source file, "" if unknown */
+	const char *resource; /* the lib's or script's name, "" if none */
+	uint32_t line;	  /* 1-based first line, 0 if unknown */
+	int is_js;
+};
+
+struct profconv_lib {
+	const char *name, *path, *debug_name, *debug_path;
+	const char *breakpad_id; /* 33 hex digits or "" */
+	const char *code_id;	 /* build id in hex, or "" */
+};
+
+struct profconv_marker {
+	const char *name;
+	const char *category;
+	int64_t start, end; /* ns; an instant has no end, an interval both */
+	uint32_t cause_stack; /* stack row where it was caused, PROFCONV_NONE if none */
+	int has_data;	      /* has a payload: profconv_profile_marker_data() */
+};
+
+struct profconv_counter {
+	const char *name, *category, *description;
+	int64_t pid; /* -1 if none */
+	size_t samples;
+};
+
+PROFCONV_API void profconv_profile_meta(const struct profconv_profile *p, struct profconv_meta *out);
 PROFCONV_API size_t profconv_profile_thread_count(const struct profconv_profile *p);
-/* Thread name, owned by p.  NULL if i is out of range. */
+PROFCONV_API int profconv_profile_thread(const struct profconv_profile *p, size_t i,
+					 struct profconv_thread *out);
+PROFCONV_API int profconv_profile_sample(const struct profconv_profile *p, size_t thread,
+					 size_t i, struct profconv_sample *out);
+PROFCONV_API int profconv_profile_marker(const struct profconv_profile *p, size_t thread,
+					 size_t i, struct profconv_marker *out);
+/* The marker's payload as one JSON object ("null" when it has none), to fn. */
+PROFCONV_API int profconv_profile_marker_data(struct profconv_ctx *ctx,
+					      const struct profconv_profile *p, size_t thread,
+					      size_t i, profconv_write_fn *fn, void *user);
+PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p);
+PROFCONV_API int profconv_profile_stack(const struct profconv_profile *p, size_t i,
+					struct profconv_stack *out);
+PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p);
+PROFCONV_API int profconv_profile_frame(const struct profconv_profile *p, size_t i,
+					struct profconv_frame *out);
+PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p);
+PROFCONV_API int profconv_profile_func(const struct profconv_profile *p, size_t i,
+				       struct profconv_func *out);
+PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p);
+PROFCONV_API int profconv_profile_lib(const struct profconv_profile *p, size_t i,
+				      struct profconv_lib *out);
+PROFCONV_API size_t profconv_profile_counter_count(const struct profconv_profile *p);
+PROFCONV_API int profconv_profile_counter(const struct profconv_profile *p, size_t i,
+					  struct profconv_counter *out);
+/* The j-th sample of counter i: its time (ns) and count. */
+PROFCONV_API int profconv_profile_counter_sample(const struct profconv_profile *p, size_t i,
+						 size_t j, int64_t *time, double *count);
+
+/* Shorthands kept from 0.1 (the same as the fields above). */
 PROFCONV_API const char *profconv_profile_thread_name(const struct profconv_profile *p, size_t i);
 PROFCONV_API int64_t profconv_profile_thread_pid(const struct profconv_profile *p, size_t i);
 PROFCONV_API int64_t profconv_profile_thread_tid(const struct profconv_profile *p, size_t i);
 PROFCONV_API size_t profconv_profile_sample_count(const struct profconv_profile *p, size_t i);
-PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p);
-PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p);
-PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p);
-PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p);
 /* Func name, owned by p.  NULL if i is out of range. */
 PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i);
 /*

@@ -21,20 +21,134 @@
 #include "symbolicate/pc_symbolicate.h"
 #include "writers/pc_writer.h"
 
+/* --- the registries: formats and their options --- */
+
+static size_t nreaders(void)
+{
+	size_t n = 0;
+
+	while (pc_readers[n])
+		n++;
+	return n;
+}
+
+static const struct profconv_option no_options[] = { { NULL, NULL, NULL, NULL, NULL } };
+
+PROFCONV_API int profconv_formats(size_t i, struct profconv_format *out)
+{
+	size_t nr = nreaders(), k;
+
+	if (i < nr) {
+		out->name = pc_readers[i]->name;
+		out->summary = pc_readers[i]->summary;
+		out->kind = PROFCONV_FORMAT_INPUT;
+		out->options = pc_readers[i]->options ? pc_readers[i]->options : no_options;
+		return PROFCONV_OK;
+	}
+	for (k = 0; pc_writers[k]; k++) {
+		if (k == i - nr) {
+			out->name = pc_writers[k]->name;
+			out->summary = pc_writers[k]->summary;
+			out->kind = PROFCONV_FORMAT_OUTPUT;
+			out->options = pc_writers[k]->options ? pc_writers[k]->options : no_options;
+			return PROFCONV_OK;
+		}
+	}
+	return PROFCONV_ERR_USAGE;
+}
+
+/* The declaration of a format option called key, or NULL. */
+static const struct profconv_option *find_option(const char *key)
+{
+	struct profconv_format f;
+	size_t i;
+
+	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++) {
+		const struct profconv_option *o;
+
+		for (o = f.options; o->key; o++)
+			if (strcmp(o->key, key) == 0)
+				return o;
+	}
+	return NULL;
+}
+
+/* Is value one of the '|'-separated choices? */
+static int is_choice(const char *choices, const char *value)
+{
+	size_t n = strlen(value);
+	const char *p = choices;
+
+	for (;;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && memcmp(p, value, n) == 0)
+			return 1;
+		if (!bar)
+			return 0;
+		p = bar + 1;
+	}
+}
+
+/* "a, b, c": the names of the formats of one kind, for messages. */
+static void format_names(enum profconv_format_kind kind, char *buf, size_t cap)
+{
+	struct profconv_format f;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
+		if (f.kind == kind)
+			n += pc_snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", f.name);
+}
+
 PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, const char *value)
 {
+	const struct profconv_option *o;
+	int err;
+
+	pc_clear_error(ctx);
 	if (key && value && strcmp(key, "from") == 0 && !pc_reader_find(value)) {
 		char names[256];
-		size_t i, n = 0;
 
-		names[0] = 0;
-		for (i = 0; pc_readers[i]; i++)
-			n += pc_snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
-					 pc_readers[i]->name);
+		format_names(PROFCONV_FORMAT_INPUT, names, sizeof(names));
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown input format '%s' (known: %s)",
 			       value, names);
 	}
-	return pc_ctx_set_option(ctx, key, value);
+	err = pc_ctx_set_option(ctx, key, value);
+	if (err != 1)
+		return err;
+	o = find_option(key);
+	if (!o) {
+		char names[512];
+		struct profconv_format f;
+		size_t i, n;
+
+		n = pc_snprintf(names, sizeof(names), "from, symbols, symbolicate, symbol-dir, kallsyms");
+		for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
+			for (o = f.options; o->key; o++)
+				n += pc_snprintf(names + n, sizeof(names) - n, ", %s", o->key);
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown option '%s' (known: %s)", key,
+			       names);
+	}
+	if (o->choices && !is_choice(o->choices, value)) {
+		char list[256];
+		const char *p = o->choices;
+		size_t n = 0;
+
+		/* "a|b|c" as "'a', 'b' or 'c'" */
+		while (*p) {
+			size_t len = strcspn(p, "|");
+
+			n += pc_snprintf(list + n, sizeof(list) - n, "%s'%.*s'",
+					 n == 0 ? "" : p[len] ? ", " : " or ", (int)len, p);
+			p += len + (p[len] == '|');
+		}
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "--%s takes %s, not '%s'", key, list,
+			       value);
+	}
+	return pc_opt_put(ctx, key, value);
 }
 
 static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
@@ -44,11 +158,11 @@ static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
 	size_t n;
 
 	*out = NULL;
-	if (ctx->from[0]) {
-		*out = pc_reader_find(ctx->from);
+	if (ctx->opt.from[0]) {
+		*out = pc_reader_find(ctx->opt.from);
 		if (!*out)
 			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown input format '%s'",
-				       ctx->from);
+				       ctx->opt.from);
 		return 0;
 	}
 	peek = pc_input_peek(in, 4096, &n);
@@ -65,10 +179,13 @@ static int pick_reader(struct profconv_ctx *ctx, struct pc_input *in,
 		/* the first 8 bytes in hex, space-separated */
 		for (i = 0; i < n && i < 8; i++)
 			k += pc_snprintf(first + k, sizeof(first) - k, "%s%02x", i ? " " : "", peek[i]);
+		char names[256];
+
+		format_names(PROFCONV_FORMAT_INPUT, names, sizeof(names));
 		return pc_fail_at(ctx, PROFCONV_ERR_UNRECOGNIZED, pc_input_name(in), 0,
-				  "unrecognized format%s%s: first bytes %s; expected perf.data (\"PERFILE2\") or a processed or Gecko profile (JSON); use --from to force a format",
+				  "unrecognized format%s%s: first bytes %s; expected a format profconv reads (%s); use --from to force a format",
 				  pc_input_filter(in) ? " inside " : "",
-				  pc_input_filter(in) ? pc_input_filter(in) : "", first);
+				  pc_input_filter(in) ? pc_input_filter(in) : "", first, names);
 	}
 	return 0;
 }
@@ -96,7 +213,7 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 		err = ctx->status;
 	/* "symbolicate" = "always": also inputs that say they are (frames that
 	 * already have a native symbol are left alone by pc_symbolicate()) */
-	if (!err && !ctx->no_symbols && (ctx->symbolicate_always || !m->meta.symbolicated)) {
+	if (!err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated)) {
 		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
 			    pc_input_name(in));
 		err = pc_symbolicate(ctx, m);
@@ -139,6 +256,42 @@ PROFCONV_API int profconv_read_fd(struct profconv_ctx *ctx, int fd, const char *
 	*out = NULL;
 	pc_clear_error(ctx);
 	err = pc_input_open_fd(ctx, fd, name ? name : "<fd>", &in);
+	if (err)
+		return err;
+	err = read_input(ctx, in, out);
+	pc_input_close(in);
+	return err;
+}
+
+PROFCONV_API int profconv_read_mem(struct profconv_ctx *ctx, const void *data, size_t len,
+				   const char *name, struct profconv_profile **out)
+{
+	struct pc_input *in;
+	int err;
+
+	*out = NULL;
+	pc_clear_error(ctx);
+	if (!data && len)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_read_mem: NULL data");
+	err = pc_input_open_mem(ctx, data ? data : "", len, name ? name : "<memory>", &in);
+	if (err)
+		return err;
+	err = read_input(ctx, in, out);
+	pc_input_close(in);
+	return err;
+}
+
+PROFCONV_API int profconv_read_cb(struct profconv_ctx *ctx, profconv_read_fn *fn, void *user,
+				  const char *name, struct profconv_profile **out)
+{
+	struct pc_input *in;
+	int err;
+
+	*out = NULL;
+	pc_clear_error(ctx);
+	if (!fn)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_read_cb: NULL callback");
+	err = pc_input_open_cb(ctx, fn, user, name ? name : "<callback>", &in);
 	if (err)
 		return err;
 	err = read_input(ctx, in, out);
@@ -191,69 +344,6 @@ PROFCONV_API int profconv_output_check(struct profconv_ctx *ctx, const char *pat
 PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx)
 {
 	return ctx->pending_output;
-}
-
-/* --- views --- */
-
-PROFCONV_API size_t profconv_profile_thread_count(const struct profconv_profile *p)
-{
-	return p->m.nthreads;
-}
-
-PROFCONV_API const char *profconv_profile_thread_name(const struct profconv_profile *p, size_t i)
-{
-	if (i >= p->m.nthreads)
-		return NULL;
-	return pc_str(&p->m, p->m.threads[i]->name);
-}
-
-PROFCONV_API int64_t profconv_profile_thread_pid(const struct profconv_profile *p, size_t i)
-{
-	return i < p->m.nthreads ? p->m.threads[i]->pid : -1;
-}
-
-PROFCONV_API int64_t profconv_profile_thread_tid(const struct profconv_profile *p, size_t i)
-{
-	return i < p->m.nthreads ? p->m.threads[i]->tid : -1;
-}
-
-PROFCONV_API size_t profconv_profile_sample_count(const struct profconv_profile *p, size_t i)
-{
-	return i < p->m.nthreads ? p->m.threads[i]->samples.len : 0;
-}
-
-PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p)
-{
-	return p->m.stacks.len;
-}
-
-PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p)
-{
-	return p->m.frames.len;
-}
-
-PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p)
-{
-	return p->m.funcs.len;
-}
-
-PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p)
-{
-	return p->m.libs.len;
-}
-
-PROFCONV_API size_t profconv_profile_func_map(const struct profconv_profile *p,
-					      const uint32_t **map)
-{
-	*map = p->m.func_map;
-	return p->m.func_map_len;
-}
-
-PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i)
-{
-	if (i >= p->m.funcs.len)
-		return NULL;
-	return pc_str(&p->m, p->m.funcs.name[i]);
 }
 
 /* --- info and validate --- */

@@ -72,16 +72,13 @@ PROFCONV_API struct profconv_ctx *profconv_ctx_new(void)
 	return ctx;
 }
 
+static void options_free(struct pc_options *o);
+
 PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx)
 {
-	unsigned i;
-
 	if (!ctx)
 		return;
-	for (i = 0; i < ctx->nsymbol_dirs; i++)
-		pc_free(ctx, ctx->symbol_dirs[i]);
-	pc_free(ctx, ctx->symbol_dirs);
-	pc_free(ctx, ctx->kallsyms);
+	options_free(&ctx->opt);
 	free(ctx);
 }
 
@@ -94,6 +91,71 @@ PROFCONV_API void profconv_set_diag(struct profconv_ctx *ctx, profconv_diag_fn *
 {
 	ctx->diag = fn;
 	ctx->diag_user = user;
+}
+
+PROFCONV_API void profconv_set_diagnostics(struct profconv_ctx *ctx, profconv_diagnostic_fn *fn,
+					   void *user)
+{
+	ctx->diag2 = fn;
+	ctx->diag2_user = user;
+}
+
+PROFCONV_API void profconv_last_error(const struct profconv_ctx *ctx, struct profconv_diag *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->severity = PROFCONV_ERROR;
+	out->code = ctx->status;
+	out->file = ctx->err_file[0] ? ctx->err_file : NULL;
+	out->offset = ctx->err_offset;
+	out->line = ctx->err_line;
+	out->column = ctx->err_col;
+	out->message = ctx->errmsg;
+}
+
+/* Pass a diagnostic to whichever callback is set. */
+static void emit(struct profconv_ctx *ctx, enum profconv_severity sev, int code, const char *kind,
+		 const struct pc_loc *loc, const char *msg)
+{
+	if (ctx->diag2) {
+		struct profconv_diag d;
+
+		memset(&d, 0, sizeof(d));
+		d.severity = sev;
+		d.code = code;
+		d.kind = kind;
+		d.offset = UINT64_MAX;
+		if (loc && loc->path) {
+			d.file = loc->path;
+			d.offset = loc->offset;
+			d.line = loc->line;
+			d.column = loc->col;
+		}
+		d.message = msg;
+		ctx->diag2(ctx->diag2_user, &d);
+	} else if (ctx->diag && sev != PROFCONV_ERROR) {
+		/* the profconv_diag_fn contract: errors are read with profconv_errmsg() */
+		ctx->diag(ctx->diag_user, sev, msg);
+	}
+}
+
+int pc_diag_error(struct profconv_ctx *ctx, const char *msg)
+{
+	if (ctx->diag2)
+		emit(ctx, PROFCONV_ERROR, PROFCONV_ERR_INVALID, NULL, NULL, msg);
+	else if (ctx->diag)
+		ctx->diag(ctx->diag_user, PROFCONV_ERROR, msg);
+	return 0;
+}
+
+int pc_diag_warning(struct profconv_ctx *ctx, const char *msg)
+{
+	emit(ctx, PROFCONV_WARNING, 0, NULL, NULL, msg);
+	return 0;
+}
+
+int pc_has_diag(const struct profconv_ctx *ctx)
+{
+	return ctx->diag || ctx->diag2;
 }
 
 PROFCONV_API void profconv_set_strict(struct profconv_ctx *ctx, int strict)
@@ -121,84 +183,152 @@ static int copy_opt(char *dst, size_t cap, const char *value)
 	return 0;
 }
 
+static int yes_no(struct profconv_ctx *ctx, const char *key, const char *value, const char *yes,
+		  const char *no, int *out)
+{
+	if (strcmp(value, yes) == 0)
+		*out = 1;
+	else if (strcmp(value, no) == 0)
+		*out = 0;
+	else
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "option '%s' takes '%s' or '%s', not '%s'",
+			       key, yes, no, value);
+	return 0;
+}
+
+/*
+ * The options are the caller's settings, not conversion memory: they are
+ * allocated with malloc, outside the limit and the count that must return
+ * to zero when every profile is freed.
+ */
+static int push_str(struct profconv_ctx *ctx, char ***arr, unsigned *n, const char *value)
+{
+	char **d = realloc(*arr, (*n + 1) * sizeof(*d));
+	char *v = strdup(value);
+
+	if (d)
+		*arr = d;
+	if (!d || !v) {
+		free(v);
+		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
 int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *value)
 {
+	struct pc_options *o = &ctx->opt;
+
 	if (!key || !value)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "option key and value must be set");
 	if (strcmp(key, "from") == 0) {
-		if (copy_opt(ctx->from, sizeof(ctx->from), value))
+		if (copy_opt(o->from, sizeof(o->from), value))
 			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown input format '%s'",
 				       value);
 		return 0;
 	}
-	if (strcmp(key, "event") == 0) {
-		if (copy_opt(ctx->event, sizeof(ctx->event), value))
-			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "event name too long");
-		return 0;
-	}
-	if (strcmp(key, "weight") == 0) {
-		if (strcmp(value, "samples") == 0)
-			ctx->weight = PC_WEIGHT_SAMPLES;
-		else if (strcmp(value, "period") == 0)
-			ctx->weight = PC_WEIGHT_PERIOD;
-		else
-			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
-				       "--weight takes 'samples' or 'period', not '%s'", value);
-		return 0;
-	}
-	if (strcmp(key, "processed-version") == 0) {
-		if (strcmp(value, "69") == 0)
-			ctx->processed_version = 69;
-		else if (strcmp(value, "70") == 0)
-			ctx->processed_version = 70;
-		else
-			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
-				       "--processed-version takes 69 or 70, not '%s'", value);
-		return 0;
-	}
-	if (strcmp(key, "symbols") == 0) {
-		if (strcmp(value, "yes") == 0)
-			ctx->no_symbols = 0;
-		else if (strcmp(value, "no") == 0)
-			ctx->no_symbols = 1;
-		else
-			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
-				       "option 'symbols' takes 'yes' or 'no', not '%s'", value);
-		return 0;
-	}
-	if (strcmp(key, "symbolicate") == 0) {
-		if (strcmp(value, "always") == 0)
-			ctx->symbolicate_always = 1;
-		else if (strcmp(value, "auto") == 0)
-			ctx->symbolicate_always = 0;
-		else
-			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
-				       "option 'symbolicate' takes 'always' or 'auto', not '%s'", value);
-		return 0;
-	}
-	if (strcmp(key, "symbol-dir") == 0) {
-		char **d = pc_realloc(ctx, ctx->symbol_dirs, (ctx->nsymbol_dirs + 1) * sizeof(*d));
-		char *v = pc_strdup(ctx, value);
-
-		if (d)
-			ctx->symbol_dirs = d;
-		if (!d || !v) {
-			pc_free(ctx, v);
-			return PROFCONV_ERR_NOMEM;
-		}
-		ctx->symbol_dirs[ctx->nsymbol_dirs++] = v;
-		return 0;
-	}
+	if (strcmp(key, "symbols") == 0)
+		return yes_no(ctx, key, value, "yes", "no", &o->symbols);
+	if (strcmp(key, "symbolicate") == 0)
+		return yes_no(ctx, key, value, "always", "auto", &o->symbolicate_always);
+	if (strcmp(key, "symbol-dir") == 0)
+		return push_str(ctx, &o->symbol_dirs, &o->nsymbol_dirs, value);
 	if (strcmp(key, "kallsyms") == 0) {
-		char *v = pc_strdup(ctx, value);
+		char *v = strdup(value);
 
 		if (!v)
-			return PROFCONV_ERR_NOMEM;
-		pc_free(ctx, ctx->kallsyms);
-		ctx->kallsyms = v;
+			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+		free(o->kallsyms);
+		o->kallsyms = v;
 		return 0;
 	}
-	return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown option '%s'", key);
+	return 1;
+}
+
+int pc_opt_put(struct profconv_ctx *ctx, const char *key, const char *value)
+{
+	struct pc_options *o = &ctx->opt;
+	struct pc_kv *kv;
+	char *k, *v;
+	unsigned i;
+
+	for (i = 0; i < o->nfmt; i++) {
+		if (strcmp(o->fmt[i].key, key) == 0) {
+			v = strdup(value);
+			if (!v)
+				return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+			free(o->fmt[i].value);
+			o->fmt[i].value = v;
+			return 0;
+		}
+	}
+	kv = realloc(o->fmt, (o->nfmt + 1) * sizeof(*kv));
+	if (!kv)
+		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+	o->fmt = kv;
+	k = strdup(key);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+	}
+	kv[o->nfmt].key = k;
+	kv[o->nfmt].value = v;
+	o->nfmt++;
+	return 0;
+}
+
+const char *pc_opt(const struct profconv_ctx *ctx, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < ctx->opt.nfmt; i++)
+		if (strcmp(ctx->opt.fmt[i].key, key) == 0)
+			return ctx->opt.fmt[i].value;
+	return NULL;
+}
+
+static void options_free(struct pc_options *o)
+{
+	unsigned i;
+
+	for (i = 0; i < o->nsymbol_dirs; i++)
+		free(o->symbol_dirs[i]);
+	free(o->symbol_dirs);
+	free(o->kallsyms);
+	for (i = 0; i < o->nfmt; i++) {
+		free(o->fmt[i].key);
+		free(o->fmt[i].value);
+	}
+	free(o->fmt);
+	memset(o, 0, sizeof(*o));
+}
+
+int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src)
+{
+	const struct pc_options *s = &src->opt;
+	struct pc_options *d = &dst->opt;
+	unsigned i;
+	int err = 0;
+
+	options_free(d);
+	memcpy(d->from, s->from, sizeof(d->from));
+	d->symbols = s->symbols;
+	d->symbolicate_always = s->symbolicate_always;
+	for (i = 0; i < s->nsymbol_dirs && !err; i++)
+		err = push_str(dst, &d->symbol_dirs, &d->nsymbol_dirs, s->symbol_dirs[i]);
+	if (!err && s->kallsyms) {
+		d->kallsyms = strdup(s->kallsyms);
+		if (!d->kallsyms)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < s->nfmt && !err; i++)
+		err = pc_opt_put(dst, s->fmt[i].key, s->fmt[i].value);
+	if (err)
+		options_free(d);
+	return err;
 }
 
 size_t pc_snprintf(char *buf, size_t size, const char *fmt, ...)
@@ -251,6 +381,17 @@ static int vfail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, c
 		return code; /* the first error wins */
 	ctx->status = code;
 	vformat(ctx->errmsg, sizeof(ctx->errmsg), loc, fmt, ap);
+	ctx->err_file[0] = 0;
+	ctx->err_offset = UINT64_MAX;
+	ctx->err_line = ctx->err_col = 0;
+	if (loc && loc->path) {
+		pc_snprintf(ctx->err_file, sizeof(ctx->err_file), "%s", loc->path);
+		ctx->err_offset = loc->offset;
+		ctx->err_line = loc->line;
+		ctx->err_col = loc->col;
+	}
+	if (ctx->diag2)
+		emit(ctx, PROFCONV_ERROR, code, NULL, loc, ctx->errmsg);
 	return code;
 }
 
@@ -280,6 +421,7 @@ void pc_clear_error(struct profconv_ctx *ctx)
 {
 	ctx->status = 0;
 	ctx->errmsg[0] = 0;
+	ctx->err_file[0] = 0;
 }
 
 static struct pc_warn_kind *warn_kind(struct profconv_ctx *ctx, const char *kind)
@@ -312,9 +454,9 @@ static int vwarn(struct profconv_ctx *ctx, const char *kind, uint64_t n, const s
 		vfail(ctx, PROFCONV_ERR_STRICT, loc, fmt, ap);
 		return PROFCONV_ERR_STRICT;
 	}
-	if (k->count == 0 && ctx->diag) {
+	if (k->count == 0 && (ctx->diag || ctx->diag2)) {
 		vformat(msg, sizeof(msg), loc, fmt, ap);
-		ctx->diag(ctx->diag_user, PROFCONV_WARNING, msg);
+		emit(ctx, PROFCONV_WARNING, 0, k->kind, loc, msg);
 	}
 	k->count += n;
 	ctx->warn_total += n;
@@ -350,12 +492,12 @@ void pc_note(struct profconv_ctx *ctx, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	if (!ctx->verbose || !ctx->diag)
+	if (!ctx->verbose || !(ctx->diag || ctx->diag2))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ctx->diag(ctx->diag_user, PROFCONV_NOTE, msg);
+	emit(ctx, PROFCONV_NOTE, 0, NULL, NULL, msg);
 }
 
 PROFCONV_API uint64_t profconv_warning_count(const struct profconv_ctx *ctx)

@@ -39,9 +39,29 @@
 #define PC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PC_NO_OFFSET	 UINT64_MAX
 
-enum pc_weight_mode {
-	PC_WEIGHT_SAMPLES = 0,
-	PC_WEIGHT_PERIOD = 1,
+/* One option a format declared (profconv_formats()), as set by the caller. */
+struct pc_kv {
+	char *key; /* owned, pc_alloc */
+	char *value;
+};
+
+/*
+ * The options object: everything profconv_set_option() sets, in one place,
+ * so a job that runs on a context of its own (a symbolication worker) takes
+ * a copy with pc_options_copy() instead of field by field.  The pipeline's
+ * own options are fields; a format's options (declared in its registry
+ * entry, checked against the declaration by src/api.c) are key/value text
+ * that the format reads back with pc_opt().
+ */
+struct pc_options {
+	char from[32];		/* reader name, or "" to detect */
+	int symbols;		/* symbolicate while converting (library default: no) */
+	int symbolicate_always; /* even when the input says it is symbolicated */
+	char **symbol_dirs;	/* "symbol-dir", in order */
+	unsigned nsymbol_dirs;
+	char *kallsyms; /* "kallsyms" FILE, or NULL */
+	struct pc_kv *fmt; /* format options, in the order first set */
+	unsigned nfmt;
 };
 
 struct pc_warn_kind {
@@ -57,6 +77,12 @@ struct profconv_ctx {
 
 	profconv_diag_fn *diag;
 	void *diag_user;
+	profconv_diagnostic_fn *diag2; /* profconv_set_diagnostics(); wins over diag */
+	void *diag2_user;
+	/* where the first error was (profconv_last_error()) */
+	char err_file[512];
+	uint64_t err_offset;
+	uint32_t err_line, err_col;
 	int strict;
 	int verbose;
 
@@ -66,17 +92,8 @@ struct profconv_ctx {
 	long fault_alloc; /* PC_FAULT_ALLOC: fail the N-th allocation (tests) */
 	long alloc_count;
 
-	/* options */
-	char from[32];
-	char event[128];
-	enum pc_weight_mode weight;
-	int no_symbols;	      /* skip symbolication */
-	int symbolicate_always; /* even when the input says it is symbolicated */
-	char **symbol_dirs;   /* --symbol-dir, in order (owned, pc_alloc) */
-	unsigned nsymbol_dirs;
-	char *kallsyms;	      /* --kallsyms FILE (owned, pc_alloc) */
-	int no_kallsyms;      /* --kallsyms was given but is unusable: no kernel symbols */
-	int processed_version; /* processed writer: 69 or 70; 0 = the default (69) */
+	struct pc_options opt;
+	int no_kallsyms; /* this run: --kallsyms was given but is unusable */
 
 	struct pc_warn_kind warns[PC_MAX_WARN_KINDS];
 	unsigned nwarns;
@@ -100,10 +117,17 @@ struct pc_loc {
 };
 
 /*
- * The options of profconv_set_option() that core knows; the pipeline
- * (src/api.c) checks the reader names before it calls this.
+ * The pipeline's options of profconv_set_option() (from, symbols,
+ * symbolicate, symbol-dir, kallsyms).  Returns 1 when key is not one of
+ * them (src/api.c then looks in the format registries), 0 or an error.
  */
 int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *value);
+/* Set a format option (already checked against its declaration). */
+int pc_opt_put(struct profconv_ctx *ctx, const char *key, const char *value);
+/* A format option's value, or NULL when it was not set. */
+const char *pc_opt(const struct profconv_ctx *ctx, const char *key);
+/* Deep copy of src's options into dst (allocated on dst); 0 or NOMEM. */
+int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src);
 
 /* Record an error (the first one wins) and return code. */
 int pc_fail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, const char *fmt, ...)
@@ -122,6 +146,11 @@ int pc_warn(struct profconv_ctx *ctx, const char *kind, const struct pc_loc *loc
 /* Count n occurrences at once (n may be 0: nothing happens). */
 int pc_warn_n(struct profconv_ctx *ctx, const char *kind, uint64_t n, const struct pc_loc *loc,
 	      const char *fmt, ...) PC_PRINTF(5, 6);
+/* A validation problem (error) or warning with no kind: to the callbacks. */
+int pc_diag_error(struct profconv_ctx *ctx, const char *msg);
+int pc_diag_warning(struct profconv_ctx *ctx, const char *msg);
+/* Non-zero when some diagnostics callback is set. */
+int pc_has_diag(const struct profconv_ctx *ctx);
 /* A note, shown only when verbose. */
 void pc_note(struct profconv_ctx *ctx, const char *fmt, ...) PC_PRINTF(2, 3);
 /* Clear the error state (between independent operations on one ctx). */

@@ -25,7 +25,7 @@
 #define PEEK_MIN (256u << 10)
 #define RAW_BUFS 65536
 
-enum src_kind { SRC_FD, SRC_ARCHIVE, SRC_MEM };
+enum src_kind { SRC_FD, SRC_ARCHIVE, SRC_MEM, SRC_CB };
 
 struct pc_input {
 	struct profconv_ctx *ctx;
@@ -52,6 +52,12 @@ struct pc_input {
 
 	const unsigned char *mem;
 	size_t mem_len;
+
+	/* what libarchive reads from (SRC_FD, SRC_MEM or SRC_CB) */
+	enum src_kind raw_kind;
+	size_t mem_pos; /* SRC_MEM under libarchive: the next byte it gets */
+	profconv_read_fn *cb;
+	void *cb_user;
 };
 
 const char *pc_input_name(const struct pc_input *in)
@@ -105,6 +111,41 @@ static int fd_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 	return 0;
 }
 
+/* One read from the caller's callback; -1 with errno set on failure. */
+static ssize_t cb_read(struct pc_input *in, void *dst, size_t n)
+{
+	long r = in->cb(in->cb_user, dst, n);
+
+	if (r < 0 || (size_t)r > n) {
+		errno = EIO;
+		return -1;
+	}
+	return (ssize_t)r;
+}
+
+/* One read from what is under libarchive. */
+static ssize_t raw_read(struct pc_input *in, void *dst, size_t n)
+{
+	ssize_t r;
+
+	switch (in->raw_kind) {
+	case SRC_MEM: {
+		size_t k = in->mem_len - in->mem_pos < n ? in->mem_len - in->mem_pos : n;
+
+		memcpy(dst, in->mem + in->mem_pos, k);
+		in->mem_pos += k;
+		return (ssize_t)k;
+	}
+	case SRC_CB:
+		return cb_read(in, dst, n);
+	default:
+		do {
+			r = read(in->fd, dst, n);
+		} while (r < 0 && errno == EINTR);
+		return r;
+	}
+}
+
 static ssize_t ar_read_cb(struct archive *a, void *user, const void **out)
 {
 	struct pc_input *in = user;
@@ -118,9 +159,7 @@ static ssize_t ar_read_cb(struct archive *a, void *user, const void **out)
 			return (ssize_t)in->pre_len;
 		}
 	}
-	do {
-		r = read(in->fd, in->raw, RAW_BUFS);
-	} while (r < 0 && errno == EINTR);
+	r = raw_read(in, in->raw, RAW_BUFS);
 	if (r < 0) {
 		archive_set_error(a, errno, "read failed");
 		return -1;
@@ -147,6 +186,21 @@ static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 	}
 	case SRC_FD:
 		return fd_read(in, dst, n, got);
+	case SRC_CB: {
+		size_t done = 0;
+
+		while (done < n) {
+			ssize_t r = cb_read(in, (char *)dst + done, n - done);
+
+			if (r < 0)
+				return io_fail(in, "the read callback failed");
+			if (r == 0)
+				break;
+			done += (size_t)r;
+		}
+		*got = done;
+		return 0;
+	}
 	case SRC_ARCHIVE: {
 		size_t done = 0;
 
@@ -446,11 +500,11 @@ static int finish_open(struct pc_input *in)
 	p = pc_input_peek(in, DETECT, &n);
 	if (!p)
 		return in->ctx->status;
-	if (in->kind == SRC_MEM)
-		return 0;
 	in->filter = sniff_filter(p, n);
 	if (!in->filter)
 		return 0;
+	in->raw_kind = in->kind;
+	in->mem_pos = n; /* memory: the peek read [0, n) */
 	/* Hand the peeked bytes to libarchive, then read through it. */
 	in->pre = pc_alloc(in->ctx, n ? n : 1);
 	if (!in->pre)
@@ -572,6 +626,27 @@ int pc_input_open_mem(struct profconv_ctx *ctx, const void *data, size_t len, co
 	in->mem_len = len;
 	in->seekable = 1;
 	in->size = len;
+	err = finish_open(in);
+	if (err) {
+		pc_input_close(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+int pc_input_open_cb(struct profconv_ctx *ctx, profconv_read_fn *fn, void *user,
+		     const char *name, struct pc_input **out)
+{
+	struct pc_input *in = new_input(ctx, name);
+	int err;
+
+	*out = NULL;
+	if (!in)
+		return PROFCONV_ERR_NOMEM;
+	in->kind = SRC_CB;
+	in->cb = fn;
+	in->cb_user = user;
 	err = finish_open(in);
 	if (err) {
 		pc_input_close(in);

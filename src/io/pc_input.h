@@ -1,7 +1,8 @@
 /*
  * pc_input.h - where input bytes come from.
  *
- * An input is a path, "-" (standard input) or an fd.  Opening peeks at the
+ * An input is a path, "-" (standard input), an fd, memory or a read
+ * callback.  Opening peeks at the
  * first bytes: gzip, xz, bzip2, zstd, lz4 and lzma streams and tar, cpio or
  * zip archives (holding one file) are undone through libarchive, detected by
  * content, never by name.  Plain files and pipes are read directly.
@@ -31,6 +32,9 @@ int pc_input_open_fd(struct profconv_ctx *ctx, int fd, const char *name, struct 
 /* An input over caller memory (borrowed; must outlive the input), e.g. for fuzzing. */
 int pc_input_open_mem(struct profconv_ctx *ctx, const void *data, size_t len, const char *name,
 		      struct pc_input **out);
+/* An input read once, in order, through the caller's callback. */
+int pc_input_open_cb(struct profconv_ctx *ctx, profconv_read_fn *fn, void *user,
+		     const char *name, struct pc_input **out);
 void pc_input_close(struct pc_input *in);
 
 /* The name for messages (the path as given, "<stdin>", ...). */

@@ -60,14 +60,14 @@ static void PC_PRINTF(4, 0)
 	size_t n;
 
 	v->count[k]++;
-	if (v->count[k] > PC_VALIDATE_MAX_SHOWN || !v->ctx->diag)
+	if (v->count[k] > PC_VALIDATE_MAX_SHOWN || !pc_has_diag(v->ctx))
 		return;
 	if (path && *path)
 		n = pc_snprintf(msg, sizeof(msg), "%s: %s: ", v->name, path);
 	else
 		n = pc_snprintf(msg, sizeof(msg), "%s: ", v->name);
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
-	v->ctx->diag(v->ctx->diag_user, kinds[k].warn ? PROFCONV_WARNING : PROFCONV_ERROR, msg);
+	(kinds[k].warn ? pc_diag_warning : pc_diag_error)(v->ctx, msg);
 }
 
 /* A problem at an explicit path. */
@@ -108,7 +108,7 @@ void PC_PRINTF(6, 7) v_cell_problem(struct vstate *v, enum kind k, const struct 
 	char path[PATH_MAX_LEN + 64];
 	va_list ap;
 
-	if (v->count[k] >= PC_VALIDATE_MAX_SHOWN || !v->ctx->diag) {
+	if (v->count[k] >= PC_VALIDATE_MAX_SHOWN || !pc_has_diag(v->ctx)) {
 		v->count[k]++;
 		return;
 	}
@@ -1037,15 +1037,14 @@ int pc_validate(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_ou
 		for (k = 0; k < NKINDS; k++) {
 			if (!kinds[k].warn)
 				errors += v.count[k];
-			if (v.count[k] > PC_VALIDATE_MAX_SHOWN && ctx->diag) {
+			if (v.count[k] > PC_VALIDATE_MAX_SHOWN && pc_has_diag(ctx)) {
 				char msg[256];
 
 				pc_snprintf(msg, sizeof(msg), "%s: %llu more '%s' problems not shown",
 					    v.name,
 					    (unsigned long long)(v.count[k] - PC_VALIDATE_MAX_SHOWN),
 					    kinds[k].name);
-				ctx->diag(ctx->diag_user,
-					  kinds[k].warn ? PROFCONV_WARNING : PROFCONV_ERROR, msg);
+				(kinds[k].warn ? pc_diag_warning : pc_diag_error)(ctx, msg);
 			}
 		}
 		summary(&v, &top, out);

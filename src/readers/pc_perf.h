@@ -320,6 +320,8 @@ struct perf {
 	int all_identifier;
 	int same_layout;
 	int selected_any;
+	const char *event;  /* option "event", or NULL: the first sampling event */
+	int weight_period;  /* option "weight" is "period" */
 
 	struct process *procs;
 	struct thread_state *threads;

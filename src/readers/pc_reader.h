@@ -26,6 +26,9 @@ struct pc_reader {
 	const char *name;    /* "perf", "chrome", ... */
 	const char *summary; /* one line for --help */
 	unsigned flags;
+	/* What profconv_set_option() and the CLI accept for this format;
+	 * terminated by a NULL key; NULL when there are none. */
+	const struct profconv_option *options;
 	/* 0..64 bits of evidence in peek[0..len).  Must not allocate. */
 	int (*bid)(const unsigned char *peek, size_t len);
 	/* Parse the whole input into m.  0 or a PROFCONV_ERR_* code (ctx error set). */

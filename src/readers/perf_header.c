@@ -141,9 +141,9 @@ int perf_select_event(struct perf *p)
 	p->selected_any = 1;
 	for (i = 0; i < p->nattrs; i++)
 		p->attrs[i].selected = 0;
-	if (p->ctx->event[0]) {
+	if (p->event) {
 		for (i = 0; i < p->nattrs; i++)
-			if (strcmp(p->attrs[i].name, p->ctx->event) == 0)
+			if (strcmp(p->attrs[i].name, p->event) == 0)
 				p->attrs[i].selected = 1;
 		for (i = 0; i < p->nattrs; i++)
 			if (p->attrs[i].selected)
@@ -158,7 +158,7 @@ int perf_select_event(struct perf *p)
 						 p->attrs[i].name);
 			return pc_fail(p->ctx, PROFCONV_ERR_USAGE, NULL,
 				       "%s: no event named '%s' (the file has: %s)", p->path,
-				       p->ctx->event, list);
+				       p->event, list);
 		}
 	}
 	/* Default: the first event that samples (dummy tracking events don't). */

@@ -589,7 +589,7 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 		if (err)
 			return err;
 	}
-	weight = p->ctx->weight == PC_WEIGHT_PERIOD ? (int64_t)s.period : 1;
+	weight = p->weight_period ? (int64_t)s.period : 1;
 	return pc_sample_add(p->m, t, prefix, s.time, weight);
 }
 
@@ -1477,6 +1477,8 @@ static int read_perf(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
 	p.in = in;
+	p.event = pc_opt(ctx, "event");
+	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.m = m;
 	p.path = pc_input_name(in);
 	err = perf_parse(&p);
@@ -1500,6 +1502,8 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
 	p.in = in;
+	p.event = pc_opt(ctx, "event");
+	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.m = m;
 	p.path = pc_input_name(in);
 	p.info_only = 1;
@@ -1611,10 +1615,19 @@ out:
 	return err ? err : o->err;
 }
 
+static const struct profconv_option perf_options[] = {
+	{ "event", "NAME", NULL, NULL,
+	  "the event whose samples make the call tree (default: the first sampling event; see 'info')" },
+	{ "weight", "MODE", "samples|period", "samples",
+	  "weigh each sample as one, or by its period (e.g. nanoseconds of cpu-clock)" },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
 const struct pc_reader pc_reader_perf = {
 	.name = "perf",
 	.summary = "Linux perf.data (file and pipe mode, either byte order, zstd records)",
 	.flags = 0,
+	.options = perf_options,
 	.bid = bid,
 	.read = read_perf,
 	.info = perf_info,

@@ -353,12 +353,12 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		tried(f, "--kallsyms", "unusable (see the warning)");
 		return 0;
 	}
-	if (f->ctx->kallsyms) {
+	if (f->ctx->opt.kallsyms) {
 		why[0] = 0;
-		err = pc_symsrc_open_kallsyms(f->ctx, f->ctx->kallsyms, out, why, sizeof(why));
+		err = pc_symsrc_open_kallsyms(f->ctx, f->ctx->opt.kallsyms, out, why, sizeof(why));
 		if (err || *out)
 			return err;
-		tried(f, f->ctx->kallsyms, why);
+		tried(f, f->ctx->opt.kallsyms, why);
 		return 0;
 	}
 	if (f->build_id) {
@@ -393,9 +393,9 @@ static int find_perf_map(struct finder *f, struct pc_symsrc **out)
 	unsigned i;
 	int err;
 
-	for (i = 0; i <= f->ctx->nsymbol_dirs; i++) {
-		if (i < f->ctx->nsymbol_dirs)
-			pc_snprintf(p, sizeof(p), "%s/%s", f->ctx->symbol_dirs[i], f->name);
+	for (i = 0; i <= f->ctx->opt.nsymbol_dirs; i++) {
+		if (i < f->ctx->opt.nsymbol_dirs)
+			pc_snprintf(p, sizeof(p), "%s/%s", f->ctx->opt.symbol_dirs[i], f->name);
 		else
 			pc_snprintf(p, sizeof(p), "%s", f->path);
 		if (!is_file(p)) {
@@ -430,8 +430,8 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 		tried(f, f->name, "a kernel-provided image with no file");
 		return 0;
 	}
-	for (i = 0; i < f->ctx->nsymbol_dirs; i++) {
-		r = try_symbol_dir(f, f->ctx->symbol_dirs[i], out);
+	for (i = 0; i < f->ctx->opt.nsymbol_dirs; i++) {
+		r = try_symbol_dir(f, f->ctx->opt.symbol_dirs[i], out);
 		if (r)
 			return r < 0 ? -r : 0;
 	}
@@ -984,10 +984,6 @@ static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 		unlink(j->f.tmp_path);
 	pc_free(j->ctx, j->res);
 	pc_free(j->ctx, j->pool);
-	/* the options were borrowed from the caller's ctx */
-	j->ctx->symbol_dirs = NULL;
-	j->ctx->nsymbol_dirs = 0;
-	j->ctx->kallsyms = NULL;
 	profconv_ctx_free(j->ctx);
 	j->ctx = NULL;
 	pc_free(ctx, j->msgs);
@@ -1008,17 +1004,18 @@ static int check_symbol_paths(struct profconv_ctx *ctx)
 	unsigned i;
 	int err = 0;
 
-	if (ctx->kallsyms && (stat(ctx->kallsyms, &st) != 0 || !S_ISREG(st.st_mode))) {
+	const char *ks = ctx->opt.kallsyms;
+
+	/* per run: the options themselves are the caller's and stay as set */
+	ctx->no_kallsyms = 0;
+	if (ks && (stat(ks, &st) != 0 || !S_ISREG(st.st_mode))) {
 		err = pc_warn(ctx, WARN_SYMPATH, NULL,
-			      "--kallsyms %s: %s; kernel frames stay unsymbolicated", ctx->kallsyms,
-			      stat(ctx->kallsyms, &st) != 0 ? strerror(errno)
-							     : "not a regular file");
-		pc_free(ctx, ctx->kallsyms);
-		ctx->kallsyms = NULL;
+			      "--kallsyms %s: %s; kernel frames stay unsymbolicated", ks,
+			      stat(ks, &st) != 0 ? strerror(errno) : "not a regular file");
 		ctx->no_kallsyms = 1;
 	}
-	for (i = 0; i < ctx->nsymbol_dirs && !err; i++) {
-		const char *d = ctx->symbol_dirs[i];
+	for (i = 0; i < ctx->opt.nsymbol_dirs && !err; i++) {
+		const char *d = ctx->opt.symbol_dirs[i];
 
 		if (stat(d, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			continue;
@@ -1071,9 +1068,10 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 			err = PROFCONV_ERR_NOMEM;
 			goto out;
 		}
-		j->ctx->symbol_dirs = ctx->symbol_dirs;
-		j->ctx->nsymbol_dirs = ctx->nsymbol_dirs;
-		j->ctx->kallsyms = ctx->kallsyms;
+		if (pc_options_copy(j->ctx, ctx)) {
+			err = PROFCONV_ERR_NOMEM;
+			goto out;
+		}
 		j->ctx->no_kallsyms = ctx->no_kallsyms;
 		j->ctx->strict = ctx->strict;
 		j->ctx->verbose = ctx->verbose;

@@ -13,6 +13,8 @@
 struct pc_writer {
 	const char *name;    /* "processed", "gecko" */
 	const char *summary; /* one line for --help */
+	/* Options, as in struct pc_reader; NULL when there are none. */
+	const struct profconv_option *options;
 	int (*write)(struct profconv_ctx *ctx, const struct pc_model *m, profconv_write_fn *fn,
 		     void *user);
 };

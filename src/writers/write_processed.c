@@ -931,7 +931,8 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 			   profconv_write_fn *fn, void *user)
 {
 	struct pc_jw *w = pc_jw_new(ctx, fn, user);
-	int version = ctx->processed_version ? ctx->processed_version : 69;
+	const char *vopt = pc_opt(ctx, "processed-version");
+	int version = vopt && strcmp(vopt, "70") == 0 ? 70 : 69;
 	uint64_t replaced;
 	uint32_t i;
 	int err, werr;
@@ -963,8 +964,15 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	return err ? err : werr;
 }
 
+static const struct profconv_option processed_options[] = {
+	{ "processed-version", "N", "69|70", "69",
+	  "69 is what profiler.firefox.com as deployed reads; 70 its development version" },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
 const struct pc_writer pc_writer_processed = {
 	.name = "processed",
 	.summary = "Firefox Profiler processed profile JSON (format version 69 by default, or 70)",
+	.options = processed_options,
 	.write = write_processed,
 };

@@ -46,31 +46,26 @@ struct pass {
 	uint64_t warnings;
 };
 
-/* Read data with reader r into a new model; NULL on failure (ctx set). */
+/*
+ * Read data as reader r into a new model through the public call
+ * (profconv_read_mem() with "from" set); NULL on failure (ctx set).
+ */
 static struct pc_model *read_with(struct profconv_ctx *ctx, const struct pc_reader *r,
 				  const void *data, size_t size, int *errp)
 {
-	struct pc_input *in = NULL;
-	struct pc_model *m = NULL;
+	struct profconv_profile *p = NULL;
 	int err;
 
-	pc_clear_error(ctx);
-	err = pc_input_open_mem(ctx, data, size, "fuzz.json", &in);
-	if (!err) {
-		m = pc_model_new(ctx);
-		err = m ? r->read(ctx, in, m) : PROFCONV_ERR_NOMEM;
-		if (!err && ctx->status)
-			err = ctx->status;
-		pc_input_close(in);
-	}
-	if (err && (!ctx->status || !ctx->errmsg[0]))
+	err = profconv_set_option(ctx, "from", r->name);
+	if (err)
+		fuzz_die("setting the from option failed", ctx);
+	err = profconv_read_mem(ctx, data, size, "fuzz.json", &p);
+	if (err && !profconv_errmsg(ctx)[0])
 		fuzz_die("a read failed without recording an error and a message", ctx);
-	if (err) {
-		pc_model_free(m);
-		m = NULL;
-	}
+	if (!err != !!p)
+		fuzz_die("profconv_read_mem's result and its profile disagree", ctx);
 	*errp = err;
-	return m;
+	return p ? &p->m : NULL;
 }
 
 /* Write m; 0 with s filled, or the error. */

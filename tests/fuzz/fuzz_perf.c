@@ -1,8 +1,8 @@
 /*
  * fuzz_perf.c - libFuzzer target for the perf.data reader (src/readers/read_perf.c).
  *
- * Each input is run through the pipeline the library uses (see src/api.c),
- * over an in-memory pc_input, twice:
+ * Each input is run through the public calls an importer uses
+ * (profconv_read_mem() with "from" "perf", profconv_write_cb()), twice:
  *
  *   pass 1: lenient, weight "samples"   read -> processed writer -> JSON check; info
  *   pass 2: strict, weight "period"     read -> processed writer -> JSON check; info
@@ -35,7 +35,6 @@
 #include <cJSON.h>
 
 #include "readers/pc_reader.h"
-#include "writers/pc_writer.h"
 
 #include "fuzz_common.h"
 
@@ -82,8 +81,8 @@ static struct profconv_ctx *new_ctx(int strict, const char *event)
 static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *r)
 {
 	struct profconv_ctx *ctx = new_ctx(strict, strict ? event_for(size) : NULL);
+	struct profconv_profile *p = NULL;
 	struct pc_input *in = NULL;
-	struct pc_model *m;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -91,33 +90,25 @@ static void run_pass(const uint8_t *data, size_t size, int strict, struct pass *
 	if (!ctx)
 		return;
 
-	/* read, the way api.c's read_input() does it (the reader is forced) */
-	err = pc_input_open_mem(ctx, data, size, "fuzz.data", &in);
+	/* read and write as a library caller does (the reader is forced) */
+	if (profconv_set_option(ctx, "from", "perf") != PROFCONV_OK)
+		fuzz_die("setting the from option failed", ctx);
+	err = profconv_read_mem(ctx, data, size, "fuzz.data", &p);
+	if (!err != !!p)
+		fuzz_die("profconv_read_mem's result and its profile disagree", ctx);
 	if (!err) {
-		m = pc_model_new(ctx);
-		if (!m) {
-			err = PROFCONV_ERR_NOMEM;
-		} else {
-			err = pc_reader_perf.read(ctx, in, m);
-			if (!err && ctx->status)
-				err = ctx->status;
-			if (!err) {
-				struct sink s;
+		struct sink s;
 
-				memset(&s, 0, sizeof(s));
-				pc_clear_error(ctx);
-				r->write_err = pc_writer_processed.write(ctx, m, fuzz_sink_write, &s);
-				if (r->write_err && !ctx->status)
-					fuzz_die("the writer failed without recording an error", ctx);
-				if (!r->write_err)
-					fuzz_check_json(&s, ctx);
-				free(s.buf);
-			}
-			pc_model_free(m);
-		}
-		pc_input_close(in);
+		memset(&s, 0, sizeof(s));
+		r->write_err = profconv_write_cb(ctx, p, PROFCONV_OUT_PROCESSED, fuzz_sink_write, &s);
+		if (r->write_err && !ctx->status)
+			fuzz_die("the writer failed without recording an error", ctx);
+		if (!r->write_err)
+			fuzz_check_json(&s, ctx);
+		free(s.buf);
+		profconv_profile_free(p);
 	}
-	if (err && (!ctx->status || !ctx->errmsg[0]))
+	if (err && !profconv_errmsg(ctx)[0])
 		fuzz_die("the reader failed without recording an error and a message", ctx);
 	r->read_err = err;
 	r->warnings = profconv_warning_count(ctx);
