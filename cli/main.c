@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profconv.h"
+#include "cli.h"
 
 #define PC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -86,6 +86,8 @@ static void usage(FILE *f)
 	      "       profconv info INPUT\n"
 	      "       profconv [options] symbolicate IN [-o OUT]\n"
 	      "       profconv validate FILE...\n"
+	      "       profconv [options] -O OUTDIR [batch options] INPUT...\n"
+	      "       profconv report merge REPORT.jsonl... [-o OUT]\n"
 	      "\n"
 	      "Convert profiling data into the Firefox Profiler's formats.\n"
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
@@ -100,7 +102,19 @@ static void usage(FILE *f)
 	      f);
 	fprintf(f, "  -f, --from FORMAT     input format, skipping detection (%s)\n", in);
 	fprintf(f, "  -t, --to FORMAT       output format (%s; default processed)\n", out);
-	fputs("      --no-symbols      do not symbolicate (frames stay addresses)\n"
+	fputs("batch options (with -O):\n"
+	      "  -O, --output-dir DIR  convert every INPUT into DIR/NAME.json (NAME: the\n"
+	      "                        input's file name without compression suffix and\n"
+	      "                        extension; clashes get -2, -3, ... in list order)\n"
+	      "      --inputs FILE     also convert the paths listed in FILE (- for stdin),\n"
+	      "                        one per line\n"
+	      "      --jobs N          conversions at a time (default: the number of CPUs)\n"
+	      "      --report FILE     one JSON line per input, in input order\n"
+	      "      --shard K/N       only the inputs whose path hashes to shard K of N\n"
+	      "                        (1 <= K <= N), for one worker of N\n"
+	      "\n"
+	      "conversion options:\n"
+	      "      --no-symbols      do not symbolicate (frames stay addresses)\n"
 	      "      --symbol-dir DIR  also look for symbols in DIR: a breakpad store,\n"
 	      "                        a folder of binaries or .debug files, a perf\n"
 	      "                        build-id cache, or a perf archive tarball\n"
@@ -141,6 +155,7 @@ static void usage(FILE *f)
 static void diag(void *user, enum profconv_severity sev, const char *msg)
 {
 	(void)user;
+	cli_progress_clear();
 	if (sev == PROFCONV_NOTE) {
 		fprintf(stderr, "profconv: note: %s\n", msg);
 		return;
@@ -332,7 +347,11 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 		return err == PROFCONV_ERR_USAGE ? 2 : 1;
 	}
 	cleanup_on_signals(ctx);
+	if (!quiet && isatty(2))
+		profconv_set_progress(ctx, cli_progress_bytes, (void *)input);
 	err = profconv_read_path(ctx, input, &p);
+	profconv_set_progress(ctx, NULL, NULL);
+	cli_progress_clear();
 	if (err) {
 		warning_summary(ctx);
 		return fail(ctx);
@@ -370,11 +389,74 @@ static int is_output_format(const char *name)
 #define OPT_FORMAT 1024 /* + index in fmt_keys: an option a format declares */
 #define MAX_FMT_OPTS 64
 
+/* Set an option on ctx and record it for the contexts made later. */
+static int set(struct profconv_ctx *ctx, struct cli_settings *st, const char *key,
+	       const char *value)
+{
+	if (profconv_set_option(ctx, key, value))
+		return -1;
+	if (st->n == CLI_MAX_SETTINGS) {
+		fputs("profconv: too many options\n", stderr);
+		return -1;
+	}
+	st->keys[st->n] = key;
+	st->values[st->n] = value;
+	st->n++;
+	return 0;
+}
+
+struct profconv_ctx *cli_ctx_new(const struct cli_settings *st)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	size_t i;
+
+	if (!ctx) {
+		fputs("profconv: out of memory\n", stderr);
+		return NULL;
+	}
+	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_strict(ctx, st->strict);
+	profconv_set_verbose(ctx, st->verbose);
+	if (st->max_memory)
+		profconv_set_max_memory(ctx, st->max_memory);
+	for (i = 0; i < st->n; i++) {
+		if (profconv_set_option(ctx, st->keys[i], st->values[i])) {
+			fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
+			profconv_ctx_free(ctx);
+			return NULL;
+		}
+	}
+	return ctx;
+}
+
+int cli_fail(struct profconv_ctx *ctx)
+{
+	return fail(ctx);
+}
+
+/* A count of jobs: 1 to 1024. */
+static int parse_jobs(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > 1024)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS };
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_JOBS,
+	       OPT_INPUTS, OPT_REPORT, OPT_SHARD };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "output-dir", required_argument, NULL, 'O' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, OPT_STRICT },
@@ -382,6 +464,10 @@ int main(int argc, char **argv)
 		{ "symbol-dir", required_argument, NULL, OPT_SYMDIR },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "inputs", required_argument, NULL, OPT_INPUTS },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -392,7 +478,9 @@ int main(int argc, char **argv)
 	const char *fmt_keys[MAX_FMT_OPTS];
 	struct profconv_format fm;
 	struct profconv_ctx *ctx = profconv_ctx_new();
-	const char *output = NULL, *to = PROFCONV_OUT_PROCESSED, *cmd = NULL;
+	static struct cli_settings st;
+	struct cli_batch batch;
+	const char *output = NULL, *cmd = NULL;
 	size_t nopts = 0, nfmt = 0, i, k;
 	int c, rc, no_symbols = 0;
 
@@ -400,6 +488,8 @@ int main(int argc, char **argv)
 		fputs("profconv: out of memory\n", stderr);
 		return 1;
 	}
+	memset(&batch, 0, sizeof(batch));
+	st.to = PROFCONV_OUT_PROCESSED;
 	for (i = 0; i < PC_ARRAY_LEN(fixed); i++)
 		opts[nopts++] = fixed[i];
 	for (i = 0; profconv_formats(i, &fm) == PROFCONV_OK; i++) {
@@ -422,10 +512,11 @@ int main(int argc, char **argv)
 	memset(&opts[nopts], 0, sizeof(opts[nopts]));
 	profconv_set_diag(ctx, diag, NULL);
 	/* the command symbolicates by default; the library does not */
-	profconv_set_option(ctx, "symbols", "yes");
-	while ((c = getopt_long(argc, argv, "o:f:t:qvhV", opts, NULL)) != -1) {
+	if (set(ctx, &st, "symbols", "yes"))
+		goto usage_err;
+	while ((c = getopt_long(argc, argv, "o:O:f:t:qvhV", opts, NULL)) != -1) {
 		if (c >= OPT_FORMAT && c < OPT_FORMAT + (int)nfmt) {
-			if (profconv_set_option(ctx, fmt_keys[c - OPT_FORMAT], optarg))
+			if (set(ctx, &st, fmt_keys[c - OPT_FORMAT], optarg))
 				goto usage_err;
 			continue;
 		}
@@ -433,8 +524,11 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'O':
+			batch.outdir = optarg;
+			break;
 		case 'f':
-			if (profconv_set_option(ctx, "from", optarg))
+			if (set(ctx, &st, "from", optarg))
 				goto usage_err;
 			break;
 		case 't':
@@ -447,23 +541,41 @@ int main(int argc, char **argv)
 				profconv_ctx_free(ctx);
 				return 2;
 			}
-			to = optarg;
+			st.to = optarg;
 			break;
 		case OPT_STRICT:
+			st.strict = 1;
 			profconv_set_strict(ctx, 1);
 			break;
 		case OPT_SYMDIR:
-			if (profconv_set_option(ctx, "symbol-dir", optarg))
+			if (set(ctx, &st, "symbol-dir", optarg))
 				goto usage_err;
 			break;
 		case OPT_KALLSYMS:
-			if (profconv_set_option(ctx, "kallsyms", optarg))
+			if (set(ctx, &st, "kallsyms", optarg))
 				goto usage_err;
 			break;
 		case OPT_NOSYMS:
-			if (profconv_set_option(ctx, "symbols", "no"))
+			if (set(ctx, &st, "symbols", "no"))
 				goto usage_err;
 			no_symbols = 1;
+			break;
+		case OPT_JOBS:
+			if (parse_jobs(optarg, &batch.jobs)) {
+				fprintf(stderr, "profconv: --jobs takes a number from 1 to 1024, not '%s'\n",
+					optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			break;
+		case OPT_INPUTS:
+			batch.inputs_file = optarg;
+			break;
+		case OPT_REPORT:
+			batch.report = optarg;
+			break;
+		case OPT_SHARD:
+			batch.shard = optarg;
 			break;
 		case OPT_MAXMEM: {
 			uint64_t bytes;
@@ -475,13 +587,16 @@ int main(int argc, char **argv)
 				profconv_ctx_free(ctx);
 				return 2;
 			}
+			st.max_memory = bytes;
 			profconv_set_max_memory(ctx, bytes);
 			break;
 		}
 		case 'q':
 			quiet = 1;
+			st.quiet = 1;
 			break;
 		case 'v':
+			st.verbose = 1;
 			profconv_set_verbose(ctx, 1);
 			break;
 		case 'h':
@@ -489,9 +604,9 @@ int main(int argc, char **argv)
 			profconv_ctx_free(ctx);
 			return 0;
 		case 'V':
-			printf("profconv %s (processed format %d, Gecko format %d)\n",
-			       profconv_version_string(), PROFCONV_PROCESSED_FORMAT_VERSION,
-			       PROFCONV_GECKO_FORMAT_VERSION);
+			printf("profconv %s (processed format %d by default, up to %d; Gecko format %d)\n",
+			       profconv_version_string(), PROFCONV_PROCESSED_FORMAT_DEFAULT,
+			       PROFCONV_PROCESSED_FORMAT_VERSION, PROFCONV_GECKO_FORMAT_VERSION);
 			profconv_ctx_free(ctx);
 			return 0;
 		default:
@@ -503,21 +618,41 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0 ||
-			  strcmp(argv[0], "symbolicate") == 0)) {
+			  strcmp(argv[0], "symbolicate") == 0 || strcmp(argv[0], "report") == 0)) {
 		cmd = argv[0];
 		argc--;
 		argv++;
 	}
-	if (cmd && strcmp(cmd, "info") == 0)
+	if ((batch.jobs || batch.inputs_file || batch.report || batch.shard) && !batch.outdir) {
+		fputs("profconv: --jobs, --inputs, --report and --shard are for batch mode (-O OUTDIR)\n",
+		      stderr);
+		rc = 2;
+	} else if (batch.outdir && (cmd || output)) {
+		fputs(output ? "profconv: -O OUTDIR and -o OUT contradict each other\n"
+			     : "profconv: -O OUTDIR converts; it does not go with a command\n",
+		      stderr);
+		rc = 2;
+	} else if (batch.outdir) {
+		if (argc == 0 && !batch.inputs_file) {
+			fputs("profconv: no INPUT given (operands or --inputs FILE)\n", stderr);
+			rc = 2;
+		} else {
+			rc = cli_batch_run(&st, &batch, argv, argc);
+		}
+	} else if (cmd && strcmp(cmd, "info") == 0)
 		rc = cmd_info(ctx, argc, argv);
 	else if (cmd && strcmp(cmd, "symbolicate") == 0)
-		rc = cmd_symbolicate(ctx, argc, argv, output, to, no_symbols);
+		rc = cmd_symbolicate(ctx, argc, argv, output, st.to, no_symbols);
+	else if (cmd && strcmp(cmd, "report") == 0)
+		rc = cli_report(&st, output, argc, argv);
 	else if (cmd)
 		rc = cmd_validate(ctx, argc, argv);
 	else if (argc == 1)
-		rc = cmd_convert(ctx, argv[0], output, to);
+		rc = cmd_convert(ctx, argv[0], output, st.to);
 	else {
-		fputs(argc ? "profconv: one INPUT at a time\n" : "profconv: no INPUT given\n", stderr);
+		fputs(argc ? "profconv: one INPUT at a time (or -O OUTDIR for many)\n"
+			   : "profconv: no INPUT given\n",
+		      stderr);
 		usage(stderr);
 		rc = 2;
 	}

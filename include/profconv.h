@@ -215,6 +215,24 @@ struct profconv_format {
  */
 PROFCONV_API int profconv_formats(size_t i, struct profconv_format *out);
 
+/*
+ * The i-th kind of warning counted on ctx so far: its text (static, the
+ * summary's wording, e.g. "unknown records skipped") and count.
+ * PROFCONV_OK, or PROFCONV_ERR_USAGE past the last kind.
+ */
+PROFCONV_API int profconv_warning_kind(const struct profconv_ctx *ctx, size_t i,
+				       const char **kind, uint64_t *count);
+
+/*
+ * Progress callback: done of total input bytes read so far (total 0 when
+ * the size is unknown, e.g. a pipe).  For a compressed input both count
+ * compressed bytes.  Called on the caller's thread, about every MiB and
+ * once at the end of the input.
+ */
+typedef void profconv_progress_fn(void *user, uint64_t done, uint64_t total);
+PROFCONV_API void profconv_set_progress(struct profconv_ctx *ctx, profconv_progress_fn *fn,
+					void *user);
+
 /* Number of warnings counted on ctx so far (all kinds). */
 PROFCONV_API uint64_t profconv_warning_count(const struct profconv_ctx *ctx);
 /*
@@ -296,6 +314,7 @@ PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profco
  * range (out is then untouched).
  */
 struct profconv_meta {
+	const char *input_format; /* the reader that read it: "perf", "gecko", ... */
 	const char *product;  /* "perf", "Firefox", ... or "" */
 	const char *platform; /* "Linux", "Windows", ... or "" */
 	const char *oscpu;    /* or "" */

@@ -208,6 +208,7 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	ctx->activity = ctx->activity_buf;
 	pc_note(ctx, "%s: reading as %s%s%s", pc_input_name(in), r->name,
 		pc_input_filter(in) ? " inside " : "", pc_input_filter(in) ? pc_input_filter(in) : "");
+	m->reader = r->name;
 	err = r->read(ctx, in, m);
 	if (!err && ctx->status)
 		err = ctx->status;

@@ -25,6 +25,7 @@ PROFCONV_API void profconv_profile_meta(const struct profconv_profile *p, struct
 	const struct pc_meta *mt = &p->m.meta;
 
 	memset(out, 0, sizeof(*out));
+	out->input_format = NONE_STR(p->m.reader);
 	out->product = NONE_STR(mt->product);
 	out->platform = NONE_STR(mt->platform);
 	out->oscpu = NONE_STR(mt->oscpu);

@@ -505,6 +505,30 @@ PROFCONV_API uint64_t profconv_warning_count(const struct profconv_ctx *ctx)
 	return ctx->warn_total;
 }
 
+PROFCONV_API int profconv_warning_kind(const struct profconv_ctx *ctx, size_t i,
+				       const char **kind, uint64_t *count)
+{
+	size_t k, seen = 0;
+
+	for (k = 0; k < ctx->nwarns; k++) {
+		if (!ctx->warns[k].count)
+			continue;
+		if (seen++ == i) {
+			*kind = ctx->warns[k].kind;
+			*count = ctx->warns[k].count;
+			return PROFCONV_OK;
+		}
+	}
+	return PROFCONV_ERR_USAGE;
+}
+
+PROFCONV_API void profconv_set_progress(struct profconv_ctx *ctx, profconv_progress_fn *fn,
+					void *user)
+{
+	ctx->progress = fn;
+	ctx->progress_user = user;
+}
+
 PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx)
 {
 	size_t n = 0;

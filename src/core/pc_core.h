@@ -77,6 +77,8 @@ struct profconv_ctx {
 
 	profconv_diag_fn *diag;
 	void *diag_user;
+	profconv_progress_fn *progress; /* profconv_set_progress() */
+	void *progress_user;
 	profconv_diagnostic_fn *diag2; /* profconv_set_diagnostics(); wins over diag */
 	void *diag2_user;
 	/* where the first error was (profconv_last_error()) */

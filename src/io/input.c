@@ -58,7 +58,24 @@ struct pc_input {
 	size_t mem_pos; /* SRC_MEM under libarchive: the next byte it gets */
 	profconv_read_fn *cb;
 	void *cb_user;
+
+	/* progress: bytes pulled from the underlying file, its size (0 unknown) */
+	uint64_t raw_done, raw_total, raw_reported;
 };
+
+#define PROGRESS_STEP (1u << 20)
+
+/* Count n bytes pulled from the source; tell the caller every MiB. */
+static void progress(struct pc_input *in, size_t n)
+{
+	in->raw_done += n;
+	if (in->raw_total && in->raw_done > in->raw_total)
+		in->raw_done = in->raw_total;
+	if (in->ctx->progress && in->raw_done - in->raw_reported >= PROGRESS_STEP) {
+		in->raw_reported = in->raw_done;
+		in->ctx->progress(in->ctx->progress_user, in->raw_done, in->raw_total);
+	}
+}
 
 const char *pc_input_name(const struct pc_input *in)
 {
@@ -108,6 +125,7 @@ static int fd_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 		done += (size_t)r;
 	}
 	*got = done;
+	progress(in, done);
 	return 0;
 }
 
@@ -134,16 +152,20 @@ static ssize_t raw_read(struct pc_input *in, void *dst, size_t n)
 
 		memcpy(dst, in->mem + in->mem_pos, k);
 		in->mem_pos += k;
-		return (ssize_t)k;
+		r = (ssize_t)k;
+		break;
 	}
 	case SRC_CB:
-		return cb_read(in, dst, n);
+		r = cb_read(in, dst, n);
+		break;
 	default:
 		do {
 			r = read(in->fd, dst, n);
 		} while (r < 0 && errno == EINTR);
-		return r;
 	}
+	if (r > 0)
+		progress(in, (size_t)r);
+	return r;
 }
 
 static ssize_t ar_read_cb(struct archive *a, void *user, const void **out)
@@ -181,6 +203,7 @@ static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 
 			memcpy(dst, in->mem + at, k);
 			*got = k;
+			progress(in, k);
 		}
 		return 0;
 	}
@@ -199,6 +222,7 @@ static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 			done += (size_t)r;
 		}
 		*got = done;
+		progress(in, done);
 		return 0;
 	}
 	case SRC_ARCHIVE: {
@@ -342,6 +366,7 @@ int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_
 		done += (size_t)r;
 	}
 	*got = done;
+	progress(in, done);
 	return 0;
 }
 
@@ -542,6 +567,7 @@ static void probe_fd(struct pc_input *in)
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t cur = lseek(in->fd, 0, SEEK_CUR);
 
+		in->raw_total = (uint64_t)st.st_size;
 		if (cur >= 0) {
 			in->seekable = 1;
 			in->base = 0;
@@ -624,6 +650,7 @@ int pc_input_open_mem(struct profconv_ctx *ctx, const void *data, size_t len, co
 	in->kind = SRC_MEM;
 	in->mem = data;
 	in->mem_len = len;
+	in->raw_total = len;
 	in->seekable = 1;
 	in->size = len;
 	err = finish_open(in);
@@ -663,6 +690,8 @@ void pc_input_close(struct pc_input *in)
 	if (!in)
 		return;
 	ctx = in->ctx;
+	if (ctx->progress && in->raw_done != in->raw_reported)
+		ctx->progress(ctx->progress_user, in->raw_done, in->raw_total);
 	if (in->ar)
 		archive_read_free(in->ar);
 	if (in->own_fd && in->fd >= 0)

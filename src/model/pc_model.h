@@ -468,6 +468,7 @@ struct pc_model {
 	/* Strings kept for the model's lifetime (pc_model_keep()). */
 	char **kept;
 	uint32_t nkept, kept_cap;
+	const char *reader; /* static: the registry name of the reader that filled it */
 };
 
 /* The public handle is the model. */

@@ -1,0 +1,694 @@
+/*
+ * batch.c - many inputs, one output directory: profconv -O OUTDIR INPUT...
+ *
+ *   inputs      the operands, then the lines of --inputs FILE (or -)
+ *   names       OUTDIR/BASENAME.json, where BASENAME is the input's file
+ *               name without a compression suffix (.gz .zst .xz .bz2 .lz4)
+ *               and then without its last extension; when two inputs give
+ *               one name the later ones (in list order) get -2, -3, ...
+ *               The names are decided on the whole list before --shard
+ *               picks a part, so every shard names a file the same way.
+ *   --shard K/N the inputs whose path hashes (FNV-1a 64) to K-1 mod N;
+ *               K is 1-based (1/2 and 2/2 cover a list once)
+ *   --jobs N    N conversions at a time, each on its own context (default:
+ *               the number of CPUs); one bad input never stops the others
+ *   --report F  one JSON line per input, in input order (format below)
+ *
+ * Exit status 0 when every input converted (with --strict, warnings are
+ * errors, so also none warned), 1 otherwise, 2 on a usage error.
+ *
+ * A report line:
+ *   {"input": "a/perf.data", "output": "out/perf.json", "format": "perf",
+ *    "status": "ok" | "failed", "error": null | "text naming file and offset",
+ *    "error_code": null | "corrupt input", "error_offset": null | N,
+ *    "error_line": null | N, "error_column": null | N,
+ *    "warnings": {"kind": count, ...}, "threads": N, "samples": N,
+ *    "markers": N, "bytes_in": N, "bytes_out": N, "seconds": 0.123}
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "cli.h"
+
+struct item {
+	const char *input;
+	char *output;
+	/* results */
+	int done;
+	int err;
+	char *error;
+	char *error_code;
+	uint64_t error_offset;
+	uint32_t error_line, error_col;
+	char *format;
+	char **warn_kinds;
+	uint64_t *warn_counts;
+	size_t nwarn;
+	size_t threads, samples, markers;
+	uint64_t bytes_in, bytes_out;
+	double seconds;
+};
+
+struct batch {
+	const struct cli_settings *s;
+	struct item **todo; /* this shard's items, in input order */
+	size_t ntodo;
+	size_t next, ndone;
+	int progress;
+	pthread_mutex_t lock;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d) {
+		fputs("profconv: out of memory\n", stderr);
+		exit(1);
+	}
+	return d;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("profconv: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+/* --- names --- */
+
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len > n && strncmp(s + len - n, suffix, n) == 0;
+}
+
+/* The output file name for input (without the -N of a clash), malloc'd. */
+static char *base_name(const char *input)
+{
+	static const char *const comp[] = { ".gz", ".zst", ".xz", ".bz2", ".lz4", ".tar", ".zip" };
+	const char *slash = strrchr(input, '/');
+	const char *b = slash ? slash + 1 : input;
+	size_t len = strlen(b), i;
+	char *out;
+
+	for (i = 0; i < sizeof(comp) / sizeof(comp[0]); i++)
+		if (ends_with(b, len, comp[i]))
+			len -= strlen(comp[i]);
+	/* then the last extension, if the name is more than one */
+	for (i = len; i > 1; i--) {
+		if (b[i - 1] == '.') {
+			len = i - 1;
+			break;
+		}
+	}
+	if (len == 0) {
+		b = "profile";
+		len = strlen(b);
+	}
+	out = xrealloc(NULL, len + 1);
+	memcpy(out, b, len);
+	out[len] = 0;
+	return out;
+}
+
+/* OUTDIR/NAME[-K].json for every item, unique in the whole list. */
+static void name_outputs(struct item *items, size_t n, const char *outdir)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		char *b = base_name(items[i].input);
+		size_t cap = strlen(outdir) + strlen(b) + 32;
+		unsigned k;
+
+		items[i].output = xrealloc(NULL, cap);
+		for (k = 1;; k++) {
+			if (k == 1)
+				snprintf(items[i].output, cap, "%s/%s.json", outdir, b);
+			else
+				snprintf(items[i].output, cap, "%s/%s-%u.json", outdir, b, k);
+			for (j = 0; j < i && strcmp(items[j].output, items[i].output) != 0; j++)
+				;
+			if (j == i)
+				break;
+		}
+		free(b);
+	}
+}
+
+/* --- sharding --- */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* "K/N" with 1 <= K <= N. */
+static int parse_shard(const char *s, unsigned long *k, unsigned long *n)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	*k = strtoul(s, &end, 10);
+	if (errno || *end != '/' || end[1] < '0' || end[1] > '9')
+		return -1;
+	*n = strtoul(end + 1, &end, 10);
+	if (errno || *end || *n == 0 || *k == 0 || *k > *n)
+		return -1;
+	return 0;
+}
+
+/* --- conversion --- */
+
+static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void batch_diag(void *user, enum profconv_severity sev, const char *msg)
+{
+	const struct cli_settings *s = user;
+
+	if ((sev == PROFCONV_WARNING && s->quiet) || (sev == PROFCONV_NOTE && !s->verbose))
+		return;
+	pthread_mutex_lock(&print_lock);
+	cli_progress_clear();
+	fprintf(stderr, "profconv: %s: %s\n",
+		sev == PROFCONV_NOTE ? "note" : sev == PROFCONV_WARNING ? "warning" : "error", msg);
+	pthread_mutex_unlock(&print_lock);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static void convert_one(const struct cli_settings *s, struct item *it)
+{
+	struct profconv_ctx *ctx = cli_ctx_new(s);
+	struct profconv_profile *p = NULL;
+	struct stat st;
+	double t0 = now();
+	size_t i;
+	int err;
+
+	if (!ctx) {
+		it->err = PROFCONV_ERR_NOMEM;
+		it->error = xstrdup("out of memory");
+		it->error_code = xstrdup(profconv_strerror(it->err));
+		return;
+	}
+	profconv_set_diag(ctx, batch_diag, (void *)s);
+	if (stat(it->input, &st) == 0)
+		it->bytes_in = (uint64_t)st.st_size;
+	if (same_file(it->input, it->output)) {
+		err = PROFCONV_ERR_USAGE;
+		it->err = err;
+		it->error = xrealloc(NULL, strlen(it->input) + 64);
+		sprintf(it->error, "%s: is also the output; not converted", it->input);
+		it->error_code = xstrdup(profconv_strerror(err));
+		profconv_ctx_free(ctx);
+		return;
+	}
+	err = profconv_read_path(ctx, it->input, &p);
+	if (!err)
+		err = profconv_write_path(ctx, p, s->to, it->output);
+	if (p) {
+		struct profconv_meta meta;
+
+		profconv_profile_meta(p, &meta);
+		it->format = xstrdup(meta.input_format);
+	}
+	if (!err) {
+		for (i = 0; i < profconv_profile_thread_count(p); i++) {
+			struct profconv_thread t;
+
+			if (profconv_profile_thread(p, i, &t) == PROFCONV_OK) {
+				it->samples += t.samples;
+				it->markers += t.markers;
+			}
+		}
+		it->threads = profconv_profile_thread_count(p);
+		if (stat(it->output, &st) == 0)
+			it->bytes_out = (uint64_t)st.st_size;
+	} else {
+		struct profconv_diag d;
+
+		profconv_last_error(ctx, &d);
+		it->error = xstrdup(profconv_errmsg(ctx));
+		it->error_code = xstrdup(profconv_strerror(err));
+		it->error_offset = d.offset;
+		it->error_line = d.line;
+		it->error_col = d.column;
+		pthread_mutex_lock(&print_lock);
+		cli_progress_clear();
+		fprintf(stderr, "profconv: error: %s\n", profconv_errmsg(ctx));
+		pthread_mutex_unlock(&print_lock);
+	}
+	it->err = err;
+	for (i = 0;; i++) {
+		const char *kind;
+		uint64_t count;
+
+		if (profconv_warning_kind(ctx, i, &kind, &count) != PROFCONV_OK)
+			break;
+		it->warn_kinds = xrealloc(it->warn_kinds, (i + 1) * sizeof(*it->warn_kinds));
+		it->warn_counts = xrealloc(it->warn_counts, (i + 1) * sizeof(*it->warn_counts));
+		it->warn_kinds[i] = xstrdup(kind);
+		it->warn_counts[i] = count;
+		it->nwarn = i + 1;
+	}
+	profconv_profile_free(p);
+	profconv_ctx_free(ctx);
+	it->seconds = now() - t0;
+}
+
+static void *worker(void *arg)
+{
+	struct batch *b = arg;
+
+	for (;;) {
+		struct item *it;
+
+		pthread_mutex_lock(&b->lock);
+		if (b->next == b->ntodo) {
+			pthread_mutex_unlock(&b->lock);
+			return NULL;
+		}
+		it = b->todo[b->next++];
+		pthread_mutex_unlock(&b->lock);
+
+		convert_one(b->s, it);
+
+		pthread_mutex_lock(&b->lock);
+		it->done = 1;
+		b->ndone++;
+		if (b->progress) {
+			pthread_mutex_lock(&print_lock);
+			cli_progress_files(b->ndone, b->ntodo, it->input);
+			pthread_mutex_unlock(&print_lock);
+		}
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+/* --- the report --- */
+
+static void json_u64_or_null(FILE *f, const char *key, uint64_t v, int present)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (present)
+		fprintf(f, "%llu", (unsigned long long)v);
+	else
+		fputs("null", f);
+}
+
+static void report_line(FILE *f, const struct item *it)
+{
+	size_t i;
+
+	fputs("{\"input\": ", f);
+	cli_json_str(f, it->input);
+	fputs(", \"output\": ", f);
+	if (it->err)
+		fputs("null", f);
+	else
+		cli_json_str(f, it->output);
+	fputs(", \"format\": ", f);
+	if (it->format)
+		cli_json_str(f, it->format);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"status\": \"%s\", \"error\": ", it->err ? "failed" : "ok");
+	if (it->err)
+		cli_json_str(f, it->error);
+	else
+		fputs("null", f);
+	fputs(", \"error_code\": ", f);
+	if (it->err)
+		cli_json_str(f, it->error_code);
+	else
+		fputs("null", f);
+	json_u64_or_null(f, "error_offset", it->error_offset,
+			 it->err && it->error_offset != UINT64_MAX);
+	json_u64_or_null(f, "error_line", it->error_line, it->err && it->error_line);
+	json_u64_or_null(f, "error_column", it->error_col, it->err && it->error_line);
+	fputs(", \"warnings\": {", f);
+	for (i = 0; i < it->nwarn; i++) {
+		fputs(i ? ", " : "", f);
+		cli_json_str(f, it->warn_kinds[i]);
+		fprintf(f, ": %llu", (unsigned long long)it->warn_counts[i]);
+	}
+	fprintf(f, "}, \"threads\": %zu, \"samples\": %zu, \"markers\": %zu", it->threads,
+		it->samples, it->markers);
+	fprintf(f, ", \"bytes_in\": %llu, \"bytes_out\": %llu, \"seconds\": %.3f}\n",
+		(unsigned long long)it->bytes_in, (unsigned long long)it->bytes_out, it->seconds);
+}
+
+static int write_report(const char *path, struct item **todo, size_t n)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	size_t i;
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "profconv: error: %s: cannot write the report: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		report_line(f, todo[i]);
+	bad = ferror(f);
+	if (f != stdout)
+		bad |= fclose(f) != 0;
+	else
+		bad |= fflush(f) != 0;
+	if (bad)
+		fprintf(stderr, "profconv: error: %s: writing the report failed\n", path);
+	return bad ? 1 : 0;
+}
+
+/* --- the list --- */
+
+static void add_input(struct item **items, size_t *n, size_t *cap, const char *path)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*items = xrealloc(*items, *cap * sizeof(**items));
+	}
+	memset(&(*items)[*n], 0, sizeof(**items));
+	(*items)[*n].input = path;
+	(*n)++;
+}
+
+/* The lines of --inputs FILE (or -): one path each, empty lines skipped. */
+static int read_list(const char *file, struct item **items, size_t *n, size_t *cap)
+{
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+
+	if (!f) {
+		fprintf(stderr, "profconv: error: --inputs %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &lcap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (len == 0)
+			continue;
+		add_input(items, n, cap, xstrdup(line)); /* kept until exit */
+	}
+	free(line);
+	if (ferror(f)) {
+		fprintf(stderr, "profconv: error: --inputs %s: read failed\n", file);
+		if (f != stdin)
+			fclose(f);
+		return -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char **inputs,
+		  int ninputs)
+{
+	struct item *items = NULL;
+	size_t n = 0, cap = 0, i, ok = 0, warned = 0;
+	unsigned long sk = 1, sn = 1;
+	struct batch bt;
+	struct stat st;
+	pthread_t *th;
+	unsigned jobs = b->jobs, started = 0;
+	uint64_t in_total = 0, out_total = 0;
+	double t0 = now();
+	int rc = 0;
+
+	if (b->shard && parse_shard(b->shard, &sk, &sn)) {
+		fprintf(stderr, "profconv: --shard takes K/N with 1 <= K <= N, not '%s'\n", b->shard);
+		return 2;
+	}
+	/* OUTDIR is made if missing (not its parents) */
+	if (stat(b->outdir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "profconv: error: -O %s: not a directory\n", b->outdir);
+			return 1;
+		}
+	} else if (mkdir(b->outdir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "profconv: error: -O %s: %s\n", b->outdir, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < (size_t)ninputs; i++)
+		add_input(&items, &n, &cap, inputs[i]);
+	if (b->inputs_file && read_list(b->inputs_file, &items, &n, &cap)) {
+		free(items);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(items[i].input, "-") == 0) {
+			fputs("profconv: batch inputs are files; - (standard input) is not one\n",
+			      stderr);
+			free(items);
+			return 2;
+		}
+	}
+	name_outputs(items, n, b->outdir);
+
+	memset(&bt, 0, sizeof(bt));
+	bt.s = s;
+	bt.todo = xrealloc(NULL, (n ? n : 1) * sizeof(*bt.todo));
+	for (i = 0; i < n; i++)
+		if (fnv1a(items[i].input) % sn == sk - 1)
+			bt.todo[bt.ntodo++] = &items[i];
+	bt.progress = cli_progress_enabled(s);
+	pthread_mutex_init(&bt.lock, NULL);
+	if (jobs == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = c > 0 ? (unsigned)c : 1;
+	}
+	if (jobs > bt.ntodo)
+		jobs = bt.ntodo ? (unsigned)bt.ntodo : 1;
+	th = xrealloc(NULL, jobs * sizeof(*th));
+	for (i = 1; i < jobs; i++)
+		if (pthread_create(&th[started], NULL, worker, &bt) == 0)
+			started++;
+	worker(&bt); /* this thread is one of the workers */
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&bt.lock);
+	cli_progress_clear();
+
+	for (i = 0; i < bt.ntodo; i++) {
+		const struct item *it = bt.todo[i];
+
+		in_total += it->bytes_in;
+		out_total += it->bytes_out;
+		if (!it->err) {
+			ok++;
+			warned += it->nwarn > 0;
+		}
+	}
+	if (b->report && write_report(b->report, bt.todo, bt.ntodo))
+		rc = 1;
+	if (!s->quiet || ok != bt.ntodo)
+		fprintf(stderr,
+			"profconv: %zu inputs%s%s: %zu converted (%zu with warnings), %zu failed; %.1f MiB in, %.1f MiB out, %.2f s\n",
+			bt.ntodo, b->shard ? " in shard " : "", b->shard ? b->shard : "", ok, warned,
+			bt.ntodo - ok, (double)in_total / 1048576.0, (double)out_total / 1048576.0,
+			now() - t0);
+	if (ok != bt.ntodo)
+		rc = 1;
+	for (i = 0; i < n; i++) {
+		size_t k;
+
+		free(items[i].output);
+		free(items[i].error);
+		free(items[i].error_code);
+		free(items[i].format);
+		for (k = 0; k < items[i].nwarn; k++)
+			free(items[i].warn_kinds[k]);
+		free(items[i].warn_kinds);
+		free(items[i].warn_counts);
+	}
+	free(bt.todo);
+	free(items);
+	return rc;
+}
+
+/* --- report merge --- */
+
+/*
+ * profconv report merge R1.jsonl R2.jsonl ... [-o OUT]: the lines of every
+ * report, in the order given, to OUT (default standard output), and a
+ * summary on stderr.  A line that is not a report line, or an input that
+ * two reports both list, is an error (exit 1); so is any failed input.
+ */
+int cli_report(const struct cli_settings *s, const char *output, int argc, char **argv)
+{
+	FILE *out;
+	char **seen = NULL;
+	size_t nseen = 0, capseen = 0, ok = 0, failed = 0, dup = 0, bad = 0, k;
+	char *line = NULL;
+	size_t lcap = 0;
+	int i, rc = 0;
+
+	if (argc < 2 || strcmp(argv[0], "merge") != 0) {
+		fputs("profconv: usage: profconv report merge REPORT.jsonl... [-o OUT]\n", stderr);
+		return 2;
+	}
+	out = !output || strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
+	if (!out) {
+		fprintf(stderr, "profconv: error: %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	for (i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "r");
+		unsigned long lineno = 0;
+		ssize_t len;
+
+		if (!f) {
+			fprintf(stderr, "profconv: error: %s: %s\n", argv[i], strerror(errno));
+			rc = 1;
+			continue;
+		}
+		while ((len = getline(&line, &lcap, f)) >= 0) {
+			cJSON *j, *in, *st;
+
+			lineno++;
+			if (len == 0 || line[0] == '\n')
+				continue;
+			j = cJSON_Parse(line);
+			in = j ? cJSON_GetObjectItemCaseSensitive(j, "input") : NULL;
+			st = j ? cJSON_GetObjectItemCaseSensitive(j, "status") : NULL;
+			if (!cJSON_IsString(in) || !cJSON_IsString(st)) {
+				fprintf(stderr,
+					"profconv: error: %s:%lu: expected a report line (a JSON object with \"input\" and \"status\")\n",
+					argv[i], lineno);
+				bad++;
+				cJSON_Delete(j);
+				continue;
+			}
+			for (k = 0; k < nseen && strcmp(seen[k], in->valuestring) != 0; k++)
+				;
+			if (k < nseen) {
+				fprintf(stderr, "profconv: error: %s:%lu: %s is in two reports\n",
+					argv[i], lineno, in->valuestring);
+				dup++;
+			} else {
+				if (nseen == capseen) {
+					capseen = capseen ? capseen * 2 : 64;
+					seen = xrealloc(seen, capseen * sizeof(*seen));
+				}
+				seen[nseen++] = xstrdup(in->valuestring);
+			}
+			if (strcmp(st->valuestring, "ok") == 0)
+				ok++;
+			else
+				failed++;
+			fputs(line, out);
+			if (line[len - 1] != '\n')
+				fputc('\n', out);
+			cJSON_Delete(j);
+		}
+		fclose(f);
+	}
+	free(line);
+	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
+		fprintf(stderr, "profconv: error: %s: write failed\n", output ? output : "<stdout>");
+		rc = 1;
+	}
+	if (!s->quiet || failed || dup || bad)
+		fprintf(stderr,
+			"profconv: %d reports, %zu inputs: %zu converted, %zu failed%s%s\n",
+			argc - 1, nseen, ok, failed, dup ? ", some in two reports" : "",
+			bad ? ", some lines unreadable" : "");
+	for (k = 0; k < nseen; k++)
+		free(seen[k]);
+	free(seen);
+	return rc || failed || dup || bad ? 1 : 0;
+}
+
+/* --- JSON strings --- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
+	}
+	fputc('"', f);
+}

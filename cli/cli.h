@@ -1,0 +1,54 @@
+/*
+ * cli.h - what the command's files share: the settings parsed from the
+ * command line, replayed onto every context a command creates (batch mode
+ * makes one per input).
+ */
+#ifndef PC_CLI_H
+#define PC_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profconv.h"
+
+#define CLI_MAX_SETTINGS 128
+
+struct cli_settings {
+	/* profconv_set_option() calls, in command-line order */
+	const char *keys[CLI_MAX_SETTINGS];
+	const char *values[CLI_MAX_SETTINGS];
+	size_t n;
+	int strict, verbose, quiet;
+	uint64_t max_memory; /* 0: the library's default */
+	const char *to;	     /* output format */
+};
+
+/* A new context with s applied and the command's diagnostics printer; NULL
+ * (after a message) on failure. */
+struct profconv_ctx *cli_ctx_new(const struct cli_settings *s);
+/* Print "profconv: error: MSG" for ctx's last error; returns 1. */
+int cli_fail(struct profconv_ctx *ctx);
+
+/* Batch mode: convert every input into outdir (batch.c). */
+struct cli_batch {
+	const char *outdir;
+	const char *inputs_file; /* --inputs FILE or "-", or NULL */
+	const char *report;	 /* --report FILE, or NULL */
+	const char *shard;	 /* --shard K/N, or NULL */
+	unsigned jobs;		 /* 0: the number of CPUs */
+};
+int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char **inputs,
+		  int ninputs);
+/* profconv report merge R.jsonl... (batch.c) */
+int cli_report(const struct cli_settings *s, const char *output, int argc, char **argv);
+
+/* Progress on a terminal (progress.c): a line on stderr, redrawn in place. */
+int cli_progress_enabled(const struct cli_settings *s);
+void cli_progress_bytes(void *user, uint64_t done, uint64_t total);
+void cli_progress_files(size_t done, size_t total, const char *last);
+void cli_progress_clear(void);
+
+/* Write s as a JSON string (UTF-8 checked; invalid bytes become U+FFFD). */
+void cli_json_str(FILE *f, const char *s);
+
+#endif /* PC_CLI_H */
