@@ -306,7 +306,9 @@ usage)
 	grep -q "takes 'samples' or 'period'" "$T/err" || fail "bad --weight message: $(cat "$T/err")"
 	expect_rc 2 "$PC" --no-such-option 2>/dev/null
 	expect_rc 0 "$PC" --help >/dev/null
-	"$PC" --version | grep -q 'processed format 70' || fail "--version"
+	"$PC" --version | grep -q 'processed format 69 by default, up to 70; Gecko format 36' || fail "--version"
+	"$PC" --help | grep -q '^perf input options:' || fail "--help lacks the perf reader's options"
+	"$PC" --help | grep -q -- '--processed-version N' || fail "--help lacks the processed writer's options"
 	expect_rc 1 "$PC" "$T/missing.data" -o "$T/x.json" 2>"$T/err"
 	grep -q "missing.data: cannot open: No such file" "$T/err" || fail "missing file message: $(cat "$T/err")"
 	expect_rc 1 "$PC" --event nope "$FX/y_multi_event.data" -o "$T/x.json" 2>"$T/err"
