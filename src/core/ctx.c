@@ -11,11 +11,13 @@
  * total and the limit are exact.  PC_FAULT_ALLOC=N in the environment makes
  * the N-th allocation fail (fault-injection tests).
  */
+#define _GNU_SOURCE 1 /* mremap */
 #include "core/pc_core.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define HDR 16
 
@@ -587,6 +589,83 @@ static int may_alloc(struct profconv_ctx *ctx, size_t size)
 	return !ctx->mem_limit || ctx->mem_used + size <= ctx->mem_limit;
 }
 
+/*
+ * Big blocks (the stack hash index, the sample, frame and stack columns and
+ * the callchain cache of a large recording) are mapped by us rather than
+ * malloc'd:
+ *   - growing one is mremap(), which moves page tables, not bytes (glibc's
+ *     realloc copies such blocks once its mmap threshold has risen past
+ *     them, and every copy touches fresh pages);
+ *   - they ask for transparent huge pages (where the system leaves THP to
+ *     madvise), so filling one costs a few page faults instead of one per
+ *     4 KiB, which on a virtual machine cost more than the work itself.
+ * Both are invisible to callers; a failed madvise changes nothing.
+ * The 16-byte header holds the size and whether the block is mapped.
+ */
+#define BIG_MIN ((size_t)1 << 20)
+#define KIND_HEAP 0
+#define KIND_MAP  0x4d4150 /* "MAP" */
+
+static size_t map_len(size_t size)
+{
+	return (size + HDR + 4095) & ~(size_t)4095;
+}
+
+/* The whole mapping, so that it stays one VMA (mremap() cannot move a
+ * range that spans mappings of different flags). */
+static void advise_huge(void *p, size_t len)
+{
+#if defined(MADV_HUGEPAGE)
+	madvise(p, len, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
+static void set_hdr(unsigned char *b, size_t size, uint64_t kind)
+{
+	memcpy(b, &size, sizeof(size));
+	memcpy(b + 8, &kind, sizeof(kind));
+}
+
+static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
+{
+	memcpy(size, b, sizeof(*size));
+	memcpy(kind, b + 8, sizeof(*kind));
+}
+
+/* A new block of size bytes (header included in neither), or NULL. */
+static unsigned char *raw_alloc(size_t size)
+{
+	unsigned char *b;
+
+	if (size < BIG_MIN) {
+		b = malloc(size + HDR);
+		if (b)
+			set_hdr(b, size, KIND_HEAP);
+		return b;
+	}
+	b = mmap(NULL, map_len(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	advise_huge(b, map_len(size));
+	set_hdr(b, size, KIND_MAP);
+	return b;
+}
+
+static void raw_free(unsigned char *b)
+{
+	size_t size;
+	uint64_t kind;
+
+	get_hdr(b, &size, &kind);
+	if (kind == KIND_MAP)
+		munmap(b, map_len(size));
+	else
+		free(b);
+}
+
 void *pc_alloc(struct profconv_ctx *ctx, size_t size)
 {
 	unsigned char *p;
@@ -595,12 +674,11 @@ void *pc_alloc(struct profconv_ctx *ctx, size_t size)
 		nomem(ctx, size);
 		return NULL;
 	}
-	p = malloc(size + HDR);
+	p = raw_alloc(size);
 	if (!p) {
 		nomem(ctx, size);
 		return NULL;
 	}
-	memcpy(p, &size, sizeof(size));
 	ctx->mem_used += size;
 	if (ctx->mem_used > ctx->mem_peak)
 		ctx->mem_peak = ctx->mem_used;
@@ -609,14 +687,14 @@ void *pc_alloc(struct profconv_ctx *ctx, size_t size)
 
 void *pc_calloc(struct profconv_ctx *ctx, size_t n, size_t size)
 {
-	void *p;
+	unsigned char *p;
 
 	if (size && n > SIZE_MAX / size) {
 		nomem(ctx, SIZE_MAX);
 		return NULL;
 	}
 	p = pc_alloc(ctx, n * size);
-	if (p)
+	if (p && n * size < BIG_MIN) /* mapped blocks come zeroed */
 		memset(p, 0, n * size);
 	return p;
 }
@@ -625,34 +703,54 @@ void pc_free(struct profconv_ctx *ctx, void *p)
 {
 	unsigned char *b = p;
 	size_t size;
+	uint64_t kind;
 
 	if (!p)
 		return;
 	b -= HDR;
-	memcpy(&size, b, sizeof(size));
+	get_hdr(b, &size, &kind);
 	ctx->mem_used -= size;
-	free(b);
+	raw_free(b);
 }
 
 void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 {
 	unsigned char *b, *nb;
 	size_t old;
+	uint64_t kind;
 
 	if (!p)
 		return pc_alloc(ctx, size);
 	b = (unsigned char *)p - HDR;
-	memcpy(&old, b, sizeof(old));
+	get_hdr(b, &old, &kind);
 	if (size > old && !may_alloc(ctx, size - old)) {
 		nomem(ctx, size - old);
 		return NULL;
 	}
-	nb = realloc(b, size + HDR);
+#ifdef MREMAP_MAYMOVE
+	if (kind == KIND_MAP && size >= BIG_MIN) {
+		nb = mremap(b, map_len(old), map_len(size), MREMAP_MAYMOVE);
+		if (nb == MAP_FAILED)
+			nb = NULL;
+		else if (size > old)
+			advise_huge(nb, map_len(size));
+	} else
+#endif
+	if (kind == KIND_HEAP && size < BIG_MIN) {
+		nb = realloc(b, size + HDR);
+	} else {
+		/* crossing BIG_MIN: a new block of the other kind */
+		nb = raw_alloc(size);
+		if (nb) {
+			memcpy(nb + HDR, p, old < size ? old : size);
+			raw_free(b);
+		}
+	}
 	if (!nb) {
 		nomem(ctx, size);
 		return NULL;
 	}
-	memcpy(nb, &size, sizeof(size));
+	set_hdr(nb, size, size >= BIG_MIN ? KIND_MAP : KIND_HEAP);
 	ctx->mem_used = ctx->mem_used - old + size;
 	if (ctx->mem_used > ctx->mem_peak)
 		ctx->mem_peak = ctx->mem_used;

@@ -274,18 +274,25 @@ struct fcache_ent {
 /*
  * Callchain cache: a raw callchain (the u64s as recorded, context markers
  * included) of a pid under one map generation always resolves to the same
- * stack, so it is resolved once.  Real profiles repeat callchains heavily
- * (1.3 M samples, 263 k distinct chains in the benchmark recording).  The
- * cache is dropped when its ips arena passes CC_ARENA_MAX, which bounds it.
+ * stack, so it is resolved once.  Real profiles repeat callchains heavily.
+ *
+ * A chain is known by two independent 64-bit hashes of its words, seeded
+ * with its length, pid and map generation; a slot holds them and the
+ * stack, nothing else, so a lookup is one cache line and an insertion
+ * copies nothing.  Two different chains would have to agree on all 128
+ * bits to be confused (odds about 2^-128 per pair).  An open-addressing
+ * table of at most CC_MAX_SLOTS slots, cleared when it is half full, bounds
+ * the memory (32 MiB).
  */
-#define CC_ARENA_MAX ((size_t)8 << 20) /* u64s (64 MiB) */
-struct cc_ent {
-	uint64_t hash;
-	uint64_t off; /* into cc_ips */
-	uint32_t nr;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define CC_MAX_SLOTS ((uint32_t)1 << 10)
+#else
+#define CC_MAX_SLOTS ((uint32_t)1 << 20)
+#endif
+struct cc_slot {
+	uint64_t h1, h2;
 	uint32_t stack;
-	int32_t pid;
-	uint32_t gen;
+	uint32_t used;
 };
 
 struct perf_stats {
@@ -350,12 +357,8 @@ struct perf {
 
 	/* per-sample scratch */
 	uint32_t map_gen; /* bumped on every mapping change */
-	struct cc_ent *cc;
-	uint32_t ncc, cc_cap;
-	uint32_t *cc_slots; /* entry index + 1, 0 = empty */
-	uint32_t cc_mask;
-	uint64_t *cc_ips;
-	size_t ncc_ips, cc_ips_cap;
+	struct cc_slot *cc; /* NULL until the first chain */
+	uint32_t ncc, cc_mask;
 	struct fcache_ent *fcache;
 	uint32_t *frames;
 	uint32_t frames_cap;

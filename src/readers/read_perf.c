@@ -415,92 +415,78 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	return 0;
 }
 
-static void cc_reset(struct perf *p)
+/* The two hashes of s's chain (see struct cc_slot). */
+static void cc_hash(const struct perf *p, const struct sample *s, uint64_t *h1, uint64_t *h2)
 {
-	p->ncc = 0;
-	p->ncc_ips = 0;
-	if (p->cc_slots)
-		memset(p->cc_slots, 0, ((size_t)p->cc_mask + 1) * sizeof(*p->cc_slots));
+	uint64_t a = pc_hash64((uint64_t)(uint32_t)s->pid << 32 | p->map_gen) ^ s->nr;
+	uint64_t b = pc_hash64(a ^ 0x5851f42d4c957f2dULL);
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		uint64_t w;
+
+		memcpy(&w, s->ips + 8 * i, 8);
+		a = (a ^ w) * 0x9e3779b97f4a7c15ULL;
+		a ^= a >> 29;
+		b = (b + w) * 0xc2b2ae3d27d4eb4fULL;
+		b ^= b >> 31;
+	}
+	*h1 = pc_hash64(a);
+	*h2 = pc_hash64(b ^ (a >> 7));
 }
 
-/* Look a callchain up; returns its stack or PC_NONE, and sets *slot for cc_insert(). */
-static uint32_t cc_find(struct perf *p, const struct sample *s, uint64_t h, uint32_t *slot)
+/* The stack of the chain with hashes (h1, h2), or PC_NONE; *slot is where it goes. */
+static uint32_t cc_find(const struct perf *p, uint64_t h1, uint64_t h2, uint32_t *slot)
 {
 	uint32_t i;
 
-	if (!p->cc_slots) {
-		*slot = UINT32_MAX;
+	if (!p->cc)
 		return PC_NONE;
-	}
-	for (i = (uint32_t)h & p->cc_mask;; i = (i + 1) & p->cc_mask) {
-		const struct cc_ent *e;
-
-		if (!p->cc_slots[i]) {
-			*slot = i;
-			return PC_NONE;
-		}
-		e = &p->cc[p->cc_slots[i] - 1];
-		if (e->hash == h && e->nr == s->nr && e->pid == s->pid && e->gen == p->map_gen &&
-		    memcmp(p->cc_ips + e->off, s->ips, (size_t)s->nr * 8) == 0)
-			return e->stack;
-	}
+	for (i = (uint32_t)h1 & p->cc_mask; p->cc[i].used; i = (i + 1) & p->cc_mask)
+		if (p->cc[i].h1 == h1 && p->cc[i].h2 == h2)
+			return p->cc[i].stack;
+	*slot = i;
+	return PC_NONE;
 }
 
-static int cc_insert(struct perf *p, const struct sample *s, uint64_t h, uint32_t slot,
-		     uint32_t stack)
+static int cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, uint32_t stack)
 {
-	struct cc_ent *e;
+	uint32_t i;
 
-	if (p->ncc_ips + s->nr > CC_ARENA_MAX) {
-		cc_reset(p);
-		slot = UINT32_MAX;
-	}
-	if (!p->cc_slots || (uint64_t)(p->ncc + 1) * 2 > (uint64_t)p->cc_mask + 1) {
-		uint32_t nslots = p->cc_slots ? (p->cc_mask + 1) * 2 : 4096, i;
-		uint32_t *ns = pc_calloc(p->ctx, nslots, sizeof(*ns));
+	if (!p->cc || (uint64_t)(p->ncc + 1) * 2 > (uint64_t)p->cc_mask + 1) {
+		uint32_t nslots = p->cc ? (p->cc_mask + 1) * 2 : 4096;
 
-		if (!ns)
-			return PROFCONV_ERR_NOMEM;
-		for (i = 0; i < p->ncc; i++) {
-			uint32_t j = (uint32_t)p->cc[i].hash & (nslots - 1);
+		if (nslots > CC_MAX_SLOTS) {
+			/* full size and half full: start again */
+			memset(p->cc, 0, ((size_t)p->cc_mask + 1) * sizeof(*p->cc));
+			p->ncc = 0;
+		} else {
+			struct cc_slot *ns = pc_calloc(p->ctx, nslots, sizeof(*ns));
+			uint32_t k;
 
-			while (ns[j])
-				j = (j + 1) & (nslots - 1);
-			ns[j] = i + 1;
+			if (!ns)
+				return PROFCONV_ERR_NOMEM;
+			for (k = 0; p->cc && k <= p->cc_mask; k++) {
+				if (!p->cc[k].used)
+					continue;
+				for (i = (uint32_t)p->cc[k].h1 & (nslots - 1); ns[i].used;
+				     i = (i + 1) & (nslots - 1))
+					;
+				ns[i] = p->cc[k];
+			}
+			pc_free(p->ctx, p->cc);
+			p->cc = ns;
+			p->cc_mask = nslots - 1;
 		}
-		pc_free(p->ctx, p->cc_slots);
-		p->cc_slots = ns;
-		p->cc_mask = nslots - 1;
-		slot = UINT32_MAX;
-	}
-	if (slot == UINT32_MAX)
-		for (slot = (uint32_t)h & p->cc_mask; p->cc_slots[slot];
+		for (slot = (uint32_t)h1 & p->cc_mask; p->cc[slot].used;
 		     slot = (slot + 1) & p->cc_mask)
 			;
-	if (pc_grow(p->ctx, (void **)&p->cc, sizeof(*p->cc), &p->cc_cap, (size_t)p->ncc + 1))
-		return PROFCONV_ERR_NOMEM;
-	if (p->ncc_ips + s->nr > p->cc_ips_cap) {
-		size_t ncap = p->cc_ips_cap ? p->cc_ips_cap * 2 : 65536;
-		void *q;
-
-		while (ncap < p->ncc_ips + s->nr)
-			ncap *= 2;
-		q = pc_realloc(p->ctx, p->cc_ips, ncap * 8);
-		if (!q)
-			return PROFCONV_ERR_NOMEM;
-		p->cc_ips = q;
-		p->cc_ips_cap = ncap;
 	}
-	memcpy(p->cc_ips + p->ncc_ips, s->ips, (size_t)s->nr * 8);
-	e = &p->cc[p->ncc];
-	e->hash = h;
-	e->off = p->ncc_ips;
-	e->nr = (uint32_t)s->nr;
-	e->stack = stack;
-	e->pid = s->pid;
-	e->gen = p->map_gen;
-	p->ncc_ips += s->nr;
-	p->cc_slots[slot] = ++p->ncc;
+	p->cc[slot].h1 = h1;
+	p->cc[slot].h2 = h2;
+	p->cc[slot].stack = stack;
+	p->cc[slot].used = 1;
+	p->ncc++;
 	return 0;
 }
 
@@ -552,16 +538,16 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 		p->last_sample = s.time;
 
 	if (s.ips && s.nr) {
-		uint64_t h = pc_hash_bytes(s.ips, (size_t)s.nr * 8,
-					   (uint64_t)(uint32_t)s.pid << 32 | p->map_gen);
-		uint32_t slot = UINT32_MAX;
+		uint64_t h1, h2;
+		uint32_t slot = 0;
 
-		prefix = cc_find(p, &s, h, &slot);
+		cc_hash(p, &s, &h1, &h2);
+		prefix = cc_find(p, h1, h2, &slot);
 		if (prefix == PC_NONE) {
 			int err = chain_to_stack(p, &s, pr, kernel, ts, &prefix);
 
 			if (!err)
-				err = cc_insert(p, &s, h, slot, prefix);
+				err = cc_insert(p, h1, h2, slot, prefix);
 			if (err)
 				return err;
 		}
@@ -1402,8 +1388,6 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->frames);
 	pc_free(p->ctx, p->fcache);
 	pc_free(p->ctx, p->cc);
-	pc_free(p->ctx, p->cc_slots);
-	pc_free(p->ctx, p->cc_ips);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
 	if (p->zs)
