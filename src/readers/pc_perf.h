@@ -282,7 +282,7 @@ struct fcache_ent {
  * copies nothing.  Two different chains would have to agree on all 128
  * bits to be confused (odds about 2^-128 per pair).  An open-addressing
  * table of at most CC_MAX_SLOTS slots, cleared when it is half full, bounds
- * the memory (32 MiB).
+ * the memory (24 MiB).
  */
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define CC_MAX_SLOTS ((uint32_t)1 << 10)
