@@ -361,6 +361,81 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	return ce->frame;
 }
 
+/* --- the path index (see struct path_slot) --- */
+
+static inline uint64_t path_next(uint64_t parent, uint32_t frame)
+{
+	return pc_hash64(parent * 0x9e3779b97f4a7c15ULL + frame + 1);
+}
+
+static int path_grow(struct perf *p)
+{
+	uint32_t nslots = p->paths ? (p->paths_mask + 1) * 2 : 4096, i, j;
+	struct path_slot *ns;
+
+	if (nslots == 0)
+		return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many stacks", p->path);
+	ns = pc_alloc(p->ctx, (size_t)nslots * sizeof(*ns));
+	if (!ns)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < nslots; i++)
+		ns[i].row = PC_NONE;
+	for (i = 0; p->paths && i <= p->paths_mask; i++) {
+		if (p->paths[i].row == PC_NONE)
+			continue;
+		for (j = (uint32_t)p->paths[i].hash & (nslots - 1); ns[j].row != PC_NONE;
+		     j = (j + 1) & (nslots - 1))
+			;
+		ns[j] = p->paths[i];
+	}
+	pc_free(p->ctx, p->paths);
+	p->paths = ns;
+	p->paths_mask = nslots - 1;
+	return 0;
+}
+
+static uint32_t path_find(const struct perf *p, uint64_t h)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
+	     i = (i + 1) & p->paths_mask)
+		if (p->paths[i].hash == h)
+			return p->paths[i].row;
+	return PC_NONE;
+}
+
+/* A new stack row (prefix, frame) whose path hashes to h. */
+static uint32_t path_add(struct perf *p, uint64_t h, uint32_t prefix, uint32_t frame)
+{
+	uint32_t row, i;
+
+	if ((uint64_t)(p->npaths + 1) * 2 > (uint64_t)p->paths_mask + 1 && path_grow(p))
+		return PC_NONE;
+	row = pc_stack_add_new(p->m, prefix, frame);
+	if (row == PC_NONE)
+		return PC_NONE;
+	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
+	     i = (i + 1) & p->paths_mask)
+		;
+	p->paths[i].hash = h;
+	p->paths[i].row = row;
+	p->npaths++;
+	return row;
+}
+
+/* The stack of the one-frame path (frame), made if new. */
+static uint32_t path_root(struct perf *p, uint32_t frame)
+{
+	uint64_t h = path_next(PATH_SEED, frame);
+	uint32_t row;
+
+	if (!p->paths && path_grow(p))
+		return PC_NONE;
+	row = path_find(p, h);
+	return row != PC_NONE ? row : path_add(p, h, PC_NONE, frame);
+}
+
 /*
  * Resolve a callchain to a stack.  Frames are collected leaf first (context
  * markers set the mode of the frames after them), then interned root first.
@@ -369,7 +444,8 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
-	uint32_t nframes = 0, prefix = PC_NONE, i, same = 0, cap;
+	uint32_t nframes = 0, prefix = PC_NONE, i, same = 0, cap, known;
+	uint64_t h;
 	int in_kernel = 0;
 
 	if (pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
@@ -390,26 +466,61 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	}
 	/*
 	 * Successive samples of a thread share most of their root part: reuse
-	 * the stacks of the common prefix of the thread's previous chain and
-	 * intern only the levels below it.
+	 * the stacks of the common prefix of the thread's previous chain.
 	 */
 	while (same < ts->nlast && same < nframes &&
 	       ts->last_frames[same] == p->frames[nframes - 1 - same])
 		same++;
-	if (same)
-		prefix = ts->last_stacks[same - 1];
 	cap = ts->last_cap;
-	if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap, nframes) ||
-	    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks), &ts->last_cap,
-		    nframes))
+	if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap, nframes))
 		return PROFCONV_ERR_NOMEM;
+	cap = ts->last_cap;
+	if (pc_grow(p->ctx, (void **)&ts->last_paths, sizeof(*ts->last_paths), &cap, nframes) ||
+	    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks), &ts->last_cap,
+		    nframes) ||
+	    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes))
+		return PROFCONV_ERR_NOMEM;
+	if (!p->paths && path_grow(p))
+		return PROFCONV_ERR_NOMEM;
+	/* the path hash of every level below the shared part, and a prefetch
+	 * of its slot, so the lookups below miss the cache together */
+	h = same ? ts->last_paths[same - 1] : PATH_SEED;
+	if (same && same < ts->nlast)
+		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
 	for (i = same; i < nframes; i++) {
-		prefix = pc_stack_intern(p->m, prefix, p->frames[nframes - 1 - i]);
+		h = path_next(h, p->frames[nframes - 1 - i]);
+		p->phash[i] = h;
+		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
+	}
+	/* levels that exist form a prefix of the chain: find its end */
+	for (known = nframes; known > same; known--) {
+		uint32_t row = path_find(p, p->phash[known - 1]);
+
+		if (row != PC_NONE) {
+			prefix = row;
+			break;
+		}
+	}
+	if (known == same && same)
+		prefix = same == ts->nlast ? ts->last_stacks[same - 1]
+					   : path_find(p, ts->last_paths[same - 1]);
+	for (i = same; i < known; i++) {
+		ts->last_frames[i] = p->frames[nframes - 1 - i];
+		ts->last_paths[i] = p->phash[i];
+	}
+	for (i = known; i < nframes; i++) {
+		uint32_t f = p->frames[nframes - 1 - i];
+
+		prefix = path_add(p, p->phash[i], prefix, f);
 		if (prefix == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		ts->last_frames[i] = p->frames[nframes - 1 - i];
-		ts->last_stacks[i] = prefix;
+		ts->last_frames[i] = f;
+		ts->last_paths[i] = p->phash[i];
 	}
+	/* only the deepest row is kept: the next chain's shared part ends at or
+	 * above it, and a shallower level's row is one lookup of its path */
+	if (nframes)
+		ts->last_stacks[nframes - 1] = prefix;
 	ts->nlast = nframes;
 	*out = prefix;
 	return 0;
@@ -559,7 +670,7 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 
 		if (f == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		prefix = pc_stack_intern(p->m, PC_NONE, f);
+		prefix = path_root(p, f);
 		if (prefix == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 	}
@@ -1372,6 +1483,7 @@ static void perf_free(struct perf *p)
 		HASH_DEL(p->threads, ts);
 		pc_free(p->ctx, ts->last_frames);
 		pc_free(p->ctx, ts->last_stacks);
+		pc_free(p->ctx, ts->last_paths);
 		pc_free(p->ctx, ts);
 	}
 	HASH_ITER(hh, p->ids, e, etmp)
@@ -1387,6 +1499,8 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->lib_keys);
 	pc_free(p->ctx, p->frames);
 	pc_free(p->ctx, p->fcache);
+	pc_free(p->ctx, p->paths);
+	pc_free(p->ctx, p->phash);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
