@@ -410,7 +410,7 @@ static uint32_t path_add(struct perf *p, uint64_t h, uint32_t prefix, uint32_t f
 {
 	uint32_t row, i;
 
-	if ((uint64_t)(p->npaths + 1) * 2 > (uint64_t)p->paths_mask + 1 && path_grow(p))
+	if ((uint64_t)(p->npaths + 1) * 4 > ((uint64_t)p->paths_mask + 1) * 3 && path_grow(p))
 		return PC_NONE;
 	row = pc_stack_add_new(p->m, prefix, frame);
 	if (row == PC_NONE)
