@@ -2,7 +2,7 @@
 # bench_perf.sh - time profconv against perf script / perf report on one
 # large perf.data, in the same run, and check the speed goal.
 #
-# usage: bench/bench_perf.sh [--quick] [--rerecord] [PERF.DATA]
+# usage: bench/bench_perf.sh [--quick] [--rerecord] [--deep | --one] [PERF.DATA]
 #
 #   PERF.DATA    benchmark this recording (nothing is recorded)
 #   (none)       record one with the test workload:
@@ -13,6 +13,15 @@
 #   --quick      smoke run: record $BENCH_DIR/quick.data with -s 3, no sample
 #                minimum
 #   --rerecord   record again even if the recording exists
+#   --deep       the second recording instead: bench/deep.c (random
+#                recursion through 16 functions, 1 to 10 levels, 2 threads)
+#                recorded the same way into $BENCH_DIR/deep.data: about as
+#                many samples but hundreds of thousands of distinct stacks,
+#                the case where interning, not decoding, dominates
+#   (default)    with no PERF.DATA and neither --quick nor --one, the
+#                --deep benchmark runs after the first, so one run prints
+#                both ratios
+#   --one        only the first recording
 #
 # environment:
 #   BENCH_DIR    scratch directory (default /tmp/profconv-bench): recordings,
@@ -53,6 +62,8 @@ MAX_SECONDS=300     # never record longer than this when topping up samples
 
 quick=0
 rerecord=0
+deep=0
+one=0
 input=
 
 usage() {
@@ -66,6 +77,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--rerecord) rerecord=1 ;;
+	--deep) deep=1 ;;
+	--one) one=1 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "bench_perf: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -177,13 +190,21 @@ count_samples() { # count_samples FILE -> prints the number (or nothing)
 
 # ---- recording ---------------------------------------------------------------
 workload=$root/tests/fixtures/perf/src/workload
+wl_args() { echo "-s $1 -t 4"; }
+if [ $deep = 1 ]; then
+	# built from bench/deep.c into the bench directory
+	workload=$BENCH_DIR/deep
+	wl_args() { echo "$1 2"; }
+	SECONDS_FULL=35
+fi
 
 record() { # record OUT SECONDS
 	local out=$1 secs=$2 tmp
 	tmp=$out.tmp-$$
-	note "recording: perf record -e cpu-clock -g -F $FREQ -o $out $workload -s $secs -t 4"
+	note "recording: perf record -e cpu-clock -g -F $FREQ -o $out $workload $(wl_args "$secs")"
+	# shellcheck disable=SC2046 # the workload's arguments
 	if ! perf record -e cpu-clock -g -F "$FREQ" -o "$tmp" \
-		"$workload" -s "$secs" -t 4 >"$logdir/record.log" 2>&1; then
+		"$workload" $(wl_args "$secs") >"$logdir/record.log" 2>&1; then
 		cat "$logdir/record.log" >&2
 		rm -f "$tmp"
 		die "perf record failed (needs root or kernel.perf_event_paranoid <= 1)"
@@ -195,12 +216,23 @@ if [ -n "$input" ]; then
 	data=$input
 	recorded_note="given on the command line"
 else
-	if [ ! -x "$workload" ] || [ "$workload.c" -nt "$workload" ]; then
+	if [ $deep = 1 ]; then
+		if [ ! -x "$workload" ] || [ "$here/deep.c" -nt "$workload" ]; then
+			note "building bench/deep.c"
+			cc -O1 -fno-omit-frame-pointer -g -pthread "$here/deep.c" -o "$workload" \
+				>"$logdir/workload-build.log" 2>&1 ||
+				{ cat "$logdir/workload-build.log" >&2; die "deep.c build failed"; }
+		fi
+	elif [ ! -x "$workload" ] || [ "$workload.c" -nt "$workload" ]; then
 		note "building the workload"
 		make -C "$(dirname "$workload")" workload >"$logdir/workload-build.log" 2>&1 ||
 			{ cat "$logdir/workload-build.log" >&2; die "workload build failed"; }
 	fi
-	if [ $quick = 1 ]; then
+	if [ $deep = 1 ]; then
+		data=$BENCH_DIR/deep.data
+		secs=$SECONDS_FULL
+		min=$MIN_SAMPLES
+	elif [ $quick = 1 ]; then
 		data=$BENCH_DIR/quick.data
 		secs=$SECONDS_QUICK
 		min=0
@@ -213,7 +245,7 @@ else
 		recorded_note="reused (pass --rerecord to record again)"
 	else
 		record "$data" "$secs"
-		recorded_note="recorded now, workload -s $secs -t 4"
+		recorded_note="recorded now, $(basename "$workload") $(wl_args "$secs")"
 	fi
 	tries=0
 	while :; do
@@ -230,7 +262,7 @@ else
 		echo "bench_perf: $data has only $n callchain samples (< $min); re-recording with -s $new instead of -s $secs" >&2
 		secs=$new
 		record "$data" "$secs"
-		recorded_note="recorded now, workload -s $secs -t 4 (re-recorded longer to reach $min samples)"
+		recorded_note="recorded now, $(basename "$workload") $(wl_args "$secs") (re-recorded longer to reach $min samples)"
 	done
 fi
 samples=$(count_samples "$data")
@@ -259,6 +291,10 @@ echo "profconv:  $build_note, $("$profconv" --version 2>/dev/null | head -n 1)"
 echo "input:     $data ($recorded_note)"
 echo "size:      $(filesize "$data") B ($(human "$(filesize "$data")"))"
 echo "samples:   ${samples:-?} callchain samples"
+# distinct stacks: what the converter made of them (its summary line)
+stacks=$("$profconv" --no-symbols "$data" -o /dev/null 2>&1 |
+	sed -n 's/.* samples, \([0-9]*\) stacks,.*/\1/p')
+echo "stacks:    ${stacks:-?} distinct stacks (profconv --no-symbols)"
 echo "runs:      $RUNS per tool, round-robin; /usr/bin/time -f '%e %U %S %M'"
 
 # ---- warm-up: page cache, and output sizes of perf's text ---------------------
@@ -391,5 +427,14 @@ if [ -n "$samples" ] && [ "$samples" -lt "$MIN_SAMPLES" ]; then
 fi
 echo "raw times: $results"
 case $valid in FAILED*) exit 1 ;; esac
+status=0
 # A quick run only smoke-tests the pipeline: its verdict does not set the status.
-[ $quick = 1 ] || [ "$verdict" = PASS ]
+[ $quick = 1 ] || [ "$verdict" = PASS ] || status=1
+if [ $deep = 0 ] && [ $quick = 0 ] && [ $one = 0 ] && [ -z "$input" ]; then
+	echo
+	echo "== the second recording: deep, varied stacks (--deep)"
+	extra=()
+	[ $rerecord = 1 ] && extra+=(--rerecord)
+	PROFCONV=$profconv "$0" --deep "${extra[@]}" || status=1
+fi
+exit $status

@@ -606,9 +606,39 @@ static int may_alloc(struct profconv_ctx *ctx, size_t size)
 #define KIND_HEAP 0
 #define KIND_MAP  0x4d4150 /* "MAP" */
 
+#define HUGE_SZ ((size_t)2 << 20)
+
+/* Mapped length: pages, and whole huge pages from 2 MiB on. */
 static size_t map_len(size_t size)
 {
-	return (size + HDR + 4095) & ~(size_t)4095;
+	size_t n = (size + HDR + 4095) & ~(size_t)4095;
+
+	return n >= HUGE_SZ ? (n + HUGE_SZ - 1) & ~(HUGE_SZ - 1) : n;
+}
+
+/*
+ * len bytes of fresh anonymous memory; from 2 MiB on, aligned to 2 MiB so
+ * that huge pages cover all of it (an unaligned mapping gets 4 KiB pages at
+ * both ends: up to a thousand page faults each).  NULL on failure.
+ */
+static unsigned char *map_fresh(size_t len)
+{
+	size_t extra = len >= HUGE_SZ ? HUGE_SZ : 0;
+	unsigned char *p, *a;
+
+	if (len > SIZE_MAX - extra)
+		return NULL;
+	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (unsigned char *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra ? extra - 1 : 0));
+	if (!extra)
+		a = p;
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + len + extra > a + len)
+		munmap(a + len, (size_t)(p + len + extra - (a + len)));
+	return a;
 }
 
 /* The whole mapping, so that it stays one VMA (mremap() cannot move a
@@ -646,8 +676,8 @@ static unsigned char *raw_alloc(size_t size)
 			set_hdr(b, size, KIND_HEAP);
 		return b;
 	}
-	b = mmap(NULL, map_len(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED)
+	b = map_fresh(map_len(size));
+	if (!b)
 		return NULL;
 	advise_huge(b, map_len(size));
 	set_hdr(b, size, KIND_MAP);
@@ -728,12 +758,26 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 		return NULL;
 	}
 #ifdef MREMAP_MAYMOVE
-	if (kind == KIND_MAP && size >= BIG_MIN) {
-		nb = mremap(b, map_len(old), map_len(size), MREMAP_MAYMOVE);
+	if (kind == KIND_MAP && size >= BIG_MIN && map_len(size) <= map_len(old)) {
+		nb = map_len(size) == map_len(old) ? b
+						   : mremap(b, map_len(old), map_len(size), 0);
 		if (nb == MAP_FAILED)
 			nb = NULL;
-		else if (size > old)
-			advise_huge(nb, map_len(size));
+	} else if (kind == KIND_MAP && size >= BIG_MIN) {
+		/* move the pages into a fresh aligned range (no copy) */
+		unsigned char *to = map_fresh(map_len(size));
+
+		nb = NULL;
+		if (to) {
+			nb = mremap(b, map_len(old), map_len(size), MREMAP_MAYMOVE | MREMAP_FIXED,
+				    to);
+			if (nb == MAP_FAILED) {
+				munmap(to, map_len(size));
+				nb = NULL;
+			} else {
+				advise_huge(nb, map_len(size));
+			}
+		}
 	} else
 #endif
 	if (kind == KIND_HEAP && size < BIG_MIN) {
