@@ -27,6 +27,58 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+edges-input)
+	# Issue 12's input edges: a stream spooled only as far as the perf.data
+	# header says (trailing zeros are one warning, not 64 MiB of disk), any
+	# spool capped by --max-memory, impossible sizes and empty archives said
+	# as such, the 4097th event named with its offset, and validate and the
+	# readers refusing the same numbers.
+	in="$FX/y_fp.data"
+	"$PC" -q --no-symbols "$in" -o "$T/plain.json" || fail "plain conversion"
+	{ cat "$in"; head -c 67108864 /dev/zero; } | zstd -q -c >"$T/tail.zst"
+	"$PC" --no-symbols "$T/tail.zst" -o "$T/tail.json" 2>"$T/err" || fail "trailing zeros: $(cat "$T/err")"
+	grep -q "^profconv: warning: $T/tail.zst: offset 0x14444: the input goes on after the end of what its format describes (0x14444 bytes); the rest is not read" "$T/err" ||
+		fail "trailing zeros: $(cat "$T/err")"
+	cmp -s "$T/plain.json" "$T/tail.json" || fail "trailing zeros changed the output"
+	"$PC" -q --strict --no-symbols "$T/tail.zst" -o "$T/tail.json" 2>/dev/null && fail "--strict accepted trailing bytes"
+	# an unfinished recording (data size 0) must be read to the end: the cap
+	python3 - "$in" "$T/unfinished.data" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[48:56] = bytes(8)
+d[72:104] = bytes(32)
+open(sys.argv[2], "wb").write(d)
+PY
+	{ cat "$T/unfinished.data"; head -c 33554432 /dev/zero; } | "$PC" -q --no-symbols --max-memory 16M - -o "$T/u.json" 2>"$T/err"
+	[ $? = 1 ] || fail "an endless stream was spooled past --max-memory"
+	grep -q "^profconv: error: <stdin>: offset 0x[0-9a-f]*: stopped copying the input to a temporary file: it would pass the memory limit of 16 MiB" "$T/err" ||
+		fail "spool cap: $(cat "$T/err")"
+	python3 - "$in" "$T/ds63.data" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], "rb").read())
+d[48:56] = struct.pack("<Q", 1 << 63)
+open(sys.argv[2], "wb").write(d)
+PY
+	"$PC" -q --no-symbols "$T/ds63.data" -o "$T/x.json" 2>"$T/err" && fail "data size 2^63 accepted"
+	grep -q "offset 0x30: data size 0x8000000000000000 is impossible" "$T/err" || fail "data size 2^63: $(cat "$T/err")"
+	head -c 1048576 /dev/zero | zstd -q -c >"$T/zeros.zst"
+	"$PC" -q "$T/zeros.zst" -o "$T/x.json" 2>"$T/err" && fail "zeros accepted"
+	grep -q "the zstd stream decompresses to an empty tar archive with no file in it" "$T/err" || fail "zeros: $(cat "$T/err")"
+	# pipe mode: 4097 HEADER_ATTR records
+	python3 - "$T/attrs.data" <<'PY'
+import sys, struct
+attr = struct.pack("<IIQQQQQ", 1, 128, 0, 0, 0, 0, 0) + bytes(128 - 48)
+rec = struct.pack("<IHH", 64, 0, 8 + len(attr)) + attr
+open(sys.argv[1], "wb").write(b"PERFILE2" + struct.pack("<Q", 16) + rec * 4097)
+PY
+	"$PC" -q "$T/attrs.data" -o "$T/x.json" 2>"$T/err" && fail "4097 events accepted"
+	grep -q "attrs.data: offset 0x88010: event 4097: more than 4096 events (attrs); expected at most 4096" "$T/err" || fail "4097 events: $(cat "$T/err")"
+	# validate and the readers: one rule for numbers
+	for f in n_proc_interval_inf n_proc_time_inf n_proc_index_float; do
+		"$PC" validate "$here/fixtures/validate/$f.json" >/dev/null 2>&1 && fail "validate accepted $f"
+		"$PC" -q "$here/fixtures/validate/$f.json" -o "$T/x.json" 2>/dev/null && fail "the reader accepted $f"
+	done
+	;;
 edges)
 	# The edges a careful user hits: unusable symbol paths warn (without -v)
 	# and never hang, sizes parse strictly, the memory limit says where it

@@ -382,7 +382,14 @@ int pc_input_seek(struct pc_input *in, uint64_t off)
 	return 0;
 }
 
+#define W_TRAILING "inputs with trailing bytes (ignored)"
+
 int pc_input_spool(struct pc_input *in)
+{
+	return pc_input_spool_bounded(in, NULL, NULL);
+}
+
+int pc_input_spool_bounded(struct pc_input *in, pc_spool_need_fn *need, void *user)
 {
 	char path[] = "/tmp/profconv-spool-XXXXXX";
 	const char *tmpdir = getenv("TMPDIR");
@@ -408,11 +415,40 @@ int pc_input_spool(struct pc_input *in)
 		return PROFCONV_ERR_NOMEM;
 	}
 	for (;;) {
-		size_t got;
+		size_t got, want = RAW_BUFS;
 		ssize_t w;
 		size_t off = 0;
 
-		err = pc_input_read(in, chunk, RAW_BUFS, &got);
+		if (need) {
+			uint64_t n = need(user, fd, total);
+
+			if (total >= n) {
+				const unsigned char *more;
+				size_t avail = 0;
+
+				/* what the format needs is here: leave the rest unread */
+				more = pc_input_peek(in, 1, &avail);
+				if (!more) {
+					err = in->ctx->status;
+					break;
+				}
+				if (avail)
+					err = pc_warn(in->ctx, W_TRAILING,
+						      &(struct pc_loc){ in->name, base + total, 0, 0 },
+						      "the input goes on after the end of what its format describes (0x%llx bytes); the rest is not read",
+						      (unsigned long long)(base + total));
+				break;
+			}
+			if (n - total < want)
+				want = (size_t)(n - total);
+		}
+		if (in->ctx->mem_limit && total + want > in->ctx->mem_limit) {
+			err = pc_fail_at(in->ctx, PROFCONV_ERR_LIMIT, in->name, base + total,
+					 "stopped copying the input to a temporary file: it would pass the memory limit of %llu MiB (--max-memory), which also caps that copy",
+					 (unsigned long long)(in->ctx->mem_limit >> 20));
+			break;
+		}
+		err = pc_input_read(in, chunk, want, &got);
 		if (err || got == 0)
 			break;
 		while (off < got) {
@@ -494,9 +530,18 @@ static int open_archive(struct pc_input *in)
 				  "cannot read as %s: %s", in->filter, archive_error_string(in->ar));
 	for (;;) {
 		r = archive_read_next_header(in->ar, &e);
-		if (r == ARCHIVE_EOF)
-			return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name, 0,
+		if (r == ARCHIVE_EOF) {
+			int tar = (archive_format(in->ar) & ARCHIVE_FORMAT_BASE_MASK) ==
+				  ARCHIVE_FORMAT_TAR;
+
+			if (archive_filter_count(in->ar) > 1) /* compressed, then an archive */
+				return pc_fail_at(in->ctx, PROFCONV_ERR_UNRECOGNIZED, in->name, 0,
+						  "the %s stream decompresses to %s with no file in it%s",
+						  in->filter, tar ? "an empty tar archive" : "an empty archive",
+						  tar ? " (a tar end marker; all zero bytes read as one)" : "");
+			return pc_fail_at(in->ctx, PROFCONV_ERR_UNRECOGNIZED, in->name, 0,
 					  "%s archive holds no regular file", in->filter);
+		}
 		if (r < ARCHIVE_WARN)
 			return pc_fail_at(in->ctx, PROFCONV_ERR_CORRUPT, in->name, 0,
 					  "cannot read as %s: %s", in->filter,

@@ -69,5 +69,16 @@ int pc_input_seek(struct pc_input *in, uint64_t off);
  * No-op when already seekable.
  */
 int pc_input_spool(struct pc_input *in);
+/*
+ * The same, but only as far as the format needs: before each piece,
+ * need(user, fd, have) is asked how many bytes (from the spool's start)
+ * the format needs in all, reading what it must from fd (the spool file,
+ * offset 0 = the spool's start) with pread(); UINT64_MAX while it cannot
+ * tell yet.  Spooling stops there, and input left over is one counted
+ * warning, not read.  Any spool stops with PROFCONV_ERR_LIMIT at the
+ * memory limit: a stream is never copied without bound.
+ */
+typedef uint64_t pc_spool_need_fn(void *user, int fd, uint64_t have);
+int pc_input_spool_bounded(struct pc_input *in, pc_spool_need_fn *need, void *user);
 
 #endif /* PC_INPUT_H */

@@ -65,6 +65,29 @@ struct pc_jtok {
 	unsigned depth; /* open containers after this token */
 };
 
+/*
+ * The one rule for JSON numbers, shared by the readers and `validate`:
+ * a row index, count, id or enum value is written as an integer (digits,
+ * no fraction, no exponent: 5.0 is not one) that fits int64; any other
+ * number (a time, an interval, a weight) must be finite once read: 1e400
+ * overflows to infinity and is refused.
+ */
+static inline int pc_jnum_is_index(const struct pc_jtok *t)
+{
+	return t->type == PC_JT_NUMBER && t->is_int;
+}
+
+static inline int pc_jnum_is_finite(const struct pc_jtok *t)
+{
+	return t->type == PC_JT_NUMBER && t->d - t->d == 0; /* not inf, not nan */
+}
+
+/* The same rule for a number cJSON read from a small subtree. */
+static inline int pc_jnum_finite(double d)
+{
+	return d - d == 0;
+}
+
 struct pc_jpull_opts {
 	size_t chunk;	    /* bytes read at a time; 0 = 256 KiB (tests use tiny ones) */
 	size_t max_string;  /* longest decoded string or number text; 0 = 64 MiB */

@@ -391,7 +391,8 @@ struct vstate {
 	char surrogate_path[256]; /* where the first lone surrogate was, or "" */
 };
 
-enum cvtype { CV_MISSING, CV_NULL, CV_NUM, CV_STR, CV_BOOL, CV_OBJ, CV_ARR };
+/* CV_BADNUM: a number that is not finite once read (1e400) */
+enum cvtype { CV_MISSING, CV_NULL, CV_NUM, CV_STR, CV_BOOL, CV_OBJ, CV_ARR, CV_BADNUM };
 
 /* One cell, as the checks see it. */
 struct cval {

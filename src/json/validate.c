@@ -136,6 +136,8 @@ const char *v_cv_describe(const struct cval *cv, char *buf, size_t size)
 		return "an object";
 	case CV_ARR:
 		return "an array";
+	case CV_BADNUM:
+		return "a number too large for a double (it reads as infinity)";
 	}
 	return "?";
 }
@@ -169,15 +171,14 @@ static void tok_to_cval(const struct pc_jtok *t, struct cval *cv)
 	cv->raw = NULL;
 	switch (t->type) {
 	case PC_JT_NUMBER:
-		cv->t = CV_NUM;
+		/* the readers' rule (pc_jpull.h): indexes in integer syntax only,
+		 * every number finite */
+		cv->t = pc_jnum_is_finite(t) ? CV_NUM : CV_BADNUM;
 		cv->d = t->d;
 		cv->raw = t->str;
-		if (t->is_int) {
+		if (pc_jnum_is_index(t)) {
 			cv->integral = 1;
 			cv->i = t->i;
-		} else if (t->d >= -9.2e18 && t->d <= 9.2e18 && (double)(int64_t)t->d == t->d) {
-			cv->integral = 1;
-			cv->i = (int64_t)t->d;
 		}
 		break;
 	case PC_JT_STRING:

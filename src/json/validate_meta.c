@@ -145,6 +145,8 @@ static void require_member(struct vstate *v, const cJSON *meta, const char *key,
 		v_problem(v, K_TYPE, "expected an array");
 	else if (!want_array && !cJSON_IsNumber(it))
 		v_problem(v, K_TYPE, "expected a number");
+	else if (!want_array && !pc_jnum_finite(it->valuedouble))
+		v_problem(v, K_TYPE, "expected a finite number; this one reads as infinity");
 	v_path_pop(v, old);
 }
 

@@ -434,7 +434,8 @@ static inline uint16_t ld16(const struct perf *p, const unsigned char *b)
  * Functions one of the reader's files defines and another calls (the
  * perf_ prefix keeps them apart from other readers' names).
  */
-int perf_add_attr(struct perf *p, const struct attr *a);
+/* Add an attr (off: where it was read, for the error). */
+int perf_add_attr(struct perf *p, const struct attr *a, uint64_t off);
 int perf_add_id(struct perf *p, uint64_t id, uint32_t attr);
 int perf_add_mapping(struct perf *p, struct process *pr, const struct mapping *nm);
 const struct attr *perf_attr_for_id(struct perf *p, uint64_t id);

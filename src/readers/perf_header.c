@@ -9,6 +9,8 @@
 
 #include "readers/pc_perf.h"
 
+#include <unistd.h>
+
 /* --- attrs --- */
 
 int perf_add_id(struct perf *p, uint64_t id, uint32_t attr)
@@ -104,10 +106,11 @@ int perf_parse_attr(struct perf *p, const unsigned char *b, size_t avail, uint64
 	return 0;
 }
 
-int perf_add_attr(struct perf *p, const struct attr *a)
+int perf_add_attr(struct perf *p, const struct attr *a, uint64_t off)
 {
 	if (p->nattrs >= MAX_ATTRS)
-		return perf_corrupt(p, PC_NO_OFFSET, "more than %d events", MAX_ATTRS);
+		return perf_corrupt(p, off, "event %u: more than %d events (attrs); expected at most %d",
+				    p->nattrs + 1, MAX_ATTRS, MAX_ATTRS);
 	if (pc_grow(p->ctx, (void **)&p->attrs, sizeof(*p->attrs), &p->attrs_cap,
 		    (size_t)p->nattrs + 1))
 		return PROFCONV_ERR_NOMEM;
@@ -449,7 +452,7 @@ static int read_attrs_section(struct perf *p, const unsigned char *h, uint64_t f
 		err = perf_parse_attr(p, buf, (size_t)attr_size - 16, aoff, &a);
 		if (err)
 			break;
-		err = perf_add_attr(p, &a);
+		err = perf_add_attr(p, &a, aoff);
 		if (err)
 			break;
 		ids_off = ld64(p, buf + attr_size - 16);
@@ -551,13 +554,68 @@ static int check_sections(struct perf *p, const unsigned char *h, uint64_t hsize
 	return 0;
 }
 
+/* No real recording's data section reaches 2^48 bytes (256 TiB). */
+#define DATA_SIZE_MAX ((uint64_t)1 << 48)
+
+static uint64_t end_of(uint64_t off, uint64_t size)
+{
+	return pc_fits(off, size, DATA_SIZE_MAX) ? off + size : UINT64_MAX;
+}
+
+/*
+ * How much of a file-mode perf.data arriving as a stream must be copied
+ * (pc_input_spool_bounded()): the header, then the attrs and data
+ * sections, then the feature index after the data, then the feature
+ * sections it lists.  UINT64_MAX (all of it) while that is not known, or
+ * when a size is absurd (the checks after spooling then say what is wrong).
+ */
+static uint64_t spool_need(void *user, int fd, uint64_t have)
+{
+	struct perf *p = user;
+	unsigned char h[FILE_HEADER_SIZE], sec[16];
+	uint64_t end, idx, feat[4];
+	unsigned bit;
+	int i;
+
+	if (have < FILE_HEADER_SIZE)
+		return FILE_HEADER_SIZE;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return UINT64_MAX;
+	end = ld64(p, h + 8);
+	if (end_of(ld64(p, h + 24), ld64(p, h + 32)) > end)
+		end = end_of(ld64(p, h + 24), ld64(p, h + 32));
+	idx = end_of(ld64(p, h + 40), ld64(p, h + 48));
+	if (ld64(p, h + 48) == 0 || idx == UINT64_MAX)
+		return UINT64_MAX; /* unfinished recording: read to the end */
+	if (idx > end)
+		end = idx;
+	for (i = 0; i < 4; i++)
+		feat[i] = ld64(p, h + 72 + 8 * i);
+	for (bit = 0; bit < 256; bit++) {
+		if (!(feat[bit / 64] >> (bit % 64) & 1))
+			continue;
+		if (idx + 16 > have)
+			return idx + 16 > end ? idx + 16 : end;
+		if (pread(fd, sec, 16, (off_t)idx) != 16)
+			return UINT64_MAX;
+		idx += 16;
+		if (idx > end)
+			end = idx;
+		if (end_of(ld64(p, sec), ld64(p, sec + 8)) == UINT64_MAX)
+			return UINT64_MAX;
+		if (end_of(ld64(p, sec), ld64(p, sec + 8)) > end)
+			end = end_of(ld64(p, sec), ld64(p, sec + 8));
+	}
+	return end;
+}
+
 int perf_read_file_header(struct perf *p)
 {
 	unsigned char h[FILE_HEADER_SIZE];
 	uint64_t fsize, hsize;
 	int err, i;
 
-	err = pc_input_spool(p->in);
+	err = pc_input_spool_bounded(p->in, spool_need, p);
 	if (err)
 		return err;
 	fsize = pc_input_size(p->in);
@@ -592,6 +650,10 @@ int perf_read_file_header(struct perf *p)
 		p->data_size = fsize - p->data_off;
 		memset(p->feat_flags, 0, sizeof(p->feat_flags));
 		p->truncated = 1;
+	} else if (!pc_fits(p->data_off, p->data_size, DATA_SIZE_MAX)) {
+		/* not a cut-off file: a size no file has (one bad byte can do it) */
+		return perf_corrupt(p, 48, "data size 0x%llx is impossible: the data section would end past 2^48 bytes (the file has 0x%llx)",
+				    (unsigned long long)p->data_size, (unsigned long long)fsize);
 	} else if (!pc_fits(p->data_off, p->data_size, fsize)) {
 		/* in strict mode this is the error: nothing is converted */
 		err = perf_warn_at(p, W_TRUNCATED, fsize,

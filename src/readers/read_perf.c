@@ -1097,7 +1097,7 @@ static int handle_header_attr(struct perf *p, const unsigned char *b, size_t bs,
 		return perf_corrupt(p, off, "HEADER_ATTR attr size %u does not fit the record", asz);
 	err = perf_parse_attr(p, b, asz, off + 8, &a);
 	if (!err)
-		err = perf_add_attr(p, &a);
+		err = perf_add_attr(p, &a, off);
 	for (k = asz; !err && k + 8 <= bs; k += 8)
 		err = perf_add_id(p, ld64(p, b + k), p->nattrs - 1);
 	perf_attrs_done(p);
