@@ -121,6 +121,10 @@ static void usage(FILE *f)
 	      "                        (repeatable; searched first, in order)\n"
 	      "      --kallsyms FILE   kernel symbols (default: /proc/kallsyms when the\n"
 	      "                        recording's kernel is the running one)\n"
+	      "      --no-host-symbols search only --symbol-dir and --kallsyms, none of this\n"
+	      "                        machine's paths (debug dirs, the recorded binaries,\n"
+	      "                        /proc/kallsyms, /tmp/perf-PID.map): the same result\n"
+	      "                        everywhere\n"
 	      "      --strict          treat recoverable damage as an error\n"
 	      "      --max-memory SIZE stop with an error past this much memory (default 8G;\n"
 	      "                        a number of MiB, or with K, M, G or T); it covers what\n"
@@ -452,7 +456,7 @@ static int parse_jobs(const char *s, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_JOBS,
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_JOBS,
 	       OPT_INPUTS, OPT_REPORT, OPT_SHARD };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -464,6 +468,7 @@ int main(int argc, char **argv)
 		{ "symbol-dir", required_argument, NULL, OPT_SYMDIR },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
+		{ "no-host-symbols", no_argument, NULL, OPT_NOHOST },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "inputs", required_argument, NULL, OPT_INPUTS },
 		{ "report", required_argument, NULL, OPT_REPORT },
@@ -514,6 +519,13 @@ int main(int argc, char **argv)
 	/* the command symbolicates by default; the library does not */
 	if (set(ctx, &st, "symbols", "yes"))
 		goto usage_err;
+	/* PROFCONV_HOST_SYMBOLS=no: --no-host-symbols for every run (tests, CI) */
+	{
+		const char *hs = getenv("PROFCONV_HOST_SYMBOLS");
+
+		if (hs && *hs && set(ctx, &st, "host-symbols", hs))
+			goto usage_err;
+	}
 	while ((c = getopt_long(argc, argv, "o:O:f:t:qvhV", opts, NULL)) != -1) {
 		if (c >= OPT_FORMAT && c < OPT_FORMAT + (int)nfmt) {
 			if (set(ctx, &st, fmt_keys[c - OPT_FORMAT], optarg))
@@ -553,6 +565,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			if (set(ctx, &st, "kallsyms", optarg))
+				goto usage_err;
+			break;
+		case OPT_NOHOST:
+			if (set(ctx, &st, "host-symbols", "no"))
 				goto usage_err;
 			break;
 		case OPT_NOSYMS:

@@ -178,6 +178,11 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 files, perf build-id cache) or a perf archive tarball to
  *                 search for symbols; repeatable, searched in order
  *   "kallsyms"    a kallsyms file for the kernel's symbols
+ *   "host-symbols" "yes" (default) or "no": "no" searches only the
+ *                 "symbol-dir"s and "kallsyms", none of the host's paths
+ *                 (debug dirs, ~/.debug, the recorded binaries,
+ *                 /proc/kallsyms, /tmp/perf-PID.map), so the result is the
+ *                 same on every machine
  * and every option a format declares (struct profconv_option, listed by
  * profconv_formats()), e.g. "event" and "weight" of the perf reader and
  * "processed-version" of the processed writer; a value is checked against

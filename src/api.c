@@ -125,7 +125,8 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 		struct profconv_format f;
 		size_t i, n;
 
-		n = pc_snprintf(names, sizeof(names), "from, symbols, symbolicate, symbol-dir, kallsyms");
+		n = pc_snprintf(names, sizeof(names),
+				"from, symbols, symbolicate, symbol-dir, kallsyms, host-symbols");
 		for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
 			for (o = f.options; o->key; o++)
 				n += pc_snprintf(names + n, sizeof(names) - n, ", %s", o->key);

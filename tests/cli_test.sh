@@ -27,6 +27,24 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+hermetic)
+	# The suite runs with PROFCONV_HOST_SYMBOLS=no (tests/CMakeLists.txt):
+	# symbols come only from what the tests ship.  Check it: every library's
+	# note names the shipped dir or says it was not searched.
+	[ "${PROFCONV_HOST_SYMBOLS:-}" = no ] || fail "run without PROFCONV_HOST_SYMBOLS=no (not under CTest?)"
+	SP="$here/fixtures/symperf"
+	"$PC" -v --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/a.json" 2>"$T/notes" || fail "conversion"
+	grep -q "note: symbols for prog: $SP/prog (elf+dwarf)" "$T/notes" || fail "notes: $(cat "$T/notes")"
+	grep -q "no symbols for \[kernel.kallsyms\]: /proc/kallsyms (not searched" "$T/notes" ||
+		fail "/proc/kallsyms was read: $(cat "$T/notes")"
+	grep "symbols for" "$T/notes" | grep -v "$SP" | grep -v "not searched (host symbols are off)" >"$T/leak" &&
+		fail "a host path was searched: $(cat "$T/leak")"
+	# and it is the same from another $HOME (perf's ~/.debug cache) and cwd
+	mkdir "$T/home"
+	(cd "$T" && HOME="$T/home" "$PC" -q --symbol-dir "$SP" "$SP/y_sym.data" -o "$T/b.json") ||
+		fail "second run"
+	cmp -s "$T/a.json" "$T/b.json" || fail "another \$HOME or cwd changed the output"
+	;;
 edges-input)
 	# Issue 12's input edges: a stream spooled only as far as the perf.data
 	# header says (trailing zeros are one warning, not 64 MiB of disk), any

@@ -234,6 +234,12 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 		return yes_no(ctx, key, value, "yes", "no", &o->symbols);
 	if (strcmp(key, "symbolicate") == 0)
 		return yes_no(ctx, key, value, "always", "auto", &o->symbolicate_always);
+	if (strcmp(key, "host-symbols") == 0) {
+		int yes = 1, err = yes_no(ctx, key, value, "yes", "no", &yes);
+
+		o->no_host_symbols = !yes;
+		return err;
+	}
 	if (strcmp(key, "symbol-dir") == 0)
 		return push_str(ctx, &o->symbol_dirs, &o->nsymbol_dirs, value);
 	if (strcmp(key, "kallsyms") == 0) {
@@ -319,6 +325,7 @@ int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src)
 	memcpy(d->from, s->from, sizeof(d->from));
 	d->symbols = s->symbols;
 	d->symbolicate_always = s->symbolicate_always;
+	d->no_host_symbols = s->no_host_symbols;
 	for (i = 0; i < s->nsymbol_dirs && !err; i++)
 		err = push_str(dst, &d->symbol_dirs, &d->nsymbol_dirs, s->symbol_dirs[i]);
 	if (!err && s->kallsyms) {

@@ -60,6 +60,7 @@ struct pc_options {
 	char **symbol_dirs;	/* "symbol-dir", in order */
 	unsigned nsymbol_dirs;
 	char *kallsyms; /* "kallsyms" FILE, or NULL */
+	int no_host_symbols; /* "host-symbols" "no": only symbol-dir and kallsyms */
 	struct pc_kv *fmt; /* format options, in the order first set */
 	unsigned nfmt;
 };

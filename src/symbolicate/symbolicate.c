@@ -34,6 +34,9 @@
  *     binary itself;
  *   JIT code (/tmp/perf-PID.map libs): the map file in a symbol dir, then
  *     at /tmp;
+ * With option "host-symbols" "no", only the symbol dirs and --kallsyms are
+ * searched (none of the host's paths below), so tests and reproducible
+ * builds get the same result on every machine.
  *   the kernel: --kallsyms FILE, or /proc/kallsyms when the recording's
  *     kernel build id matches this machine's (/sys/kernel/notes) or, with no
  *     build id recorded (pipe mode, -z), when the kernel releases match.
@@ -361,6 +364,10 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		tried(f, f->ctx->opt.kallsyms, why);
 		return 0;
 	}
+	if (f->ctx->opt.no_host_symbols) {
+		tried(f, "/proc/kallsyms", "not searched (host symbols are off)");
+		return 0;
+	}
 	if (f->build_id) {
 		if (running_kernel_build_id(running, sizeof(running)) != 0 ||
 		    strcmp(running, f->build_id) != 0) {
@@ -396,6 +403,8 @@ static int find_perf_map(struct finder *f, struct pc_symsrc **out)
 	for (i = 0; i <= f->ctx->opt.nsymbol_dirs; i++) {
 		if (i < f->ctx->opt.nsymbol_dirs)
 			pc_snprintf(p, sizeof(p), "%s/%s", f->ctx->opt.symbol_dirs[i], f->name);
+		else if (f->ctx->opt.no_host_symbols)
+			break; /* not the recorded /tmp/perf-PID.map */
 		else
 			pc_snprintf(p, sizeof(p), "%s", f->path);
 		if (!is_file(p)) {
@@ -434,6 +443,11 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 		r = try_symbol_dir(f, f->ctx->opt.symbol_dirs[i], out);
 		if (r)
 			return r < 0 ? -r : 0;
+	}
+	if (f->ctx->opt.no_host_symbols) {
+		/* only what the caller named: results do not depend on this host */
+		tried(f, f->path, "not searched (host symbols are off)");
+		return 0;
 	}
 	/*
 	 * No build id recorded (perf writes them only for some libs, and none
