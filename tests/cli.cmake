@@ -51,3 +51,4 @@ add_test(NAME cli.batch-docs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_docs_t
 add_test(NAME cli.edges-input COMMAND sh ${PC_CLI_TEST} ${PC_BIN} edges-input)
 add_test(NAME cli.hermetic COMMAND sh ${PC_CLI_TEST} ${PC_BIN} hermetic)
 add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_BIN})
+add_test(NAME cli.readme COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_test.sh ${PC_BIN})
