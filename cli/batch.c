@@ -134,8 +134,24 @@ static char *base_name(const char *input)
 	return out;
 }
 
+/* The output suffix: .json, or .json.gz / .json.zst with --compress. */
+static const char *out_suffix(const struct cli_settings *s)
+{
+	const char *c = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->keys[i], "compress") == 0)
+			c = s->values[i];
+	if (c && strcmp(c, "gzip") == 0)
+		return ".json.gz";
+	if (c && strcmp(c, "zstd") == 0)
+		return ".json.zst";
+	return ".json";
+}
+
 /* OUTDIR/NAME[-K].json for every item, unique in the whole list. */
-static void name_outputs(struct item *items, size_t n, const char *outdir)
+static void name_outputs(struct item *items, size_t n, const char *outdir, const char *suffix)
 {
 	size_t i, j;
 
@@ -147,9 +163,9 @@ static void name_outputs(struct item *items, size_t n, const char *outdir)
 		items[i].output = xrealloc(NULL, cap);
 		for (k = 1;; k++) {
 			if (k == 1)
-				snprintf(items[i].output, cap, "%s/%s.json", outdir, b);
+				snprintf(items[i].output, cap, "%s/%s%s", outdir, b, suffix);
 			else
-				snprintf(items[i].output, cap, "%s/%s-%u.json", outdir, b, k);
+				snprintf(items[i].output, cap, "%s/%s-%u%s", outdir, b, k, suffix);
 			for (j = 0; j < i && strcmp(items[j].output, items[i].output) != 0; j++)
 				;
 			if (j == i)
@@ -485,7 +501,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			return 2;
 		}
 	}
-	name_outputs(items, n, b->outdir);
+	name_outputs(items, n, b->outdir, out_suffix(s));
 
 	memset(&bt, 0, sizeof(bt));
 	bt.s = s;

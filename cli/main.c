@@ -98,11 +98,13 @@ static void usage(FILE *f)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE     write to FILE (- for standard output); an existing\n"
-	      "                        FILE is replaced only once the output is complete\n",
+	      "                        FILE is replaced only once the output is complete\n"
+	      "      --compress METHOD gzip, zstd, none, or auto (the default: gzip for\n"
+	      "                        FILE.gz, zstd for FILE.zst, else none)\n",
 	      f);
 	fprintf(f, "  -f, --from FORMAT     input format, skipping detection (%s)\n", in);
 	fprintf(f, "  -t, --to FORMAT       output format (%s; default processed)\n", out);
-	fputs("batch options (with -O):\n"
+	fputs("\nbatch options (with -O):\n"
 	      "  -O, --output-dir DIR  convert every INPUT into DIR/NAME.json (NAME: the\n"
 	      "                        input's file name without compression suffix and\n"
 	      "                        extension; clashes get -2, -3, ... in list order)\n"
@@ -456,7 +458,7 @@ static int parse_jobs(const char *s, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_JOBS,
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_COMPRESS, OPT_JOBS,
 	       OPT_INPUTS, OPT_REPORT, OPT_SHARD };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -469,6 +471,7 @@ int main(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
 		{ "no-host-symbols", no_argument, NULL, OPT_NOHOST },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "inputs", required_argument, NULL, OPT_INPUTS },
 		{ "report", required_argument, NULL, OPT_REPORT },
@@ -565,6 +568,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			if (set(ctx, &st, "kallsyms", optarg))
+				goto usage_err;
+			break;
+		case OPT_COMPRESS:
+			if (set(ctx, &st, "compress", optarg))
 				goto usage_err;
 			break;
 		case OPT_NOHOST:

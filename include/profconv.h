@@ -183,6 +183,12 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 (debug dirs, ~/.debug, the recorded binaries,
  *                 /proc/kallsyms, /tmp/perf-PID.map), so the result is the
  *                 same on every machine
+ *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the
+ *                 output in the same pass; "auto" compresses what
+ *                 profconv_write_path() writes to FILE.gz (gzip) or
+ *                 FILE.zst (zstd) and nothing written to a callback.  The
+ *                 Firefox Profiler opens gzip files directly.  The gzip
+ *                 header holds no name or time: the same bytes every run.
  * and every option a format declares (struct profconv_option, listed by
  * profconv_formats()), e.g. "event" and "weight" of the perf reader and
  * "processed-version" of the processed writer; a value is checked against

@@ -126,7 +126,7 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 		size_t i, n;
 
 		n = pc_snprintf(names, sizeof(names),
-				"from, symbols, symbolicate, symbol-dir, kallsyms, host-symbols");
+				"from, symbols, symbolicate, symbol-dir, kallsyms, host-symbols, compress");
 		for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
 			for (o = f.options; o->key; o++)
 				n += pc_snprintf(names + n, sizeof(names) - n, ", %s", o->key);
@@ -309,6 +309,23 @@ PROFCONV_API void profconv_profile_free(struct profconv_profile *p)
 
 /* --- writing --- */
 
+/* Write p with w to fn, through a compressor when method names one. */
+static int write_to(struct profconv_ctx *ctx, const struct pc_writer *w,
+		    const struct profconv_profile *p, const char *method, profconv_write_fn *fn,
+		    void *user)
+{
+	struct pc_compress *c;
+	int err;
+
+	if (!pc_compress_method(method))
+		return w->write(ctx, &p->m, fn, user);
+	err = pc_compress_open(ctx, method, fn, user, &c);
+	if (err)
+		return err;
+	err = w->write(ctx, &p->m, pc_compress_write, c);
+	return pc_compress_close(c, err);
+}
+
 PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				   const char *format, profconv_write_fn *fn, void *user)
 {
@@ -317,7 +334,22 @@ PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profco
 	pc_clear_error(ctx);
 	if (!w)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown output format '%s'", format);
-	return w->write(ctx, &p->m, fn, user);
+	/* to a callback: compressed only when asked by name */
+	return write_to(ctx, w, p, ctx->opt.compress, fn, user);
+}
+
+/* "auto": by the output's name (FILE.gz, FILE.zst); else as set. */
+static const char *compress_for(const struct profconv_ctx *ctx, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (ctx->opt.compress[0])
+		return ctx->opt.compress;
+	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+		return "gzip";
+	if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+		return "zstd";
+	return "none";
 }
 
 PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct profconv_profile *p,
@@ -332,7 +364,13 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 		return err;
 	pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: writing", o.name);
 	ctx->activity = ctx->activity_buf;
-	err = profconv_write_cb(ctx, p, format, pc_output_sink(), &o);
+	{
+		const struct pc_writer *w = pc_writer_find(format ? format : PROFCONV_OUT_PROCESSED);
+
+		err = w ? write_to(ctx, w, p, compress_for(ctx, path), pc_output_sink(), &o)
+			: pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown output format '%s'",
+				  format);
+	}
 	ctx->activity = NULL;
 	return pc_output_close(&o, err);
 }

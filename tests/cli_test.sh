@@ -27,6 +27,31 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+compress-out)
+	# --compress / FILE.gz / FILE.zst: compressed in the same pass, the same
+	# bytes every run, decompressing to exactly the plain output, read back
+	# by profconv and validate; batch names follow.
+	in="$FX/y_fp.data"
+	"$PC" -q --no-symbols "$in" -o "$T/p.json" || fail "plain"
+	"$PC" -q --no-symbols "$in" -o "$T/p.json.gz" || fail "gz by name"
+	"$PC" -q --no-symbols "$in" -o "$T/p.json.zst" || fail "zst by name"
+	"$PC" -q --no-symbols --compress gzip "$in" -o - >"$T/stdout.gz" || fail "gz to stdout"
+	"$PC" -q --no-symbols --compress none "$in" -o "$T/none.json.gz" || fail "none"
+	sleep 1
+	"$PC" -q --no-symbols "$in" -o "$T/again.json.gz" || fail "gz again"
+	gzip -dc "$T/p.json.gz" | cmp -s - "$T/p.json" || fail "gzip output differs once decompressed"
+	zstd -q -dc "$T/p.json.zst" | cmp -s - "$T/p.json" || fail "zstd output differs once decompressed"
+	cmp -s "$T/stdout.gz" "$T/p.json.gz" || fail "--compress gzip to stdout differs from FILE.gz"
+	cmp -s "$T/none.json.gz" "$T/p.json" || fail "--compress none compressed"
+	cmp -s "$T/again.json.gz" "$T/p.json.gz" || fail "gzip output not deterministic (a timestamp?)"
+	[ "$(wc -c <"$T/p.json.gz")" -lt "$(wc -c <"$T/p.json")" ] || fail "gzip did not shrink"
+	"$PC" validate "$T/p.json.gz" >/dev/null || fail "validate FILE.gz"
+	"$PC" -q "$T/p.json.zst" -o "$T/rt.json" || fail "reading FILE.zst back"
+	cmp -s "$T/rt.json" "$T/p.json" || fail "FILE.zst read back differs"
+	"$PC" --compress lz4 "$in" -o "$T/x" 2>"$T/err"; [ $? = 2 ] || fail "--compress lz4 accepted"
+	"$PC" -q --no-symbols --compress zstd -O "$T/out" "$in" || fail "batch"
+	[ -f "$T/out/y_fp.json.zst" ] || fail "batch name: $(ls "$T/out")"
+	;;
 hermetic)
 	# The suite runs with PROFCONV_HOST_SYMBOLS=no (tests/CMakeLists.txt):
 	# symbols come only from what the tests ship.  Check it: every library's

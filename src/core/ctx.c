@@ -234,6 +234,18 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 		return yes_no(ctx, key, value, "yes", "no", &o->symbols);
 	if (strcmp(key, "symbolicate") == 0)
 		return yes_no(ctx, key, value, "always", "auto", &o->symbolicate_always);
+	if (strcmp(key, "compress") == 0) {
+		if (strcmp(value, "auto") == 0) {
+			o->compress[0] = 0;
+			return 0;
+		}
+		if (strcmp(value, "none") && strcmp(value, "gzip") && strcmp(value, "zstd"))
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				       "--compress takes 'gzip', 'zstd', 'none' or 'auto', not '%s'",
+				       value);
+		copy_opt(o->compress, sizeof(o->compress), value);
+		return 0;
+	}
 	if (strcmp(key, "host-symbols") == 0) {
 		int yes = 1, err = yes_no(ctx, key, value, "yes", "no", &yes);
 
@@ -326,6 +338,7 @@ int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src)
 	d->symbols = s->symbols;
 	d->symbolicate_always = s->symbolicate_always;
 	d->no_host_symbols = s->no_host_symbols;
+	memcpy(d->compress, s->compress, sizeof(d->compress));
 	for (i = 0; i < s->nsymbol_dirs && !err; i++)
 		err = push_str(dst, &d->symbol_dirs, &d->nsymbol_dirs, s->symbol_dirs[i]);
 	if (!err && s->kallsyms) {

@@ -36,4 +36,17 @@ profconv_write_fn *pc_output_sink(void);
  */
 int pc_output_close(struct pc_output *o, int err);
 
+/*
+ * Compressed output (compress.c): a write filter in front of a sink.
+ * method is "gzip" or "zstd"; pc_compress_write() takes the handle as its
+ * user pointer; pc_compress_close() ends the stream (err: the writer's
+ * result) and returns the final status.
+ */
+struct pc_compress;
+int pc_compress_method(const char *name); /* non-zero for "gzip" or "zstd" */
+int pc_compress_open(struct profconv_ctx *ctx, const char *method, profconv_write_fn *sink,
+		     void *sink_user, struct pc_compress **out);
+int pc_compress_write(void *user, const void *buf, size_t len);
+int pc_compress_close(struct pc_compress *c, int err);
+
 #endif /* PC_OUTPUT_H */
