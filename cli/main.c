@@ -88,10 +88,13 @@ static void usage(FILE *f)
 	      "       profconv validate FILE...\n"
 	      "       profconv [options] -O OUTDIR [batch options] INPUT...\n"
 	      "       profconv report merge REPORT.jsonl... [-o OUT]\n"
+	      "       profconv [options] view [--no-open] [--timeout SEC] INPUT\n"
 	      "\n"
 	      "Convert profiling data into the Firefox Profiler's formats.\n"
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
 	      "compression, and a tar or zip holding one file, are undone first.\n"
+	      "'view' converts INPUT, serves it once on 127.0.0.1 and prints (and opens,\n"
+	      "on a desktop) the profiler.firefox.com URL that loads it.\n"
 	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
 	      "it symbolicated from local files, offline, even when its meta says it\n"
 	      "already is; running it again on its output changes nothing.\n"
@@ -440,6 +443,22 @@ int cli_fail(struct profconv_ctx *ctx)
 	return fail(ctx);
 }
 
+/* Seconds: 1 to 86400. */
+static int parse_seconds(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > 86400)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 /* A count of jobs: 1 to 1024. */
 static int parse_jobs(const char *s, unsigned *out)
 {
@@ -458,7 +477,7 @@ static int parse_jobs(const char *s, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_COMPRESS, OPT_JOBS,
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS,
 	       OPT_INPUTS, OPT_REPORT, OPT_SHARD };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -472,6 +491,8 @@ int main(int argc, char **argv)
 		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
 		{ "no-host-symbols", no_argument, NULL, OPT_NOHOST },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "no-open", no_argument, NULL, OPT_NOOPEN },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "inputs", required_argument, NULL, OPT_INPUTS },
 		{ "report", required_argument, NULL, OPT_REPORT },
@@ -490,7 +511,8 @@ int main(int argc, char **argv)
 	struct cli_batch batch;
 	const char *output = NULL, *cmd = NULL;
 	size_t nopts = 0, nfmt = 0, i, k;
-	int c, rc, no_symbols = 0;
+	int c, rc, no_symbols = 0, no_open = 0;
+	unsigned timeout = 0;
 
 	if (!ctx) {
 		fputs("profconv: out of memory\n", stderr);
@@ -570,6 +592,17 @@ int main(int argc, char **argv)
 			if (set(ctx, &st, "kallsyms", optarg))
 				goto usage_err;
 			break;
+		case OPT_NOOPEN:
+			no_open = 1;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_seconds(optarg, &timeout)) {
+				fprintf(stderr, "profconv: --timeout takes seconds (1 to 86400), not '%s'\n",
+					optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			break;
 		case OPT_COMPRESS:
 			if (set(ctx, &st, "compress", optarg))
 				goto usage_err;
@@ -641,7 +674,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0 ||
-			  strcmp(argv[0], "symbolicate") == 0 || strcmp(argv[0], "report") == 0)) {
+			  strcmp(argv[0], "symbolicate") == 0 || strcmp(argv[0], "report") == 0 ||
+			  strcmp(argv[0], "view") == 0)) {
 		cmd = argv[0];
 		argc--;
 		argv++;
@@ -668,6 +702,15 @@ int main(int argc, char **argv)
 		rc = cmd_symbolicate(ctx, argc, argv, output, st.to, no_symbols);
 	else if (cmd && strcmp(cmd, "report") == 0)
 		rc = cli_report(&st, output, argc, argv);
+	else if (cmd && strcmp(cmd, "view") == 0) {
+		if (argc != 1) {
+			fputs(argc ? "profconv: view takes one FILE\n" : "profconv: view needs a FILE\n",
+			      stderr);
+			rc = 2;
+		} else {
+			rc = cli_view(&st, argv[0], no_open, timeout);
+		}
+	}
 	else if (cmd)
 		rc = cmd_validate(ctx, argc, argv);
 	else if (argc == 1)

@@ -27,6 +27,43 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+view)
+	# profconv view: the profile is served once on 127.0.0.1 with the CORS
+	# header, at the URL the printed from-url link encodes; a wrong path is
+	# 404 and the server keeps waiting; it exits 0 after the fetch.
+	"$PC" -q --no-symbols "$FX/y_fp.data" -o "$T/want.json" || fail "conversion"
+	"$PC" view --no-open --timeout 60 --no-symbols "$FX/y_fp.data" >"$T/url" 2>"$T/err" &
+	vpid=$!
+	i=0
+	while [ ! -s "$T/url" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	python3 - "$T/url" "$T/want.json" <<'PY' || { kill $vpid 2>/dev/null; fail "HTTP checks"; }
+import sys, urllib.error, urllib.parse, urllib.request
+u = open(sys.argv[1]).read().strip()
+assert u.startswith("https://profiler.firefox.com/from-url/http%3A%2F%2F127.0.0.1%3A"), u
+local = urllib.parse.unquote(u.split("/from-url/", 1)[1])
+try:
+    urllib.request.urlopen(local.rsplit("/", 2)[0] + "/wrong/y_fp.data.json", timeout=10)
+    raise SystemExit("a wrong path was served")
+except urllib.error.HTTPError as e:
+    assert e.code == 404, e.code
+r = urllib.request.urlopen(urllib.request.Request(local, method="OPTIONS"), timeout=10)
+assert r.status == 204 and r.headers["Access-Control-Allow-Origin"] == "https://profiler.firefox.com"
+r = urllib.request.urlopen(local, timeout=10)
+body = r.read()
+assert r.status == 200, r.status
+assert r.headers["Access-Control-Allow-Origin"] == "https://profiler.firefox.com", r.headers
+assert r.headers["Content-Type"] == "application/json", r.headers
+assert int(r.headers["Content-Length"]) == len(body)
+assert body == open(sys.argv[2], "rb").read(), "the body is not the conversion's output"
+PY
+	wait $vpid
+	rc=$?
+	[ "$rc" = 0 ] || fail "view exited $rc: $(cat "$T/err")"
+	grep -q "the profile was fetched; done" "$T/err" || fail "view: $(cat "$T/err")"
+	"$PC" view --no-open --timeout 1 --no-symbols "$FX/y_fp.data" >/dev/null 2>"$T/err"
+	[ $? = 1 ] || fail "view --timeout did not fail"
+	grep -q "nothing fetched the profile in 1 s" "$T/err" || fail "timeout: $(cat "$T/err")"
+	;;
 compress-out)
 	# --compress / FILE.gz / FILE.zst: compressed in the same pass, the same
 	# bytes every run, decompressing to exactly the plain output, read back
