@@ -9,7 +9,7 @@
 #   PROFCONV   the binary (default build/profconv)
 #   FILES      copies (default 50)
 #   JOBS       parallel jobs to compare with 1 (default: the number of CPUs)
-#   RUNS       timed runs of each, the best kept (default 3)
+#   RUNS       timed runs of each, the best kept (default 5)
 #   SYMBOLS    1: symbolicate (default 0: --no-symbols, so the host's debug
 #              files do not decide the figure)
 set -eu
@@ -18,7 +18,7 @@ PROFCONV=${PROFCONV:-$top/build/profconv}
 REC=${1:-$top/examples/workload.perf.data}
 FILES=${FILES:-50}
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN)}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 SYMS=--no-symbols
 [ "${SYMBOLS:-0}" = 1 ] && SYMS=
 [ -x "$PROFCONV" ] || { echo "bench_batch: no $PROFCONV (build first)" >&2; exit 1; }
