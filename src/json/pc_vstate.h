@@ -7,6 +7,7 @@
 #ifndef PC_VSTATE_H
 #define PC_VSTATE_H
 
+#include "json/pc_pcols.h"
 #include "json/pc_validate.h"
 
 #include <stdio.h>
@@ -171,87 +172,19 @@ struct tablespec {
 
 #define SPEC(n, c, self, kind) { n, c, PC_ARRAY_SIZE(c), self, kind }
 
-static const struct colspec p_stack_cols[] = {
-	{ "frame", R_REF, T_FRAMES, F_REQ, 0 },
-	{ "prefixOffset", R_PREFIX_OFFSET, 0, F_REQ, 66 },
-	{ "prefix", R_PREFIX, 0, F_NULL_OK, 0 },
-};
-
-static const struct colspec p_frame_cols[] = {
-	{ "address", R_ADDR, 0, F_REQ, 0 },
-	{ "lib", R_REF, T_LIBS, F_REQ | F_NEG1_OK, 70 },
-	{ "inlineDepth", R_NONNEG, 0, F_REQ, 40 },
-	{ "category", R_CAT, T_CATEGORIES, F_REQ | F_NULL_OK, 0 },
-	{ "subcategory", R_SUBCAT, 0, F_REQ, 0 },
-	{ "func", R_REF, T_FUNCS, F_REQ, 0 },
-	{ "nativeSymbol", R_REF, T_NATSYMS, F_REQ | F_NULL_OK, 36 },
-	{ "innerWindowID", R_NUM_NULL, 0, F_REQ, 27 },
-	{ "line", R_NONNEG_NULL, 0, F_REQ, 0 },
-	{ "column", R_NONNEG_NULL, 0, F_REQ, 0 },
-	{ "originalLocation", R_REF, T_SRCLOCS, F_REQ | F_NULL_OK, 64 },
-};
-
-static const struct colspec p_func_cols[] = {
-	{ "name", R_REF, T_STRINGS, F_REQ, 0 },
-	{ "isJS", R_BOOL, 0, F_REQ, 0 },
-	{ "relevantForJS", R_BOOL, 0, F_REQ, 0 },
-	{ "resource", R_REF, T_RESOURCES, F_REQ | F_NEG1_OK, 0 },
-	{ "source", R_REF, T_SOURCES, F_REQ | F_NULL_OK, 58 },
-	{ "lineNumber", R_NONNEG_NULL, 0, F_REQ, 0 },
-	{ "columnNumber", R_NONNEG_NULL, 0, F_REQ, 0 },
-	{ "originalLocation", R_REF, T_SRCLOCS, F_REQ | F_NULL_OK, 64 },
-	{ "fileName", R_REF, T_STRINGS, F_NULL_OK, 0 }, /* before v58 */
-};
-
-static const struct colspec p_resource_cols[] = {
-	{ "name", R_REF, T_STRINGS, F_REQ, 0 },
-	{ "host", R_REF, T_STRINGS, F_REQ | F_NULL_OK, 0 },
-	{ "type", R_RES_TYPE, 0, F_REQ, 0 },
-	{ "lib", R_REF, T_LIBS, F_NULL_OK, 0 }, /* before v70 */
-};
-
-static const struct colspec p_natsym_cols[] = {
-	{ "libIndex", R_REF, T_LIBS, F_REQ, 0 },
-	{ "address", R_INT, 0, F_REQ, 0 },
-	{ "name", R_REF, T_STRINGS, F_REQ, 0 },
-	{ "functionSize", R_INT_NULL, 0, F_REQ, 42 },
-};
-
-static const struct colspec p_source_cols[] = {
-	{ "id", R_STR_NULL, 0, F_REQ, 61 },
-	{ "filename", R_REF, T_STRINGS, F_REQ, 0 },
-	{ "startLine", R_INT, 0, F_REQ, 61 },
-	{ "startColumn", R_INT, 0, F_REQ, 61 },
-	{ "sourceMapURL", R_REF, T_STRINGS, F_REQ | F_NULL_OK, 61 },
-	{ "content", R_STR_NULL, 0, F_REQ, 64 },
-};
-
-static const struct colspec p_srcloc_cols[] = {
-	{ "source", R_REF, T_SOURCES, F_REQ, 0 },
-	{ "line", R_INT, 0, F_REQ, 0 },
-	{ "column", R_INT, 0, F_REQ, 0 },
-};
-
-static const struct colspec p_samples_cols[] = {
-	{ "stack", R_REF, T_STACKS, F_REQ | F_NULL_OK, 0 },
-	{ "time", R_TIME, 0, 0, 0 },
-	{ "timeDeltas", R_TDELTA, 0, 0, 0 },
-	{ "weight", R_NUM, 0, F_NULLCOL, 0 },
-	{ "eventDelay", R_NUM_NULL, 0, 0, 0 },
-	{ "responsiveness", R_NUM_NULL, 0, 0, 0 },
-	{ "threadCPUDelta", R_NUM_NULL, 0, 0, 0 },
-	{ "argumentValues", R_ANY, 0, 0, 0 },
-};
-
-static const struct colspec p_markers_cols[] = {
-	{ "data", R_OBJ_NULL, 0, F_REQ, 0 },
-	{ "name", R_REF, T_STRINGS, F_REQ, 0 },
-	{ "startTime", R_MTIME, 0, F_REQ, 0 },
-	{ "endTime", R_MTIME, 0, F_REQ, 0 },
-	{ "phase", R_PHASE, 0, F_REQ, 0 },
-	{ "category", R_REF, T_CATEGORIES, F_REQ, 0 },
-	{ "threadId", R_ANY, 0, 0, 0 },
-};
+/* The processed tables: their columns come from pc_pcols.h (shared with the
+ * processed reader); here each entry takes the validator's fields. */
+#define V_COL(id, name, rule, tgt, flags, since, kind) { name, rule, tgt, flags, since },
+static const struct colspec p_stack_cols[] = { PC_PCOLS_STACK(V_COL) };
+static const struct colspec p_frame_cols[] = { PC_PCOLS_FRAME(V_COL) };
+static const struct colspec p_func_cols[] = { PC_PCOLS_FUNC(V_COL) };
+static const struct colspec p_resource_cols[] = { PC_PCOLS_RESOURCE(V_COL) };
+static const struct colspec p_natsym_cols[] = { PC_PCOLS_NATSYM(V_COL) };
+static const struct colspec p_source_cols[] = { PC_PCOLS_SOURCE(V_COL) };
+static const struct colspec p_srcloc_cols[] = { PC_PCOLS_SRCLOC(V_COL) };
+static const struct colspec p_samples_cols[] = { PC_PCOLS_SAMPLES(V_COL) };
+static const struct colspec p_markers_cols[] = { PC_PCOLS_MARKERS(V_COL) };
+#undef V_COL
 
 static const struct colspec g_stack_cols[] = {
 	{ "prefix", R_PREFIX, 0, F_REQ | F_NULL_OK, 0 },

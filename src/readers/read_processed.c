@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json/pc_pcols.h"
 #include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 
@@ -57,6 +58,7 @@ enum ckind {
 	K_STR,	  /* a string (pooled) or null */
 	K_RAW,	  /* any value as a payload tree (its root node), or null */
 	K_WEIGHT, /* a number, rounded to an integer */
+	K_SKIP,	  /* a column of older versions: skipped */
 };
 
 struct colspec {
@@ -104,71 +106,29 @@ struct rd {
 	uint32_t tlocs_cap;
 };
 
-static const struct colspec stack_cols[] = {
-	{ "frame", K_INT },
-	{ "prefixOffset", K_INT },
-};
-enum { ST_FRAME, ST_PREFIX };
-
-static const struct colspec frame_cols[] = {
-	{ "address", K_INT },	  { "lib", K_INT },	     { "inlineDepth", K_INT },
-	{ "category", K_INT },	  { "subcategory", K_INT },  { "func", K_INT },
-	{ "nativeSymbol", K_INT }, { "innerWindowID", K_INT }, { "line", K_INT },
-	{ "column", K_INT },	  { "originalLocation", K_INT },
-};
-enum { FR_ADDRESS, FR_LIB, FR_INLINE, FR_CAT, FR_SUBCAT, FR_FUNC, FR_NSYM, FR_IW, FR_LINE,
-       FR_COLUMN, FR_ORIGLOC };
-
-static const struct colspec func_cols[] = {
-	{ "name", K_INT },	 { "isJS", K_BOOL },	     { "relevantForJS", K_BOOL },
-	{ "resource", K_INT },	 { "source", K_INT },	     { "lineNumber", K_INT },
-	{ "columnNumber", K_INT }, { "originalLocation", K_INT },
-};
-enum { FN_NAME, FN_ISJS, FN_RELJS, FN_RES, FN_SRC, FN_LINE, FN_COLUMN, FN_ORIGLOC };
-
-static const struct colspec resource_cols[] = {
-	{ "name", K_INT },
-	{ "host", K_INT },
-	{ "type", K_INT },
-	{ "lib", K_INT }, /* versions before 70 */
-};
-enum { RS_NAME, RS_HOST, RS_TYPE, RS_LIB };
-
-static const struct colspec nsym_cols[] = {
-	{ "libIndex", K_INT },
-	{ "address", K_INT },
-	{ "name", K_INT },
-	{ "functionSize", K_INT },
-};
-enum { NS_LIB, NS_ADDRESS, NS_NAME, NS_SIZE };
-
-static const struct colspec source_cols[] = {
-	{ "id", K_STR },	  { "filename", K_INT },     { "startLine", K_INT },
-	{ "startColumn", K_INT }, { "sourceMapURL", K_INT }, { "content", K_STR },
-};
-enum { SR_ID, SR_FILE, SR_LINE, SR_COLUMN, SR_URL, SR_CONTENT };
-
-static const struct colspec srcloc_cols[] = {
-	{ "source", K_INT },
-	{ "line", K_INT },
-	{ "column", K_INT },
-};
-
-static const struct colspec sample_cols[] = {
-	{ "stack", K_INT },
-	{ "time", K_MS },
-	{ "timeDeltas", K_MS },
-	{ "weight", K_WEIGHT },
-	{ "eventDelay", K_MS },
-	{ "threadCPUDelta", K_INT },
-};
-enum { SA_STACK, SA_TIME, SA_DELTAS, SA_WEIGHT, SA_DELAY, SA_CPU };
-
-static const struct colspec marker_cols[] = {
-	{ "name", K_INT },  { "startTime", K_MS }, { "endTime", K_MS },
-	{ "phase", K_INT }, { "category", K_INT }, { "data", K_RAW },
-};
-enum { MK_NAME, MK_START, MK_END, MK_PHASE, MK_CAT, MK_DATA };
+/* The columns, from the list shared with `validate` (json/pc_pcols.h). */
+#define R_COL(id, name, rule, tgt, flags, since, kind) { name, kind },
+#define R_ID(id, name, rule, tgt, flags, since, kind) id,
+static const struct colspec stack_cols[] = { PC_PCOLS_STACK(R_COL) };
+enum { PC_PCOLS_STACK(R_ID) };
+static const struct colspec frame_cols[] = { PC_PCOLS_FRAME(R_COL) };
+enum { PC_PCOLS_FRAME(R_ID) };
+static const struct colspec func_cols[] = { PC_PCOLS_FUNC(R_COL) };
+enum { PC_PCOLS_FUNC(R_ID) };
+static const struct colspec resource_cols[] = { PC_PCOLS_RESOURCE(R_COL) };
+enum { PC_PCOLS_RESOURCE(R_ID) };
+static const struct colspec nsym_cols[] = { PC_PCOLS_NATSYM(R_COL) };
+enum { PC_PCOLS_NATSYM(R_ID) };
+static const struct colspec source_cols[] = { PC_PCOLS_SOURCE(R_COL) };
+enum { PC_PCOLS_SOURCE(R_ID) };
+static const struct colspec srcloc_cols[] = { PC_PCOLS_SRCLOC(R_COL) };
+enum { PC_PCOLS_SRCLOC(R_ID) };
+static const struct colspec sample_cols[] = { PC_PCOLS_SAMPLES(R_COL) };
+enum { PC_PCOLS_SAMPLES(R_ID) };
+static const struct colspec marker_cols[] = { PC_PCOLS_MARKERS(R_COL) };
+enum { PC_PCOLS_MARKERS(R_ID) };
+#undef R_COL
+#undef R_ID
 
 /* --- bidding --- */
 
@@ -445,7 +405,9 @@ static int read_table(struct rd *r, struct table *tb, uint32_t *nrows)
 		for (i = 0; i < tb->ncols; i++)
 			if (strcmp(t->str, tb->spec[i].key) == 0)
 				break;
-		if (i < tb->ncols) {
+		if (i < tb->ncols && tb->spec[i].kind == K_SKIP) {
+			err = pc_jpull_skip_value(r->p);
+		} else if (i < tb->ncols) {
 			if (tb->cols[i].present)
 				return fail_tok(r, t, "%s has two \"%s\" members", tb->name,
 						tb->spec[i].key);
