@@ -443,8 +443,8 @@ int cli_fail(struct profconv_ctx *ctx)
 	return fail(ctx);
 }
 
-/* Seconds: 1 to 86400. */
-static int parse_seconds(const char *s, unsigned *out)
+/* A whole number from 1 to max (digits only). */
+static int parse_count(const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	unsigned long v;
@@ -453,23 +453,7 @@ static int parse_seconds(const char *s, unsigned *out)
 	if (*s < '0' || *s > '9')
 		return -1;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > 86400)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-/* A count of jobs: 1 to 1024. */
-static int parse_jobs(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > 1024)
+	if (errno || *end || v == 0 || v > max)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -477,8 +461,8 @@ static int parse_jobs(const char *s, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS,
-	       OPT_INPUTS, OPT_REPORT, OPT_SHARD };
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST,
+	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
@@ -596,7 +580,7 @@ int main(int argc, char **argv)
 			no_open = 1;
 			break;
 		case OPT_TIMEOUT:
-			if (parse_seconds(optarg, &timeout)) {
+			if (parse_count(optarg, 86400, &timeout)) {
 				fprintf(stderr, "profconv: --timeout takes seconds (1 to 86400), not '%s'\n",
 					optarg);
 				profconv_ctx_free(ctx);
@@ -617,7 +601,7 @@ int main(int argc, char **argv)
 			no_symbols = 1;
 			break;
 		case OPT_JOBS:
-			if (parse_jobs(optarg, &batch.jobs)) {
+			if (parse_count(optarg, 1024, &batch.jobs)) {
 				fprintf(stderr, "profconv: --jobs takes a number from 1 to 1024, not '%s'\n",
 					optarg);
 				profconv_ctx_free(ctx);
