@@ -54,3 +54,4 @@ add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_
 add_test(NAME cli.readme COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_test.sh ${PC_BIN})
 add_test(NAME cli.compress-out COMMAND sh ${PC_CLI_TEST} ${PC_BIN} compress-out)
 add_test(NAME cli.view COMMAND sh ${PC_CLI_TEST} ${PC_BIN} view)
+add_test(NAME cli.gecko-writer COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-writer)

@@ -27,6 +27,32 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+gecko-writer)
+	# --to gecko: the Gecko profile read back holds the same profile as the
+	# direct processed conversion (every sample's stack by function and
+	# library, every marker with its payload fields, counters, pages), it
+	# validates, and two runs give the same bytes.
+	G="$here/fixtures/gecko"
+	SP="$here/fixtures/symperf"
+	for spec in "perf:$FX/y_fp.data:--no-symbols" "sym:$SP/y_sym.data:--symbol-dir=$SP" \
+		"cut:$G/esr153-cut.json:--no-symbols" "extras:$G/esr153-extras.json:--no-symbols"; do
+		n=${spec%%:*}
+		rest=${spec#*:}
+		in=${rest%:*}
+		opt=${rest##*:}
+		"$PC" -q "$opt" "$in" -o "$T/$n.direct.json" || fail "$n: processed"
+		"$PC" -q "$opt" -t gecko "$in" -o "$T/$n.gecko.json" || fail "$n: gecko"
+		"$PC" -q "$opt" -t gecko "$in" -o "$T/$n.gecko2.json" || fail "$n: gecko again"
+		cmp -s "$T/$n.gecko.json" "$T/$n.gecko2.json" || fail "$n: gecko output not deterministic"
+		"$PC" validate "$T/$n.gecko.json" >"$T/v" 2>/dev/null || fail "$n: gecko output invalid: $(cat "$T/v")"
+		grep -q "valid Gecko profile v36" "$T/v" || fail "$n: $(cat "$T/v")"
+		"$PC" -q --no-symbols "$T/$n.gecko.json" -o "$T/$n.back.json" || fail "$n: reading the gecko output"
+		python3 "$G/same_profile.py" "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
+			fail "$n: not the same profile: $(cat "$T/same")"
+	done
+	"$PC" --no-symbols --weight period -t gecko "$FX/y_fp.data" -o "$T/w.json" 2>"$T/err" || fail "weights"
+	grep -q "4 threads whose sample weights were dropped (the Gecko format has none)" "$T/err" || fail "weights: $(cat "$T/err")"
+	;;
 view)
 	# profconv view: the profile is served once on 127.0.0.1 with the CORS
 	# header, at the URL the printed from-url link encodes; a wrong path is

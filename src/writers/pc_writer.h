@@ -24,5 +24,6 @@ extern const struct pc_writer *const pc_writers[];
 const struct pc_writer *pc_writer_find(const char *name);
 
 extern const struct pc_writer pc_writer_processed;
+extern const struct pc_writer pc_writer_gecko;
 
 #endif /* PC_WRITER_H */

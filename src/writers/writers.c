@@ -6,6 +6,7 @@
 
 const struct pc_writer *const pc_writers[] = {
 	&pc_writer_processed,
+	&pc_writer_gecko,
 	NULL,
 };
 

@@ -1,0 +1,1074 @@
+/*
+ * write_gecko.c - the Gecko profile format (version 36), the JSON the Gecko
+ * profiler writes and the Firefox Profiler's processGeckoProfile() reads
+ * (docs/formats/gecko-profile.md, "Writing"; ../shared facts: Firefox
+ * Profiler src/types/gecko-profile.ts and src/profile-logic/process-profile.ts).
+ *
+ * From the model (processed-shaped, shared tables) to Gecko (per thread):
+ *   - the first process (the one whose threads come first) is the top
+ *     level; every other process is an entry of `processes`, each a Gecko
+ *     profile with the short meta;
+ *   - each process's `libs` are its own mappings, plus the kernel's (the
+ *     model keeps those under pid -1), sorted by start;
+ *   - each thread gets its own stackTable, frameTable and stringTable with
+ *     only the rows its samples and marker causes use, renumbered;
+ *   - a frame's location is "0x<absolute address>" when it is still an
+ *     address (lib-relative + start - offset of the mapping; return
+ *     addresses un-nudged, since the front-end nudges callers itself),
+ *     "name (in lib)" for a native symbol, "name (file:line:col)" for JS,
+ *     else the name (a label);
+ *   - marker payloads keep their members; string-index fields point into
+ *     the thread's stringTable; a cause becomes the payload's `stack`, a
+ *     one-sample "SyncProfile" thread, as Gecko writes it;
+ *   - the schema's `fields` go back to Gecko's `data` (with the static
+ *     description as a {label, value} entry).
+ * What Gecko cannot carry is dropped with a counted warning: sample
+ * weights.
+ */
+#include "core/pc_config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json/pc_jw.h"
+#include "writers/pc_pvemit.h"
+#include "writers/pc_writer.h"
+
+#define GECKO_VERSION 36
+
+/* A JSON literal as one value. */
+#define RAW(w, lit) pc_jw_raw(w, lit, sizeof(lit) - 1)
+
+#define W_WEIGHTS "threads whose sample weights were dropped (the Gecko format has none)"
+
+/* A per-thread string: a model string row, or a frame's location. */
+#define STR_LOC 0x80000000u /* | local frame index */
+
+struct gw {
+	struct profconv_ctx *ctx;
+	const struct pc_model *m;
+	struct pc_jw *w;
+	/* per-thread maps, model row -> local index (PC_NONE: not used) */
+	uint32_t *stack_map, *frame_map, *str_map;
+	/* local index -> model row */
+	uint32_t *stacks, *frames, *strs;
+	uint32_t nstacks, nframes, nstrs;
+	uint32_t *loc_str; /* local frame -> its location's local string */
+	uint8_t *caller;   /* model frame: used as a caller in this thread */
+	/* the thread being written */
+	const struct pc_thread *t;
+	uint32_t proc;	 /* its process row, or PC_NONE */
+	uint32_t kernel; /* the kernel's process row, or PC_NONE */
+};
+
+/* --- small writers --- */
+
+static void key_str(struct pc_jw *w, const char *key, const char *s)
+{
+	pc_jw_key(w, key);
+	pc_jw_str_z(w, s);
+}
+
+static void key_i64(struct pc_jw *w, const char *key, int64_t v)
+{
+	pc_jw_key(w, key);
+	pc_jw_i64(w, v);
+}
+
+static void key_time(struct pc_jw *w, const char *key, int64_t ns)
+{
+	pc_jw_key(w, key);
+	if (ns == PC_NO_TIME)
+		pc_jw_null(w);
+	else
+		pc_jw_ns_ms(w, ns);
+}
+
+static void time_or_null(struct pc_jw *w, int64_t ns)
+{
+	if (ns == PC_NO_TIME)
+		pc_jw_null(w);
+	else
+		pc_jw_ns_ms(w, ns);
+}
+
+static const char *mstr(const struct pc_model *m, uint32_t row)
+{
+	return row == PC_NONE || row >= m->strings.len ? NULL : pc_str(m, row);
+}
+
+/* --- the per-thread tables --- */
+
+static uint32_t use_str(struct gw *g, uint32_t row)
+{
+	if (row == PC_NONE || row >= g->m->strings.len)
+		return PC_NONE;
+	if (g->str_map[row] == PC_NONE) {
+		g->str_map[row] = g->nstrs;
+		g->strs[g->nstrs++] = row;
+	}
+	return g->str_map[row];
+}
+
+/* Mark stack s and its ancestors used (and their frames), parents first. */
+static void use_stack(struct gw *g, uint32_t s)
+{
+	const struct pc_stack_table *st = &g->m->stacks;
+	uint32_t chain[1024], n = 0, i;
+
+	while (s != PC_NONE && g->stack_map[s] == PC_NONE && n < PC_ARRAY_SIZE(chain)) {
+		chain[n++] = s;
+		s = st->prefix[s];
+	}
+	for (i = n; i-- > 0;) {
+		uint32_t f = st->frame[chain[i]];
+
+		g->stack_map[chain[i]] = g->nstacks;
+		g->stacks[g->nstacks++] = chain[i];
+		if (g->frame_map[f] == PC_NONE) {
+			g->frame_map[f] = g->nframes;
+			g->frames[g->nframes++] = f;
+		}
+		if (st->prefix[chain[i]] != PC_NONE)
+			g->caller[st->frame[st->prefix[chain[i]]]] = 1;
+	}
+}
+
+/* String rows referenced (PC_VAL_SREF) anywhere under payload node. */
+static void use_payload_strs(struct gw *g, uint32_t node)
+{
+	const struct pc_model *m = g->m;
+	uint32_t end, i;
+
+	if (node == PC_NONE)
+		return;
+	end = node + pc_pv(m, node)->span;
+	for (i = node; i < end; i++)
+		if (pc_pv(m, i)->kind == PC_VAL_SREF)
+			use_str(g, pc_pv(m, i)->v.s);
+}
+
+/* Everything thread t uses, in first-use order (deterministic). */
+static void collect(struct gw *g, const struct pc_thread *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nstacks; i++)
+		g->stack_map[g->stacks[i]] = PC_NONE;
+	for (i = 0; i < g->nframes; i++) {
+		g->frame_map[g->frames[i]] = PC_NONE;
+		g->caller[g->frames[i]] = 0;
+	}
+	for (i = 0; i < g->nstrs; i++)
+		if (!(g->strs[i] & STR_LOC))
+			g->str_map[g->strs[i]] = PC_NONE;
+	g->nstacks = g->nframes = g->nstrs = 0;
+
+	for (i = 0; i < t->samples.len; i++)
+		use_stack(g, t->samples.stack[i]);
+	for (i = 0; i < t->markers.len; i++)
+		if (t->markers.cause_stack && t->markers.cause_stack[i] != PC_NONE)
+			use_stack(g, t->markers.cause_stack[i]);
+	for (i = 0; i < t->markers.len; i++) {
+		use_str(g, t->markers.name[i]);
+		use_payload_strs(g, t->markers.payload[i]);
+	}
+	/* one location string per frame, after the model strings */
+	for (i = 0; i < g->nframes; i++) {
+		g->loc_str[i] = g->nstrs;
+		g->strs[g->nstrs++] = STR_LOC | i;
+	}
+}
+
+/* The mapping of lib in process proc (or the kernel's), or NULL. */
+static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+{
+	const struct pc_model *m = g->m;
+	uint32_t procs[2] = { g->proc, g->kernel }, k, i;
+
+	for (k = 0; k < 2; k++) {
+		const struct pc_process *p;
+
+		if (procs[k] == PC_NONE)
+			continue;
+		p = &m->processes.rows[procs[k]];
+		for (i = 0; i < p->nmaps; i++)
+			if (p->maps[i].lib == lib)
+				return &p->maps[i];
+	}
+	return NULL;
+}
+
+/* Is this func's name an address the symbolicator left ("0x1234")? */
+static int hex_name(const char *s)
+{
+	return s && s[0] == '0' && s[1] == 'x';
+}
+
+/* The location string of model frame f (Gecko's frameTable.location). */
+static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
+{
+	const struct pc_model *m = g->m;
+	const struct pc_frame_table *ft = &m->frames;
+	uint32_t fn = ft->func[f], lib = ft->lib[f];
+	const char *name = mstr(m, m->funcs.name[fn]);
+	uint64_t addr = ft->address[f];
+
+	if (!name)
+		name = "";
+	if (m->funcs.is_js[fn]) {
+		uint32_t src = m->funcs.source[fn];
+		const char *file = src < m->sources.len ? mstr(m, m->sources.filename[src]) : NULL;
+		uint32_t line = ft->line[f] ? ft->line[f] : m->funcs.line[fn];
+		uint32_t col = ft->column[f] ? ft->column[f] : m->funcs.column[fn];
+
+		if (file && line && col)
+			pc_snprintf(buf, cap, "%s (%s:%u:%u)", name, file, line, col);
+		else if (file && line)
+			pc_snprintf(buf, cap, "%s (%s:%u)", name, file, line);
+		else if (file)
+			pc_snprintf(buf, cap, "%s (%s)", name, file);
+		else
+			pc_snprintf(buf, cap, "%s", name);
+		return;
+	}
+	if (lib != PC_NONE && lib < m->libs.len && addr != PC_NO_ADDRESS && hex_name(name)) {
+		const struct pc_mapping *mp = mapping_of(g, lib);
+
+		if (mp) {
+			/* the front-end nudges return addresses itself: undo ours */
+			uint64_t a = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
+
+			pc_snprintf(buf, cap, "0x%" PRIx64, a);
+			return;
+		}
+	}
+	if (lib != PC_NONE && lib < m->libs.len) {
+		const char *ln = mstr(m, m->libs.rows[lib].name);
+
+		pc_snprintf(buf, cap, "%s (in %s)", name, ln ? ln : "?");
+		return;
+	}
+	if (m->funcs.resource[fn] != PC_NONE && m->funcs.resource[fn] < m->resources.len &&
+	    m->resources.type[m->funcs.resource[fn]] == PC_RES_LIBRARY) {
+		const char *rn = mstr(m, m->resources.name[m->funcs.resource[fn]]);
+
+		pc_snprintf(buf, cap, "%s (in %s)", name, rn ? rn : "?");
+		return;
+	}
+	pc_snprintf(buf, cap, "%s", name);
+}
+
+static void write_string_table(struct gw *g)
+{
+	char loc[4096];
+	uint32_t i;
+
+	pc_jw_key(g->w, "stringTable");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < g->nstrs; i++) {
+		uint32_t s = g->strs[i];
+
+		if (s & STR_LOC) {
+			location(g, g->frames[s & ~STR_LOC], loc, sizeof(loc));
+			pc_jw_str_z(g->w, loc);
+		} else {
+			pc_jw_str(g->w, g->m->strings.ptr[s], g->m->strings.lens[s]);
+		}
+	}
+	pc_jw_arr_end(g->w);
+}
+
+static void write_stack_table(struct gw *g)
+{
+	const struct pc_stack_table *st = &g->m->stacks;
+	uint32_t i;
+
+	pc_jw_key(g->w, "stackTable");
+	pc_jw_obj_begin(g->w);
+	pc_jw_key(g->w, "schema");
+	RAW(g->w, "{\"prefix\":0,\"frame\":1}");
+	pc_jw_key(g->w, "data");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < g->nstacks; i++) {
+		uint32_t s = g->stacks[i], pre = st->prefix[s];
+
+		pc_jw_arr_begin(g->w);
+		if (pre == PC_NONE)
+			pc_jw_null(g->w);
+		else
+			pc_jw_u64(g->w, g->stack_map[pre]);
+		pc_jw_u64(g->w, g->frame_map[st->frame[s]]);
+		pc_jw_arr_end(g->w);
+	}
+	pc_jw_arr_end(g->w);
+	pc_jw_obj_end(g->w);
+}
+
+static void write_frame_table(struct gw *g)
+{
+	const struct pc_model *m = g->m;
+	const struct pc_frame_table *ft = &m->frames;
+	uint32_t i;
+
+	pc_jw_key(g->w, "frameTable");
+	pc_jw_obj_begin(g->w);
+	pc_jw_key(g->w, "schema");
+	RAW(g->w, "{\"location\":0,\"relevantForJS\":1,\"innerWindowID\":2,\"implementation\":3,"
+		  "\"line\":4,\"column\":5,\"category\":6,\"subcategory\":7}");
+	pc_jw_key(g->w, "data");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t f = g->frames[i], fn = ft->func[f];
+		uint64_t iw = ft->inner_window_id && f < ft->iw_len ? ft->inner_window_id[f] : 0;
+
+		pc_jw_arr_begin(g->w);
+		pc_jw_u64(g->w, g->loc_str[i]);
+		pc_jw_bool(g->w, m->funcs.relevant_for_js[fn]);
+		if (iw)
+			pc_jw_u64(g->w, iw);
+		else
+			pc_jw_null(g->w);
+		pc_jw_null(g->w); /* implementation */
+		if (ft->line[f] && !m->funcs.is_js[fn])
+			pc_jw_u64(g->w, ft->line[f]);
+		else
+			pc_jw_null(g->w);
+		if (ft->column[f] && !m->funcs.is_js[fn])
+			pc_jw_u64(g->w, ft->column[f]);
+		else
+			pc_jw_null(g->w);
+		if (ft->category[f] == UINT16_MAX) {
+			pc_jw_null(g->w);
+			pc_jw_null(g->w);
+		} else {
+			pc_jw_u64(g->w, ft->category[f]);
+			pc_jw_u64(g->w, ft->subcategory[f]);
+		}
+		pc_jw_arr_end(g->w);
+	}
+	pc_jw_arr_end(g->w);
+	pc_jw_obj_end(g->w);
+}
+
+static int write_samples(struct gw *g, const struct pc_samples *s)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (s->weight && s->len)
+		err = pc_warn(g->ctx, W_WEIGHTS, NULL,
+			      "thread %s: its samples are weighted (%s); the Gecko format has no weights, so each counts 1",
+			      mstr(g->m, g->t->name) ? mstr(g->m, g->t->name) : "?", s->weight_type);
+	pc_jw_key(g->w, "samples");
+	pc_jw_obj_begin(g->w);
+	pc_jw_key(g->w, "schema");
+	if (s->cpu_delta)
+		RAW(g->w, "{\"stack\":0,\"time\":1,\"eventDelay\":2,\"threadCPUDelta\":3}");
+	else
+		RAW(g->w, "{\"stack\":0,\"time\":1,\"eventDelay\":2}");
+	pc_jw_key(g->w, "data");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < s->len; i++) {
+		pc_jw_arr_begin(g->w);
+		if (s->stack[i] == PC_NONE)
+			pc_jw_null(g->w);
+		else
+			pc_jw_u64(g->w, g->stack_map[s->stack[i]]);
+		pc_jw_ns_ms(g->w, s->time[i]);
+		/* the front-end needs the column; null when there is none */
+		time_or_null(g->w, s->event_delay ? s->event_delay[i] : PC_NO_TIME);
+		if (s->cpu_delta) {
+			if (s->cpu_delta[i] == INT64_MIN)
+				pc_jw_null(g->w);
+			else
+				pc_jw_i64(g->w, s->cpu_delta[i]);
+		}
+		pc_jw_arr_end(g->w);
+	}
+	pc_jw_arr_end(g->w);
+	pc_jw_obj_end(g->w);
+	return err;
+}
+
+/* --- markers --- */
+
+struct marker_ctx {
+	struct gw *g;
+	const struct pc_markers *mk;
+	uint32_t row;
+};
+
+static void marker_sref(struct pc_jw *w, const struct pc_model *m, uint32_t row, void *user)
+{
+	const struct marker_ctx *c = user;
+
+	(void)m;
+	if (row < m->strings.len && c->g->str_map[row] != PC_NONE)
+		pc_jw_u64(w, c->g->str_map[row]);
+	else
+		pc_jw_null(w);
+}
+
+static int skip_cause(const char *key, void *user)
+{
+	(void)user;
+	return strcmp(key, "cause") == 0;
+}
+
+static int skip_cause_timings(const char *key, void *user)
+{
+	(void)user;
+	return strcmp(key, "cause") == 0 || strcmp(key, "timings") == 0;
+}
+
+/* A numeric payload value, or 0 with *ok cleared. */
+static double num_value(const struct pc_model *m, uint32_t node, int *ok)
+{
+	const struct pc_val *v = pc_pv(m, node);
+	size_t len;
+
+	*ok = 1;
+	if (v->kind == PC_VAL_INT)
+		return (double)v->v.i;
+	if (v->kind == PC_VAL_DBL)
+		return v->v.d;
+	if (v->kind == PC_VAL_NUM)
+		return strtod(pc_pv_text(m, v->v.s, &len), NULL);
+	*ok = 0;
+	return 0;
+}
+
+/* The string value of member key of obj, or "". */
+static const char *str_member(const struct pc_model *m, uint32_t obj, const char *key)
+{
+	uint32_t c = pc_pv_member(m, obj, key);
+	size_t len;
+
+	if (c == PC_NONE || pc_pv(m, c)->kind != PC_VAL_STR)
+		return "";
+	return pc_pv_text(m, pc_pv(m, c)->v.s, &len);
+}
+
+struct gc_skip {
+	const char *skip1, *skip2, *skip3;
+};
+
+static int skip_gc_members(const char *key, void *user)
+{
+	const struct gc_skip *k = user;
+
+	return strcmp(key, k->skip1) == 0 || strcmp(key, k->skip2) == 0 ||
+	       strcmp(key, k->skip3) == 0;
+}
+
+/*
+ * GC markers as Gecko writes them: the front-end turns a GCSlice's
+ * timings.times (ms) and a GCMajor's timings.totals (ms) into phase_times
+ * (us), and divides GCMajor's mmu_20ms/mmu_50ms by 100 (process-profile.ts,
+ * GC marker processing; our Gecko reader does the same); undo that here.
+ */
+static void write_gc_timings(struct gw *g, uint32_t timings, int slice, const struct pc_pvemit *e)
+{
+	const struct pc_model *m = g->m;
+	struct gc_skip sk = { "phase_times", slice ? "phase_times" : "mmu_20ms",
+			      slice ? "phase_times" : "mmu_50ms" };
+	uint32_t pt = pc_pv_member(m, timings, "phase_times"), i, c;
+	static const char *const mmu[] = { "mmu_20ms", "mmu_50ms" };
+	int ok;
+
+	pc_jw_obj_begin(g->w);
+	pc_pv_emit_members(g->w, m, timings, e, skip_gc_members, &sk);
+	if (!slice) {
+		for (i = 0; i < 2; i++) {
+			uint32_t v = pc_pv_member(m, timings, mmu[i]);
+			double d = v != PC_NONE ? num_value(m, v, &ok) : 0;
+
+			if (v == PC_NONE)
+				continue;
+			pc_jw_key(g->w, mmu[i]);
+			if (ok)
+				pc_jw_double(g->w, d * 100);
+			else
+				pc_pv_emit(g->w, m, v, e);
+		}
+	}
+	if (pt != PC_NONE && pc_pv(m, pt)->kind == PC_VAL_OBJ) {
+		pc_jw_key(g->w, slice ? "times" : "totals");
+		pc_jw_obj_begin(g->w);
+		for (i = 0, c = pt + 1; i < pc_pv(m, pt)->v.n; i++, c += pc_pv(m, c)->span) {
+			double d = num_value(m, c, &ok);
+			size_t len;
+
+			pc_jw_key(g->w, pc_pv_text(m, pc_pv(m, c)->key, &len));
+			if (ok)
+				pc_jw_double(g->w, d / 1000);
+			else
+				pc_jw_null(g->w);
+		}
+		pc_jw_obj_end(g->w);
+	}
+	pc_jw_obj_end(g->w);
+}
+
+/* A cause as Gecko writes it: a one-sample "SyncProfile" thread. */
+static void write_sync_stack(struct gw *g, const struct pc_markers *mk, uint32_t i)
+{
+	const struct pc_thread *t = g->t;
+	struct pc_jw *w = g->w;
+	int64_t tid = mk->cause_tid && mk->cause_tid[i] != PC_NO_TID ? mk->cause_tid[i] : t->tid;
+
+	pc_jw_obj_begin(w);
+	key_str(w, "name", "SyncProfile");
+	pc_jw_key(w, "registerTime");
+	pc_jw_null(w);
+	pc_jw_key(w, "unregisterTime");
+	pc_jw_null(w);
+	key_str(w, "processType", "default");
+	key_i64(w, "tid", tid);
+	key_i64(w, "pid", t->pid);
+	pc_jw_key(w, "markers");
+	RAW(w, "{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5},\"data\":[]}");
+	pc_jw_key(w, "samples");
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "schema");
+	RAW(w, "{\"stack\":0,\"time\":1,\"eventDelay\":2}");
+	pc_jw_key(w, "data");
+	pc_jw_arr_begin(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u64(w, g->stack_map[mk->cause_stack[i]]);
+	if (mk->cause_time && mk->cause_time[i] != PC_NO_TIME)
+		pc_jw_ns_ms(w, mk->cause_time[i]);
+	else
+		time_or_null(w, mk->start[i] != PC_NO_TIME ? mk->start[i] : mk->end[i]);
+	pc_jw_i64(w, 0);
+	pc_jw_arr_end(w);
+	pc_jw_arr_end(w);
+	pc_jw_obj_end(w);
+	pc_jw_obj_end(w);
+}
+
+static void write_marker_data(struct gw *g, const struct pc_markers *mk, uint32_t i)
+{
+	struct marker_ctx mc = { g, mk, i };
+	struct pc_pvemit e = { marker_sref, NULL, &mc };
+	uint32_t p = mk->payload[i];
+	int cause = mk->cause_stack && mk->cause_stack[i] != PC_NONE;
+
+	if (p == PC_NONE && !cause) {
+		pc_jw_null(g->w);
+		return;
+	}
+	if (p != PC_NONE && pc_pv(g->m, p)->kind != PC_VAL_OBJ) {
+		pc_pv_emit(g->w, g->m, p, &e);
+		return;
+	}
+	pc_jw_obj_begin(g->w);
+	if (p != PC_NONE) {
+		const char *type = str_member(g->m, p, "type");
+		int slice = strcmp(type, "GCSlice") == 0;
+		uint32_t timings = pc_pv_member(g->m, p, "timings");
+
+		if ((slice || strcmp(type, "GCMajor") == 0) && timings != PC_NONE &&
+		    pc_pv(g->m, timings)->kind == PC_VAL_OBJ &&
+		    strcmp(str_member(g->m, timings, "status"), "aborted") != 0) {
+			pc_pv_emit_members(g->w, g->m, p, &e, skip_cause_timings, NULL);
+			pc_jw_key(g->w, "timings");
+			write_gc_timings(g, timings, slice, &e);
+		} else {
+			pc_pv_emit_members(g->w, g->m, p, &e, skip_cause, NULL);
+		}
+	}
+	if (cause) {
+		pc_jw_key(g->w, "stack");
+		write_sync_stack(g, mk, i);
+	}
+	pc_jw_obj_end(g->w);
+}
+
+static void write_markers(struct gw *g, const struct pc_markers *mk)
+{
+	uint32_t i;
+
+	pc_jw_key(g->w, "markers");
+	pc_jw_obj_begin(g->w);
+	pc_jw_key(g->w, "schema");
+	RAW(g->w, "{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5}");
+	pc_jw_key(g->w, "data");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < mk->len; i++) {
+		pc_jw_arr_begin(g->w);
+		pc_jw_u64(g->w, g->str_map[mk->name[i]]);
+		time_or_null(g->w, mk->start[i]);
+		time_or_null(g->w, mk->end[i]);
+		pc_jw_u64(g->w, mk->phase[i]);
+		pc_jw_u64(g->w, mk->category[i]);
+		write_marker_data(g, mk, i);
+		pc_jw_arr_end(g->w);
+	}
+	pc_jw_arr_end(g->w);
+	pc_jw_obj_end(g->w);
+}
+
+static void write_paused(struct pc_jw *w, const struct pc_paused_range *r, uint32_t n)
+{
+	uint32_t i;
+
+	pc_jw_key(w, "pausedRanges");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < n; i++) {
+		pc_jw_obj_begin(w);
+		key_time(w, "startTime", r[i].start);
+		key_time(w, "endTime", r[i].end);
+		key_str(w, "reason", r[i].reason ? r[i].reason : "profiler-paused");
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+static const char *process_type(const struct pc_model *m, uint32_t proc)
+{
+	return proc < m->processes.len && m->processes.rows[proc].type
+		       ? m->processes.rows[proc].type
+		       : "default";
+}
+
+static int write_thread(struct gw *g, const struct pc_thread *t)
+{
+	const struct pc_model *m = g->m;
+	struct pc_jw *w = g->w;
+	int err;
+
+	g->t = t;
+	g->proc = t->process;
+	collect(g, t);
+	pc_jw_obj_begin(w);
+	key_str(w, "name", mstr(m, t->name) ? mstr(m, t->name) : "");
+	key_str(w, "processType", process_type(m, t->process));
+	if (t->process < m->processes.len && m->processes.rows[t->process].name)
+		key_str(w, "processName", m->processes.rows[t->process].name);
+	key_i64(w, "tid", t->tid);
+	key_i64(w, "pid", t->pid);
+	key_time(w, "registerTime", t->register_time);
+	key_time(w, "unregisterTime", t->unregister_time);
+	write_string_table(g);
+	write_stack_table(g);
+	write_frame_table(g);
+	err = write_samples(g, &t->samples);
+	write_markers(g, &t->markers);
+	if (t->npaused)
+		write_paused(w, t->paused, t->npaused);
+	pc_jw_obj_end(w);
+	return err;
+}
+
+/* --- meta, libs, counters, pages --- */
+
+static void write_categories(struct pc_jw *w, const struct pc_model *m)
+{
+	uint32_t i, k;
+
+	pc_jw_key(w, "categories");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->ncategories; i++) {
+		const struct pc_category *c = &m->categories[i];
+
+		pc_jw_obj_begin(w);
+		key_str(w, "name", c->name);
+		key_str(w, "color", c->color);
+		pc_jw_key(w, "subcategories");
+		pc_jw_arr_begin(w);
+		for (k = 0; k < c->nsub; k++)
+			pc_jw_str_z(w, c->subcategories[k]);
+		pc_jw_arr_end(w);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+static int schema_skip(const char *key, void *user)
+{
+	(void)user;
+	return strcmp(key, "fields") == 0 || strcmp(key, "description") == 0;
+}
+
+/* A processed schema ({..., fields, description}) as Gecko's ({..., data}). */
+static void write_schema(struct pc_jw *w, const struct pc_model *m, uint32_t body)
+{
+	uint32_t fields = pc_pv_member(m, body, "fields"), desc = pc_pv_member(m, body, "description");
+
+	if (pc_pv(m, body)->kind != PC_VAL_OBJ) {
+		pc_pv_emit(w, m, body, NULL);
+		return;
+	}
+	pc_jw_obj_begin(w);
+	pc_pv_emit_members(w, m, body, NULL, schema_skip, NULL);
+	pc_jw_key(w, "data");
+	pc_jw_arr_begin(w);
+	if (fields != PC_NONE && pc_pv(m, fields)->kind == PC_VAL_ARR) {
+		uint32_t i, c;
+
+		for (i = 0, c = fields + 1; i < pc_pv(m, fields)->v.n; i++, c += pc_pv(m, c)->span)
+			pc_pv_emit(w, m, c, NULL);
+	}
+	if (desc != PC_NONE) {
+		pc_jw_obj_begin(w);
+		key_str(w, "label", "Description");
+		pc_jw_key(w, "value");
+		pc_pv_emit(w, m, desc, NULL);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+	pc_jw_obj_end(w);
+}
+
+/* meta members written from the model's fields, not from meta.more */
+static int meta_written(const char *key, void *user)
+{
+	static const char *const keys[] = {
+		"version",	   "startTime",	    "shutdownTime", "categories",   "markerSchema",
+		"interval",	   "stackwalk",	    "debug",	    "gcpoison",	    "asyncstack",
+		"processType",	   "profilingStartTime", "profilingEndTime", "product", "platform",
+		"oscpu",	   "abi",	    "CPUName",	    "logicalCPUs",  "physicalCPUs",
+		"mainMemory",	   "presymbolicated", "sampleUnits", "symbolicated",
+		"preprocessedProfileVersion", "extra", "importedFrom",
+	};
+	size_t i;
+
+	(void)user;
+	for (i = 0; i < PC_ARRAY_SIZE(keys); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void write_meta(struct pc_jw *w, const struct pc_model *m, int full)
+{
+	const struct pc_meta *mt = &m->meta;
+	uint32_t i;
+
+	pc_jw_key(w, "meta");
+	pc_jw_obj_begin(w);
+	key_i64(w, "version", GECKO_VERSION);
+	/* epoch ms of time 0, exact */
+	key_time(w, "startTime", mt->has_start_time ? mt->start_time_ns : 0);
+	pc_jw_key(w, "shutdownTime");
+	pc_jw_null(w);
+	write_categories(w, m);
+	pc_jw_key(w, "markerSchema");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->schemas.len; i++)
+		write_schema(w, m, m->schemas.rows[i].body);
+	pc_jw_arr_end(w);
+	if (full) {
+		pc_jw_key(w, "interval");
+		pc_jw_ns_ms(w, mt->interval_ns > 0 ? mt->interval_ns : 1000000);
+		key_i64(w, "stackwalk", 1);
+		key_i64(w, "debug", 0);
+		key_i64(w, "gcpoison", 0);
+		key_i64(w, "asyncstack", 0);
+		key_i64(w, "processType", 0);
+		if (mt->profiling_start != PC_NO_TIME)
+			key_time(w, "profilingStartTime", mt->profiling_start);
+		if (mt->profiling_end != PC_NO_TIME)
+			key_time(w, "profilingEndTime", mt->profiling_end);
+		if (mt->product)
+			key_str(w, "product", mt->product);
+		if (mt->platform)
+			key_str(w, "platform", mt->platform);
+		if (mt->oscpu)
+			key_str(w, "oscpu", mt->oscpu);
+		if (mt->abi)
+			key_str(w, "abi", mt->abi);
+		if (mt->cpu_name)
+			key_str(w, "CPUName", mt->cpu_name);
+		if (mt->logical_cpus)
+			key_i64(w, "logicalCPUs", mt->logical_cpus);
+		if (mt->physical_cpus)
+			key_i64(w, "physicalCPUs", mt->physical_cpus);
+		if (mt->main_memory)
+			key_i64(w, "mainMemory", (int64_t)mt->main_memory);
+		pc_jw_key(w, "presymbolicated");
+		pc_jw_bool(w, mt->symbolicated);
+		if (mt->unit_cpu_delta || mt->unit_time || mt->unit_event_delay) {
+			pc_jw_key(w, "sampleUnits");
+			pc_jw_obj_begin(w);
+			key_str(w, "time", mt->unit_time ? mt->unit_time : "ms");
+			key_str(w, "eventDelay", mt->unit_event_delay ? mt->unit_event_delay : "ms");
+			if (mt->unit_cpu_delta)
+				key_str(w, "threadCPUDelta", mt->unit_cpu_delta);
+			pc_jw_obj_end(w);
+		}
+		/* what other producers put in meta, as it came */
+		if (mt->more != PC_NONE)
+			pc_pv_emit_members(w, m, mt->more, NULL, meta_written, NULL);
+	}
+	pc_jw_obj_end(w);
+}
+
+/* One mapping as a Gecko lib. */
+static void write_lib(struct pc_jw *w, const struct pc_model *m, const struct pc_mapping *mp)
+{
+	const struct pc_lib *l = &m->libs.rows[mp->lib];
+
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "start");
+	pc_jw_u64(w, mp->start);
+	pc_jw_key(w, "end");
+	pc_jw_u64(w, mp->end);
+	pc_jw_key(w, "offset");
+	pc_jw_u64(w, mp->offset);
+	key_str(w, "arch", mstr(m, l->arch) ? mstr(m, l->arch) : "");
+	key_str(w, "name", mstr(m, l->name) ? mstr(m, l->name) : "");
+	key_str(w, "path", mstr(m, l->path) ? mstr(m, l->path) : "");
+	key_str(w, "debugName", mstr(m, l->debug_name) ? mstr(m, l->debug_name) : "");
+	key_str(w, "debugPath", mstr(m, l->debug_path) ? mstr(m, l->debug_path) : "");
+	key_str(w, "breakpadId", mstr(m, l->breakpad_id) ? mstr(m, l->breakpad_id) : "");
+	if (mstr(m, l->code_id))
+		key_str(w, "codeId", mstr(m, l->code_id));
+	pc_jw_obj_end(w);
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct pc_mapping *x = *(const struct pc_mapping *const *)a;
+	const struct pc_mapping *y = *(const struct pc_mapping *const *)b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* A process's mappings and the kernel's, sorted, overlaps left out. */
+static int write_libs(struct gw *g, uint32_t proc)
+{
+	const struct pc_model *m = g->m;
+	const struct pc_process *ps[2] = { NULL, NULL };
+	const struct pc_mapping **all;
+	uint32_t n = 0, i, k;
+	uint64_t end = 0;
+
+	if (proc < m->processes.len)
+		ps[0] = &m->processes.rows[proc];
+	if (g->kernel != PC_NONE && g->kernel != proc)
+		ps[1] = &m->processes.rows[g->kernel];
+	all = pc_alloc(g->ctx, ((ps[0] ? ps[0]->nmaps : 0) + (ps[1] ? ps[1]->nmaps : 0) + 1) *
+				       sizeof(*all));
+	if (!all)
+		return PROFCONV_ERR_NOMEM;
+	for (k = 0; k < 2; k++)
+		for (i = 0; ps[k] && i < ps[k]->nmaps; i++)
+			if (ps[k]->maps[i].lib < m->libs.len && ps[k]->maps[i].end > ps[k]->maps[i].start)
+				all[n++] = &ps[k]->maps[i];
+	qsort(all, n, sizeof(*all), map_cmp);
+	pc_jw_key(g->w, "libs");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < n; i++) {
+		if (i && all[i]->start < end)
+			continue; /* the front-end's lookup needs them apart */
+		write_lib(g->w, m, all[i]);
+		end = all[i]->end;
+	}
+	pc_jw_arr_end(g->w);
+	pc_free(g->ctx, all);
+	return 0;
+}
+
+static void write_counters(struct gw *g, uint32_t proc)
+{
+	const struct pc_model *m = g->m;
+	uint32_t i, j;
+
+	pc_jw_key(g->w, "counters");
+	pc_jw_arr_begin(g->w);
+	for (i = 0; i < m->counters.len; i++) {
+		const struct pc_counter *c = &m->counters.rows[i];
+
+		if (c->process != proc || !c->len)
+			continue;
+		pc_jw_obj_begin(g->w);
+		key_str(g->w, "name", c->name ? c->name : "");
+		key_str(g->w, "category", c->category ? c->category : "");
+		key_str(g->w, "description", c->description ? c->description : "");
+		pc_jw_key(g->w, "samples");
+		pc_jw_obj_begin(g->w);
+		pc_jw_key(g->w, "schema");
+		if (c->number)
+			RAW(g->w, "{\"time\":0,\"count\":1,\"number\":2}");
+		else
+			RAW(g->w, "{\"time\":0,\"count\":1}");
+		pc_jw_key(g->w, "data");
+		pc_jw_arr_begin(g->w);
+		for (j = 0; j < c->len; j++) {
+			pc_jw_arr_begin(g->w);
+			pc_jw_ns_ms(g->w, c->time[j]);
+			pc_jw_double(g->w, c->count[j]);
+			if (c->number)
+				pc_jw_double(g->w, c->number[j]);
+			pc_jw_arr_end(g->w);
+		}
+		pc_jw_arr_end(g->w);
+		pc_jw_obj_end(g->w);
+		pc_jw_obj_end(g->w);
+	}
+	pc_jw_arr_end(g->w);
+}
+
+static void write_pages(struct pc_jw *w, const struct pc_model *m)
+{
+	uint32_t i;
+
+	pc_jw_key(w, "pages");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->pages.len; i++) {
+		const struct pc_page *p = &m->pages.rows[i];
+
+		pc_jw_obj_begin(w);
+		pc_jw_key(w, "tabID");
+		pc_jw_u64(w, p->tab_id);
+		pc_jw_key(w, "innerWindowID");
+		pc_jw_u64(w, p->inner_window_id);
+		key_str(w, "url", p->url ? p->url : "");
+		pc_jw_key(w, "embedderInnerWindowID");
+		pc_jw_u64(w, p->embedder_inner_window_id);
+		if (p->is_private >= 0) {
+			pc_jw_key(w, "isPrivateBrowsing");
+			pc_jw_bool(w, p->is_private);
+		}
+		if (p->favicon)
+			key_str(w, "favicon", p->favicon);
+		pc_jw_obj_end(w);
+	}
+	pc_jw_arr_end(w);
+}
+
+/* --- processes --- */
+
+/* The process a thread belongs to, or PC_NONE. */
+static uint32_t thread_process(const struct pc_thread *t)
+{
+	return t->process;
+}
+
+/*
+ * One Gecko profile for process proc (PC_NONE: threads with no process):
+ * meta, libs, threads; with sub set, the other processes nest in it.
+ */
+static int write_process(struct gw *g, uint32_t proc, int top, const uint8_t *done_procs)
+{
+	const struct pc_model *m = g->m;
+	struct pc_jw *w = g->w;
+	uint32_t i;
+	int err = 0;
+
+	pc_jw_obj_begin(w);
+	write_meta(w, m, top);
+	err = write_libs(g, proc);
+	if (err)
+		return err;
+	pc_jw_key(w, "sources");
+	RAW(w, "{\"schema\":{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4},\"data\":[]}");
+	pc_jw_key(w, "threads");
+	pc_jw_arr_begin(w);
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (thread_process(m->threads[i]) == proc)
+			err = write_thread(g, m->threads[i]);
+	pc_jw_arr_end(w);
+	if (err)
+		return err;
+	write_counters(g, proc);
+	if (top) {
+		write_pages(w, m);
+		pc_jw_key(w, "pausedRanges");
+		RAW(w, "[]");
+		pc_jw_key(w, "processes");
+		pc_jw_arr_begin(w);
+		/* every other process with threads, in the order their first thread comes */
+		for (i = 0; i < m->nthreads && !err; i++) {
+			uint32_t p = thread_process(m->threads[i]), k;
+
+			if (p == proc)
+				continue;
+			for (k = 0; k < i && thread_process(m->threads[k]) != p; k++)
+				;
+			if (k < i)
+				continue; /* already written */
+			(void)done_procs;
+			err = write_process(g, p, 0, NULL);
+		}
+		pc_jw_arr_end(w);
+	} else {
+		pc_jw_key(w, "pausedRanges");
+		RAW(w, "[]");
+		pc_jw_key(w, "processes");
+		RAW(w, "[]");
+	}
+	pc_jw_obj_end(w);
+	return err;
+}
+
+static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profconv_write_fn *fn,
+		       void *user)
+{
+	struct gw g;
+	uint32_t i;
+	int err, werr;
+
+	memset(&g, 0, sizeof(g));
+	g.ctx = ctx;
+	g.m = m;
+	g.kernel = pc_process_find(m, -1);
+	g.stack_map = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
+	g.stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
+	g.frame_map = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	g.frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
+	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
+	g.w = pc_jw_new(ctx, fn, user);
+	err = 0;
+	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller ||
+	    !g.str_map || !g.strs || !g.w) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < m->stacks.len; i++)
+		g.stack_map[i] = PC_NONE;
+	for (i = 0; i < m->frames.len; i++)
+		g.frame_map[i] = PC_NONE;
+	for (i = 0; i < m->strings.len; i++)
+		g.str_map[i] = PC_NONE;
+	err = write_process(&g, m->nthreads ? thread_process(m->threads[0]) : PC_NONE, 1, NULL);
+out:
+	if (err) {
+		pc_jw_free(g.w);
+		werr = 0;
+	} else {
+		uint64_t replaced = pc_jw_replaced(g.w);
+
+		werr = pc_jw_finish(g.w);
+		if (!werr)
+			werr = pc_warn_n(ctx, "strings with invalid UTF-8 (written with U+FFFD)",
+					 replaced, NULL,
+					 "%llu strings had invalid UTF-8, written with U+FFFD in its place",
+					 (unsigned long long)replaced);
+	}
+	pc_free(ctx, g.stack_map);
+	pc_free(ctx, g.stacks);
+	pc_free(ctx, g.frame_map);
+	pc_free(ctx, g.frames);
+	pc_free(ctx, g.loc_str);
+	pc_free(ctx, g.caller);
+	pc_free(ctx, g.str_map);
+	pc_free(ctx, g.strs);
+	return err ? err : werr;
+}
+
+const struct pc_writer pc_writer_gecko = {
+	.name = "gecko",
+	.summary = "Gecko profile JSON (format version 36), as Firefox writes it",
+	.options = NULL,
+	.write = write_gecko,
+};
