@@ -55,3 +55,4 @@ add_test(NAME cli.readme COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_test.sh $
 add_test(NAME cli.compress-out COMMAND sh ${PC_CLI_TEST} ${PC_BIN} compress-out)
 add_test(NAME cli.view COMMAND sh ${PC_CLI_TEST} ${PC_BIN} view)
 add_test(NAME cli.gecko-writer COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-writer)
+add_test(NAME cli.chrome COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome)

@@ -27,6 +27,72 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+chrome)
+	# Chrome trace events: a real Chromium 156 cut (V8 CPU profile samples,
+	# slices, instants, async spans) and a synthesized trace (unterminated
+	# array, B/E nesting, counters, derived samples); counts checked against
+	# the inputs themselves.
+	C="$here/fixtures/chrome"
+	"$PC" -q "$C/chromium156-cut.json.zst" -o "$T/real.json" 2>"$T/err" || fail "real cut: $(cat "$T/err")"
+	"$PC" validate "$T/real.json" >/dev/null || fail "real cut output invalid"
+	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
+	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
+import json, sys
+src = json.load(open(sys.argv[1]))["traceEvents"]
+out = json.load(open(sys.argv[2]))
+ph = lambda p: [e for e in src if e.get("ph") == p]
+want_markers = sum(len(ph(p)) for p in "XIRnBb")
+got_markers = sum(t["markers"]["length"] for t in out["threads"])
+assert got_markers == want_markers, (got_markers, want_markers)
+prof = ph("P")[0]
+v8 = sum(len(e["args"]["data"]["cpuProfile"]["samples"]) for e in ph("P") if e["name"] == "ProfileChunk")
+th = [t for t in out["threads"] if t["pid"] == str(prof["pid"]) and t["tid"] == prof["tid"]][0]
+assert th["samples"]["length"] == v8, (th["samples"]["length"], v8)
+assert th["samples"].get("weight") is None, "real samples are not weighted"
+times = th["samples"]["time"]
+assert times == sorted(times), "V8 samples not in time order"
+sh = out["shared"]
+fn, strs = sh["funcTable"], sh["stringArray"]
+js = [i for i in range(len(fn["name"])) if fn["isJS"][i]]
+assert js and all(fn["lineNumber"][i] and fn["lineNumber"][i] >= 1 for i in js), "JS lines"
+names = {strs[fn["name"][i]] for i in js}
+assert "fib" in names and "sieve" in names, sorted(names)[:20]
+main = [t for t in out["threads"] if t["name"] == "CrBrowserMain"][0]
+assert main["samples"]["length"] > 0 and main["samples"]["weight"], "CrBrowserMain has no derived samples"
+PY
+	"$PC" "$C/y_synth_slices.json" -o "$T/s.json" 2>"$T/err" || fail "synth: $(cat "$T/err")"
+	grep -q "y_synth_slices.json:18:1: unexpected end of input: array opened at 1:1 is not closed (the trace is cut off; the 16 events before the cut were read)" "$T/err" ||
+		fail "truncation warning: $(cat "$T/err")"
+	"$PC" -q --strict "$C/y_synth_slices.json" -o "$T/x.json" 2>/dev/null && fail "--strict accepted a cut-off trace"
+	python3 - "$T/s.json" <<'PY' || fail "synth contents"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sh = d["shared"]; strs = sh["stringArray"]
+st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
+def chain(s):
+    out = []
+    while s is not None:
+        out.append(strs[fn["name"][ft["func"][st["frame"][s]]]])
+        off = st["prefixOffset"][s]
+        s = None if off == 0 else s - off
+    return out[::-1]
+th = {t["name"]: t for t in d["threads"]}
+assert sorted(th) == ["Main", "Thread 7", "Worker"], sorted(th)
+assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
+mk = th["Main"]["markers"]
+got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
+assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
+assert mk["data"][1]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data"][:2]
+w = th["Worker"]["markers"]
+assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Fetch", 1), ("Open", 2)]
+s = th["Main"]["samples"]
+assert [chain(x) for x in s["stack"]] == [["RunTask"], ["RunTask", "Layout"], ["RunTask", "Layout", "Style"], ["RunTask"], ["RunTask"]], [chain(x) for x in s["stack"]]
+assert s["time"] == [0, 1, 2, 3, 4], s["time"]
+c = {x["name"]: x["samples"]["count"] for x in d["counters"]}
+assert c == {"Heap used": [100, 150], "Heap total": [200, 200]}, c
+PY
+	"$PC" info "$C/y_synth_slices.json" 2>/dev/null | grep -q "^format:      Chrome trace events (JSON)" || fail "info"
+	;;
 gecko-writer)
 	# --to gecko: the Gecko profile read back holds the same profile as the
 	# direct processed conversion (every sample's stack by function and

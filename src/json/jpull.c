@@ -1203,6 +1203,11 @@ uint64_t pc_jpull_offset(const struct pc_jpull *p)
 	return cur_off(p);
 }
 
+int pc_jpull_at_eof(const struct pc_jpull *p)
+{
+	return p->eof && p->pos == p->end;
+}
+
 void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc)
 {
 	loc->path = p->name;

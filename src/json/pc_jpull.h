@@ -139,6 +139,9 @@ unsigned pc_jpull_depth(const struct pc_jpull *p);
 uint64_t pc_jpull_bad_utf8(const struct pc_jpull *p);
 /* Bytes consumed so far. */
 uint64_t pc_jpull_offset(const struct pc_jpull *p);
+/* Non-zero once every input byte has been read (after an error: the error
+ * was the input ending early, e.g. a trace cut off mid-array). */
+int pc_jpull_at_eof(const struct pc_jpull *p);
 /* The location of tok, for pc_fail()/pc_warn(). */
 void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc);
 

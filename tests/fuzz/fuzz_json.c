@@ -190,7 +190,8 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct pc_reader *const readers[] = { &pc_reader_processed, &pc_reader_gecko };
+	static const struct pc_reader *const readers[] = { &pc_reader_processed, &pc_reader_gecko,
+							   &pc_reader_chrome };
 	size_t i;
 
 	for (i = 0; i < PC_ARRAY_SIZE(readers); i++) {

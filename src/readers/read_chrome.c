@@ -1,0 +1,1256 @@
+/*
+ * read_chrome.c - Chrome's Trace Event Format (JSON), as Chrome, Perfetto's
+ * JSON export and many tools write it (docs/formats/chrome-trace.md; facts
+ * from catapult's trace_event_importer, Perfetto's JSON importer and the
+ * Firefox Profiler's chrome.ts, collected in ../shared/docs/chrome-trace.md).
+ *
+ *   input        the array form [ev, ...] (a missing ']' at the end, as Chrome
+ *                leaves it when it cannot finish, is one warning), or the
+ *                object form {"traceEvents": [...], "metadata": {...}, ...};
+ *                streamed with the pull tokenizer; each event object is
+ *                captured and parsed alone with cJSON (events are small;
+ *                the document is never a tree)
+ *   M            process_name, thread_name, process/thread_sort_index,
+ *                process_labels
+ *   X, B/E       interval markers (B without E: an IntervalStart marker)
+ *   I, i, R, n   instant markers
+ *   b/e, S/F     async spans: interval markers on the thread of the begin
+ *   C            counters, one per (pid, name[, id], series)
+ *   P Profile/ProfileChunk
+ *                V8 CPU profiles: real samples at their recorded times
+ *                (deltas summed, negatives included, then sorted), JS frames
+ *                with their script as the file and 1-based lines/columns
+ *   (no samples) a thread with slices and no samples gets samples derived
+ *                from its slice nesting, one per millisecond, so the call
+ *                tree shows where its time went
+ * Marker payloads: {type: "TraceEvent", cat, and each args member (nested
+ * values as JSON text)}, with a schema listing the members seen.
+ * Not imported (one counted warning each): flows (s/t/f), object
+ * snapshots (N/O/D), contexts ((/)), global stackFrames/samples, other
+ * phases.
+ */
+#include "core/pc_config.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "readers/pc_jread.h"
+#include "readers/pc_reader.h"
+
+#define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
+#define DERIVED_NS 1000000	    /* derived samples: one per ms */
+#define MAX_ARG_KEYS 64
+
+#define W_TRUNCATED "truncated traces (the events before the cut were read)"
+#define W_SKIPPED "events of kinds not imported (flows, objects, contexts, other phases)"
+#define W_BAD_EVENT "events without a usable name, phase or time"
+#define W_UNMATCHED "E events without a matching B"
+
+/* An open B slice, per thread. */
+struct open_b {
+	uint32_t name;	   /* string */
+	int64_t start;	   /* ns */
+	uint16_t cat;	   /* category */
+	uint32_t payload;  /* or PC_NONE */
+};
+
+/* A slice kept to derive samples (threads without real samples). */
+struct slice {
+	int64_t start, end;
+	uint32_t frame;
+	uint32_t thread; /* index into r->tinfo */
+};
+
+/* Per-thread reader state. */
+struct tinfo {
+	struct pc_thread *t;
+	int64_t pid, tid;
+	struct open_b *open;
+	uint32_t nopen, open_cap;
+	int64_t sort_index;
+	int has_sort;
+	int has_real_samples;
+};
+
+/* An async span waiting for its end: key (cat, id, scope, pid if local). */
+struct async_open {
+	char *key; /* owned (pc_alloc) */
+	uint32_t thread;
+	uint32_t name;
+	uint16_t cat;
+	int64_t start;
+	uint32_t payload;
+};
+
+/* A V8 CPU profile (Profile + ProfileChunks), keyed by (pid, id). */
+struct v8node {
+	int64_t id, parent;
+	uint32_t frame;	 /* PC_NONE until known */
+	uint32_t stack;	 /* PC_NONE until resolved */
+};
+
+struct v8prof {
+	int64_t pid;
+	char *id;	 /* owned */
+	uint32_t thread; /* the Profile event's thread */
+	int64_t time;	 /* running time, ns */
+	struct v8node *nodes;
+	uint32_t nnodes, nodes_cap;
+};
+
+struct counter_key {
+	char *key; /* owned: "pid\x1fname\x1fseries" */
+	uint32_t counter;
+};
+
+struct rd {
+	struct profconv_ctx *ctx;
+	struct pc_model *m;
+	struct pc_jpull *p;
+	const char *name;
+	struct tinfo *th;
+	uint32_t nth, th_cap;
+	struct async_open *as;
+	uint32_t nas, as_cap;
+	struct v8prof *prof;
+	uint32_t nprof, prof_cap;
+	struct counter_key *ck;
+	uint32_t nck, ck_cap;
+	struct slice *slices;
+	uint32_t nslices, slices_cap;
+	/* categories by name: category index + 1 in a small map */
+	struct pc_smap cats;
+	uint16_t cat_js, cat_gc, cat_idle, cat_native;
+	/* args keys seen in marker payloads (for the schema) */
+	char *arg_keys[MAX_ARG_KEYS];
+	int arg_num[MAX_ARG_KEYS];
+	uint32_t narg_keys;
+	uint64_t nevents;
+	int64_t first_ts;
+	int any_samples;
+	/* V8 samples: how many and their time span, for the interval */
+	uint64_t nv8_samples;
+	int64_t v8_first, v8_last;
+};
+
+/* --- detection --- */
+
+static int bid(const unsigned char *peek, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (peek[i] == ' ' || peek[i] == '\n' || peek[i] == '\r' || peek[i] == '\t'))
+		i++;
+	if (i == len)
+		return 0;
+	if (peek[i] == '{' && pc_jr_peek_has(peek, len, "\"traceEvents\""))
+		return 48;
+	if (peek[i] == '[' && pc_jr_peek_has(peek, len, "\"ph\"") &&
+	    !pc_jr_peek_has(peek, len, "\"preprocessedProfileVersion\""))
+		return 40;
+	return 0;
+}
+
+/* --- helpers --- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A number or a numeric string (Perfetto accepts both), as a double. */
+static int jnum(const cJSON *o, const char *key, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char *end;
+
+	if (cJSON_IsNumber(v) && pc_jnum_finite(v->valuedouble)) {
+		*out = v->valuedouble;
+		return 1;
+	}
+	if (cJSON_IsString(v) && v->valuestring[0]) {
+		*out = strtod(v->valuestring, &end);
+		return !*end && pc_jnum_finite(*out);
+	}
+	return 0;
+}
+
+/* pid/tid: numbers; a string is hashed into a stable negative id. */
+static int64_t jid(const cJSON *o, const char *key, int64_t dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsNumber(v))
+		return (int64_t)v->valuedouble;
+	if (cJSON_IsString(v)) {
+		char *end;
+		long long n = strtoll(v->valuestring, &end, 10);
+
+		if (v->valuestring[0] && !*end)
+			return n;
+		return -(int64_t)(pc_hash_bytes(v->valuestring, strlen(v->valuestring), 0) >> 2) - 2;
+	}
+	return dflt;
+}
+
+/* Microseconds (possibly fractional) to ns, rounded. */
+static int64_t us_to_ns(double us)
+{
+	double ns = us * 1000.0;
+
+	if (ns >= 9.2e18)
+		return INT64_MAX - 1;
+	if (ns <= -9.2e18)
+		return INT64_MIN + 1;
+	return (int64_t)(ns < 0 ? ns - 0.5 : ns + 0.5);
+}
+
+static uint32_t intern(struct rd *r, const char *s)
+{
+	return pc_str_intern_z(r->m, s ? s : "");
+}
+
+/* The category for a trace event's cat (comma lists: the first). */
+static uint16_t category(struct rd *r, const char *cat)
+{
+	char name[128];
+	size_t n;
+	uint32_t c;
+
+	if (!cat || !*cat)
+		cat = "Other";
+	n = strcspn(cat, ",");
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, cat, n);
+	name[n] = 0;
+	c = pc_smap_get(&r->cats, name, n);
+	if (c != PC_NONE)
+		return (uint16_t)c;
+	/* the model keeps the name's pointer: give it a lasting copy */
+	c = pc_model_add_category(r->m, pc_model_keep(r->m, name, n), "grey");
+	if (c == PC_NO_CATEGORY || pc_smap_put(&r->cats, name, n, c))
+		return 0;
+	return (uint16_t)c;
+}
+
+static struct tinfo *thread_of(struct rd *r, int64_t pid, int64_t tid)
+{
+	struct pc_thread *t = pc_thread_find(r->m, pid, tid);
+	uint32_t i;
+	char name[64];
+
+	if (t) {
+		for (i = 0; i < r->nth; i++)
+			if (r->th[i].t == t)
+				return &r->th[i];
+	}
+	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1))
+		return NULL;
+	t = pc_thread_add(r->m, pid, tid);
+	if (!t)
+		return NULL;
+	pc_snprintf(name, sizeof(name), "Thread %lld", (long long)tid);
+	t->name = intern(r, name);
+	memset(&r->th[r->nth], 0, sizeof(r->th[r->nth]));
+	r->th[r->nth].t = t;
+	r->th[r->nth].pid = pid;
+	r->th[r->nth].tid = tid;
+	return &r->th[r->nth++];
+}
+
+/* Remember an args key for the schema (first value's type decides its format). */
+static void note_arg_key(struct rd *r, const char *k, int is_num)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->narg_keys; i++)
+		if (strcmp(r->arg_keys[i], k) == 0)
+			return;
+	if (r->narg_keys == MAX_ARG_KEYS)
+		return;
+	r->arg_keys[r->narg_keys] = pc_strdup(r->ctx, k);
+	if (r->arg_keys[r->narg_keys])
+		r->arg_num[r->narg_keys++] = is_num;
+}
+
+/* {type, cat, args...} for a marker; PC_NONE on OOM (ctx set). */
+static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
+	struct pc_pvb b;
+
+	pc_pvb_begin(&b, r->m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, "TraceEvent");
+	if (cat) {
+		pc_pvb_key_z(&b, "cat");
+		pc_pvb_str_z(&b, cat);
+	}
+	if (cJSON_IsObject(args)) {
+		cJSON_ArrayForEach(a, args)
+		{
+			if (!a->string || strcmp(a->string, "type") == 0 || strcmp(a->string, "cat") == 0)
+				continue;
+			pc_pvb_key_z(&b, a->string);
+			if (cJSON_IsNumber(a)) {
+				pc_pvb_dbl(&b, a->valuedouble);
+				note_arg_key(r, a->string, 1);
+			} else if (cJSON_IsString(a)) {
+				pc_pvb_str_z(&b, a->valuestring);
+				note_arg_key(r, a->string, 0);
+			} else if (cJSON_IsBool(a)) {
+				pc_pvb_bool(&b, cJSON_IsTrue(a));
+				note_arg_key(r, a->string, 0);
+			} else if (cJSON_IsNull(a)) {
+				pc_pvb_null(&b);
+			} else {
+				/* nested: kept as JSON text, which the marker table shows */
+				char *s = cJSON_PrintUnformatted(a);
+
+				pc_pvb_str_z(&b, s ? s : "");
+				free(s);
+				note_arg_key(r, a->string, 0);
+			}
+		}
+	}
+	return pc_pvb_end(&b);
+}
+
+/* An E event's args are merged into its B's payload (catapult does so). */
+static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+	struct pc_pvb b;
+	uint32_t epl, i, c;
+
+	if (!cJSON_IsObject(args) || !args->child)
+		return bpl;
+	epl = payload(r, ev, NULL); /* {type, args...} */
+	if (epl == PC_NONE)
+		return PC_NONE;
+	pc_pvb_begin(&b, r->m, 0);
+	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+		size_t len;
+		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
+
+		if (pc_pv_member(r->m, epl, k) != PC_NONE && strcmp(k, "type") != 0)
+			continue; /* the E's value wins */
+		pc_pvb_key(&b, k, len);
+		pc_pvb_copy(&b, c);
+	}
+	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+		size_t len;
+		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
+
+		if (strcmp(k, "type") == 0)
+			continue;
+		pc_pvb_key(&b, k, len);
+		pc_pvb_copy(&b, c);
+	}
+	return pc_pvb_end(&b);
+}
+
+static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start, int64_t end,
+		       uint8_t phase, uint16_t cat, uint32_t pl)
+{
+	struct pc_marker_row row;
+
+	pc_marker_row_init(&row);
+	row.name = name;
+	row.start = start;
+	row.end = end;
+	row.phase = phase;
+	row.category = cat;
+	row.payload = pl;
+	return pc_marker_push(r->m, ti->t, &row);
+}
+
+static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end, uint32_t name,
+		      uint16_t cat)
+{
+	struct pc_func_key fk;
+	struct pc_frame_key k;
+	struct slice *s;
+
+	if (end < start)
+		return 0;
+	if (pc_grow(r->ctx, (void **)&r->slices, sizeof(*r->slices), &r->slices_cap,
+		    (size_t)r->nslices + 1))
+		return PROFCONV_ERR_NOMEM;
+	memset(&fk, 0, sizeof(fk));
+	fk.name = name;
+	fk.resource = PC_NONE;
+	fk.source = PC_NONE;
+	memset(&k, 0, sizeof(k));
+	k.address = PC_NO_ADDRESS;
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.func = pc_func_intern(r->m, &fk);
+	k.category = cat;
+	if (k.func == PC_NONE)
+		return PROFCONV_ERR_NOMEM;
+	s = &r->slices[r->nslices++];
+	s->start = start;
+	s->end = end;
+	s->frame = pc_frame_intern(r->m, &k);
+	s->thread = (uint32_t)(ti - r->th);
+	return s->frame == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
+}
+
+/* --- async spans --- */
+
+static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
+	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
+	const char *cat = jstr(ev, "cat"), *scope = jstr(ev, "scope");
+	char idt[64];
+	int local = 0;
+
+	if (cJSON_IsObject(id2)) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
+
+		local = l != NULL;
+		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	}
+	if (cJSON_IsString(id))
+		pc_snprintf(idt, sizeof(idt), "s%s", id->valuestring);
+	else if (cJSON_IsNumber(id))
+		pc_snprintf(idt, sizeof(idt), "n%.17g", id->valuedouble);
+	else
+		return -1;
+	pc_snprintf(key, cap, "%s\x1f%s\x1f%s\x1f%lld", cat ? cat : "", scope ? scope : "", idt,
+		    local ? (long long)pid : -1LL);
+	return 0;
+}
+
+static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+		       uint32_t name, uint16_t cat, const char *catname)
+{
+	char key[512];
+	struct async_open *a;
+
+	if (async_key(ev, pid, key, sizeof(key)))
+		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: an async event without an id",
+			       r->name);
+	if (pc_grow(r->ctx, (void **)&r->as, sizeof(*r->as), &r->as_cap, (size_t)r->nas + 1))
+		return PROFCONV_ERR_NOMEM;
+	a = &r->as[r->nas];
+	a->key = pc_strdup(r->ctx, key);
+	if (!a->key)
+		return PROFCONV_ERR_NOMEM;
+	a->thread = (uint32_t)(ti - r->th);
+	a->name = name;
+	a->cat = cat;
+	a->start = ts;
+	a->payload = payload(r, ev, catname);
+	if (a->payload == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	r->nas++;
+	return 0;
+}
+
+static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
+{
+	char key[512];
+	uint32_t i;
+
+	if (async_key(ev, pid, key, sizeof(key)))
+		return 0;
+	/* the latest open span with this key (spans of one id nest) */
+	for (i = r->nas; i-- > 0;) {
+		if (strcmp(r->as[i].key, key) == 0) {
+			struct async_open a = r->as[i];
+			int err = push_marker(r, &r->th[a.thread], a.name, a.start, ts,
+					      PC_PHASE_INTERVAL, a.cat, a.payload);
+
+			pc_free(r->ctx, a.key);
+			memmove(&r->as[i], &r->as[i + 1], (r->nas - i - 1) * sizeof(*r->as));
+			r->nas--;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* --- counters --- */
+
+static int counter_event(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts, const char *name,
+			 const char *catname)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
+	int err = 0;
+
+	if (!cJSON_IsObject(args))
+		return 0;
+	cJSON_ArrayForEach(a, args)
+	{
+		char key[512], cname[300];
+		double v;
+		uint32_t i, c = PC_NONE;
+
+		if (!a->string)
+			continue;
+		if (cJSON_IsNumber(a))
+			v = a->valuedouble;
+		else if (cJSON_IsString(a) && a->valuestring[0])
+			v = strtod(a->valuestring, NULL);
+		else
+			continue;
+		if (cJSON_IsString(id))
+			pc_snprintf(cname, sizeof(cname), "%s[%s]", name, id->valuestring);
+		else if (cJSON_IsNumber(id))
+			pc_snprintf(cname, sizeof(cname), "%s[%.17g]", name, id->valuedouble);
+		else
+			pc_snprintf(cname, sizeof(cname), "%s", name);
+		if (strcmp(a->string, "value") != 0 && cJSON_GetArraySize(args) > 1)
+			pc_snprintf(cname + strlen(cname), sizeof(cname) - strlen(cname), " %s",
+				    a->string);
+		pc_snprintf(key, sizeof(key), "%lld\x1f%s", (long long)pid, cname);
+		for (i = 0; i < r->nck; i++)
+			if (strcmp(r->ck[i].key, key) == 0)
+				c = r->ck[i].counter;
+		if (c == PC_NONE) {
+			uint32_t proc = pc_process_get(r->m, pid);
+
+			if (pc_grow(r->ctx, (void **)&r->ck, sizeof(*r->ck), &r->ck_cap,
+				    (size_t)r->nck + 1))
+				return PROFCONV_ERR_NOMEM;
+			c = pc_counter_add(r->m, cname, catname ? catname : "Trace", cname, proc);
+			r->ck[r->nck].key = pc_strdup(r->ctx, key);
+			if (c == PC_NONE || !r->ck[r->nck].key)
+				return PROFCONV_ERR_NOMEM;
+			r->ck[r->nck++].counter = c;
+		}
+		err = pc_counter_sample(r->m, c, ts, v, 0, 0);
+		if (err)
+			return err;
+	}
+	return err;
+}
+
+/* --- V8 CPU profiles --- */
+
+static struct v8prof *profile_of(struct rd *r, int64_t pid, const char *id, int add)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nprof; i++)
+		if (r->prof[i].pid == pid && strcmp(r->prof[i].id, id) == 0)
+			return &r->prof[i];
+	if (!add)
+		return NULL;
+	if (pc_grow(r->ctx, (void **)&r->prof, sizeof(*r->prof), &r->prof_cap, (size_t)r->nprof + 1))
+		return NULL;
+	memset(&r->prof[r->nprof], 0, sizeof(r->prof[r->nprof]));
+	r->prof[r->nprof].pid = pid;
+	r->prof[r->nprof].id = pc_strdup(r->ctx, id);
+	r->prof[r->nprof].thread = PC_NONE;
+	if (!r->prof[r->nprof].id)
+		return NULL;
+	return &r->prof[r->nprof++];
+}
+
+static struct v8node *node_of(struct v8prof *pf, int64_t id)
+{
+	uint32_t i;
+
+	/* ids are usually dense and ascending: look from the end */
+	for (i = pf->nnodes; i-- > 0;)
+		if (pf->nodes[i].id == id)
+			return &pf->nodes[i];
+	return NULL;
+}
+
+/* The frame of a V8 callFrame. */
+static uint32_t v8_frame(struct rd *r, const cJSON *cf)
+{
+	const char *fn = jstr(cf, "functionName"), *url = jstr(cf, "url");
+	double line = -1, col = -1;
+	struct pc_func_key fk;
+	struct pc_frame_key k;
+	uint16_t cat;
+
+	jnum(cf, "lineNumber", &line);
+	jnum(cf, "columnNumber", &col);
+	if (!fn || !*fn)
+		fn = "(anonymous)";
+	memset(&fk, 0, sizeof(fk));
+	fk.name = intern(r, fn);
+	fk.resource = PC_NONE;
+	fk.source = PC_NONE;
+	if (strcmp(fn, "(idle)") == 0)
+		cat = r->cat_idle;
+	else if (strcmp(fn, "(garbage collector)") == 0)
+		cat = r->cat_gc;
+	else if (strcmp(fn, "(root)") == 0 || strcmp(fn, "(program)") == 0)
+		cat = 0;
+	else if (url && *url)
+		cat = r->cat_js; /* a script's function (builtins have no url: Native) */
+	else
+		cat = r->cat_native;
+	if (url && *url) {
+		fk.source = pc_source_intern(r->m, intern(r, url));
+		fk.resource = pc_resource_intern(r->m, intern(r, url), PC_NONE, PC_RES_URL, PC_NONE);
+	}
+	fk.is_js = cat == r->cat_js;
+	fk.relevant_for_js = 0;
+	/* 0-based in the trace, 1-based in the profile; -1: unknown */
+	fk.line = line >= 0 ? (uint32_t)line + 1 : 0;
+	fk.column = col >= 0 ? (uint32_t)col + 1 : 0;
+	memset(&k, 0, sizeof(k));
+	k.address = PC_NO_ADDRESS;
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.func = pc_func_intern(r->m, &fk);
+	k.line = fk.line;
+	k.column = fk.column;
+	k.category = cat;
+	if (k.func == PC_NONE)
+		return PC_NONE;
+	return pc_frame_intern(r->m, &k);
+}
+
+/* The stack of node n (its ancestors first), interned on first use. */
+static uint32_t v8_stack(struct rd *r, struct v8prof *pf, struct v8node *n, int depth)
+{
+	uint32_t pre = PC_NONE;
+
+	if (n->stack != PC_NONE)
+		return n->stack;
+	if (n->frame == PC_NONE || depth > 4096)
+		return PC_NONE;
+	if (n->parent >= 0) {
+		struct v8node *p = node_of(pf, n->parent);
+
+		if (p)
+			pre = v8_stack(r, pf, p, depth + 1);
+	}
+	n->stack = pc_stack_intern(r->m, pre, n->frame);
+	return n->stack;
+}
+
+static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+			 const char *name)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(args, "data");
+	char idbuf[64];
+	struct v8prof *pf;
+
+	if (cJSON_IsString(id))
+		pc_snprintf(idbuf, sizeof(idbuf), "%s", id->valuestring);
+	else if (cJSON_IsNumber(id))
+		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx", (unsigned long long)id->valuedouble);
+	else
+		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a %s event without an id", r->name,
+			       name);
+	pf = profile_of(r, pid, idbuf, 1);
+	if (!pf)
+		return PROFCONV_ERR_NOMEM;
+	if (strcmp(name, "Profile") == 0) {
+		double st;
+
+		/* samples belong to the Profile event's thread */
+		pf->thread = (uint32_t)(ti - r->th);
+		pf->time = jnum(data, "startTime", &st) ? us_to_ns(st) : ts;
+		return 0;
+	}
+	{
+		const cJSON *cp = cJSON_GetObjectItemCaseSensitive(data, "cpuProfile");
+		const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(cp, "nodes");
+		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(cp, "samples");
+		const cJSON *deltas = cJSON_GetObjectItemCaseSensitive(data, "timeDeltas");
+		const cJSON *nd, *s, *d;
+		struct tinfo *st;
+
+		cJSON_ArrayForEach(nd, nodes)
+		{
+			double nid, par = -1;
+			struct v8node *n;
+
+			if (!jnum(nd, "id", &nid))
+				continue;
+			jnum(nd, "parent", &par);
+			if (pc_grow(r->ctx, (void **)&pf->nodes, sizeof(*pf->nodes), &pf->nodes_cap,
+				    (size_t)pf->nnodes + 1))
+				return PROFCONV_ERR_NOMEM;
+			n = &pf->nodes[pf->nnodes++];
+			n->id = (int64_t)nid;
+			n->parent = (int64_t)par;
+			n->stack = PC_NONE;
+			n->frame = v8_frame(r, cJSON_GetObjectItemCaseSensitive(nd, "callFrame"));
+			if (n->frame == PC_NONE)
+				return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		}
+		if (pf->thread == PC_NONE) {
+			/* no Profile event seen: the chunk's own thread */
+			pf->thread = (uint32_t)(ti - r->th);
+			pf->time = ts;
+		}
+		st = &r->th[pf->thread];
+		if (cJSON_GetArraySize(samples) != cJSON_GetArraySize(deltas))
+			return pc_warn(r->ctx, W_BAD_EVENT, NULL,
+				       "%s: a ProfileChunk with %d samples and %d timeDeltas", r->name,
+				       cJSON_GetArraySize(samples), cJSON_GetArraySize(deltas));
+		for (s = samples ? samples->child : NULL, d = deltas ? deltas->child : NULL; s && d;
+		     s = s->next, d = d->next) {
+			struct v8node *n;
+			uint32_t stack;
+			int err;
+
+			if (!cJSON_IsNumber(s) || !cJSON_IsNumber(d))
+				continue;
+			/* the running sum, negative deltas included */
+			pf->time = pc_time_add(pf->time, us_to_ns(d->valuedouble));
+			n = node_of(pf, (int64_t)s->valuedouble);
+			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
+			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
+			if (err)
+				return err;
+			if (!r->nv8_samples || pf->time < r->v8_first)
+				r->v8_first = pf->time;
+			if (!r->nv8_samples || pf->time > r->v8_last)
+				r->v8_last = pf->time;
+			r->nv8_samples++;
+			st->has_real_samples = 1;
+			r->any_samples = 1;
+		}
+	}
+	return 0;
+}
+
+/* --- metadata --- */
+
+static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid,
+			  const char *name)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+	const char *s = jstr(args, "name");
+	double v;
+
+	if (strcmp(name, "thread_name") == 0 && s && ti) {
+		ti->t->name = intern(r, s);
+		return ti->t->name == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
+	}
+	if (strcmp(name, "process_name") == 0 && s) {
+		uint32_t proc = pc_process_get(r->m, pid);
+
+		if (proc == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
+		return 0;
+	}
+	if (ti && strcmp(name, "thread_sort_index") == 0 && jnum(args, "sort_index", &v)) {
+		ti->sort_index = (int64_t)v;
+		ti->has_sort = 1;
+	}
+	return 0;
+}
+
+/* --- one event --- */
+
+static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
+{
+	const char *name = jstr(ev, "name"), *ph = jstr(ev, "ph"), *cat = jstr(ev, "cat");
+	int64_t pid = jid(ev, "pid", 0), tid, ts;
+	double tsu = 0, dur;
+	struct tinfo *ti;
+	uint32_t nm;
+	uint16_t c;
+
+	(void)off;
+	if (!ph || !ph[0] || ph[1])
+		return cJSON_GetArraySize(ev) == 0 ? 0 /* {} */
+						    : pc_warn(r->ctx, W_BAD_EVENT, NULL,
+							      "%s: an event without a one-letter ph",
+							      r->name);
+	tid = jid(ev, "tid", pid);
+	if (!jnum(ev, "ts", &tsu) && ph[0] != 'M')
+		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a '%s' event without a numeric ts",
+			       r->name, ph);
+	ts = us_to_ns(tsu);
+	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
+		r->first_ts = ts;
+	if (ph[0] == 'M' && name && strncmp(name, "process_", 8) == 0)
+		return metadata_event(r, NULL, ev, pid, name); /* no thread of its own */
+	ti = thread_of(r, pid, tid);
+	if (!ti)
+		return PROFCONV_ERR_NOMEM;
+	if (ph[0] == 'M')
+		return name ? metadata_event(r, ti, ev, pid, name) : 0;
+	if (!name && ph[0] != 'E')
+		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a '%s' event without a name", r->name,
+			       ph);
+	switch (ph[0]) {
+	case 'X': {
+		uint32_t pl;
+		int err;
+
+		if (!jnum(ev, "dur", &dur) || dur < 0)
+			dur = 0;
+		nm = intern(r, name);
+		c = category(r, cat);
+		pl = payload(r, ev, cat);
+		if (pl == PC_NONE || nm == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		err = push_marker(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)), PC_PHASE_INTERVAL,
+				  c, pl);
+		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, us_to_ns(dur)), nm, c);
+	}
+	case 'B': {
+		struct open_b *b;
+
+		if (pc_grow(r->ctx, (void **)&ti->open, sizeof(*ti->open), &ti->open_cap,
+			    (size_t)ti->nopen + 1))
+			return PROFCONV_ERR_NOMEM;
+		b = &ti->open[ti->nopen];
+		b->name = intern(r, name);
+		b->start = ts;
+		b->cat = category(r, cat);
+		b->payload = payload(r, ev, cat);
+		if (b->payload == PC_NONE || b->name == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		ti->nopen++;
+		return 0;
+	}
+	case 'E': {
+		struct open_b b;
+		int err;
+
+		if (!ti->nopen)
+			return pc_warn(r->ctx, W_UNMATCHED, NULL,
+				       "%s: an E event at %.3f us on thread %lld closes no B", r->name,
+				       tsu, (long long)tid);
+		b = ti->open[--ti->nopen];
+		b.payload = merge_end_args(r, b.payload, ev);
+		if (b.payload == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		err = push_marker(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload);
+		return err ? err : keep_slice(r, ti, b.start, ts, b.name, b.cat);
+	}
+	case 'I':
+	case 'i':
+	case 'R':
+	case 'n': {
+		uint32_t pl = payload(r, ev, cat);
+
+		nm = intern(r, name);
+		if (pl == PC_NONE || nm == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, category(r, cat), pl);
+	}
+	case 'b':
+	case 'S':
+		return async_begin(r, ti, ev, pid, ts, intern(r, name), category(r, cat), cat);
+	case 'e':
+	case 'F':
+		return async_end(r, ev, pid, ts);
+	case 'C':
+		return counter_event(r, ev, pid, ts, name, cat);
+	case 'P':
+		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
+			return profile_event(r, ti, ev, pid, ts, name);
+		/* fall through */
+	default:
+		return pc_warn(r->ctx, W_SKIPPED, NULL,
+			       "%s: '%s' events (and other kinds profconv does not import yet: flows s/t/f, objects N/O/D, contexts ( and ), sf/stack samples) skipped",
+			       r->name, ph);
+	}
+}
+
+/* --- the event array --- */
+
+static int read_events(struct rd *r)
+{
+	const struct pc_jtok *t;
+	int err;
+
+	for (;;) {
+		err = pc_jpull_next(r->p, &t);
+		if (!err && t->type == PC_JT_ARR_END)
+			return 0;
+		if (!err && t->type == PC_JT_OBJ_BEGIN) {
+			const char *buf;
+			size_t len;
+			uint64_t off = t->offset;
+			char *doc;
+			cJSON *ev;
+
+			err = pc_jpull_capture_rest(r->p, &buf, &len, EVENT_MAX);
+			if (!err) {
+				doc = pc_alloc(r->ctx, len + 2);
+				if (!doc)
+					return PROFCONV_ERR_NOMEM;
+				doc[0] = '{';
+				memcpy(doc + 1, buf, len);
+				doc[len + 1] = 0;
+				ev = cJSON_ParseWithLength(doc, len + 1);
+				pc_free(r->ctx, doc);
+				if (!ev)
+					return pc_fail_at(r->ctx, PROFCONV_ERR_NOMEM, r->name, off,
+							  "an event could not be parsed (out of memory)");
+				r->nevents++;
+				err = handle_event(r, ev, off);
+				cJSON_Delete(ev);
+				if (err)
+					return err;
+				continue;
+			}
+		}
+		if (!err)
+			return pc_jr_corrupt(r->ctx, r->p, t, "expected an event object, got %s",
+					     pc_jr_type_name(t->type));
+		if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
+			/* Chrome could not finish the file: keep what came before */
+			char why[1024];
+
+			pc_snprintf(why, sizeof(why), "%s", r->ctx->errmsg);
+			pc_clear_error(r->ctx);
+			return pc_warn(r->ctx, W_TRUNCATED, NULL,
+				       "%s (the trace is cut off; the %llu events before the cut were read)",
+				       why, (unsigned long long)r->nevents);
+		}
+		return err;
+	}
+}
+
+static int read_top(struct rd *r)
+{
+	const struct pc_jtok *t;
+	int err, seen = 0;
+
+	err = pc_jpull_next(r->p, &t);
+	if (err)
+		return err;
+	if (t->type == PC_JT_ARR_BEGIN)
+		return read_events(r);
+	if (t->type != PC_JT_OBJ_BEGIN)
+		return pc_jr_corrupt(r->ctx, r->p, t, "expected a trace ([ or {), got %s",
+				     pc_jr_type_name(t->type));
+	for (;;) {
+		err = pc_jpull_next(r->p, &t);
+		if (err)
+			return err;
+		if (t->type == PC_JT_OBJ_END)
+			break;
+		if (strcmp(t->str, "traceEvents") == 0) {
+			err = pc_jr_expect(r->ctx, r->p, PC_JT_ARR_BEGIN, "traceEvents", &t);
+			if (!err)
+				err = read_events(r);
+			seen = 1;
+			if (!err && r->ctx->warn_total && pc_jpull_at_eof(r->p))
+				return 0; /* cut off inside traceEvents: done */
+		} else if (strcmp(t->str, "systemTraceEvents") == 0) {
+			pc_note(r->ctx, "%s: systemTraceEvents (ftrace/ETW text) skipped", r->name);
+			err = pc_jpull_skip_value(r->p);
+		} else {
+			err = pc_jpull_skip_value(r->p);
+		}
+		if (err)
+			return err;
+	}
+	if (!seen)
+		return pc_fail_at(r->ctx, PROFCONV_ERR_CORRUPT, r->name, 0,
+				  "the trace object has no traceEvents array");
+	return 0;
+}
+
+/* --- after the events --- */
+
+static int slice_cmp(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1; /* the longer one encloses */
+	return 0;
+}
+
+/*
+ * Threads with slices and no samples: a sample every DERIVED_NS whose stack
+ * is the slices open at that time, outermost first.
+ */
+static int derive_samples(struct rd *r, int64_t weight)
+{
+	uint32_t i = 0, depth;
+	uint32_t stack_frames[256];
+	int64_t stack_end[256];
+	int err = 0;
+
+	qsort(r->slices, r->nslices, sizeof(*r->slices), slice_cmp);
+	while (i < r->nslices && !err) {
+		uint32_t th = r->slices[i].thread, j;
+		struct tinfo *ti = &r->th[th];
+		int64_t t0, tend = INT64_MIN;
+
+		for (j = i; j < r->nslices && r->slices[j].thread == th; j++)
+			if (r->slices[j].end > tend)
+				tend = r->slices[j].end;
+		if (ti->has_real_samples) {
+			i = j;
+			continue;
+		}
+		/* sample times on the global 1 ms grid from the trace's start */
+		t0 = r->slices[i].start;
+		t0 = t0 - ((t0 - r->first_ts) % DERIVED_NS + DERIVED_NS) % DERIVED_NS;
+		depth = 0;
+		{
+			uint32_t k = i;
+			int64_t t;
+
+			for (t = t0; t <= tend && !err; t += DERIVED_NS) {
+				uint32_t s = PC_NONE, d;
+
+				while (k < j && r->slices[k].start <= t) {
+					/* close what ended before this slice starts */
+					while (depth && stack_end[depth - 1] <= r->slices[k].start)
+						depth--;
+					if (depth < PC_ARRAY_SIZE(stack_frames)) {
+						stack_frames[depth] = r->slices[k].frame;
+						stack_end[depth] = r->slices[k].end;
+						depth++;
+					}
+					k++;
+				}
+				while (depth && stack_end[depth - 1] <= t)
+					depth--;
+				if (!depth)
+					continue;
+				for (d = 0; d < depth; d++) {
+					s = pc_stack_intern(r->m, s, stack_frames[d]);
+					if (s == PC_NONE)
+						return r->ctx->status ? r->ctx->status
+								      : PROFCONV_ERR_NOMEM;
+				}
+				err = pc_sample_add(r->m, ti->t, s, t, weight);
+			}
+		}
+		i = j;
+	}
+	return err;
+}
+
+/* Unclosed B and async spans become IntervalStart markers. */
+static int close_open(struct rd *r)
+{
+	uint32_t i, k;
+	int err = 0;
+
+	for (i = 0; i < r->nth && !err; i++)
+		for (k = 0; k < r->th[i].nopen && !err; k++)
+			err = push_marker(r, &r->th[i], r->th[i].open[k].name, r->th[i].open[k].start,
+					  PC_NO_TIME, PC_PHASE_START, r->th[i].open[k].cat,
+					  r->th[i].open[k].payload);
+	for (i = 0; i < r->nas && !err; i++)
+		err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name, r->as[i].start,
+				  PC_NO_TIME, PC_PHASE_START, r->as[i].cat,
+				  r->as[i].payload);
+	return err;
+}
+
+/* The TraceEvent schema: type, cat and every args key seen. */
+static int add_schema(struct rd *r)
+{
+	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
+					       NULL };
+	struct pc_schema_field f[MAX_ARG_KEYS + 1];
+	uint32_t i, n = 0;
+
+	f[n].key = "cat";
+	f[n].label = "Category";
+	f[n].format = "string";
+	f[n++].hidden = 0;
+	for (i = 0; i < r->narg_keys; i++) {
+		f[n].key = r->arg_keys[i];
+		f[n].label = r->arg_keys[i];
+		f[n].format = r->arg_num[i] ? "number" : "string";
+		f[n++].hidden = 0;
+	}
+	return pc_schema_add_simple(r->m, "TraceEvent", display, f, n, "{marker.name}", NULL, NULL,
+				    "A Chrome trace event") == PC_NONE
+		       ? PROFCONV_ERR_NOMEM
+		       : 0;
+}
+
+static int tinfo_cmp_model(const void *a, const void *b)
+{
+	const struct pc_thread *x = *(const struct pc_thread *const *)a;
+	const struct pc_thread *y = *(const struct pc_thread *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if ((x->tid == x->pid) != (y->tid == y->pid))
+		return x->tid == x->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int finish(struct rd *r)
+{
+	struct pc_meta *mt = &r->m->meta;
+	uint32_t i;
+	int err;
+
+	err = close_open(r);
+	/*
+	 * The sampling interval: the V8 profiles' mean sample spacing, else
+	 * the derived samples' 1 ms.  Derived samples (threads without real
+	 * ones) weigh what 1 ms is in that interval, so every thread's call
+	 * tree counts the same unit of time.
+	 */
+	mt->interval_ns = DERIVED_NS;
+	if (r->nv8_samples > 1 && r->v8_last > r->v8_first)
+		mt->interval_ns = (r->v8_last - r->v8_first) / (int64_t)(r->nv8_samples - 1);
+	if (mt->interval_ns <= 0)
+		mt->interval_ns = DERIVED_NS;
+	if (!err)
+		err = derive_samples(r, DERIVED_NS / mt->interval_ns > 0 ? DERIVED_NS / mt->interval_ns
+									  : 1);
+	if (!err)
+		err = add_schema(r);
+	if (err)
+		return err;
+	/* threads with nothing in them (a thread_name and no events) are dropped */
+	for (i = 0; i < r->nth; i++) {
+		struct pc_thread *t = r->th[i].t;
+
+		if (!t->samples.len && !t->markers.len)
+			t->register_time = PC_NO_TIME;
+	}
+	err = pc_model_sort_thread_list(r->m, tinfo_cmp_model);
+	if (err)
+		return err;
+	/* time 0 is the first event; times were kept in trace ns */
+	mt->zero_ns = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
+	for (i = 0; i < r->m->nthreads; i++) {
+		struct pc_thread *t = r->m->threads[i];
+		uint32_t k;
+
+		for (k = 0; k < t->samples.len; k++)
+			t->samples.time[k] = pc_time_sub(t->samples.time[k], mt->zero_ns);
+		for (k = 0; k < t->markers.len; k++) {
+			if (t->markers.start[k] != PC_NO_TIME)
+				t->markers.start[k] = pc_time_sub(t->markers.start[k], mt->zero_ns);
+			if (t->markers.end[k] != PC_NO_TIME)
+				t->markers.end[k] = pc_time_sub(t->markers.end[k], mt->zero_ns);
+		}
+		t->register_time = 0;
+	}
+	for (i = 0; i < r->m->counters.len; i++) {
+		struct pc_counter *c = &r->m->counters.rows[i];
+		uint32_t k;
+
+		for (k = 0; k < c->len; k++)
+			c->time[k] = pc_time_sub(c->time[k], mt->zero_ns);
+	}
+	mt->zero_ns = 0;
+	mt->symbolicated = 1;
+	err = pc_meta_set(r->m, &mt->product, "Chrome trace");
+	if (!err)
+		err = pc_meta_set(r->m, &mt->imported_from, "Chrome trace events");
+	if (!err)
+		err = pc_model_sort_threads(r->m);
+	return err;
+}
+
+static void rd_free(struct rd *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nth; i++)
+		pc_free(r->ctx, r->th[i].open);
+	pc_free(r->ctx, r->th);
+	for (i = 0; i < r->nas; i++)
+		pc_free(r->ctx, r->as[i].key);
+	pc_free(r->ctx, r->as);
+	for (i = 0; i < r->nprof; i++) {
+		pc_free(r->ctx, r->prof[i].id);
+		pc_free(r->ctx, r->prof[i].nodes);
+	}
+	pc_free(r->ctx, r->prof);
+	for (i = 0; i < r->nck; i++)
+		pc_free(r->ctx, r->ck[i].key);
+	pc_free(r->ctx, r->ck);
+	pc_free(r->ctx, r->slices);
+	for (i = 0; i < r->narg_keys; i++)
+		pc_free(r->ctx, r->arg_keys[i]);
+	pc_smap_free(&r->cats);
+	pc_jpull_free(r->p);
+}
+
+static int read_chrome(struct profconv_ctx *ctx, struct pc_input *in, struct pc_model *m)
+{
+	struct rd r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.m = m;
+	r.name = pc_input_name(in);
+	r.first_ts = PC_NO_TIME;
+	pc_smap_init(&r.cats, ctx);
+	err = pc_jpull_new(ctx, in, NULL, &r.p);
+	if (!err) {
+		/* the categories the V8 samples use; trace categories follow */
+		r.cat_idle = pc_model_add_category(m, "Idle", "transparent");
+		r.cat_js = pc_model_add_category(m, "JavaScript", "yellow");
+		r.cat_gc = pc_model_add_category(m, "GC / CC", "orange");
+		r.cat_native = pc_model_add_category(m, "Native", "blue");
+		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
+		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	if (!err)
+		err = read_top(&r);
+	if (!err)
+		err = finish(&r);
+	rd_free(&r);
+	return err;
+}
+
+static int chrome_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *o)
+{
+	struct pc_model *m = pc_model_new(ctx);
+	uint64_t samples = 0, markers = 0;
+	uint32_t i;
+	int err;
+
+	if (!m)
+		return PROFCONV_ERR_NOMEM;
+	err = read_chrome(ctx, in, m);
+	if (!err) {
+		for (i = 0; i < m->nthreads; i++) {
+			samples += m->threads[i]->samples.len;
+			markers += m->threads[i]->markers.len;
+		}
+		pc_text_printf(o, "file:        %s\nformat:      Chrome trace events (JSON)\n",
+			       pc_input_name(in));
+		pc_text_printf(o, "processes:   %u\nthreads:     %u\nsamples:     %llu%s\n",
+			       m->processes.len, m->nthreads, (unsigned long long)samples,
+			       m->meta.interval_ns == DERIVED_NS ? " (derived from slices, 1 ms)" : "");
+		pc_text_printf(o, "markers:     %llu\ncounters:    %u\n", (unsigned long long)markers,
+			       m->counters.len);
+	}
+	pc_model_free(m);
+	return err;
+}
+
+const struct pc_reader pc_reader_chrome = {
+	.name = "chrome",
+	.summary = "Chrome trace events JSON (array or object form; V8 CPU profiles)",
+	.flags = 0,
+	.options = NULL,
+	.bid = bid,
+	.read = read_chrome,
+	.info = chrome_info,
+};
