@@ -89,12 +89,15 @@ static void usage(FILE *f)
 	      "       profconv [options] -O OUTDIR [batch options] INPUT...\n"
 	      "       profconv report merge REPORT.jsonl... [-o OUT]\n"
 	      "       profconv [options] view [--no-open] [--timeout SEC] INPUT\n"
+	      "       profconv blame [--json] TRACE\n"
 	      "\n"
 	      "Convert profiling data into the Firefox Profiler's formats.\n"
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
 	      "compression, and a tar or zip holding one file, are undone first.\n"
 	      "'view' converts INPUT, serves it once on 127.0.0.1 and prints (and opens,\n"
 	      "on a desktop) the profiler.firefox.com URL that loads it.\n"
+	      "'blame' prints, for a Chrome trace with FrameBlamer contexts, the self time\n"
+	      "of its slices charged to each context object.\n"
 	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
 	      "it symbolicated from local files, offline, even when its meta says it\n"
 	      "already is; running it again on its output changes nothing.\n"
@@ -462,7 +465,8 @@ static int parse_count(const char *s, unsigned long max, unsigned *out)
 int main(int argc, char **argv)
 {
 	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST,
-	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD };
+	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD,
+	       OPT_JSON };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
@@ -476,6 +480,7 @@ int main(int argc, char **argv)
 		{ "no-host-symbols", no_argument, NULL, OPT_NOHOST },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "no-open", no_argument, NULL, OPT_NOOPEN },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "inputs", required_argument, NULL, OPT_INPUTS },
@@ -495,7 +500,7 @@ int main(int argc, char **argv)
 	struct cli_batch batch;
 	const char *output = NULL, *cmd = NULL;
 	size_t nopts = 0, nfmt = 0, i, k;
-	int c, rc, no_symbols = 0, no_open = 0;
+	int c, rc, no_symbols = 0, no_open = 0, blame_json = 0;
 	unsigned timeout = 0;
 
 	if (!ctx) {
@@ -575,6 +580,9 @@ int main(int argc, char **argv)
 		case OPT_KALLSYMS:
 			if (set(ctx, &st, "kallsyms", optarg))
 				goto usage_err;
+			break;
+		case OPT_JSON:
+			blame_json = 1;
 			break;
 		case OPT_NOOPEN:
 			no_open = 1;
@@ -659,7 +667,7 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0 ||
 			  strcmp(argv[0], "symbolicate") == 0 || strcmp(argv[0], "report") == 0 ||
-			  strcmp(argv[0], "view") == 0)) {
+			  strcmp(argv[0], "view") == 0 || strcmp(argv[0], "blame") == 0)) {
 		cmd = argv[0];
 		argc--;
 		argv++;
@@ -686,7 +694,24 @@ int main(int argc, char **argv)
 		rc = cmd_symbolicate(ctx, argc, argv, output, st.to, no_symbols);
 	else if (cmd && strcmp(cmd, "report") == 0)
 		rc = cli_report(&st, output, argc, argv);
-	else if (cmd && strcmp(cmd, "view") == 0) {
+	else if (cmd && strcmp(cmd, "blame") == 0) {
+		int json = 0;
+
+		if (argc >= 1 && strcmp(argv[0], "--json") == 0) {
+			json = 1;
+			argc--;
+			argv++;
+		}
+		if (argc != 1) {
+			fputs("profconv: blame takes one TRACE\n", stderr);
+			rc = 2;
+		} else if (profconv_blame_path(ctx, argv[0], json || blame_json, out_stdout, NULL)) {
+			rc = fail(ctx);
+		} else {
+			rc = fflush(stdout) != 0;
+			warning_summary(ctx);
+		}
+	} else if (cmd && strcmp(cmd, "view") == 0) {
 		if (argc != 1) {
 			fputs(argc ? "profconv: view takes one FILE\n" : "profconv: view needs a FILE\n",
 			      stderr);

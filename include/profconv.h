@@ -447,6 +447,21 @@ PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
 				    profconv_write_fn *fn, void *user);
 
 /*
+ * The cost of the work done for each context object of a Chrome trace
+ * with FrameBlamer contexts (( and ) events, O snapshots): per slice its
+ * context set, self time and the objects charged; per object the self time
+ * charged to it; per group of cross-process counterparts (sibling /
+ * renderFrame links) the same summed.  Work for several related contexts
+ * of one tree is charged to their lowest common ancestor; unrelated trees
+ * are each charged in full; "(none)" is work with no context.  json 0:
+ * the text of [slices], [totals] and [merged-totals] sections (times in
+ * whole microseconds); json 1: one JSON document with "slices", "totals"
+ * and "merged_totals" ({"object": "scope:id@pid", "self_us": N}).
+ */
+PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path, int json,
+				     profconv_write_fn *fn, void *user);
+
+/*
  * Check a processed (v70) or Gecko profile JSON file from any producer:
  * column lengths, every index in range, parents before children,
  * categories and subcategories, marker phases.  Each problem is passed to

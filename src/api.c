@@ -410,6 +410,22 @@ PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
 	return err;
 }
 
+PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path, int json,
+				     profconv_write_fn *fn, void *user)
+{
+	struct pc_text_out o = { fn, user, 0 };
+	struct pc_input *in;
+	int err;
+
+	pc_clear_error(ctx);
+	err = pc_input_open_path(ctx, path, &in);
+	if (err)
+		return err;
+	err = pc_chrome_blame(ctx, in, &o, json);
+	pc_input_close(in);
+	return err;
+}
+
 PROFCONV_API int profconv_validate_path(struct profconv_ctx *ctx, const char *path,
 					profconv_write_fn *fn, void *user)
 {

@@ -27,6 +27,42 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+chrome-contexts)
+	# FrameBlamer contexts: every vector's per-slice sets, self times and
+	# charged objects, totals and merged totals (profconv blame) equal the
+	# hand-checked expected files; --json is one JSON document with the same
+	# totals; vector 05's six no-op leaves are counted; the contexts reach
+	# the markers of a normal conversion.
+	V="$here/fixtures/chrome/contexts"
+	n=0
+	for f in "$V"/*.json; do
+		b=${f%.json}
+		"$PC" blame "$f" >"$T/got" 2>"$T/err" || fail "blame $(basename "$f"): $(cat "$T/err")"
+		cmp -s "$T/got" "$b.expected.txt" || fail "blame $(basename "$f"): $(diff "$T/got" "$b.expected.txt" | head -5)"
+		"$PC" blame --json "$f" >"$T/got.json" 2>/dev/null || fail "blame --json $(basename "$f")"
+		python3 - "$T/got.json" "$b.expected.txt" <<'PY' || fail "blame --json $(basename "$f")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want, sec = {}, None
+for line in open(sys.argv[2]):
+    line = line.rstrip("\n")
+    if line.startswith("["):
+        sec = line
+    elif sec == "[totals]" and line:
+        k, v = line.rsplit(" ", 1)
+        want[k] = int(v)
+got = {e["object"]: e["self_us"] for e in d["totals"]}
+assert got == want, (got, want)
+PY
+		n=$((n + 1))
+	done
+	[ "$n" = 6 ] || fail "$n vectors, expected 6"
+	"$PC" blame "$V/05-leave-without-enter.json" >/dev/null 2>"$T/err"
+	grep -q "warning: 6 context events that match no active context (ignored)" "$T/err" || fail "05 warnings: $(cat "$T/err")"
+	"$PC" -q "$V/03-nested-frames-lca.json" -o "$T/c.json" || fail "conversion with contexts"
+	"$PC" validate "$T/c.json" >/dev/null || fail "contexts output invalid"
+	"$PC" blame "$FX/y_fp.data" >/dev/null 2>&1 && fail "blame of a perf.data succeeded"
+	;;
 chrome)
 	# Chrome trace events: a real Chromium 156 cut (V8 CPU profile samples,
 	# slices, instants, async spans) and a synthesized trace (unterminated
@@ -86,8 +122,16 @@ assert mk["data"][1]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data
 w = th["Worker"]["markers"]
 assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Fetch", 1), ("Open", 2)]
 s = th["Main"]["samples"]
-assert [chain(x) for x in s["stack"]] == [["RunTask"], ["RunTask", "Layout"], ["RunTask", "Layout", "Style"], ["RunTask"], ["RunTask"]], [chain(x) for x in s["stack"]]
-assert s["time"] == [0, 1, 2, 3, 4], s["time"]
+# derived: a trace shorter than 1 s is sampled every thousandth of its span
+# (7.5 ms here: every 7.5 us); the stacks follow the slice nesting
+runs = []
+for x in s["stack"]:
+    c = chain(x)
+    if not runs or runs[-1] != c:
+        runs.append(c)
+assert runs == [["RunTask"], ["RunTask", "Layout"], ["RunTask", "Layout", "Style"], ["RunTask", "Layout"], ["RunTask"]], runs
+assert d["meta"]["interval"] == 0.0075, d["meta"]["interval"]
+assert 660 <= s["length"] <= 670 and s["time"][0] == 0, (s["length"], s["time"][:2])
 c = {x["name"]: x["samples"]["count"] for x in d["counters"]}
 assert c == {"Heap used": [100, 150], "Heap total": [200, 200]}, c
 PY

@@ -48,4 +48,12 @@ extern const struct pc_reader pc_reader_processed;
 extern const struct pc_reader pc_reader_gecko;
 extern const struct pc_reader pc_reader_chrome;
 
+/*
+ * The cost of the work done for each context of a Chrome trace (FrameBlamer;
+ * read_chrome.c, chrome_ctx.c), as text ([slices], [totals],
+ * [merged-totals]) or JSON.  For profconv_blame_path().
+ */
+int pc_chrome_blame(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *out,
+		    int json);
+
 #endif /* PC_READER_H */

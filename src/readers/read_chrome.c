@@ -31,108 +31,10 @@
  */
 #include "core/pc_config.h"
 
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "readers/pc_jread.h"
-#include "readers/pc_reader.h"
-
-#define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
-#define DERIVED_NS 1000000	    /* derived samples: one per ms */
-#define MAX_ARG_KEYS 64
-
-#define W_TRUNCATED "truncated traces (the events before the cut were read)"
-#define W_SKIPPED "events of kinds not imported (flows, objects, contexts, other phases)"
-#define W_BAD_EVENT "events without a usable name, phase or time"
-#define W_UNMATCHED "E events without a matching B"
-
-/* An open B slice, per thread. */
-struct open_b {
-	uint32_t name;	   /* string */
-	int64_t start;	   /* ns */
-	uint16_t cat;	   /* category */
-	uint32_t payload;  /* or PC_NONE */
-};
-
-/* A slice kept to derive samples (threads without real samples). */
-struct slice {
-	int64_t start, end;
-	uint32_t frame;
-	uint32_t thread; /* index into r->tinfo */
-};
-
-/* Per-thread reader state. */
-struct tinfo {
-	struct pc_thread *t;
-	int64_t pid, tid;
-	struct open_b *open;
-	uint32_t nopen, open_cap;
-	int64_t sort_index;
-	int has_sort;
-	int has_real_samples;
-};
-
-/* An async span waiting for its end: key (cat, id, scope, pid if local). */
-struct async_open {
-	char *key; /* owned (pc_alloc) */
-	uint32_t thread;
-	uint32_t name;
-	uint16_t cat;
-	int64_t start;
-	uint32_t payload;
-};
-
-/* A V8 CPU profile (Profile + ProfileChunks), keyed by (pid, id). */
-struct v8node {
-	int64_t id, parent;
-	uint32_t frame;	 /* PC_NONE until known */
-	uint32_t stack;	 /* PC_NONE until resolved */
-};
-
-struct v8prof {
-	int64_t pid;
-	char *id;	 /* owned */
-	uint32_t thread; /* the Profile event's thread */
-	int64_t time;	 /* running time, ns */
-	struct v8node *nodes;
-	uint32_t nnodes, nodes_cap;
-};
-
-struct counter_key {
-	char *key; /* owned: "pid\x1fname\x1fseries" */
-	uint32_t counter;
-};
-
-struct rd {
-	struct profconv_ctx *ctx;
-	struct pc_model *m;
-	struct pc_jpull *p;
-	const char *name;
-	struct tinfo *th;
-	uint32_t nth, th_cap;
-	struct async_open *as;
-	uint32_t nas, as_cap;
-	struct v8prof *prof;
-	uint32_t nprof, prof_cap;
-	struct counter_key *ck;
-	uint32_t nck, ck_cap;
-	struct slice *slices;
-	uint32_t nslices, slices_cap;
-	/* categories by name: category index + 1 in a small map */
-	struct pc_smap cats;
-	uint16_t cat_js, cat_gc, cat_idle, cat_native;
-	/* args keys seen in marker payloads (for the schema) */
-	char *arg_keys[MAX_ARG_KEYS];
-	int arg_num[MAX_ARG_KEYS];
-	uint32_t narg_keys;
-	uint64_t nevents;
-	int64_t first_ts;
-	int any_samples;
-	/* V8 samples: how many and their time span, for the interval */
-	uint64_t nv8_samples;
-	int64_t v8_first, v8_last;
-};
+#include "readers/pc_chrome.h"
 
 /* --- detection --- */
 
@@ -154,7 +56,7 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- helpers --- */
 
-static const char *jstr(const cJSON *o, const char *key)
+const char *pc_chrome_jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -162,7 +64,7 @@ static const char *jstr(const cJSON *o, const char *key)
 }
 
 /* A number or a numeric string (Perfetto accepts both), as a double. */
-static int jnum(const cJSON *o, const char *key, double *out)
+int pc_chrome_jnum(const cJSON *o, const char *key, double *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	char *end;
@@ -237,7 +139,7 @@ static uint16_t category(struct rd *r, const char *cat)
 	return (uint16_t)c;
 }
 
-static struct tinfo *thread_of(struct rd *r, int64_t pid, int64_t tid)
+struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 {
 	struct pc_thread *t = pc_thread_find(r->m, pid, tid);
 	uint32_t i;
@@ -248,8 +150,10 @@ static struct tinfo *thread_of(struct rd *r, int64_t pid, int64_t tid)
 			if (r->th[i].t == t)
 				return &r->th[i];
 	}
-	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1))
+	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1) ||
+	    pc_grow(r->ctx, (void **)&r->cs, sizeof(*r->cs), &r->cs_cap, (size_t)r->nth + 1))
 		return NULL;
+	memset(&r->cs[r->nth], 0, sizeof(r->cs[r->nth]));
 	t = pc_thread_add(r->m, pid, tid);
 	if (!t)
 		return NULL;
@@ -278,10 +182,11 @@ static void note_arg_key(struct rd *r, const char *k, int is_num)
 }
 
 /* {type, cat, args...} for a marker; PC_NONE on OOM (ctx set). */
-static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat)
+static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t set)
 {
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
 	struct pc_pvb b;
+	char ctxs[1024];
 
 	pc_pvb_begin(&b, r->m, 0);
 	pc_pvb_key_z(&b, "type");
@@ -289,6 +194,10 @@ static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat)
 	if (cat) {
 		pc_pvb_key_z(&b, "cat");
 		pc_pvb_str_z(&b, cat);
+	}
+	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
+		pc_pvb_key_z(&b, "contexts");
+		pc_pvb_str_z(&b, ctxs);
 	}
 	if (cJSON_IsObject(args)) {
 		cJSON_ArrayForEach(a, args)
@@ -329,7 +238,7 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
 
 	if (!cJSON_IsObject(args) || !args->child)
 		return bpl;
-	epl = payload(r, ev, NULL); /* {type, args...} */
+	epl = payload(r, ev, NULL, PC_NONE); /* {type, args...} */
 	if (epl == PC_NONE)
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
@@ -354,12 +263,13 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
 	return pc_pvb_end(&b);
 }
 
-static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start, int64_t end,
-		       uint8_t phase, uint16_t cat, uint32_t pl)
+static int push_marker_set(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,
+			   int64_t end, uint8_t phase, uint16_t cat, uint32_t pl, uint32_t set)
 {
 	struct pc_marker_row row;
 
 	pc_marker_row_init(&row);
+	row.context_set = set;
 	row.name = name;
 	row.start = start;
 	row.end = end;
@@ -367,6 +277,12 @@ static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t st
 	row.category = cat;
 	row.payload = pl;
 	return pc_marker_push(r->m, ti->t, &row);
+}
+
+static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start, int64_t end,
+		       uint8_t phase, uint16_t cat, uint32_t pl)
+{
+	return push_marker_set(r, ti, name, start, end, phase, cat, pl, PC_NONE);
 }
 
 static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end, uint32_t name,
@@ -407,7 +323,7 @@ static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
 	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
-	const char *cat = jstr(ev, "cat"), *scope = jstr(ev, "scope");
+	const char *cat = pc_chrome_jstr(ev, "cat"), *scope = pc_chrome_jstr(ev, "scope");
 	char idt[64];
 	int local = 0;
 
@@ -447,7 +363,8 @@ static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t 
 	a->name = name;
 	a->cat = cat;
 	a->start = ts;
-	a->payload = payload(r, ev, catname);
+	a->set = pc_chrome_active_set(r, ti); /* async spans inherit the thread's set */
+	a->payload = payload(r, ev, catname, a->set);
 	if (a->payload == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	r->nas++;
@@ -465,8 +382,8 @@ static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
 	for (i = r->nas; i-- > 0;) {
 		if (strcmp(r->as[i].key, key) == 0) {
 			struct async_open a = r->as[i];
-			int err = push_marker(r, &r->th[a.thread], a.name, a.start, ts,
-					      PC_PHASE_INTERVAL, a.cat, a.payload);
+			int err = push_marker_set(r, &r->th[a.thread], a.name, a.start, ts,
+						  PC_PHASE_INTERVAL, a.cat, a.payload, a.set);
 
 			pc_free(r->ctx, a.key);
 			memmove(&r->as[i], &r->as[i + 1], (r->nas - i - 1) * sizeof(*r->as));
@@ -570,14 +487,14 @@ static struct v8node *node_of(struct v8prof *pf, int64_t id)
 /* The frame of a V8 callFrame. */
 static uint32_t v8_frame(struct rd *r, const cJSON *cf)
 {
-	const char *fn = jstr(cf, "functionName"), *url = jstr(cf, "url");
+	const char *fn = pc_chrome_jstr(cf, "functionName"), *url = pc_chrome_jstr(cf, "url");
 	double line = -1, col = -1;
 	struct pc_func_key fk;
 	struct pc_frame_key k;
 	uint16_t cat;
 
-	jnum(cf, "lineNumber", &line);
-	jnum(cf, "columnNumber", &col);
+	pc_chrome_jnum(cf, "lineNumber", &line);
+	pc_chrome_jnum(cf, "columnNumber", &col);
 	if (!fn || !*fn)
 		fn = "(anonymous)";
 	memset(&fk, 0, sizeof(fk));
@@ -659,7 +576,7 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 
 		/* samples belong to the Profile event's thread */
 		pf->thread = (uint32_t)(ti - r->th);
-		pf->time = jnum(data, "startTime", &st) ? us_to_ns(st) : ts;
+		pf->time = pc_chrome_jnum(data, "startTime", &st) ? us_to_ns(st) : ts;
 		return 0;
 	}
 	{
@@ -675,9 +592,9 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 			double nid, par = -1;
 			struct v8node *n;
 
-			if (!jnum(nd, "id", &nid))
+			if (!pc_chrome_jnum(nd, "id", &nid))
 				continue;
-			jnum(nd, "parent", &par);
+			pc_chrome_jnum(nd, "parent", &par);
 			if (pc_grow(r->ctx, (void **)&pf->nodes, sizeof(*pf->nodes), &pf->nodes_cap,
 				    (size_t)pf->nnodes + 1))
 				return PROFCONV_ERR_NOMEM;
@@ -732,7 +649,7 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 			  const char *name)
 {
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-	const char *s = jstr(args, "name");
+	const char *s = pc_chrome_jstr(args, "name");
 	double v;
 
 	if (strcmp(name, "thread_name") == 0 && s && ti) {
@@ -747,7 +664,7 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
 		return 0;
 	}
-	if (ti && strcmp(name, "thread_sort_index") == 0 && jnum(args, "sort_index", &v)) {
+	if (ti && strcmp(name, "thread_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
 		ti->sort_index = (int64_t)v;
 		ti->has_sort = 1;
 	}
@@ -758,11 +675,11 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 
 static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 {
-	const char *name = jstr(ev, "name"), *ph = jstr(ev, "ph"), *cat = jstr(ev, "cat");
+	const char *name = pc_chrome_jstr(ev, "name"), *ph = pc_chrome_jstr(ev, "ph"), *cat = pc_chrome_jstr(ev, "cat");
 	int64_t pid = jid(ev, "pid", 0), tid, ts;
 	double tsu = 0, dur;
 	struct tinfo *ti;
-	uint32_t nm;
+	uint32_t nm, set;
 	uint16_t c;
 
 	(void)off;
@@ -772,15 +689,20 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 							      "%s: an event without a one-letter ph",
 							      r->name);
 	tid = jid(ev, "tid", pid);
-	if (!jnum(ev, "ts", &tsu) && ph[0] != 'M')
+	if (!pc_chrome_jnum(ev, "ts", &tsu) && ph[0] != 'M')
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a '%s' event without a numeric ts",
 			       r->name, ph);
 	ts = us_to_ns(tsu);
 	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
 		r->first_ts = ts;
+	if (ph[0] != 'M' && ts > r->last_ts)
+		r->last_ts = ts;
+	if (ph[0] == 'X' && pc_chrome_jnum(ev, "dur", &dur) && dur > 0 &&
+	    pc_time_add(ts, us_to_ns(dur)) > r->last_ts)
+		r->last_ts = pc_time_add(ts, us_to_ns(dur));
 	if (ph[0] == 'M' && name && strncmp(name, "process_", 8) == 0)
 		return metadata_event(r, NULL, ev, pid, name); /* no thread of its own */
-	ti = thread_of(r, pid, tid);
+	ti = pc_chrome_thread(r, pid, tid);
 	if (!ti)
 		return PROFCONV_ERR_NOMEM;
 	if (ph[0] == 'M')
@@ -793,15 +715,19 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		uint32_t pl;
 		int err;
 
-		if (!jnum(ev, "dur", &dur) || dur < 0)
+		if (!pc_chrome_jnum(ev, "dur", &dur) || dur < 0)
 			dur = 0;
 		nm = intern(r, name);
 		c = category(r, cat);
-		pl = payload(r, ev, cat);
+		set = pc_chrome_active_set(r, ti);
+		pl = payload(r, ev, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		err = push_marker(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)), PC_PHASE_INTERVAL,
-				  c, pl);
+		err = push_marker_set(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)),
+				      PC_PHASE_INTERVAL, c, pl, set);
+		if (!err && r->blame)
+			err = pc_chrome_add_cslice(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)), set,
+						   0, r->norder++);
 		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, us_to_ns(dur)), nm, c);
 	}
 	case 'B': {
@@ -814,9 +740,11 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		b->name = intern(r, name);
 		b->start = ts;
 		b->cat = category(r, cat);
-		b->payload = payload(r, ev, cat);
+		b->set = pc_chrome_active_set(r, ti);
+		b->payload = payload(r, ev, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		b->order = r->norder++;
 		ti->nopen++;
 		return 0;
 	}
@@ -832,14 +760,17 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		b.payload = merge_end_args(r, b.payload, ev);
 		if (b.payload == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		err = push_marker(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload);
+		err = push_marker_set(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload,
+				      b.set);
+		if (!err && r->blame)
+			err = pc_chrome_add_cslice(r, ti, b.name, b.start, ts, b.set, 1, b.order);
 		return err ? err : keep_slice(r, ti, b.start, ts, b.name, b.cat);
 	}
 	case 'I':
 	case 'i':
 	case 'R':
 	case 'n': {
-		uint32_t pl = payload(r, ev, cat);
+		uint32_t pl = payload(r, ev, cat, PC_NONE); /* instants get no context (R6) */
 
 		nm = intern(r, name);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -854,6 +785,12 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		return async_end(r, ev, pid, ts);
 	case 'C':
 		return counter_event(r, ev, pid, ts, name, cat);
+	case '(':
+	case ')':
+	case 'O':
+	case 'D':
+	case 'N':
+		return pc_chrome_context_event(r, ti, ev, pid, ts, ph[0]);
 	case 'P':
 		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
 			return profile_event(r, ti, ev, pid, ts, name);
@@ -981,7 +918,7 @@ static int slice_cmp(const void *a, const void *b)
  * Threads with slices and no samples: a sample every DERIVED_NS whose stack
  * is the slices open at that time, outermost first.
  */
-static int derive_samples(struct rd *r, int64_t weight)
+static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 {
 	uint32_t i = 0, depth;
 	uint32_t stack_frames[256];
@@ -1003,13 +940,13 @@ static int derive_samples(struct rd *r, int64_t weight)
 		}
 		/* sample times on the global 1 ms grid from the trace's start */
 		t0 = r->slices[i].start;
-		t0 = t0 - ((t0 - r->first_ts) % DERIVED_NS + DERIVED_NS) % DERIVED_NS;
+		t0 = t0 - ((t0 - r->first_ts) % step + step) % step;
 		depth = 0;
 		{
 			uint32_t k = i;
 			int64_t t;
 
-			for (t = t0; t <= tend && !err; t += DERIVED_NS) {
+			for (t = t0; t <= tend && !err; t += step) {
 				uint32_t s = PC_NONE, d;
 
 				while (k < j && r->slices[k].start <= t) {
@@ -1064,7 +1001,7 @@ static int add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
 					       NULL };
-	struct pc_schema_field f[MAX_ARG_KEYS + 1];
+	struct pc_schema_field f[MAX_ARG_KEYS + 2];
 	uint32_t i, n = 0;
 
 	f[n].key = "cat";
@@ -1076,6 +1013,19 @@ static int add_schema(struct rd *r)
 		f[n].label = r->arg_keys[i];
 		f[n].format = r->arg_num[i] ? "number" : "string";
 		f[n++].hidden = 0;
+	}
+	if (r->any_contexts) {
+		static const struct pc_schema_field cf[] = { { "object", "Object", "string", 0 } };
+
+		f[n].key = "contexts";
+		f[n].label = "Contexts";
+		f[n].format = "string";
+		f[n++].hidden = 0;
+		if (pc_schema_add_simple(r->m, "Context", display, cf, 1,
+					 "{marker.name} {marker.data.object}",
+					 "{marker.data.object}", "{marker.data.object}",
+					 "A FrameBlamer context's activation on this thread") == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
 	}
 	return pc_schema_add_simple(r->m, "TraceEvent", display, f, n, "{marker.name}", NULL, NULL,
 				    "A Chrome trace event") == PC_NONE
@@ -1098,24 +1048,34 @@ static int tinfo_cmp_model(const void *a, const void *b)
 static int finish(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
+	int64_t step;
 	uint32_t i;
 	int err;
 
 	err = close_open(r);
+	if (!err)
+		err = pc_chrome_ctx_close(r);
+	if (!err)
+		err = pc_chrome_blame_finish(r);
 	/*
 	 * The sampling interval: the V8 profiles' mean sample spacing, else
 	 * the derived samples' 1 ms.  Derived samples (threads without real
 	 * ones) weigh what 1 ms is in that interval, so every thread's call
 	 * tree counts the same unit of time.
 	 */
-	mt->interval_ns = DERIVED_NS;
+	/* derived samples: 1 ms apart, or a thousandth of a trace shorter than 1 s */
+	step = DERIVED_NS;
+	if (r->first_ts != PC_NO_TIME && r->last_ts > r->first_ts &&
+	    r->last_ts - r->first_ts < (int64_t)1000 * DERIVED_NS)
+		step = (r->last_ts - r->first_ts) / 1000 > 1000 ? (r->last_ts - r->first_ts) / 1000
+								 : 1000;
+	mt->interval_ns = step;
 	if (r->nv8_samples > 1 && r->v8_last > r->v8_first)
 		mt->interval_ns = (r->v8_last - r->v8_first) / (int64_t)(r->nv8_samples - 1);
 	if (mt->interval_ns <= 0)
-		mt->interval_ns = DERIVED_NS;
+		mt->interval_ns = step;
 	if (!err)
-		err = derive_samples(r, DERIVED_NS / mt->interval_ns > 0 ? DERIVED_NS / mt->interval_ns
-									  : 1);
+		err = derive_samples(r, step, step / mt->interval_ns > 0 ? step / mt->interval_ns : 1);
 	if (!err)
 		err = add_schema(r);
 	if (err)
@@ -1153,6 +1113,8 @@ static int finish(struct rd *r)
 		for (k = 0; k < c->len; k++)
 			c->time[k] = pc_time_sub(c->time[k], mt->zero_ns);
 	}
+	for (i = 0; i < r->m->contexts.nsnap; i++)
+		r->m->contexts.snap_time[i] = pc_time_sub(r->m->contexts.snap_time[i], mt->zero_ns);
 	mt->zero_ns = 0;
 	mt->symbolicated = 1;
 	err = pc_meta_set(r->m, &mt->product, "Chrome trace");
@@ -1185,10 +1147,13 @@ static void rd_free(struct rd *r)
 	for (i = 0; i < r->narg_keys; i++)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
+	pc_chrome_ctx_free(r);
 	pc_jpull_free(r->p);
 }
 
-static int read_chrome(struct profconv_ctx *ctx, struct pc_input *in, struct pc_model *m)
+/* Read the trace into m; with blame set, also print the context attribution. */
+static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_model *m,
+		      struct pc_text_out *blame, int json)
 {
 	struct rd r;
 	int err;
@@ -1196,8 +1161,11 @@ static int read_chrome(struct profconv_ctx *ctx, struct pc_input *in, struct pc_
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.m = m;
+	r.blame = blame;
+	r.blame_json = json;
 	r.name = pc_input_name(in);
 	r.first_ts = PC_NO_TIME;
+	r.last_ts = INT64_MIN;
 	pc_smap_init(&r.cats, ctx);
 	err = pc_jpull_new(ctx, in, NULL, &r.p);
 	if (!err) {
@@ -1215,6 +1183,24 @@ static int read_chrome(struct profconv_ctx *ctx, struct pc_input *in, struct pc_
 	if (!err)
 		err = finish(&r);
 	rd_free(&r);
+	return err;
+}
+
+static int read_chrome(struct profconv_ctx *ctx, struct pc_input *in, struct pc_model *m)
+{
+	return chrome_run(ctx, in, m, NULL, 0);
+}
+
+int pc_chrome_blame(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *out,
+		    int json)
+{
+	struct pc_model *m = pc_model_new(ctx);
+	int err;
+
+	if (!m)
+		return PROFCONV_ERR_NOMEM;
+	err = chrome_run(ctx, in, m, out, json);
+	pc_model_free(m);
 	return err;
 }
 

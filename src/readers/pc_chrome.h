@@ -1,0 +1,183 @@
+/*
+ * pc_chrome.h - what the Chrome trace reader's files share (read_chrome.c:
+ * events to the model; chrome_ctx.c: FrameBlamer contexts and their cost).
+ */
+#ifndef PC_CHROME_H
+#define PC_CHROME_H
+
+#include <cJSON.h>
+
+#include "readers/pc_jread.h"
+#include "readers/pc_reader.h"
+
+#define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
+#define DERIVED_NS 1000000	    /* derived samples: one per ms */
+#define MAX_ARG_KEYS 64
+
+#define W_TRUNCATED "truncated traces (the events before the cut were read)"
+#define W_SKIPPED "events of kinds not imported (flows, objects, contexts, other phases)"
+#define W_BAD_EVENT "events without a usable name, phase or time"
+#define W_UNMATCHED "E events without a matching B"
+
+/* An open B slice, per thread. */
+struct open_b {
+	uint32_t name;	   /* string */
+	int64_t start;	   /* ns */
+	uint16_t cat;	   /* category */
+	uint32_t payload;  /* or PC_NONE */
+	uint32_t set;	   /* context set at the B */
+	uint32_t order;	   /* file order */
+};
+
+/* A slice kept to derive samples (threads without real samples). */
+struct slice {
+	int64_t start, end;
+	uint32_t frame;
+	uint32_t thread; /* index into r->tinfo */
+};
+
+/* Per-thread reader state. */
+struct tinfo {
+	struct pc_thread *t;
+	int64_t pid, tid;
+	struct open_b *open;
+	uint32_t nopen, open_cap;
+	int64_t sort_index;
+	int has_sort;
+	int has_real_samples;
+};
+
+/* An async span waiting for its end: key (cat, id, scope, pid if local). */
+struct async_open {
+	char *key; /* owned (pc_alloc) */
+	uint32_t thread;
+	uint32_t name;
+	uint16_t cat;
+	int64_t start;
+	uint32_t payload;
+	uint32_t set; /* the beginning thread's context set */
+};
+
+/* A V8 CPU profile (Profile + ProfileChunks), keyed by (pid, id). */
+struct v8node {
+	int64_t id, parent;
+	uint32_t frame;	 /* PC_NONE until known */
+	uint32_t stack;	 /* PC_NONE until resolved */
+};
+
+struct v8prof {
+	int64_t pid;
+	char *id;	 /* owned */
+	uint32_t thread; /* the Profile event's thread */
+	int64_t time;	 /* running time, ns */
+	struct v8node *nodes;
+	uint32_t nnodes, nodes_cap;
+};
+
+struct counter_key {
+	char *key; /* owned: "pid\x1fname\x1fseries" */
+	uint32_t counter;
+};
+
+/* Per-thread context state (R2): the active set and a stack per type. */
+struct ctx_stack {
+	const char *type; /* kept */
+	uint32_t *items;  /* context rows */
+	uint32_t n, cap;
+};
+
+struct ctx_state {
+	int seen; /* this thread has had context events */
+	uint32_t *active; /* context rows */
+	uint32_t nactive, active_cap;
+	int64_t *since; /* parallel to active: when each became active (ns) */
+	uint32_t since_cap;
+	struct ctx_stack *stacks;
+	uint32_t nstacks, stacks_cap;
+};
+
+/* A slice for the cost attribution (X or B/E), in file order of its begin. */
+struct cslice {
+	uint32_t thread;
+	uint32_t name; /* string */
+	int64_t start, end; /* ns as in the trace */
+	uint32_t set;	    /* context set row */
+	uint32_t order;	    /* file order */
+	uint8_t be;	    /* B/E (else X) */
+	int64_t self;	    /* ns, computed at the end */
+};
+
+/* A snapshot's links (R8, R9), from its args.snapshot. */
+struct csnap {
+	uint32_t obj;
+	int64_t time;
+	uint32_t parent;  /* object row or PC_NONE */
+	uint32_t sibling; /* object row or PC_NONE */
+};
+
+struct rd {
+	struct profconv_ctx *ctx;
+	struct pc_model *m;
+	struct pc_jpull *p;
+	const char *name;
+	struct tinfo *th;
+	uint32_t nth, th_cap;
+	struct async_open *as;
+	uint32_t nas, as_cap;
+	struct v8prof *prof;
+	uint32_t nprof, prof_cap;
+	struct counter_key *ck;
+	uint32_t nck, ck_cap;
+	struct slice *slices;
+	uint32_t nslices, slices_cap;
+	/* categories by name: category index + 1 in a small map */
+	struct pc_smap cats;
+	uint16_t cat_js, cat_gc, cat_idle, cat_native;
+	/* args keys seen in marker payloads (for the schema) */
+	char *arg_keys[MAX_ARG_KEYS];
+	int arg_num[MAX_ARG_KEYS];
+	uint32_t narg_keys;
+	uint64_t nevents;
+	int64_t first_ts, last_ts;
+	int any_samples;
+	/* contexts */
+	struct ctx_state *cs; /* parallel to th */
+	uint32_t cs_cap;
+	int any_contexts;
+	struct cslice *cslices;
+	uint32_t ncslices, cslices_cap, norder;
+	struct csnap *snaps;
+	uint32_t nsnaps, snaps_cap;
+	uint16_t cat_ctx; /* the Context category, once used */
+	/* blame: set by profconv_blame_path(), the attribution is printed */
+	struct pc_text_out *blame;
+	int blame_json;
+	/* V8 samples: how many and their time span, for the interval */
+	uint64_t nv8_samples;
+	int64_t v8_first, v8_last;
+};
+
+
+/* read_chrome.c */
+const char *pc_chrome_jstr(const cJSON *o, const char *key);
+int pc_chrome_jnum(const cJSON *o, const char *key, double *out);
+struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid);
+
+/* chrome_ctx.c */
+/* (, ), O, D events; 0 or error */
+int pc_chrome_context_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+			    char ph);
+/* The active context set of a thread (PC_NONE when it has none). */
+uint32_t pc_chrome_active_set(struct rd *r, struct tinfo *ti);
+/* "Type/scope:id@pid, ..." for a context set; its length (0: empty). */
+size_t pc_chrome_set_text(struct rd *r, uint32_t set, char *buf, size_t cap);
+/* Record a slice for the attribution. */
+int pc_chrome_add_cslice(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,
+			 int64_t end, uint32_t set, int be, uint32_t order);
+/* After all events: compute and (when asked) print the attribution. */
+int pc_chrome_blame_finish(struct rd *r);
+/* Contexts still active at the end: open activation markers. */
+int pc_chrome_ctx_close(struct rd *r);
+void pc_chrome_ctx_free(struct rd *r);
+
+#endif /* PC_CHROME_H */
