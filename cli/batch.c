@@ -41,6 +41,7 @@
 
 struct item {
 	const char *input;
+	char *owned_input; /* a line of --inputs: freed at the end */
 	char *output;
 	/* results */
 	int done;
@@ -445,7 +446,9 @@ static int read_list(const char *file, struct item **items, size_t *n, size_t *c
 			line[--len] = 0;
 		if (len == 0)
 			continue;
-		add_input(items, n, cap, xstrdup(line)); /* kept until exit */
+		add_input(items, n, cap, NULL);
+		(*items)[*n - 1].owned_input = xstrdup(line);
+		(*items)[*n - 1].input = (*items)[*n - 1].owned_input;
 	}
 	free(line);
 	if (ferror(f)) {
@@ -490,6 +493,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	for (i = 0; i < (size_t)ninputs; i++)
 		add_input(&items, &n, &cap, inputs[i]);
 	if (b->inputs_file && read_list(b->inputs_file, &items, &n, &cap)) {
+		for (i = 0; i < n; i++)
+			free(items[i].owned_input);
 		free(items);
 		return 1;
 	}
@@ -497,6 +502,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		if (strcmp(items[i].input, "-") == 0) {
 			fputs("profconv: batch inputs are files; - (standard input) is not one\n",
 			      stderr);
+			for (i = 0; i < n; i++)
+				free(items[i].owned_input);
 			free(items);
 			return 2;
 		}
@@ -553,6 +560,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		size_t k;
 
 		free(items[i].output);
+		free(items[i].owned_input);
 		free(items[i].error);
 		free(items[i].error_code);
 		free(items[i].format);

@@ -27,6 +27,48 @@ expect_rc() { # expect_rc WANT cmd...
 }
 
 case "$CASE" in
+offcpu)
+	# --switch-events: every stretch a thread spent off the CPU is an
+	# Off-CPU marker (preempted or sleeping), as many and as long per
+	# thread as perf script's SWITCH records say (saved beside the
+	# fixture; perf prints whole microseconds), and samples carry the CPU
+	# time used since the thread's previous sample.
+	"$PC" -q --no-symbols "$FX/y_switch.data" -o "$T/sw.json" || fail "conversion"
+	"$PC" validate "$T/sw.json" >/dev/null || fail "invalid output"
+	python3 - "$FX/y_switch.data.switches.txt.gz" "$T/sw.json" <<'PY' || fail "off-CPU intervals"
+import gzip, json, re, sys
+want, since = {}, {}
+for line in gzip.open(sys.argv[1], "rt"):
+    m = re.match(r"\s*(\d+)\s+([\d.]+): PERF_RECORD_SWITCH (OUT|IN)(?: (preempt))?", line)
+    tid, t = int(m.group(1)), float(m.group(2)) * 1000
+    if m.group(3) == "OUT":
+        since[tid] = (t, bool(m.group(4)))
+    elif tid in since:
+        b, pre = since.pop(tid)
+        want.setdefault(tid, []).append((t - b, "preempted" if pre else "sleeping"))
+d = json.load(open(sys.argv[2]))
+strs = d["shared"]["stringArray"]
+assert d["meta"]["sampleUnits"]["threadCPUDelta"] == "ns"
+seen = 0
+for th in d["threads"]:
+    mk = th["markers"]
+    got = [(mk["endTime"][i] - mk["startTime"][i], mk["data"][i]["reason"])
+           for i in range(mk["length"]) if strs[mk["name"][i]] == "Off-CPU"]
+    w = want.get(th["tid"], [])
+    assert len(got) == len(w), (th["tid"], len(got), len(w))
+    for (g, gr), (x, xr) in zip(got, w):
+        assert abs(g - x) <= 0.002 and gr == xr, (th["tid"], g, gr, x, xr)
+    s = th["samples"]
+    cpu = s["threadCPUDelta"]
+    assert len(cpu) == s["length"] and all(c is not None and c >= 0 for c in cpu[1:])
+    span = (s["time"][-1] - s["time"][0]) * 1e6
+    assert sum(cpu[1:]) <= span + 1000, (th["tid"], sum(cpu[1:]), span)
+    seen += len(got)
+assert seen == 549, seen
+sleepy = [t for t in d["threads"] if t["name"] == "pc-sleepy"][0]
+assert any(sleepy["markers"]["data"][i]["reason"] == "sleeping" for i in range(sleepy["markers"]["length"]))
+PY
+	;;
 chrome-contexts)
 	# FrameBlamer contexts: every vector's per-slice sets, self times and
 	# charged objects, totals and merged totals (profconv blame) equal the

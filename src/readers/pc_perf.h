@@ -229,6 +229,12 @@ struct thread_state {
 	uint32_t *last_frames, *last_stacks;
 	uint64_t *last_paths; /* the path hash of each of last_stacks */
 	uint32_t nlast, last_cap;
+	/* off-CPU (SWITCH records): when it went off or on the CPU, the CPU
+	 * time it had used then, and the stack of its last sample */
+	int64_t off_since, on_since; /* PC_NO_TIME: not known */
+	int64_t cpu_used, cpu_at_sample;
+	uint32_t last_sample_stack;
+	uint8_t off_preempt, switch_known;
 	UT_hash_handle hh;
 };
 
@@ -389,7 +395,8 @@ struct perf {
 	int64_t first_sample, last_sample;
 	int have_time;
 	int truncated; /* the data section was cut short: warned once already */
-	int lost_markers, throttle_markers;
+	int lost_markers, throttle_markers, offcpu_markers;
+	int saw_switch; /* SWITCH records: samples get threadCPUDelta */
 	uint64_t payload;      /* bytes after a record its handler consumed */
 	uint64_t payload_room; /* bytes left in the data for such a payload */
 

@@ -601,6 +601,9 @@ static int cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, ui
 	return 0;
 }
 
+static int sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_thread *t,
+			    int64_t time, uint32_t stack);
+
 static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, size_t size,
 			 uint64_t off)
 {
@@ -687,7 +690,11 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 			return err;
 	}
 	weight = p->weight_period ? (int64_t)s.period : 1;
-	return pc_sample_add(p->m, t, prefix, s.time, weight);
+	{
+		int err = pc_sample_add(p->m, t, prefix, s.time, weight);
+
+		return err ? err : sample_cpu_delta(p, ts, t, s.time, prefix);
+	}
 }
 
 /* --- other kernel records --- */
@@ -941,6 +948,107 @@ static int handle_throttle(struct perf *p, uint32_t type, const unsigned char *b
 			      "PerfThrottle", 0, NULL);
 }
 
+/* --- context switches: off-CPU time --- */
+
+#define MISC_SWITCH_OUT (1u << 13)
+#define MISC_SWITCH_OUT_PREEMPT (1u << 14)
+
+/*
+ * PERF_RECORD_SWITCH / SWITCH_CPU_WIDE (perf record --switch-events): the
+ * thread in the sample_id trailer goes off (misc SWITCH_OUT, preempted if
+ * SWITCH_OUT_PREEMPT) or on the CPU.  Each stretch off the CPU becomes an
+ * interval marker with the stack of the thread's last sample as its cause,
+ * and the on-CPU time between samples becomes their threadCPUDelta.
+ */
+static int handle_switch(struct perf *p, uint32_t type, uint16_t misc, const unsigned char *b,
+			 size_t size, uint64_t off)
+{
+	struct thread_state *ts;
+	struct pc_thread *t;
+	struct sid s;
+
+	(void)off;
+	perf_parse_sid(p, b, size, type == REC_SWITCH_CPU_WIDE ? 8 : 0, &s);
+	if (p->info_only || !s.has_tid || s.time == PC_NO_TIME || s.tid <= 0)
+		return 0;
+	ts = perf_get_thread(p, s.pid, s.tid);
+	if (!ts)
+		return PROFCONV_ERR_NOMEM;
+	p->saw_switch = 1;
+	if (!ts->switch_known) {
+		ts->switch_known = 1;
+		ts->off_since = ts->on_since = PC_NO_TIME;
+		ts->last_sample_stack = PC_NONE;
+	}
+	if (misc & MISC_SWITCH_OUT) {
+		if (ts->on_since != PC_NO_TIME && s.time > ts->on_since)
+			ts->cpu_used += s.time - ts->on_since;
+		ts->on_since = PC_NO_TIME;
+		ts->off_since = s.time;
+		ts->off_preempt = (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
+		return 0;
+	}
+	/* switched in: the stretch off the CPU ends */
+	ts->on_since = s.time;
+	if (ts->off_since != PC_NO_TIME && s.time >= ts->off_since) {
+		struct pc_marker_row r;
+		struct pc_pvb pb;
+
+		t = perf_model_thread(p, ts);
+		if (!t)
+			return PROFCONV_ERR_NOMEM;
+		pc_marker_row_init(&r);
+		r.name = pc_str_intern_z(p->m, "Off-CPU");
+		r.start = ts->off_since;
+		r.end = s.time;
+		r.phase = PC_PHASE_INTERVAL;
+		r.cause_stack = ts->last_sample_stack;
+		if (r.cause_stack != PC_NONE)
+			r.cause_time = ts->off_since;
+		pc_pvb_begin(&pb, p->m, 0);
+		pc_pvb_key_z(&pb, "type");
+		pc_pvb_str_z(&pb, "OffCPU");
+		pc_pvb_key_z(&pb, "reason");
+		pc_pvb_str_z(&pb, ts->off_preempt ? "preempted" : "sleeping");
+		r.payload = pc_pvb_end(&pb);
+		if (r.name == PC_NONE || r.payload == PC_NONE)
+			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		p->offcpu_markers = 1;
+		ts->off_since = PC_NO_TIME;
+		return pc_marker_push(p->m, t, &r);
+	}
+	ts->off_since = PC_NO_TIME;
+	return 0;
+}
+
+/* After a sample of ts at time: its CPU time since the thread's previous sample. */
+static int sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_thread *t,
+			    int64_t time, uint32_t stack)
+{
+	int64_t used;
+
+	if (!ts->switch_known) {
+		/* running since we first saw it: on the CPU from now */
+		ts->switch_known = 1;
+		ts->off_since = PC_NO_TIME;
+		ts->on_since = time;
+	}
+	ts->last_sample_stack = stack;
+	used = ts->cpu_used + (ts->on_since != PC_NO_TIME && time > ts->on_since
+				       ? time - ts->on_since
+				       : 0);
+	if (!p->saw_switch) {
+		ts->cpu_at_sample = used;
+		return 0;
+	}
+	{
+		int64_t d = used - ts->cpu_at_sample;
+
+		ts->cpu_at_sample = used;
+		return pc_sample_set_cpu_delta(p->m, t, d < 0 ? 0 : d);
+	}
+}
+
 /* --- dispatch (records in time order) --- */
 
 int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off)
@@ -968,6 +1076,9 @@ int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off)
 	case REC_THROTTLE:
 	case REC_UNTHROTTLE:
 		return handle_throttle(p, type, b, bs, off);
+	case REC_SWITCH:
+	case REC_SWITCH_CPU_WIDE:
+		return handle_switch(p, type, misc, b, bs, off);
 	default:
 		return 0;
 	}
@@ -1391,6 +1502,20 @@ static int finish_model(struct perf *p)
 				 "{marker.data.lost} lost ({marker.data.record})", NULL,
 				 "perf could not keep up: events or samples were lost.") == PC_NONE)
 		return PROFCONV_ERR_NOMEM;
+	if (p->offcpu_markers) {
+		static const struct pc_schema_field offcpu_fields[] = {
+			{ "reason", "Reason", "string", 0 },
+		};
+
+		if (pc_schema_add_simple(m, "OffCPU", marker_display, offcpu_fields,
+					 PC_ARRAY_SIZE(offcpu_fields), "Off-CPU ({marker.data.reason})",
+					 "{marker.data.reason}", NULL,
+					 "The thread was off the CPU: switched out while runnable (preempted) or waiting (sleeping); from perf's context-switch records.") ==
+		    PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+	}
+	if (p->saw_switch && !m->meta.unit_cpu_delta)
+		m->meta.unit_cpu_delta = "ns";
 	if (p->throttle_markers &&
 	    pc_schema_add_simple(m, "PerfThrottle", marker_display, NULL, 0, NULL, NULL, NULL,
 				 "The kernel throttled (or unthrottled) sampling because the sample rate was too high.") == PC_NONE)
