@@ -925,6 +925,8 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	int64_t stack_end[256];
 	int err = 0;
 
+	if (!r->nslices)
+		return 0;
 	qsort(r->slices, r->nslices, sizeof(*r->slices), slice_cmp);
 	while (i < r->nslices && !err) {
 		uint32_t th = r->slices[i].thread, j;
@@ -940,13 +942,13 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 		}
 		/* sample times on the global 1 ms grid from the trace's start */
 		t0 = r->slices[i].start;
-		t0 = t0 - ((t0 - r->first_ts) % step + step) % step;
+		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
 		depth = 0;
 		{
 			uint32_t k = i;
 			int64_t t;
 
-			for (t = t0; t <= tend && !err; t += step) {
+			for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
 				uint32_t s = PC_NONE, d;
 
 				while (k < j && r->slices[k].start <= t) {
@@ -971,6 +973,8 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 								      : PROFCONV_ERR_NOMEM;
 				}
 				err = pc_sample_add(r->m, ti->t, s, t, weight);
+				if (t == INT64_MAX)
+					break;
 			}
 		}
 		i = j;
@@ -1069,6 +1073,11 @@ static int finish(struct rd *r)
 	    r->last_ts - r->first_ts < (int64_t)1000 * DERIVED_NS)
 		step = (r->last_ts - r->first_ts) / 1000 > 1000 ? (r->last_ts - r->first_ts) / 1000
 								 : 1000;
+	/* never more than about two million derived samples a thread, whatever the
+	 * times say (a trace spanning years is damaged, not long) */
+	if (r->first_ts != PC_NO_TIME && r->last_ts > r->first_ts &&
+	    pc_time_sub(r->last_ts, r->first_ts) / step > 2000000)
+		step = pc_time_sub(r->last_ts, r->first_ts) / 2000000 + 1;
 	mt->interval_ns = step;
 	if (r->nv8_samples > 1 && r->v8_last > r->v8_first)
 		mt->interval_ns = (r->v8_last - r->v8_first) / (int64_t)(r->nv8_samples - 1);

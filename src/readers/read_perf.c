@@ -565,9 +565,9 @@ static int cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, ui
 	uint32_t i;
 
 	if (!p->cc || (uint64_t)(p->ncc + 1) * 2 > (uint64_t)p->cc_mask + 1) {
-		uint32_t nslots = p->cc ? (p->cc_mask + 1) * 2 : 4096;
+		uint32_t nslots = p->cc ? (p->cc_mask + 1) * 2 : 4096 < CC_MAX_SLOTS ? 4096 : CC_MAX_SLOTS;
 
-		if (nslots > CC_MAX_SLOTS) {
+		if (p->cc && nslots > CC_MAX_SLOTS) {
 			/* full size and half full: start again */
 			memset(p->cc, 0, ((size_t)p->cc_mask + 1) * sizeof(*p->cc));
 			p->ncc = 0;
@@ -982,7 +982,7 @@ static int handle_switch(struct perf *p, uint32_t type, uint16_t misc, const uns
 	}
 	if (misc & MISC_SWITCH_OUT) {
 		if (ts->on_since != PC_NO_TIME && s.time > ts->on_since)
-			ts->cpu_used += s.time - ts->on_since;
+			ts->cpu_used = pc_time_add(ts->cpu_used, pc_time_sub(s.time, ts->on_since));
 		ts->on_since = PC_NO_TIME;
 		ts->off_since = s.time;
 		ts->off_preempt = (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
@@ -1034,15 +1034,16 @@ static int sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_t
 		ts->on_since = time;
 	}
 	ts->last_sample_stack = stack;
-	used = ts->cpu_used + (ts->on_since != PC_NO_TIME && time > ts->on_since
-				       ? time - ts->on_since
-				       : 0);
+	/* times come from the file: saturating arithmetic */
+	used = pc_time_add(ts->cpu_used, ts->on_since != PC_NO_TIME && time > ts->on_since
+						 ? pc_time_sub(time, ts->on_since)
+						 : 0);
 	if (!p->saw_switch) {
 		ts->cpu_at_sample = used;
 		return 0;
 	}
 	{
-		int64_t d = used - ts->cpu_at_sample;
+		int64_t d = pc_time_sub(used, ts->cpu_at_sample);
 
 		ts->cpu_at_sample = used;
 		return pc_sample_set_cpu_delta(p->m, t, d < 0 ? 0 : d);
