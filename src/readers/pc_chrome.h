@@ -15,7 +15,7 @@
 #define MAX_ARG_KEYS 64
 
 #define W_TRUNCATED "truncated traces (the events before the cut were read)"
-#define W_SKIPPED "events of kinds not imported (flows, objects, contexts, other phases)"
+#define W_SKIPPED "events of kinds not imported (flows, sf/stack samples, other phases)"
 #define W_BAD_EVENT "events without a usable name, phase or time"
 #define W_UNMATCHED "E events without a matching B"
 

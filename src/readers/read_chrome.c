@@ -675,23 +675,22 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 
 static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 {
-	const char *name = pc_chrome_jstr(ev, "name"), *ph = pc_chrome_jstr(ev, "ph"), *cat = pc_chrome_jstr(ev, "cat");
+	const char *name = pc_chrome_jstr(ev, "name"), *ph = pc_chrome_jstr(ev, "ph");
+	const char *cat = pc_chrome_jstr(ev, "cat");
+	struct pc_loc loc = { r->name, off, 0, 0 };
 	int64_t pid = jid(ev, "pid", 0), tid, ts;
 	double tsu = 0, dur;
 	struct tinfo *ti;
 	uint32_t nm, set;
 	uint16_t c;
 
-	(void)off;
 	if (!ph || !ph[0] || ph[1])
 		return cJSON_GetArraySize(ev) == 0 ? 0 /* {} */
-						    : pc_warn(r->ctx, W_BAD_EVENT, NULL,
-							      "%s: an event without a one-letter ph",
-							      r->name);
+						    : pc_warn(r->ctx, W_BAD_EVENT, &loc,
+							      "an event without a one-letter ph");
 	tid = jid(ev, "tid", pid);
 	if (!pc_chrome_jnum(ev, "ts", &tsu) && ph[0] != 'M')
-		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a '%s' event without a numeric ts",
-			       r->name, ph);
+		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a numeric ts", ph);
 	ts = us_to_ns(tsu);
 	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
 		r->first_ts = ts;
@@ -708,8 +707,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	if (ph[0] == 'M')
 		return name ? metadata_event(r, ti, ev, pid, name) : 0;
 	if (!name && ph[0] != 'E')
-		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a '%s' event without a name", r->name,
-			       ph);
+		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a name", ph);
 	switch (ph[0]) {
 	case 'X': {
 		uint32_t pl;
@@ -753,9 +751,9 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		int err;
 
 		if (!ti->nopen)
-			return pc_warn(r->ctx, W_UNMATCHED, NULL,
-				       "%s: an E event at %.3f us on thread %lld closes no B", r->name,
-				       tsu, (long long)tid);
+			return pc_warn(r->ctx, W_UNMATCHED, &loc,
+				       "an E event at %.3f us on thread %lld closes no B", tsu,
+				       (long long)tid);
 		b = ti->open[--ti->nopen];
 		b.payload = merge_end_args(r, b.payload, ev);
 		if (b.payload == PC_NONE)
@@ -796,9 +794,9 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 			return profile_event(r, ti, ev, pid, ts, name);
 		/* fall through */
 	default:
-		return pc_warn(r->ctx, W_SKIPPED, NULL,
-			       "%s: '%s' events (and other kinds profconv does not import yet: flows s/t/f, objects N/O/D, contexts ( and ), sf/stack samples) skipped",
-			       r->name, ph);
+		return pc_warn(r->ctx, W_SKIPPED, &loc,
+			       "'%s' events (and other kinds profconv does not import yet: flows s/t/f, sf/stack samples) skipped",
+			       ph);
 	}
 }
 
