@@ -953,9 +953,9 @@ static uint32_t thread_process(const struct pc_thread *t)
 
 /*
  * One Gecko profile for process proc (PC_NONE: threads with no process):
- * meta, libs, threads; with sub set, the other processes nest in it.
+ * meta, libs, threads; at the top, the other processes nest in it.
  */
-static int write_process(struct gw *g, uint32_t proc, int top, const uint8_t *done_procs)
+static int write_process(struct gw *g, uint32_t proc, int top)
 {
 	const struct pc_model *m = g->m;
 	struct pc_jw *w = g->w;
@@ -994,8 +994,7 @@ static int write_process(struct gw *g, uint32_t proc, int top, const uint8_t *do
 				;
 			if (k < i)
 				continue; /* already written */
-			(void)done_procs;
-			err = write_process(g, p, 0, NULL);
+			err = write_process(g, p, 0);
 		}
 		pc_jw_arr_end(w);
 	} else {
@@ -1040,7 +1039,7 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 		g.frame_map[i] = PC_NONE;
 	for (i = 0; i < m->strings.len; i++)
 		g.str_map[i] = PC_NONE;
-	err = write_process(&g, m->nthreads ? thread_process(m->threads[0]) : PC_NONE, 1, NULL);
+	err = write_process(&g, m->nthreads ? thread_process(m->threads[0]) : PC_NONE, 1);
 out:
 	if (err) {
 		pc_jw_free(g.w);
