@@ -91,6 +91,7 @@ enum profconv_severity {
 
 /* Output formats for profconv_write_*() (profconv_formats() lists them all). */
 #define PROFCONV_OUT_PROCESSED "processed"
+#define PROFCONV_OUT_GECKO     "gecko"
 
 /* Null row index in the read-only views below. */
 #define PROFCONV_NONE UINT32_MAX
@@ -288,7 +289,7 @@ PROFCONV_API int profconv_read_cb(struct profconv_ctx *ctx, profconv_read_fn *fn
 PROFCONV_API void profconv_profile_free(struct profconv_profile *p);
 
 /*
- * Write a profile.  format is PROFCONV_OUT_PROCESSED.  For _path, "-" is
+ * Write a profile.  format is PROFCONV_OUT_PROCESSED or PROFCONV_OUT_GECKO.  For _path, "-" is
  * standard output; any other path is written to a temporary file beside it
  * and renamed over it only once complete, so an existing file is never
  * replaced by a partial one.
@@ -462,7 +463,7 @@ PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path,
 				     profconv_write_fn *fn, void *user);
 
 /*
- * Check a processed (v70) or Gecko profile JSON file from any producer:
+ * Check a processed (v69, v70 and older) or Gecko profile JSON file from any producer:
  * column lengths, every index in range, parents before children,
  * categories and subcategories, marker phases.  Each problem is passed to
  * the diagnostics callback as an error (the first 20 of each kind); a
