@@ -964,21 +964,22 @@ static int load_meta(struct rd *r)
 		size_t len;
 
 		err = pc_jpull_next(r->p, &t);
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, r->m);
 			return err;
+		}
 		if (t->type == PC_JT_OBJ_END)
 			break;
 		if (strcmp(t->str, "preprocessedProfileVersion") == 0) {
 			err = pc_jpull_next(r->p, &t);
-			if (err)
-				return err;
-			if (t->type != PC_JT_NUMBER || !t->is_int)
-				return fail_tok(r, t, "meta.preprocessedProfileVersion: expected an integer");
-			if (t->i != VERSION && t->i != VERSION - 1)
-				return pc_jr_fail(r->ctx, r->p, t, PROFCONV_ERR_UNSUPPORTED,
-						  "processed profile version %lld; only %d and %d are read: load it in profiler.firefox.com and save it again to upgrade",
-						  (long long)t->i, VERSION - 1, VERSION);
-			r->version = (int)t->i;
+			if (!err && (t->type != PC_JT_NUMBER || !t->is_int))
+				err = fail_tok(r, t, "meta.preprocessedProfileVersion: expected an integer");
+			else if (!err && t->i != VERSION && t->i != VERSION - 1)
+				err = pc_jr_fail(r->ctx, r->p, t, PROFCONV_ERR_UNSUPPORTED,
+						 "processed profile version %lld; only %d and %d are read: load it in profiler.firefox.com and save it again to upgrade",
+						 (long long)t->i, VERSION - 1, VERSION);
+			else if (!err)
+				r->version = (int)t->i;
 		} else if (strcmp(t->str, "interval") == 0) {
 			err = ms_value(r, "meta.interval", &v);
 			if (!err && v != PC_NO_TIME)
