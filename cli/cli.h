@@ -42,6 +42,9 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 /* profconv report merge R.jsonl... (batch.c) */
 int cli_report(const struct cli_settings *s, const char *output, int argc, char **argv);
 
+/* profconv gecko-dump --from-scrape PREFIX -o FILE (geckodump.c); argv[0] is "gecko-dump". */
+int cli_gecko_dump(int argc, char **argv);
+
 /* Progress on a terminal (progress.c): a line on stderr, redrawn in place. */
 int cli_progress_enabled(const struct cli_settings *s);
 void cli_progress_bytes(void *user, uint64_t done, uint64_t total);
