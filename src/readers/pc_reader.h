@@ -46,5 +46,6 @@ const struct pc_reader *pc_reader_detect(const unsigned char *peek, size_t len);
 extern const struct pc_reader pc_reader_perf;
 extern const struct pc_reader pc_reader_processed;
 extern const struct pc_reader pc_reader_gecko;
+extern const struct pc_reader pc_reader_gecko_buffer;
 
 #endif /* PC_READER_H */

@@ -8,6 +8,7 @@ const struct pc_reader *const pc_readers[] = {
 	&pc_reader_perf,
 	&pc_reader_processed,
 	&pc_reader_gecko,
+	&pc_reader_gecko_buffer,
 	NULL,
 };
 
