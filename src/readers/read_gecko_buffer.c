@@ -594,6 +594,18 @@ static int read_sections(struct gb *g)
 					  (unsigned long long)i + 1, (unsigned long long)nsec);
 		fourcc = pc_load_u32(g->file + off, 0);
 		len = pc_load_u64(g->file + off + 8, 0);
+		if (len > g->flen - off - PGKB_SECTION_HEADER_SIZE && fourcc == PGKB_BUFR) {
+			/* a dump cut short: the buffer's blocks that are there still read */
+			uint64_t have_len = g->flen - off - PGKB_SECTION_HEADER_SIZE;
+
+			err = pc_warn(g->ctx, "truncated dump", NULL,
+				      "%s: offset %llu: BUFR section of %llu bytes has only %llu; reading those",
+				      g->path, (unsigned long long)off, (unsigned long long)len,
+				      (unsigned long long)have_len);
+			if (err)
+				return err;
+			len = have_len;
+		}
 		if (len > g->flen - off - PGKB_SECTION_HEADER_SIZE)
 			return pc_fail_at(g->ctx, PROFCONV_ERR_CORRUPT_BAD_SIZE, g->path, off + 8,
 					  "section length %llu exceeds the %zu bytes left",
