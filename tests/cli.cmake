@@ -48,3 +48,4 @@ add_test(NAME cli.outputs-validate COMMAND sh ${PC_CLI_TEST} ${PC_BIN} outputs-v
 add_test(NAME cli.edges COMMAND sh ${PC_CLI_TEST} ${PC_BIN} edges)
 add_test(NAME cli.batch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_test.sh ${PC_BIN})
 add_test(NAME cli.batch-docs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_docs_test.sh)
+add_test(NAME gecko.buffer COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gecko_buffer_test.sh ${PC_BIN})

@@ -250,6 +250,103 @@ static void test_estimated_start(void)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * The synthetic dump (tests/fuzz/make_gbuf_seeds.py): what a scrape lacks.
+ * Marker fields of every serial type, a literal name through STRS, an
+ * unresolved one, a backtrace as the cause, a counter, paused ranges, a
+ * labelled frame with a getter's dynamic string, native frames of a lib.
+ */
+static int64_t member_int(struct profconv_profile *p, uint32_t obj, const char *key)
+{
+	uint32_t n = pc_pv_member(&p->m, obj, key);
+
+	if (n == PC_NONE)
+		return -999;
+	return pc_pv(&p->m, n)->kind == PC_VAL_INT ? pc_pv(&p->m, n)->v.i : -998;
+}
+
+static const char *member_str(struct profconv_profile *p, uint32_t obj, const char *key)
+{
+	uint32_t n = pc_pv_member(&p->m, obj, key);
+
+	if (n == PC_NONE || pc_pv(&p->m, n)->kind != PC_VAL_STR)
+		return NULL;
+	return pc_pv_text(&p->m, pc_pv(&p->m, n)->v.s, NULL);
+}
+
+static void test_synthetic(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_profile *p = NULL;
+	struct pc_thread *t;
+	char path[4400];
+	uint32_t pl, n, i, found = 0;
+
+	snprintf(path, sizeof(path), "%s/gecko-buffer/synthetic.pgkb", fixtures);
+	PC_CHECK_EQ_INT(profconv_read_path(ctx, path, &p), PROFCONV_OK);
+	/* an unnamed kind, an unresolved pointer, a payload without its field list */
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 3);
+	if (!p)
+		goto out;
+	PC_CHECK_EQ_INT(p->m.nthreads, 1);
+	t = p->m.threads[0];
+	PC_CHECK_EQ_INT(t->samples.len, 2);
+	PC_CHECK_EQ_INT(t->samples.time[0], 1000000);
+	PC_CHECK_EQ_INT(t->samples.stack[1], t->samples.stack[0]); /* same-sample */
+	PC_CHECK(t->samples.cpu_delta && t->samples.cpu_delta[1] == 12345);
+	PC_CHECK_EQ_INT(t->markers.len, 4);
+	if (t->markers.len != 4)
+		goto out;
+	PC_CHECK_EQ_STR(pc_str(&p->m, t->markers.name[0]), "mark");
+	PC_CHECK_EQ_INT(t->markers.start[0], 1000000);
+	PC_CHECK_EQ_INT(t->markers.end[0], 3000000);
+	pl = t->markers.payload[0];
+	PC_CHECK_EQ_STR(member_str(p, pl, "type"), "AllTypes");
+	PC_CHECK_EQ_INT(member_int(p, pl, "u16"), 300);
+	PC_CHECK_EQ_INT(member_int(p, pl, "i32"), -3);
+	PC_CHECK_EQ_STR(member_str(p, pl, "s8"), "hello");
+	PC_CHECK_EQ_STR(member_str(p, pl, "s16"), "\xc3\xa9\xe2\x82\xac");
+	PC_CHECK_EQ_STR(member_str(p, pl, "ns"), "hi");
+	PC_CHECK_EQ_INT(member_int(p, pl, "maybe"), 9);
+	PC_CHECK(pc_pv_member(&p->m, pl, "nothing") == PC_NONE);
+	n = pc_pv_member(&p->m, pl, "dur");
+	PC_CHECK(n != PC_NONE && pc_pv(&p->m, n)->kind == PC_VAL_DBL && pc_pv(&p->m, n)->v.d == 1.5);
+	n = pc_pv_member(&p->m, pl, "ts"); /* 2 ms after the process start */
+	PC_CHECK(n != PC_NONE && pc_pv(&p->m, n)->kind == PC_VAL_DBL && pc_pv(&p->m, n)->v.d == 2.0);
+	PC_CHECK_EQ_STR(pc_str(&p->m, t->markers.name[1]), "literal name");
+	PC_CHECK_EQ_STR(member_str(p, t->markers.payload[1], "type"), "RustThing");
+	PC_CHECK_EQ_STR(pc_str(&p->m, t->markers.name[2]), "0x3000");
+	PC_CHECK(t->markers.payload[2] == PC_NONE);
+	PC_CHECK(t->markers.cause_stack[3] != PC_NONE);
+	PC_CHECK_EQ_INT(t->markers.cause_time[3], 3000000);
+	PC_CHECK_EQ_STR(member_str(p, t->markers.payload[3], "type"), "NoPayloadUserData");
+	PC_CHECK_EQ_INT(member_int(p, t->markers.payload[3], "innerWindowID"), 7);
+	PC_CHECK_EQ_INT(t->npaused, 2);
+	PC_CHECK_EQ_INT(p->m.counters.len, 1);
+	if (p->m.counters.len == 1) {
+		PC_CHECK_EQ_INT(p->m.counters.rows[0].len, 1);
+		PC_CHECK(p->m.counters.rows[0].count[0] == 4096);
+		PC_CHECK(p->m.counters.rows[0].number && p->m.counters.rows[0].number[0] == 3);
+	}
+	for (i = 0; i < p->m.funcs.len; i++)
+		found += strcmp(pc_str(&p->m, p->m.funcs.name[i]), "get Label.dynamic") == 0;
+	PC_CHECK_EQ_INT(found, 1);
+	/* native frames: lib-relative; the caller one less (a return address) */
+	found = 0;
+	for (i = 0; i < p->m.frames.len; i++) {
+		const char *nm = pc_str(&p->m, p->m.funcs.name[p->m.frames.func[i]]);
+
+		if (strcmp(nm, "0x401000") == 0)
+			found += p->m.frames.address[i] == 0xfff;
+		if (strcmp(nm, "0x401100") == 0)
+			found += p->m.frames.address[i] == 0x1100;
+	}
+	PC_CHECK_EQ_INT(found, 2);
+out:
+	profconv_profile_free(p);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const char *fx = getenv("PC_FIXTURES");
@@ -261,6 +358,7 @@ int main(void)
 	test_pack_and_counts();
 	test_damage();
 	test_estimated_start();
+	test_synthetic();
 	unlink(dump);
 	return pc_test_done();
 }
