@@ -207,7 +207,7 @@ static uint32_t make_frame(struct gb *g, const struct gb_frame *f, int is_caller
 	k.address = PC_NO_ADDRESS;
 	k.category = PC_NO_CATEGORY;
 	if (f->kind == GK_LABEL) {
-		const char *label = "", *dyn = g->dyn + f->dyn_off;
+		const char *label = "", *dyn = g->dyn ? g->dyn + f->dyn_off : "";
 		size_t llen = 0, dlen = 0, n;
 		char *name;
 		uint32_t flags = (uint32_t)f->flags;
