@@ -451,6 +451,53 @@ static int put_strings(struct wbuf *b, const char *text, const char *prefix)
 	return 0;
 }
 
+/*
+ * C++ marker types whose serialized arguments were checked byte for byte
+ * against the paired shutdown profile of an ESR 153 scrape (each field's
+ * value equals the JSON's): their field lists are complete.  Types whose
+ * JSON is computed from the arguments (enums named, fields left out when
+ * zero: Preference, Awake, Url, Hist, ...) are not listed: their payloads
+ * stay {type}.
+ */
+static const struct {
+	const char *type;
+	const char *key; /* NULL: no fields */
+	uint8_t serial;
+} esr153_fields[] = {
+	{ "Text", "name", PGKB_S_STR8VIEW },
+	{ "TextStack", "name", PGKB_S_STR8VIEW },
+	{ "FlowMarker", "flow", PGKB_S_FLOW },
+	{ "FlowStackMarker", "flow", PGKB_S_FLOW },
+	{ "TerminatingFlowMarker", "terminatingFlow", PGKB_S_FLOW },
+	{ "StackMarker", NULL, 0 },
+	{ "NoPayloadUserData", NULL, 0 },
+};
+
+static void put_type_fields(struct wbuf *b, unsigned ptype, const char *name)
+{
+	size_t i;
+
+	for (i = 0; ptype == 0 && i < PC_ARRAY_SIZE(esr153_fields); i++) {
+		if (strcmp(esr153_fields[i].type, name) != 0)
+			continue;
+		wb_u8(b, 1); /* complete */
+		if (!esr153_fields[i].key) {
+			wb_uleb(b, 0);
+			return;
+		}
+		wb_uleb(b, 1);
+		wb_str(b, esr153_fields[i].key);
+		wb_u8(b, esr153_fields[i].serial);
+		wb_u8(b, 0);
+		wb_str(b, esr153_fields[i].key);
+		wb_str(b, esr153_fields[i].serial == PGKB_S_FLOW ? "flow-id" : "string");
+		wb_u8(b, esr153_fields[i].serial != PGKB_S_FLOW);
+		return;
+	}
+	wb_u8(b, 0); /* field list unknown (a scrape has none) */
+	wb_uleb(b, 0);
+}
+
 /* PREFIX.tagmap.json: {"tag/ptype": {"TypeName": count, ...}}: the commonest name. */
 static int put_tagmap(struct wbuf *b, const char *text, const char *prefix)
 {
@@ -485,8 +532,7 @@ static int put_tagmap(struct wbuf *b, const char *text, const char *prefix)
 		wb_u8(&rows, (uint8_t)ptype);
 		wb_u8(&rows, (uint8_t)tag);
 		wb_str(&rows, best);
-		wb_u8(&rows, 0); /* field list incomplete (a scrape has none) */
-		wb_uleb(&rows, 0);
+		put_type_fields(&rows, ptype, best);
 		wb_str(&rows, "");
 		n++;
 	}

@@ -551,7 +551,8 @@ static int field(struct gb *g, struct pc_pvb *b, const struct gb_field *f, struc
 		u = pgkb_u64(c);
 		if (c->bad)
 			return 0;
-		len = hex_name(buf, sizeof(buf), u);
+		/* a flow id only has to be equal where the flow is the same */
+		len = pc_snprintf(buf, sizeof(buf), "%llx", (unsigned long long)u);
 		row = pc_str_intern(g->m, buf, len);
 		if (row == PC_NONE)
 			return -1;

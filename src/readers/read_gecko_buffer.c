@@ -496,6 +496,7 @@ static int sec_mtyp(struct gb *g, struct pgkb_cur *c)
 		t->fields = pc_calloc(g->ctx, nf ? nf : 1, sizeof(*t->fields));
 		if (!t->fields)
 			return -1;
+		g->nmtypes = (uint32_t)i + 1; /* freed with the table from here on */
 		for (j = 0; j < nf && !c->bad; j++) {
 			t->fields[j].key = pgkb_str(c, &t->fields[j].key_len);
 			t->fields[j].type = pgkb_u8(c);
@@ -510,7 +511,6 @@ static int sec_mtyp(struct gb *g, struct pgkb_cur *c)
 			break;
 		if (pt < 2 && tag)
 			g->mtype_ix[pt][tag] = (uint16_t)(i + 1);
-		g->nmtypes = (uint32_t)i + 1;
 	}
 	return c->bad;
 }
