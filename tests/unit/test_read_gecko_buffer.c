@@ -92,6 +92,54 @@ static const char *member_str(struct profconv_profile *p, uint32_t obj, const ch
 	return pc_pv_text(&p->m, pc_pv(&p->m, n)->v.s, NULL);
 }
 
+/*
+ * The last 300 samples of each thread against the shutdown JSON's stacks at
+ * the same times (frame names root first, "(root)" dropped; addresses as
+ * Gecko names them): the CompactStack and same-sample decoding, frame order,
+ * label and dynamic-string names.  The fixture holds only those samples.
+ */
+static void check_last_stacks(struct profconv_profile *p)
+{
+	cJSON *ref = load_json("esr153-run2.shutdown-last-stacks.json"), *it;
+	const struct pc_model *m = &p->m;
+
+	cJSON_ArrayForEach(it, ref)
+	{
+		struct pc_thread *t = thread_of(p, atoll(it->string));
+		cJSON *stacks = cJSON_GetObjectItem(it, "stacks");
+		cJSON *samples = cJSON_GetObjectItem(it, "samples"), *sm;
+		uint32_t i, equal = 0, n = (uint32_t)cJSON_GetArraySize(samples);
+
+		PC_CHECK(t != NULL && t->samples.len >= n);
+		if (!t || t->samples.len < n)
+			continue;
+		i = t->samples.len - n;
+		cJSON_ArrayForEach(sm, samples)
+		{
+			cJSON *want = cJSON_GetArrayItem(stacks, cJSON_GetArrayItem(sm, 1)->valueint);
+			int64_t us = (int64_t)cJSON_GetArrayItem(sm, 0)->valuedouble;
+			const char *names[256];
+			uint32_t depth = 0, s = t->samples.stack[i], k;
+			int same;
+
+			while (s != PC_NONE && depth < 256) {
+				names[depth++] = pc_str(m, m->funcs.name[m->frames.func[m->stacks.frame[s]]]);
+				s = m->stacks.prefix[s];
+			}
+			same = s == PC_NONE && depth == (uint32_t)cJSON_GetArraySize(want) &&
+			       llabs(t->samples.time[i] / 1000 - us) <= 1;
+			for (k = 0; same && k < depth; k++)
+				same = strcmp(names[depth - 1 - k],
+					      cJSON_GetArrayItem(want, (int)k)->valuestring) == 0;
+			equal += same;
+			i++;
+		}
+		PC_CHECK_EQ_INT(equal, n);
+		PC_CHECK_EQ_INT(n, 300);
+	}
+	cJSON_Delete(ref);
+}
+
 static void test_pack_and_counts(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -185,6 +233,7 @@ static void test_pack_and_counts(void)
 				"/usr/lib/firefox-esr/libmozsandbox.so");
 	}
 	PC_CHECK(p->m.meta.has_start_time);
+	check_last_stacks(p);
 
 	/* info: blocks and entries of every kind, as the reference counted them */
 	memset(&info, 0, sizeof(info));
