@@ -60,6 +60,7 @@ struct gb_lib {
 struct gb_field {
 	const char *key;
 	size_t key_len;
+	const char *label, *format; /* kept, for the schema */
 	uint8_t type, flags;
 };
 

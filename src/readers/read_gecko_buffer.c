@@ -473,6 +473,32 @@ static int sec_thrd(struct gb *g, struct pgkb_cur *c)
 	return c->bad;
 }
 
+/* A marker schema for a type whose fields are known: where the front-end shows them. */
+static int add_schema(struct gb *g, const struct gb_mtype *t)
+{
+	static const char *const display[] = { "marker-chart", "marker-table", "marker-tooltip",
+					       NULL };
+	struct pc_schema_field f[32];
+	const char *name = pc_model_keep(g->m, t->name, t->name_len);
+	uint32_t i, n = t->nfields < 32 ? t->nfields : 32;
+
+	if (!name)
+		return -1;
+	if (pc_schema_find(g->m, name) != PC_NONE)
+		return 0;
+	for (i = 0; i < n; i++) {
+		f[i].key = pc_model_keep(g->m, t->fields[i].key, t->fields[i].key_len);
+		f[i].label = t->fields[i].label;
+		f[i].format = t->fields[i].format;
+		f[i].hidden = 0;
+		if (!f[i].key)
+			return -1;
+	}
+	return pc_schema_add_simple(g->m, name, display, f, n, NULL, NULL, NULL, NULL) == PC_NONE
+		       ? -1
+		       : 0;
+}
+
 static int sec_mtyp(struct gb *g, struct pgkb_cur *c)
 {
 	uint64_t n = pgkb_uleb(c), i, j;
@@ -498,17 +524,26 @@ static int sec_mtyp(struct gb *g, struct pgkb_cur *c)
 			return -1;
 		g->nmtypes = (uint32_t)i + 1; /* freed with the table from here on */
 		for (j = 0; j < nf && !c->bad; j++) {
+			const char *lb, *fm;
+			size_t ll, fl;
+
 			t->fields[j].key = pgkb_str(c, &t->fields[j].key_len);
 			t->fields[j].type = pgkb_u8(c);
 			t->fields[j].flags = pgkb_u8(c);
-			pgkb_str(c, &len); /* label */
-			pgkb_str(c, &len); /* format */
-			pgkb_u8(c);	   /* searchable */
+			lb = pgkb_str(c, &ll);
+			fm = pgkb_str(c, &fl);
+			pgkb_u8(c); /* searchable */
+			t->fields[j].label = pc_model_keep(g->m, lb, ll);
+			t->fields[j].format = pc_model_keep(g->m, fl ? fm : "string", fl ? fl : 6);
+			if (!t->fields[j].label || !t->fields[j].format)
+				return -1;
 		}
 		t->nfields = (uint32_t)nf;
-		pgkb_str(c, &len); /* display schema */
+		pgkb_str(c, &len); /* display schema: not used yet (the fields make one) */
 		if (c->bad)
 			break;
+		if (t->complete && add_schema(g, t))
+			return -1;
 		if (pt < 2 && tag)
 			g->mtype_ix[pt][tag] = (uint16_t)(i + 1);
 	}
