@@ -738,20 +738,28 @@ static int marker(struct gb *g, struct pgkb_cur *c)
 
 /* --- paused ranges, counters --- */
 
+#define GB_MAX_PAUSED 4096
+
 static int paused(struct gb *g, const char *reason, int open, double ms, int32_t *cur)
 {
 	int64_t t = ms_to_ns(ms);
 
 	if (open) {
+		uint32_t rcap = g->paused_cap;
+
 		if (*cur >= 0)
 			return 0; /* already open: the first start stands */
+		/* every thread gets every range: a bound keeps that product sane */
+		if (g->npaused >= GB_MAX_PAUSED) {
+			g->w_stray++;
+			return 0;
+		}
 		if (pc_grow(g->ctx, (void **)&g->paused, 2 * sizeof(*g->paused), &g->paused_cap,
 			    (size_t)g->npaused + 1))
 			return -1;
-		{
-			uint32_t rcap = g->npaused;
+		if (g->paused_cap != rcap) {
 			const char **nr = pc_realloc(g->ctx, g->paused_reason,
-						     ((size_t)rcap + 1) * sizeof(*nr));
+						     (size_t)g->paused_cap * sizeof(*nr));
 
 			if (!nr)
 				return -1;
@@ -779,8 +787,7 @@ struct pcount {
 
 static int counter_flush(struct gb *g, struct pcount *k, int has_number, uint64_t number)
 {
-	struct gb_counter *c = NULL;
-	uint32_t i;
+	struct gb_counter *c;
 	int64_t t;
 
 	if (!k->active)
@@ -790,9 +797,7 @@ static int counter_flush(struct gb *g, struct pcount *k, int has_number, uint64_
 		g->w_stray++;
 		return 0;
 	}
-	for (i = 0; i < g->ncounters; i++)
-		if (g->counters[i].ptr == k->ptr)
-			c = &g->counters[i];
+	c = gb_find_counter(g, k->ptr);
 	t = ms_to_ns(k->ms);
 	if (!c || t == PC_NO_TIME) {
 		g->w_counter += !c;

@@ -143,6 +143,10 @@ struct gb {
 	/* decoding */
 	struct gb_tstate *ts;
 	uint32_t nts, ts_cap;
+	uint32_t *ts_slots; /* open addressing by tid: index + 1, 0 empty */
+	uint32_t ts_mask;
+	uint32_t *lib_of_path; /* LIBS: string row of a path -> model lib row */
+	uint32_t lib_of_path_cap;
 	struct gb_frame *fr;
 	uint32_t nfr, fr_cap;
 	char *dyn;
@@ -162,6 +166,7 @@ int gb_decode(struct gb *g);
 /* read_gecko_buffer.c */
 const struct gb_str *gb_find_str(const struct gb *g, uint64_t addr);
 const struct gb_lib *gb_find_lib(const struct gb *g, uint64_t addr);
+struct gb_counter *gb_find_counter(struct gb *g, uint64_t ptr);
 struct gb_tstate *gb_thread(struct gb *g, uint64_t tid);
 int gb_nomem(struct gb *g);
 

@@ -109,9 +109,31 @@ struct gb_tstate *gb_thread(struct gb *g, uint64_t tid)
 	const char *nm = NULL;
 	size_t nlen = 0;
 
-	for (i = 0; i < g->nts; i++)
-		if (g->ts[i].tid == tid)
-			return &g->ts[i];
+	uint32_t h;
+
+	if (g->ts_slots) {
+		for (h = (uint32_t)pc_hash64(tid) & g->ts_mask; g->ts_slots[h];
+		     h = (h + 1) & g->ts_mask)
+			if (g->ts[g->ts_slots[h] - 1].tid == tid)
+				return &g->ts[g->ts_slots[h] - 1];
+	}
+	/* keep the table at most half full */
+	if ((uint64_t)(g->nts + 1) * 2 > (uint64_t)(g->ts_slots ? g->ts_mask + 1 : 0)) {
+		uint32_t nslots = g->ts_slots ? (g->ts_mask + 1) * 2 : 64;
+		uint32_t *ns = pc_calloc(g->ctx, nslots, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (i = 0; i < g->nts; i++) {
+			for (h = (uint32_t)pc_hash64(g->ts[i].tid) & (nslots - 1); ns[h];
+			     h = (h + 1) & (nslots - 1))
+				;
+			ns[h] = i + 1;
+		}
+		pc_free(g->ctx, g->ts_slots);
+		g->ts_slots = ns;
+		g->ts_mask = nslots - 1;
+	}
 	if (pc_grow(g->ctx, (void **)&g->ts, sizeof(*g->ts), &g->ts_cap, (size_t)g->nts + 1))
 		return NULL;
 	t = pc_thread_add(g->m, (int64_t)g->pid, (int64_t)tid);
@@ -135,6 +157,9 @@ struct gb_tstate *gb_thread(struct gb *g, uint64_t tid)
 	if (tid == g->pid)
 		t->is_main = 1;
 	t->register_time = 0;
+	for (h = (uint32_t)pc_hash64(tid) & g->ts_mask; g->ts_slots[h]; h = (h + 1) & g->ts_mask)
+		;
+	g->ts_slots[h] = g->nts + 1;
 	s = &g->ts[g->nts++];
 	s->tid = tid;
 	s->t = t;
@@ -417,9 +442,16 @@ static int sec_libs(struct gb *g, struct pgkb_cur *c)
 		if (path == PC_NONE)
 			return -1;
 		/* one model lib per path, each mapping recorded in the process */
-		for (j = 0; j < m->libs.len; j++)
-			if (m->libs.rows[j].path == path)
-				row = j;
+		if (path >= g->lib_of_path_cap) {
+			uint32_t old_cap = g->lib_of_path_cap;
+
+			if (pc_grow(g->ctx, (void **)&g->lib_of_path, sizeof(*g->lib_of_path),
+				    &g->lib_of_path_cap, (size_t)path + 1))
+				return -1;
+			for (j = old_cap; j < g->lib_of_path_cap; j++)
+				g->lib_of_path[j] = PC_NONE;
+		}
+		row = g->lib_of_path[path];
 		if (row == PC_NONE) {
 			memset(&lib, 0, sizeof(lib));
 			lib.name = pc_str_intern(m, f[0], fl[0]);
@@ -439,6 +471,7 @@ static int sec_libs(struct gb *g, struct pgkb_cur *c)
 			row = pc_lib_add(m, &lib);
 			if (row == PC_NONE)
 				return -1;
+			g->lib_of_path[path] = row;
 		}
 		l->lib = row;
 		if (l->end > l->start &&
@@ -550,6 +583,28 @@ static int sec_mtyp(struct gb *g, struct pgkb_cur *c)
 	return c->bad;
 }
 
+static int cmp_counter(const void *a, const void *b)
+{
+	const struct gb_counter *x = a, *y = b;
+
+	return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+}
+
+struct gb_counter *gb_find_counter(struct gb *g, uint64_t ptr)
+{
+	uint32_t lo = 0, hi = g->ncounters;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->counters[mid].ptr < ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->ncounters && g->counters[lo].ptr == ptr ? &g->counters[lo] : NULL;
+}
+
 static int sec_cntr(struct gb *g, struct pgkb_cur *c)
 {
 	uint64_t n = pgkb_uleb(c), i;
@@ -578,7 +633,10 @@ static int sec_cntr(struct gb *g, struct pgkb_cur *c)
 		k->row = PC_NONE;
 		g->ncounters = (uint32_t)i + 1;
 	}
-	return c->bad;
+	if (c->bad)
+		return 1;
+	qsort(g->counters, g->ncounters, sizeof(*g->counters), cmp_counter);
+	return 0;
 }
 
 /* The sections this reader uses, in the order they are processed (LIBS needs META's pid). */
@@ -725,6 +783,8 @@ static void gb_free(struct gb *g)
 	pc_free(g->ctx, g->thr);
 	pc_free(g->ctx, g->counters);
 	pc_free(g->ctx, g->ts);
+	pc_free(g->ctx, g->ts_slots);
+	pc_free(g->ctx, g->lib_of_path);
 	pc_free(g->ctx, g->fr);
 	pc_free(g->ctx, g->dyn);
 	pc_free(g->ctx, g->paused);
