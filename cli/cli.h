@@ -44,6 +44,8 @@ int cli_report(const struct cli_settings *s, const char *output, int argc, char 
 
 /* profconv view FILE (view.c): serve the converted profile once. */
 int cli_view(const struct cli_settings *s, const char *input, int no_open, unsigned timeout);
+/* profconv gecko-dump --from-scrape PREFIX -o FILE (geckodump.c); argv[0] is "gecko-dump". */
+int cli_gecko_dump(int argc, char **argv);
 
 /* Progress on a terminal (progress.c): a line on stderr, redrawn in place. */
 int cli_progress_enabled(const struct cli_settings *s);

@@ -507,6 +507,10 @@ int main(int argc, char **argv)
 		fputs("profconv: out of memory\n", stderr);
 		return 1;
 	}
+	if (argc >= 2 && strcmp(argv[1], "gecko-dump") == 0) {
+		profconv_ctx_free(ctx);
+		return cli_gecko_dump(argc - 1, argv + 1);
+	}
 	memset(&batch, 0, sizeof(batch));
 	st.to = PROFCONV_OUT_PROCESSED;
 	for (i = 0; i < PC_ARRAY_LEN(fixed); i++)

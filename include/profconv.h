@@ -474,6 +474,26 @@ PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path,
 PROFCONV_API int profconv_validate_path(struct profconv_ctx *ctx, const char *path,
 					profconv_write_fn *fn, void *user);
 
+/*
+ * Pack a memory scrape of a Firefox process's profiler buffer into a PGKB
+ * dump (docs/formats/gecko-buffer-dump.md), which profconv then reads like
+ * any input.  prefix names the scrape's files: PREFIX.chunks (required;
+ * compressed is fine, also found as PREFIX.chunks.xz), PREFIX.strings.json,
+ * PREFIX.threads, PREFIX.maps, PREFIX.tagmap.json (each optional: a missing
+ * one is a counted warning).  opts may be NULL; zero fields are unknown:
+ * without process_start_ns the first chunk's start time stands in for the
+ * process start (marker times then shift by up to a few milliseconds).
+ * out_path is replaced only once the dump is complete.
+ */
+struct profconv_gecko_scrape_opts {
+	uint64_t process_start_ns; /* raw CLOCK_MONOTONIC ns of the process start */
+	double start_time_ms;	   /* wall clock of the process start, ms since the epoch */
+	double interval_ms;	   /* the sampling interval */
+};
+PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
+					    const struct profconv_gecko_scrape_opts *opts,
+					    const char *out_path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,5 +55,6 @@ extern const struct pc_reader pc_reader_chrome;
  */
 int pc_chrome_blame(struct profconv_ctx *ctx, struct pc_input *in, struct pc_text_out *out,
 		    int json);
+extern const struct pc_reader pc_reader_gecko_buffer;
 
 #endif /* PC_READER_H */

@@ -9,6 +9,7 @@ const struct pc_reader *const pc_readers[] = {
 	&pc_reader_processed,
 	&pc_reader_gecko,
 	&pc_reader_chrome,
+	&pc_reader_gecko_buffer,
 	NULL,
 };
 

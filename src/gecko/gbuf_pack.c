@@ -1,0 +1,793 @@
+/*
+ * gbuf_pack.c - write a PGKB dump (docs/formats/gecko-buffer-dump.md) from
+ * a memory scrape of a Firefox process: the profiler's chunks, the strings
+ * behind the pointers they hold, the threads, /proc/PID/maps and the
+ * observed marker tag map.
+ *
+ * A scrape knows nothing of the producer's tables, so the entry-kind table
+ * and the category list written are those of Firefox ESR 153 (the release
+ * the scrapes come from; ProfileBufferEntryKinds.h and the category list of
+ * its shutdown profiles), and marker types carry names but no field lists.
+ *
+ * The dump is built in memory (the buffer is a few MiB to a few dozen; the
+ * ctx memory limit applies) and written once, through the output layer, so
+ * a failed run never leaves a partial file.
+ *
+ * gecko/ is a producer layer: it includes core/, io/ and json/ (cJSON for
+ * the small side files), never readers/ or writers/.
+ */
+#include "core/pc_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "gecko/pc_pgkb.h"
+#include "io/pc_input.h"
+#include "io/pc_output.h"
+
+#define SMALL_MAX (64u << 20) /* side files: more is not a scrape */
+#define CHUNK_HEADER 56
+#define CHUNK_MAX (1u << 30)
+
+/* --- a growing byte buffer --- */
+
+struct wbuf {
+	struct profconv_ctx *ctx;
+	unsigned char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void wb_put(struct wbuf *b, const void *s, size_t n)
+{
+	if (b->err || n == 0)
+		return;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *np;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->err = pc_fail(b->ctx, PROFCONV_ERR_NOMEM, NULL, "dump too large");
+				return;
+			}
+			cap *= 2;
+		}
+		np = pc_realloc(b->ctx, b->p, cap);
+		if (!np) {
+			b->err = b->ctx->status ? b->ctx->status : PROFCONV_ERR_NOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void wb_u8(struct wbuf *b, uint8_t v)
+{
+	wb_put(b, &v, 1);
+}
+
+static void wb_u16(struct wbuf *b, uint16_t v)
+{
+	unsigned char q[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
+
+	wb_put(b, q, 2);
+}
+
+static void wb_u32(struct wbuf *b, uint32_t v)
+{
+	unsigned char q[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		q[i] = (unsigned char)(v >> (8 * i));
+	wb_put(b, q, 4);
+}
+
+static void wb_u64(struct wbuf *b, uint64_t v)
+{
+	unsigned char q[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		q[i] = (unsigned char)(v >> (8 * i));
+	wb_put(b, q, 8);
+}
+
+static void wb_f64(struct wbuf *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	wb_u64(b, v);
+}
+
+static void wb_uleb(struct wbuf *b, uint64_t v)
+{
+	do {
+		uint8_t c = v & 0x7f;
+
+		v >>= 7;
+		wb_u8(b, c | (v ? 0x80 : 0));
+	} while (v);
+}
+
+static void wb_strn(struct wbuf *b, const char *s, size_t n)
+{
+	wb_uleb(b, n);
+	wb_put(b, s, n);
+}
+
+static void wb_str(struct wbuf *b, const char *s)
+{
+	wb_strn(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* Append section (fourcc, body) to the file buffer. */
+static void wb_section(struct wbuf *f, uint32_t fourcc, const struct wbuf *body, uint64_t *count)
+{
+	if (body->err) {
+		f->err = body->err;
+		return;
+	}
+	wb_u32(f, fourcc);
+	wb_u32(f, 0);
+	wb_u64(f, body->len);
+	wb_put(f, body->p, body->len);
+	(*count)++;
+}
+
+/* --- reading the side files --- */
+
+/* The whole (decompressed) file, at most max bytes; NUL-terminated. */
+static int slurp(struct profconv_ctx *ctx, const char *path, size_t max, unsigned char **out,
+		 size_t *outlen)
+{
+	struct pc_input *in;
+	struct wbuf b = { ctx, NULL, 0, 0, 0 };
+	int err;
+
+	*out = NULL;
+	*outlen = 0;
+	err = pc_input_open_path(ctx, path, &in);
+	if (err)
+		return err;
+	for (;;) {
+		unsigned char tmp[65536];
+		size_t got = 0;
+
+		err = pc_input_read(in, tmp, sizeof(tmp), &got);
+		if (err)
+			break;
+		if (got > max - b.len) {
+			err = pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL,
+				      "%s: larger than %zu bytes; not a scrape file", path, max);
+			break;
+		}
+		wb_put(&b, tmp, got);
+		if (b.err) {
+			err = b.err;
+			break;
+		}
+		if (got < sizeof(tmp))
+			break;
+	}
+	pc_input_close(in);
+	if (!err) {
+		wb_u8(&b, 0);
+		err = b.err;
+	}
+	if (err) {
+		pc_free(ctx, b.p);
+		return err;
+	}
+	*out = b.p;
+	*outlen = b.len - 1;
+	return 0;
+}
+
+/* Prefix + suffix into buf; 0 or a usage error. */
+static int side_path(struct profconv_ctx *ctx, char *buf, size_t size, const char *prefix,
+		     const char *suffix)
+{
+	if (pc_snprintf(buf, size, "%s%s", prefix, suffix) >= size - 1)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "scrape prefix too long: %s", prefix);
+	return 0;
+}
+
+/* An optional side file: missing is a counted warning and leaves *out NULL. */
+static int slurp_optional(struct profconv_ctx *ctx, const char *prefix, const char *suffix,
+			  unsigned char **out, size_t *len)
+{
+	char path[4096];
+	int err = side_path(ctx, path, sizeof(path), prefix, suffix);
+
+	*out = NULL;
+	*len = 0;
+	if (err)
+		return err;
+	if (access(path, R_OK) != 0) {
+		char xz[4200];
+
+		/* the compressed form is read as well (content decides) */
+		pc_snprintf(xz, sizeof(xz), "%s.xz", path);
+		if (access(xz, R_OK) != 0)
+			return pc_warn(ctx, "scrape side files missing", NULL,
+				       "%s: missing; the dump goes without it", path);
+		return slurp(ctx, xz, SMALL_MAX, out, len);
+	}
+	return slurp(ctx, path, SMALL_MAX, out, len);
+}
+
+/* --- the ESR 153 tables --- */
+
+/* ProfileBufferEntryKinds.h as built into Firefox ESR 153 (SourceId at 9). */
+static const struct {
+	uint8_t tag;
+	const char *name;
+	uint8_t size;
+} esr153_kinds[] = {
+	{ 1, "CategoryPair", 4 },	    { 2, "CollectionStart", 8 },
+	{ 3, "CollectionEnd", 8 },	    { 4, "Label", 8 },
+	{ 5, "FrameFlags", 8 },		    { 6, "DynamicStringFragment", 8 },
+	{ 7, "JitReturnAddr", 8 },	    { 8, "InnerWindowID", 8 },
+	{ 9, "SourceId", 4 },		    { 10, "LineNumber", 4 },
+	{ 11, "ColumnNumber", 4 },	    { 12, "NativeLeafAddr", 8 },
+	{ 13, "Pause", 8 },		    { 14, "Resume", 8 },
+	{ 15, "PauseSampling", 8 },	    { 16, "ResumeSampling", 8 },
+	{ 17, "Responsiveness", 8 },	    { 18, "ThreadId", 8 },
+	{ 19, "Time", 8 },		    { 20, "TimeBeforeCompactStack", 8 },
+	{ 21, "TimeBeforeSameSample", 8 },  { 22, "CounterId", 8 },
+	{ 23, "Number", 8 },		    { 24, "Count", 8 },
+	{ 25, "ProfilerOverheadTime", 8 },  { 26, "ProfilerOverheadDuration", 8 },
+	{ 27, "Marker", PGKB_MODERN_SIZE }, { 28, "RunningTimes", PGKB_MODERN_SIZE },
+	{ 29, "UnresponsiveDurationMs", PGKB_MODERN_SIZE },
+	{ 30, "CompactStack", PGKB_MODERN_SIZE },
+	{ 31, "SameSample", PGKB_MODERN_SIZE },
+};
+#define ESR153_LEGACY_LIMIT 27
+
+/* The category list of ESR 153 profiles: name, colour, subcategories ('|'-separated). */
+static const char *const esr153_cats[][3] = {
+	{ "Idle", "transparent", "Other" },
+	{ "Other", "grey", "Other|Preference Read|Profiling" },
+	{ "Test", "darkgray", "Test" },
+	{ "Layout", "purple",
+	  "Other|Frame construction|Reflow|CSS parsing|Selector query|Style computation|"
+	  "Layout cleanup|Printing" },
+	{ "JavaScript", "yellow",
+	  "Other|Parsing|JIT Compile (baseline)|JIT Compile (ion)|Interpreter|"
+	  "JIT (baseline-interpreter)|JIT (baseline)|JIT (ion)|Builtin API|Wasm (ion)|"
+	  "Wasm (baseline)|Wasm (other)" },
+	{ "GC / CC", "orange",
+	  "Other|Minor GC|Major GC (Other)|Major GC (Mark)|Major GC (Sweep)|Major GC (Compact)|"
+	  "Unmark Gray|Barrier|CC (Free Snow White)|CC (Build Graph)|CC (Scan Roots)|"
+	  "CC (Collect White)|CC (Finalize)" },
+	{ "Network", "lightblue", "Other" },
+	{ "Graphics", "green",
+	  "Other|DisplayList building|DisplayList merging|Layer building|Tile allocation|"
+	  "WebRender display list|Rasterization|Flushing async paints|Image decoding|WebGPU|"
+	  "VSync triggered animation" },
+	{ "DOM", "blue", "Other" },
+	{ "Android", "yellow", "Other" },
+	{ "AndroidX", "orange", "Other" },
+	{ "Java", "blue", "Other" },
+	{ "Mozilla", "green", "Other" },
+	{ "Kotlin", "purple", "Other" },
+	{ "Blocked", "lightblue", "Other" },
+	{ "Mailnews", "brown", "Other" },
+	{ "IPC", "lightgreen", "Other" },
+	{ "Media", "orange", "Other|Cubeb|Playback|Real-time rendering" },
+	{ "Accessibility", "brown", "Other" },
+	{ "Profiler", "lightred", "Other" },
+	{ "Timer", "grey", "Other" },
+	{ "Remote-Protocol", "grey", "Other" },
+	{ "Sandbox", "grey", "Other" },
+	{ "Telemetry", "grey", "Other" },
+	{ "ML", "magenta", "Other|Inference|Setup" },
+	{ "Logs", "lightblue", "Other" },
+};
+
+static void put_kinds(struct wbuf *b)
+{
+	size_t i;
+
+	wb_uleb(b, PC_ARRAY_SIZE(esr153_kinds));
+	for (i = 0; i < PC_ARRAY_SIZE(esr153_kinds); i++) {
+		wb_u8(b, esr153_kinds[i].tag);
+		wb_str(b, esr153_kinds[i].name);
+		wb_u8(b, esr153_kinds[i].size);
+	}
+	wb_u8(b, ESR153_LEGACY_LIMIT);
+}
+
+static void put_cats(struct wbuf *b)
+{
+	size_t i;
+
+	wb_uleb(b, PC_ARRAY_SIZE(esr153_cats));
+	for (i = 0; i < PC_ARRAY_SIZE(esr153_cats); i++) {
+		const char *s = esr153_cats[i][2];
+		uint64_t n = 1;
+		const char *q;
+
+		wb_str(b, esr153_cats[i][0]);
+		wb_str(b, esr153_cats[i][1]);
+		for (q = s; *q; q++)
+			n += *q == '|';
+		wb_uleb(b, n);
+		for (;;) {
+			q = strchr(s, '|');
+			wb_strn(b, s, q ? (size_t)(q - s) : strlen(s));
+			if (!q)
+				break;
+			s = q + 1;
+		}
+	}
+}
+
+/* --- the side files --- */
+
+/* PREFIX.threads: "tid comm" lines.  Returns the first tid (the process id) or 0. */
+static uint64_t put_threads(struct wbuf *b, const char *text, uint64_t pid)
+{
+	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
+	const char *s = text;
+	uint64_t n = 0;
+
+	while (s && *s) {
+		const char *eol = strchr(s, '\n');
+		size_t linelen = eol ? (size_t)(eol - s) : strlen(s);
+		char *end;
+		unsigned long long tid = strtoull(s, &end, 10);
+
+		if (end != s && tid && (size_t)(end - s) < linelen && *end == ' ') {
+			const char *name = end + 1;
+			size_t nlen = linelen - (size_t)(name - s);
+
+			if (!pid)
+				pid = tid;
+			wb_u64(&rows, tid);
+			/* Gecko registers the main thread as GeckoMain whatever its comm */
+			if (tid == pid)
+				wb_str(&rows, "GeckoMain");
+			else
+				wb_strn(&rows, name, nlen);
+			wb_u8(&rows, tid == pid);
+			wb_f64(&rows, 0.0);
+			wb_f64(&rows, NAN);
+			wb_u8(&rows, 0);
+			n++;
+		}
+		s = eol ? eol + 1 : NULL;
+	}
+	wb_uleb(b, n);
+	wb_put(b, rows.p, rows.len);
+	if (rows.err)
+		b->err = rows.err;
+	pc_free(b->ctx, rows.p);
+	return pid;
+}
+
+/* PREFIX.maps: /proc/PID/maps; executable mappings of files become libs. */
+static void put_libs(struct wbuf *b, const char *text)
+{
+	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
+	const char *s = text;
+	uint64_t n = 0;
+
+	while (s && *s) {
+		const char *eol = strchr(s, '\n');
+		char line[4352], perms[8], path[4096];
+		unsigned long long start, end, off;
+		size_t linelen = eol ? (size_t)(eol - s) : strlen(s);
+
+		if (linelen < sizeof(line)) {
+			memcpy(line, s, linelen);
+			line[linelen] = 0;
+			path[0] = 0;
+			if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
+				   &off, path) == 5 &&
+			    perms[2] == 'x' && path[0] == '/' && end > start) {
+				const char *base = strrchr(path, '/') + 1;
+
+				wb_u64(&rows, start);
+				wb_u64(&rows, end);
+				wb_u64(&rows, off);
+				wb_str(&rows, base);
+				wb_str(&rows, path);
+				wb_str(&rows, base);
+				wb_str(&rows, path);
+				wb_str(&rows, "");
+				wb_str(&rows, "");
+				wb_str(&rows, "");
+				n++;
+			}
+		}
+		s = eol ? eol + 1 : NULL;
+	}
+	wb_uleb(b, n);
+	wb_put(b, rows.p, rows.len);
+	if (rows.err)
+		b->err = rows.err;
+	pc_free(b->ctx, rows.p);
+}
+
+static int json_fail(struct profconv_ctx *ctx, const char *prefix, const char *suffix,
+		     const char *what)
+{
+	return pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL, "%s%s: %s", prefix, suffix, what);
+}
+
+/* PREFIX.strings.json: {"0x<hex>": "text", ...}. */
+static int put_strings(struct wbuf *b, const char *text, const char *prefix)
+{
+	cJSON *root = cJSON_Parse(text), *it;
+	uint64_t n = 0;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return json_fail(b->ctx, prefix, ".strings.json",
+				 "expected a JSON object of \"0x<address>\": string");
+	}
+	cJSON_ArrayForEach(it, root)
+		n += cJSON_IsString(it) && it->string;
+	wb_uleb(b, n);
+	cJSON_ArrayForEach(it, root)
+	{
+		if (!cJSON_IsString(it) || !it->string)
+			continue;
+		wb_u64(b, strtoull(it->string, NULL, 16));
+		wb_str(b, it->valuestring);
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+/*
+ * C++ marker types whose serialized arguments were checked byte for byte
+ * against the paired shutdown profile of an ESR 153 scrape (each field's
+ * value equals the JSON's): their field lists are complete.  Types whose
+ * JSON is computed from the arguments (enums named, fields left out when
+ * zero: Preference, Awake, Url, Hist, ...) are not listed: their payloads
+ * stay {type}.
+ */
+static const struct {
+	const char *type;
+	const char *key; /* NULL: no fields */
+	uint8_t serial;
+} esr153_fields[] = {
+	{ "Text", "name", PGKB_S_STR8VIEW },
+	{ "TextStack", "name", PGKB_S_STR8VIEW },
+	{ "FlowMarker", "flow", PGKB_S_FLOW },
+	{ "FlowStackMarker", "flow", PGKB_S_FLOW },
+	{ "TerminatingFlowMarker", "terminatingFlow", PGKB_S_FLOW },
+	{ "StackMarker", NULL, 0 },
+	{ "NoPayloadUserData", NULL, 0 },
+};
+
+static void put_type_fields(struct wbuf *b, unsigned ptype, const char *name)
+{
+	size_t i;
+
+	for (i = 0; ptype == 0 && i < PC_ARRAY_SIZE(esr153_fields); i++) {
+		if (strcmp(esr153_fields[i].type, name) != 0)
+			continue;
+		wb_u8(b, 1); /* complete */
+		if (!esr153_fields[i].key) {
+			wb_uleb(b, 0);
+			return;
+		}
+		wb_uleb(b, 1);
+		wb_str(b, esr153_fields[i].key);
+		wb_u8(b, esr153_fields[i].serial);
+		wb_u8(b, 0);
+		wb_str(b, esr153_fields[i].key);
+		wb_str(b, esr153_fields[i].serial == PGKB_S_FLOW ? "flow-id" : "string");
+		wb_u8(b, esr153_fields[i].serial != PGKB_S_FLOW);
+		return;
+	}
+	wb_u8(b, 0); /* field list unknown (a scrape has none) */
+	wb_uleb(b, 0);
+}
+
+/* PREFIX.tagmap.json: {"tag/ptype": {"TypeName": count, ...}}: the commonest name. */
+static int put_tagmap(struct wbuf *b, const char *text, const char *prefix)
+{
+	cJSON *root = cJSON_Parse(text), *it, *ty;
+	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
+	uint64_t n = 0;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return json_fail(b->ctx, prefix, ".tagmap.json",
+				 "expected a JSON object of \"tag/type\": {name: count}");
+	}
+	cJSON_ArrayForEach(it, root)
+	{
+		unsigned tag, ptype;
+		const char *best = NULL;
+		double bestn = -1;
+		char extra;
+
+		if (!it->string || sscanf(it->string, "%u/%u%c", &tag, &ptype, &extra) != 2 ||
+		    tag == 0 || tag > 255 || ptype > 1 || !cJSON_IsObject(it))
+			continue;
+		cJSON_ArrayForEach(ty, it)
+		{
+			if (cJSON_IsNumber(ty) && ty->string && ty->valuedouble > bestn) {
+				best = ty->string;
+				bestn = ty->valuedouble;
+			}
+		}
+		if (!best)
+			continue;
+		wb_u8(&rows, (uint8_t)ptype);
+		wb_u8(&rows, (uint8_t)tag);
+		wb_str(&rows, best);
+		put_type_fields(&rows, ptype, best);
+		wb_str(&rows, "");
+		n++;
+	}
+	cJSON_Delete(root);
+	wb_uleb(b, n);
+	wb_put(b, rows.p, rows.len);
+	if (rows.err)
+		b->err = rows.err;
+	pc_free(b->ctx, rows.p);
+	return 0;
+}
+
+/* --- the chunks --- */
+
+struct chunk {
+	uint32_t off_first, off_past, bytes, blocks;
+	uint64_t start_ts, range_start;
+	const unsigned char *buf;
+};
+
+/*
+ * PREFIX.chunks: 56-byte headers each followed by its buffer.  The longest
+ * run of chunks contiguous in Gecko's index space becomes BUFR.
+ */
+static int put_buffer(struct profconv_ctx *ctx, struct wbuf *b, const unsigned char *data,
+		      size_t len, const char *path, uint64_t *first_ts)
+{
+	struct chunk *ch = NULL;
+	uint32_t nch = 0, cap = 0, i, best = 0, bestn = 0, run = 0;
+	size_t off = 0;
+	uint64_t total = 0, pushed = 0;
+	int err = 0;
+
+	while (off < len) {
+		struct chunk c;
+		const unsigned char *h = data + off;
+
+		if (len - off < CHUNK_HEADER) {
+			err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT_TRUNCATED, path, off,
+					 "a 56-byte chunk header expected, %zu bytes left", len - off);
+			break;
+		}
+		c.off_first = pc_load_u32(h, 0);
+		c.off_past = pc_load_u32(h + 4, 0);
+		c.start_ts = pc_load_u64(h + 8, 0);
+		c.bytes = pc_load_u32(h + 24, 0);
+		c.blocks = pc_load_u32(h + 28, 0);
+		c.range_start = pc_load_u64(h + 32, 0);
+		if (c.bytes == 0 || c.bytes > CHUNK_MAX || c.bytes > len - off - CHUNK_HEADER) {
+			err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT_BAD_SIZE, path, off + 24,
+					 "chunk buffer size %u does not fit in the %zu bytes left",
+					 c.bytes, len - off - CHUNK_HEADER);
+			break;
+		}
+		if (c.off_first > c.off_past || c.off_past > c.bytes || c.range_start == 0) {
+			err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, off,
+					 "chunk header inconsistent (first block %u, past last %u, "
+					 "size %u, range start %llu)",
+					 c.off_first, c.off_past, c.bytes,
+					 (unsigned long long)c.range_start);
+			break;
+		}
+		c.buf = h + CHUNK_HEADER;
+		if (pc_grow(ctx, (void **)&ch, sizeof(*ch), &cap, (size_t)nch + 1)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		ch[nch++] = c;
+		off += CHUNK_HEADER + (size_t)c.bytes;
+	}
+	if (!err && nch == 0)
+		err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, 0, "no chunk in the file");
+	if (err) {
+		pc_free(ctx, ch);
+		return err;
+	}
+	for (i = 0; i < nch; i++) {
+		if (i == 0 || ch[i].range_start != ch[i - 1].range_start + ch[i - 1].bytes)
+			run = 0;
+		run++;
+		if (run > bestn) {
+			bestn = run;
+			best = i + 1 - run;
+		}
+	}
+	if (bestn < nch)
+		err = pc_warn_n(ctx, "discontinuous chunks left out", nch - bestn, NULL,
+				"%s: %u of %u chunks are not contiguous with the longest run; left out",
+				path, nch - bestn, nch);
+	for (i = best; i < best + bestn; i++) {
+		uint32_t from = i == best ? ch[i].off_first : 0;
+
+		total += ch[i].off_past - from;
+		pushed += ch[i].blocks;
+	}
+	*first_ts = ch[best].start_ts;
+	wb_uleb(b, total);
+	if (total) {
+		wb_u64(b, ch[best].range_start + ch[best].off_first);
+		for (i = best; i < best + bestn; i++) {
+			uint32_t from = i == best ? ch[i].off_first : 0;
+
+			wb_put(b, ch[i].buf + from, ch[i].off_past - from);
+		}
+		wb_u64(b, pushed);
+		wb_u64(b, 0);
+	}
+	pc_free(ctx, ch);
+	return err ? err : b->err;
+}
+
+static void put_meta(struct wbuf *b, uint64_t pid, uint64_t start_ticks, int estimated,
+		     const struct profconv_gecko_scrape_opts *o)
+{
+	wb_str(b, "Firefox");
+	wb_str(b, "");
+	wb_str(b, "");
+	wb_str(b, "");
+	wb_u32(b, 0);
+	wb_u64(b, pid);
+	wb_u32(b, 0);
+	wb_str(b, "default");
+	wb_str(b, "Parent Process");
+	wb_f64(b, o && o->start_time_ms > 0 ? o->start_time_ms : 0.0);
+	wb_u64(b, start_ticks);
+	wb_f64(b, 1e6);
+	wb_str(b, "CLOCK_MONOTONIC");
+	wb_f64(b, NAN);
+	wb_f64(b, NAN);
+	wb_f64(b, o && o->interval_ms > 0 ? o->interval_ms : 0.0);
+	wb_u32(b, 0);
+	wb_uleb(b, 0);
+	wb_uleb(b, 0);
+	wb_str(b, "Linux");
+	wb_str(b, "");
+	wb_str(b, "x86_64-gcc3");
+	wb_str(b, "");
+	wb_str(b, "ns");
+	wb_u8(b, estimated ? 1 : 0);
+}
+
+static int file_write(void *user, const void *buf, size_t len)
+{
+	struct pc_output *o = user;
+
+	return pc_output_sink()(o, buf, len);
+}
+
+PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
+					    const struct profconv_gecko_scrape_opts *opts,
+					    const char *out_path)
+{
+	struct wbuf file = { ctx, NULL, 0, 0, 0 }, sec = { ctx, NULL, 0, 0, 0 };
+	struct wbuf meta = { ctx, NULL, 0, 0, 0 };
+	unsigned char *chunks = NULL, *strs = NULL, *thr = NULL, *maps = NULL, *tags = NULL;
+	size_t chunks_len, strs_len, thr_len, maps_len, tags_len;
+	uint64_t nsec = 0, pid = 0, first_ts = 0, start;
+	char path[4096];
+	struct pc_output out;
+	int err;
+
+	pc_clear_error(ctx);
+	if (!prefix || !out_path)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "a scrape prefix and an output path are needed");
+	err = side_path(ctx, path, sizeof(path), prefix, ".chunks");
+	if (!err && access(path, R_OK) != 0) {
+		char xz[4200];
+
+		pc_snprintf(xz, sizeof(xz), "%s.xz", path);
+		if (access(xz, R_OK) == 0)
+			memcpy(path, xz, strlen(xz) + 1 < sizeof(path) ? strlen(xz) + 1 : 0);
+	}
+	if (!err)
+		err = pc_output_check(ctx, out_path);
+	if (!err)
+		err = slurp(ctx, path, SIZE_MAX - 1, &chunks, &chunks_len);
+	if (!err)
+		err = slurp_optional(ctx, prefix, ".strings.json", &strs, &strs_len);
+	if (!err)
+		err = slurp_optional(ctx, prefix, ".threads", &thr, &thr_len);
+	if (!err)
+		err = slurp_optional(ctx, prefix, ".maps", &maps, &maps_len);
+	if (!err)
+		err = slurp_optional(ctx, prefix, ".tagmap.json", &tags, &tags_len);
+	if (err)
+		goto out;
+
+	/* header; section_count patched at the end */
+	wb_put(&file, PGKB_MAGIC, 8);
+	wb_u16(&file, PGKB_MAJOR);
+	wb_u16(&file, PGKB_MINOR);
+	wb_u8(&file, 8);
+	wb_u8(&file, 8);
+	wb_u8(&file, 8);
+	wb_u8(&file, 0);
+	wb_u64(&file, 0);
+
+	if (thr) {
+		pid = put_threads(&sec, (const char *)thr, 0);
+		wb_section(&file, PGKB_THRD, &sec, &nsec);
+		sec.len = 0;
+	}
+	put_kinds(&sec);
+	wb_section(&file, PGKB_KIND, &sec, &nsec);
+	sec.len = 0;
+	put_cats(&sec);
+	wb_section(&file, PGKB_CATS, &sec, &nsec);
+	sec.len = 0;
+	if (maps) {
+		put_libs(&sec, (const char *)maps);
+		wb_section(&file, PGKB_LIBS, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (strs) {
+		err = put_strings(&sec, (const char *)strs, prefix);
+		if (err)
+			goto out;
+		wb_section(&file, PGKB_STRS, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (tags) {
+		err = put_tagmap(&sec, (const char *)tags, prefix);
+		if (err)
+			goto out;
+		wb_section(&file, PGKB_MTYP, &sec, &nsec);
+		sec.len = 0;
+	}
+	err = put_buffer(ctx, &sec, chunks, chunks_len, path, &first_ts);
+	if (err)
+		goto out;
+	/* META last in the building, first in the file would need a copy: order is free */
+	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
+	put_meta(&meta, pid, start, !(opts && opts->process_start_ns), opts);
+	wb_section(&file, PGKB_META, &meta, &nsec);
+	wb_section(&file, PGKB_BUFR, &sec, &nsec);
+	err = file.err;
+	if (err)
+		goto out;
+	{
+		int i;
+
+		for (i = 0; i < 8; i++)
+			file.p[16 + i] = (unsigned char)(nsec >> (8 * i));
+	}
+	err = pc_output_open(ctx, out_path, &out);
+	if (!err)
+		err = pc_output_close(&out, file_write(&out, file.p, file.len));
+out:
+	pc_free(ctx, file.p);
+	pc_free(ctx, sec.p);
+	pc_free(ctx, meta.p);
+	pc_free(ctx, chunks);
+	pc_free(ctx, strs);
+	pc_free(ctx, thr);
+	pc_free(ctx, maps);
+	pc_free(ctx, tags);
+	return err;
+}
