@@ -264,17 +264,19 @@ int gecko_read_meta(struct gr *r, struct gproc *pr, int is_main)
 		const char *k;
 
 		err = pc_jpull_next(r->p, &t);
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, r->m);
 			return err;
+		}
 		if (t->type == PC_JT_OBJ_END)
 			break;
 		k = t->str;
 		if (strcmp(k, "version") == 0) {
 			err = gecko_int_value(r, "meta.version", &version);
 			if (!err && is_main && (version < MIN_VERSION || version > MAX_VERSION))
-				return pc_fail(r->ctx, PROFCONV_ERR_UNSUPPORTED, &loc,
-					       "Gecko profile version %lld; versions %d to %d are read",
-					       (long long)version, MIN_VERSION, MAX_VERSION);
+				err = pc_fail(r->ctx, PROFCONV_ERR_UNSUPPORTED, &loc,
+					      "Gecko profile version %lld; versions %d to %d are read",
+					      (long long)version, MIN_VERSION, MAX_VERSION);
 		} else if (strcmp(k, "startTime") == 0) {
 			err = gecko_ms_value(r, "meta.startTime", &pr->start_ns);
 			if (!err && pr->start_ns == PC_NO_TIME)

@@ -1293,8 +1293,10 @@ static int load_thread(struct rd *r)
 	th->name = PC_NONE;
 	for (;;) {
 		err = pc_jpull_next(r->p, &t);
-		if (err)
+		if (err) {
+			pc_jr_more_free(&more, m);
 			return err;
+		}
 		if (t->type == PC_JT_OBJ_END)
 			break;
 		if (strcmp(t->str, "name") == 0) {
