@@ -44,7 +44,7 @@ struct pc_sym_result {
 struct pc_symsrc;
 
 struct pc_symsrc_ops {
-	const char *kind; /* "elf", "elf+dwarf", "breakpad", "perf-map", "kallsyms" */
+	const char *kind; /* "elf", "elf+dwarf", "breakpad", "perf-map", "kallsyms", "jitdump" */
 	/* 1 = found (out filled), 0 = no symbol covers rel, negative = error (ctx set). */
 	int (*lookup)(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out);
 	void (*close)(struct pc_symsrc *s);
@@ -87,6 +87,13 @@ int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct p
 /* /proc/kallsyms format: "ADDR TYPE NAME [module]".  rel = address - _text. */
 int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
 			    char *why, size_t whylen);
+
+/*
+ * A JIT's jit-PID.dump (perf's jitdump format): code loads with names and
+ * DEBUG_INFO lines.  Addresses absolute, as for a perf map.
+ */
+int pc_symsrc_open_jitdump(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
+			   char *why, size_t whylen);
 
 /* ELF helpers shared by the finder: the GNU build id (hex) and .gnu_debuglink name. */
 int pc_elf_build_id(const char *path, char *hex, size_t hexlen);
