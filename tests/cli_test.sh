@@ -697,6 +697,46 @@ symbols)
 	grep -q "symbols for prog: .*$T/wrong/prog (build id .* does not match the recording's 317f0509" "$T/err" ||
 		fail "build-id mismatch not reported: $(grep prog "$T/err")"
 	;;
+jitdump)
+	# A real node 20 recording with its jit-PID.dump (trimmed to the code the
+	# samples hit; tests/fixtures/jit/README.md): JIT frames named from the
+	# dump found through --symbol-dir, optimized ones with file:line.
+	JD="$here/fixtures/jit"
+	expect_rc 0 "$PC" -q --no-symbols "$JD/y_node_jit.data" -o "$T/nosym.json"
+	expect_rc 0 "$PC" -v --symbol-dir "$JD" "$JD/y_node_jit.data" -o "$T/jit.json" 2>"$T/notes"
+	grep -q "jit-17827.dump" "$T/notes" || fail "jitdump not used: $(cat "$T/notes")"
+	expect_rc 0 "$PC" validate "$T/jit.json"
+	python3 - "$T/jit.json" "$T/nosym.json" <<'PY' || fail "JIT frames not named from the jitdump"
+import json, sys
+def js(path):
+    d = json.load(open(path))
+    sh = d["shared"]; s = sh["stringArray"]; ft = sh["funcTable"]; fr = sh["frameTable"]
+    src = sh["sources"]; out = {}
+    for i in range(fr["length"]):
+        f = fr["func"][i]; n = s[ft["name"][f]]
+        if n.startswith("JS:"):
+            so = ft["source"][f]
+            out.setdefault(n, set()).add((s[src["filename"][so]] if so is not None else None,
+                                          fr["line"][i]))
+    return out
+j, n = js(sys.argv[1]), js(sys.argv[2])
+assert not n, "JS names without symbols"
+assert len(j) >= 60, len(j)
+for k in ("JS:*fib /tmp/offcpu-rec/fib.js:1:13", "JS:^fib /tmp/offcpu-rec/fib.js:1:13",
+          "JS:~fib /tmp/offcpu-rec/fib.js:1:13"):
+    assert k in j, k
+want = {"JS:^compileForInternalLoader node:internal/bootstrap/realm:383:27":
+            ("node:internal/bootstrap/realm", 408),
+        "JS:^requireBuiltin node:internal/bootstrap/realm:420:24":
+            ("node:internal/bootstrap/realm", 429),
+        "JS:^internalBinding node:internal/bootstrap/realm:184:45":
+            ("node:internal/bootstrap/realm", 190)}
+for k, v in want.items():
+    assert v in j.get(k, ()), (k, j.get(k))
+PY
+	expect_rc 0 "$PC" -q --symbol-dir "$JD" "$JD/y_node_jit.data" -o "$T/jit2.json"
+	cmp "$T/jit.json" "$T/jit2.json" || fail "jitdump output is not deterministic"
+	;;
 symbolicate)
 	# profconv symbolicate IN -o OUT: any profile (here processed JSON read
 	# back, and a Firefox Gecko profile) symbolicated offline; a second run

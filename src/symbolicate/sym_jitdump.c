@@ -303,10 +303,38 @@ static int jd_move(struct jd_parse *p, uint32_t total)
 	return jd_warn(p, "CODE_MOVE of code that was never loaded");
 }
 
+/*
+ * A file name with control bytes is damage: node 20's V8 writes some script
+ * names as the right length of the wrong bytes (with NULs inside), after
+ * which the entries cannot be found again.  The whole block is dropped.
+ */
+static int has_ctl(const unsigned char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 1 && s[0] == 0xff)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct jd_line *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
 static int jd_debug(struct jd_parse *p, uint32_t total)
 {
 	struct jd_src *j = p->j;
-	uint64_t nent, k;
+	uint64_t code_addr, nent, k;
 	size_t pos, len;
 	uint32_t prev_file = 0, line0 = j->nlines;
 	int have_prev = 0, err;
@@ -317,6 +345,7 @@ static int jd_debug(struct jd_parse *p, uint32_t total)
 	err = jd_read(p, JD_PREFIX, len);
 	if (err)
 		return err;
+	code_addr = rd64(j, p->buf);
 	nent = rd64(j, p->buf + 8);
 	if (nent > (len - JD_DEBUG_FIX) / (JD_ENT_FIX + 1))
 		return jd_warn(p, "CODE_DEBUG_INFO with more entries than fit in its record");
@@ -336,6 +365,8 @@ static int jd_debug(struct jd_parse *p, uint32_t total)
 			return err;
 		l = &j->lines[j->nlines];
 		l->addr = rd64(j, p->buf + pos);
+		if (l->addr - code_addr > UINT32_MAX || has_ctl(p->buf + pos + JD_ENT_FIX, nl))
+			goto bad;
 		l->line = rd32(j, p->buf + pos + 8);
 		if (nl == 1 && p->buf[pos + JD_ENT_FIX] == 0xff && have_prev) {
 			l->file = prev_file;
@@ -350,18 +381,20 @@ static int jd_debug(struct jd_parse *p, uint32_t total)
 		j->nlines++;
 		pos += JD_ENT_FIX + nl + 1;
 	}
-	/* Entries come in address order; if not, drop the block rather than guess. */
-	for (k = line0 + 1; k < j->nlines; k++)
-		if (j->lines[k].addr < j->lines[k - 1].addr)
-			goto bad;
+	/*
+	 * V8 does not always emit entries in address order; a lookup wants
+	 * them sorted.  The key is total, so the order is deterministic.
+	 */
+	qsort(j->lines + line0, j->nlines - line0, sizeof(*j->lines), cmp_line);
 	p->dbg_pending = 1;
-	p->dbg_addr = rd64(j, p->buf);
+	p->dbg_addr = code_addr;
 	p->dbg_line0 = line0;
 	p->dbg_n = j->nlines - line0;
 	return 0;
 bad:
 	j->nlines = line0;
-	return jd_warn(p, "CODE_DEBUG_INFO entries malformed or out of order");
+	return jd_warn(p, "CODE_DEBUG_INFO entries damaged (past the record, "
+			  "addresses outside the code, control bytes in a file name)");
 }
 
 static int cmp_ent(const void *a, const void *b)

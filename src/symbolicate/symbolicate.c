@@ -394,6 +394,34 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 	return err;
 }
 
+/*
+ * A JIT's jit-PID.dump covers the same anonymous code as its perf-PID.map,
+ * with the same absolute addresses, and adds source lines: in each symbol
+ * directory it is tried before the map.  Its recorded path is not known here
+ * (the runtime chooses it), so only --symbol-dir finds it.
+ */
+static int find_jitdump(struct finder *f, const char *dir, struct pc_symsrc **out)
+{
+	char p[4600], why[512];
+	unsigned long pid;
+	char *end;
+	int err;
+
+	pid = strtoul(f->name + 5, &end, 10);
+	if (end == f->name + 5 || strcmp(end, ".map") != 0)
+		return 0;
+	pc_snprintf(p, sizeof(p), "%s/jit-%lu.dump", dir, pid);
+	if (!is_file(p)) {
+		tried(f, p, "absent");
+		return 0;
+	}
+	why[0] = 0;
+	err = pc_symsrc_open_jitdump(f->ctx, p, out, why, sizeof(why));
+	if (!err && !*out)
+		tried(f, p, why);
+	return err;
+}
+
 static int find_perf_map(struct finder *f, struct pc_symsrc **out)
 {
 	char p[4600], why[512];
@@ -401,8 +429,12 @@ static int find_perf_map(struct finder *f, struct pc_symsrc **out)
 	int err;
 
 	for (i = 0; i <= f->ctx->opt.nsymbol_dirs; i++) {
-		if (i < f->ctx->opt.nsymbol_dirs)
+		if (i < f->ctx->opt.nsymbol_dirs) {
+			err = find_jitdump(f, f->ctx->opt.symbol_dirs[i], out);
+			if (err || *out)
+				return err;
 			pc_snprintf(p, sizeof(p), "%s/%s", f->ctx->opt.symbol_dirs[i], f->name);
+		}
 		else if (f->ctx->opt.no_host_symbols)
 			break; /* not the recorded /tmp/perf-PID.map */
 		else
