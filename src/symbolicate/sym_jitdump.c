@@ -385,7 +385,8 @@ static int jd_debug(struct jd_parse *p, uint32_t total)
 	 * V8 does not always emit entries in address order; a lookup wants
 	 * them sorted.  The key is total, so the order is deterministic.
 	 */
-	qsort(j->lines + line0, j->nlines - line0, sizeof(*j->lines), cmp_line);
+	if (j->nlines > line0) /* j->lines is NULL before the first entry */
+		qsort(j->lines + line0, j->nlines - line0, sizeof(*j->lines), cmp_line);
 	p->dbg_pending = 1;
 	p->dbg_addr = code_addr;
 	p->dbg_line0 = line0;
