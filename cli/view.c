@@ -11,7 +11,8 @@
  *      guess it) with the profile and the CORS header the front-end needs to
  *      read a response from another origin, then exit 0; any other path is
  *      404 and the server keeps waiting; OPTIONS (a CORS preflight) is
- *      answered; Ctrl-C, or --timeout SEC without a fetch, ends it (status
+ *      answered, with Access-Control-Allow-Private-Network for Chromium's
+ *      preflight before a public page reaches 127.0.0.1; Ctrl-C, or --timeout SEC without a fetch, ends it (status
  *      1 for the timeout).
  *
  * Uses only the public header; the HTTP side is the few lines a one-shot
@@ -197,7 +198,8 @@ static int serve_one(int fd, const char *path, const struct buf *body)
 		hl = snprintf(head, sizeof(head),
 			      "HTTP/1.1 204 No Content\r\nAccess-Control-Allow-Origin: " ORIGIN
 			      "\r\nAccess-Control-Allow-Methods: GET, OPTIONS\r\n"
-			      "Access-Control-Allow-Headers: *\r\nContent-Length: 0\r\n"
+			      "Access-Control-Allow-Headers: *\r\n"
+			      "Access-Control-Allow-Private-Network: true\r\nContent-Length: 0\r\n"
 			      "Connection: close\r\n\r\n");
 		send_all(fd, head, (size_t)hl);
 		return 0;

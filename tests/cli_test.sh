@@ -226,6 +226,7 @@ except urllib.error.HTTPError as e:
     assert e.code == 404, e.code
 r = urllib.request.urlopen(urllib.request.Request(local, method="OPTIONS"), timeout=10)
 assert r.status == 204 and r.headers["Access-Control-Allow-Origin"] == "https://profiler.firefox.com"
+assert r.headers["Access-Control-Allow-Private-Network"] == "true", r.headers
 r = urllib.request.urlopen(local, timeout=10)
 body = r.read()
 assert r.status == 200, r.status
@@ -241,6 +242,16 @@ PY
 	"$PC" view --no-open --timeout 1 --no-symbols "$FX/y_fp.data" >/dev/null 2>"$T/err"
 	[ $? = 1 ] || fail "view --timeout did not fail"
 	grep -q "nothing fetched the profile in 1 s" "$T/err" || fail "timeout: $(cat "$T/err")"
+	# Ctrl-C before a fetch: status 1, said as such
+	"$PC" view --no-open --no-symbols "$FX/y_fp.data" >"$T/url2" 2>"$T/err" &
+	vpid=$!
+	i=0
+	while [ ! -s "$T/url2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$T/url2" ] || { kill $vpid 2>/dev/null; fail "no URL printed: $(cat "$T/err")"; }
+	kill -INT $vpid
+	wait $vpid
+	[ $? = 1 ] || fail "view after SIGINT did not exit 1"
+	grep -q "stopped before the profile was fetched" "$T/err" || fail "SIGINT: $(cat "$T/err")"
 	;;
 compress-out)
 	# --compress / FILE.gz / FILE.zst: compressed in the same pass, the same
