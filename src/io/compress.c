@@ -6,8 +6,8 @@
  * Determinism: the gzip header carries no name and no time ("!timestamp"),
  * so the same profile gives the same bytes; zstd frames carry neither.
  * The Firefox Profiler opens gzip files directly: its loader checks the
- * gzip magic and decompresses before parsing (isGzip() in
- * src/profile-logic/process-profile.ts, production branch, checked
+ * gzip magic and decompresses before parsing (isGzip() in src/utils/gz.ts,
+ * called from src/profile-logic/process-profile.ts, production branch, checked
  * 2026-08-10; a .json.gz loads in its own loading code here).
  */
 #include "core/pc_config.h"
