@@ -67,7 +67,67 @@ for th in d["threads"]:
 assert seen == 549, seen
 sleepy = [t for t in d["threads"] if t["name"] == "pc-sleepy"][0]
 assert any(sleepy["markers"]["data"][i]["reason"] == "sleeping" for i in range(sleepy["markers"]["length"]))
+for th in d["threads"]:
+    mk = th["markers"]
+    for i in range(mk["length"]):
+        c = (mk["data"][i] or {}).get("cause")
+        assert c is None or abs(c["time"] - mk["startTime"][i]) < 1e-6, (c, mk["startTime"][i])
 PY
+	# sched:sched_switch samples: a stretch closed by a switch-in to its
+	# thread is an Off-CPU interval, one whose end the per-task recording
+	# lacks a "Switched out" instant; the same whichever event is the call
+	# tree (the expectation is worked out from perf script's fields).
+	for ev in cpu-clock sched:sched_switch; do
+		"$PC" -q --no-symbols --event "$ev" "$FX/y_pipe_tracepoint.data" -o "$T/sched.json" ||
+			fail "sched_switch conversion ($ev)"
+		"$PC" validate "$T/sched.json" >/dev/null || fail "invalid sched_switch output ($ev)"
+		python3 - "$FX/y_pipe_tracepoint.data.sched.txt.gz" "$T/sched.json" <<'PY' || fail "sched_switch off-CPU ($ev)"
+import gzip, json, re, sys
+evs = []
+for line in gzip.open(sys.argv[1], "rt"):
+    m = re.match(r"\s*(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)", line)
+    evs.append((float(m.group(2)) * 1000, int(m.group(1)), m.group(3), m.group(4)))
+off, iv, inst = {}, {}, {}
+def unclosed(tid):
+    off.pop(tid)
+    inst[tid] = inst.get(tid, 0) + 1
+for t, tid, ev, tr in evs:
+    if ev == "cpu-clock":
+        if tid in off:
+            unclosed(tid)
+        continue
+    f = dict(kv.split("=", 1) for kv in tr.split() if "=" in kv)
+    prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+    if prev in off:
+        unclosed(prev)
+    off[prev] = (t, "preempted" if f["prev_state"].startswith("R") else "sleeping")
+    if nxt in off and nxt != prev:
+        b, why = off.pop(nxt)
+        iv.setdefault(nxt, []).append((t - b, why))
+for tid in list(off):
+    unclosed(tid)
+d = json.load(open(sys.argv[2]))
+strs = d["shared"]["stringArray"]
+nint = ninst = 0
+for th in d["threads"]:
+    mk = th["markers"]
+    names = [strs[n] for n in mk["name"]]
+    got = [(mk["endTime"][i] - mk["startTime"][i], mk["data"][i]["reason"])
+           for i in range(mk["length"]) if names[i] == "Off-CPU"]
+    w = iv.get(th["tid"], [])
+    assert len(got) == len(w), (th["tid"], len(got), len(w))
+    for (g, gr), (x, xr) in zip(got, w):
+        assert abs(g - x) <= 0.002 and gr == xr, (th["tid"], g, gr, x, xr)
+    n = names.count("Switched out")
+    assert n == inst.get(th["tid"], 0), (th["tid"], n, inst.get(th["tid"]))
+    for i in range(mk["length"]):
+        c = (mk["data"][i] or {}).get("cause")
+        assert c and abs(c["time"] - mk["startTime"][i]) < 1e-6, (c, mk["startTime"][i])
+    nint += len(got)
+    ninst += n
+assert (nint, ninst) == (33, 68), (nint, ninst)
+PY
+	done
 	;;
 chrome-contexts)
 	# FrameBlamer contexts: every vector's per-slice sets, self times and

@@ -109,6 +109,7 @@ enum {
 #define AF_SAMPLE_ID_ALL (1ull << 18)
 #define AF_USE_CLOCKID	 (1ull << 25)
 #define AF_EXCL_CALLCHAIN_USER (1ull << 22)
+#define AF_CONTEXT_SWITCH (1ull << 26)
 
 #define BRANCH_HW_INDEX (1ull << 17)
 
@@ -195,6 +196,7 @@ struct attr {
 	char name[128];
 	uint64_t nsamples;
 	int selected;
+	uint8_t sched_switch; /* sched:sched_switch samples: off-CPU stretches */
 };
 
 struct id_map {
@@ -235,7 +237,12 @@ struct thread_state {
 	int64_t cpu_used, cpu_at_sample;
 	uint32_t last_sample_stack;
 	uint8_t off_preempt, switch_known;
+	/* off-CPU (sched:sched_switch samples): the open stretch, if any */
+	int64_t sched_off_since; /* PC_NO_TIME: on the CPU, or not known */
+	uint32_t sched_cause;	 /* the stack it went off the CPU with */
+	uint8_t sched_preempt, sched_known;
 	UT_hash_handle hh;
+	UT_hash_handle hh_tid; /* perf.by_tid: the newest thread of each tid */
 };
 
 struct build_id {
@@ -397,6 +404,8 @@ struct perf {
 	int truncated; /* the data section was cut short: warned once already */
 	int lost_markers, throttle_markers, offcpu_markers;
 	int saw_switch; /* SWITCH records: samples get threadCPUDelta */
+	struct thread_state *by_tid; /* sched_switch's next_pid names a tid only */
+	uint64_t sched_closed, sched_unclosed; /* sched_switch stretches */
 	uint64_t payload;      /* bytes after a record its handler consumed */
 	uint64_t payload_room; /* bytes left in the data for such a payload */
 
@@ -456,6 +465,17 @@ int perf_flush_queue(struct perf *p, int64_t limit);
 void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);
+struct thread_state *perf_find_thread_by_tid(struct perf *p, int32_t tid);
+int perf_handle_switch(struct perf *p, uint32_t type, uint16_t misc, const unsigned char *b,
+		       size_t size, uint64_t off);
+int perf_offcpu_finish(struct perf *p);
+int perf_sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_thread *t,
+			  int64_t time, uint32_t stack);
+int perf_sched_is_switch(const struct attr *a);
+int perf_sched_seen_running(struct perf *p, struct thread_state *ts, int64_t time);
+int perf_sched_switch(struct perf *p, struct thread_state *ts, const struct attr *a,
+		      int64_t time, const unsigned char *raw, uint32_t raw_size, uint32_t stack,
+		      uint64_t off);
 int perf_late_build_id(struct perf *p, const struct build_id *b);
 uint32_t perf_lib_for(struct perf *p, const char *file, const uint8_t *inline_id,
 		      size_t inline_len, int kernel);

@@ -138,12 +138,19 @@ void perf_attrs_done(struct perf *p)
 int perf_select_event(struct perf *p)
 {
 	uint32_t i;
+	int switch_records = 0;
 
 	if (p->selected_any)
 		return 0;
 	p->selected_any = 1;
+	/* sched:sched_switch samples give off-CPU time unless SWITCH records do */
 	for (i = 0; i < p->nattrs; i++)
+		if (p->attrs[i].flags & AF_CONTEXT_SWITCH)
+			switch_records = 1;
+	for (i = 0; i < p->nattrs; i++) {
 		p->attrs[i].selected = 0;
+		p->attrs[i].sched_switch = !switch_records && perf_sched_is_switch(&p->attrs[i]);
+	}
 	if (p->event) {
 		for (i = 0; i < p->nattrs; i++)
 			if (strcmp(p->attrs[i].name, p->event) == 0)

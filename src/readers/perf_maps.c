@@ -65,6 +65,27 @@ struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid)
 		pc_fail(p->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
 		return NULL;
 	}
+	{
+		struct thread_state *old;
+
+		HASH_FIND(hh_tid, p->by_tid, &ts->tid, sizeof(ts->tid), old);
+		if (old)
+			HASH_DELETE(hh_tid, p->by_tid, old);
+		HASH_ADD(hh_tid, p->by_tid, tid, sizeof(ts->tid), ts);
+		if (!ts->hh_tid.tbl) {
+			pc_fail(p->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+			return NULL; /* ts stays in p->threads, freed with it */
+		}
+	}
+	return ts;
+}
+
+/* The newest thread with this tid (whatever its pid), or NULL. */
+struct thread_state *perf_find_thread_by_tid(struct perf *p, int32_t tid)
+{
+	struct thread_state *ts;
+
+	HASH_FIND(hh_tid, p->by_tid, &tid, sizeof(tid), ts);
 	return ts;
 }
 

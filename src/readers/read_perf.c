@@ -163,6 +163,8 @@ struct sample {
 	uint64_t period;
 	uint64_t nr;
 	const unsigned char *ips; /* nr u64s */
+	const unsigned char *raw; /* PERF_SAMPLE_RAW: raw_size bytes, or NULL */
+	uint32_t raw_size;
 };
 
 /*
@@ -278,7 +280,15 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 		s->ips = b + pos;
 		pos += (size_t)s->nr * 8;
 	}
-	/* Nothing after the callchain is used; the layout was checked up to here. */
+	if (st & S_RAW) {
+		NEED(4);
+		s->raw_size = ld32(p, b + pos);
+		pos += 4;
+		NEED(s->raw_size);
+		s->raw = b + pos;
+		pos += s->raw_size;
+	}
+	/* Nothing after RAW is used; the layout was checked up to here. */
 #undef NEED
 	return 0;
 }
@@ -601,8 +611,65 @@ static int cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, ui
 	return 0;
 }
 
-static int sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_thread *t,
-			    int64_t time, uint32_t stack);
+/* The stack of a parsed sample: its callchain, or the sampled instruction alone. */
+static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct process *pr,
+			struct process *kernel, struct thread_state *ts, uint32_t *stack)
+{
+	*stack = PC_NONE;
+	if (s->ips && s->nr) {
+		uint64_t h1, h2;
+		uint32_t slot = 0;
+
+		cc_hash(p, s, &h1, &h2);
+		*stack = cc_find(p, h1, h2, &slot);
+		if (*stack == PC_NONE) {
+			int err = chain_to_stack(p, s, pr, kernel, ts, stack);
+
+			if (!err)
+				err = cc_insert(p, h1, h2, slot, *stack);
+			return err;
+		}
+	} else if (s->attr->sample_type & S_IP) {
+		unsigned mode = misc & MISC_CPUMODE_MASK;
+		uint32_t f = resolve_frame(p, pr, kernel, s->ip,
+					   mode == MISC_KERNEL || mode == MISC_GUEST_KERNEL, 0);
+
+		if (f == PC_NONE)
+			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		*stack = path_root(p, f);
+		if (*stack == PC_NONE)
+			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The thread a sample was taken on, with its process and the kernel's. */
+static int sample_thread(struct perf *p, const struct sample *s, struct process **pr,
+			 struct process **kernel, struct thread_state **ts)
+{
+	*pr = perf_get_process(p, s->pid);
+	*kernel = perf_get_process(p, -1);
+	*ts = perf_get_thread(p, s->pid, s->tid);
+	return *pr && *kernel && *ts ? 0 : PROFCONV_ERR_NOMEM;
+}
+
+/* A sched:sched_switch sample of an event other than the call tree's. */
+static int sched_sample(struct perf *p, uint16_t misc, struct sample *s, uint64_t off)
+{
+	struct process *pr, *kernel;
+	struct thread_state *ts;
+	uint32_t stack;
+	int err;
+
+	if (s->time == PC_NO_TIME || p->saw_switch)
+		return 0;
+	err = sample_thread(p, s, &pr, &kernel, &ts);
+	if (!err)
+		err = sample_stack(p, misc, s, pr, kernel, ts, &stack);
+	if (!err && !perf_model_thread(p, ts))
+		err = PROFCONV_ERR_NOMEM;
+	return err ? err : perf_sched_switch(p, ts, s->attr, s->time, s->raw, s->raw_size, stack, off);
+}
 
 static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, size_t size,
 			 uint64_t off)
@@ -613,7 +680,7 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 	struct sample s;
 	uint32_t prefix = PC_NONE;
 	int64_t weight;
-	int r;
+	int r, err;
 
 	r = parse_sample(p, b, size, &s);
 	if (r == 2)
@@ -624,9 +691,19 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 			       size + 8);
 	p->st.samples_total++;
 	((struct attr *)s.attr)->nsamples++;
+	if (!s.attr->selected && s.attr->sched_switch && !p->info_only)
+		return sched_sample(p, misc, &s, off);
 	if (!s.attr->selected || p->info_only) {
 		if (s.attr->selected)
 			p->st.samples_used++;
+		else if (p->by_tid && s.time != PC_NO_TIME && (s.attr->sample_type & S_TID)) {
+			/* any event's sample shows its thread running */
+			struct thread_state *run = perf_find_thread_by_tid(p, s.tid);
+
+			r = run ? perf_sched_seen_running(p, run, s.time) : 0;
+			if (r)
+				return r;
+		}
 		if (s.time != PC_NO_TIME && s.attr->selected) {
 			if (p->first_sample == PC_NO_TIME || s.time < p->first_sample)
 				p->first_sample = s.time;
@@ -636,11 +713,9 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 		return 0;
 	}
 	p->st.samples_used++;
-	pr = perf_get_process(p, s.pid);
-	kernel = perf_get_process(p, -1);
-	ts = perf_get_thread(p, s.pid, s.tid);
-	if (!pr || !kernel || !ts)
-		return PROFCONV_ERR_NOMEM;
+	err = sample_thread(p, &s, &pr, &kernel, &ts);
+	if (err)
+		return err;
 	t = perf_model_thread(p, ts);
 	if (!t)
 		return PROFCONV_ERR_NOMEM;
@@ -651,50 +726,30 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 	if (p->last_sample == PC_NO_TIME || s.time > p->last_sample)
 		p->last_sample = s.time;
 
-	if (s.ips && s.nr) {
-		uint64_t h1, h2;
-		uint32_t slot = 0;
-
-		cc_hash(p, &s, &h1, &h2);
-		prefix = cc_find(p, h1, h2, &slot);
-		if (prefix == PC_NONE) {
-			int err = chain_to_stack(p, &s, pr, kernel, ts, &prefix);
-
-			if (!err)
-				err = cc_insert(p, h1, h2, slot, prefix);
-			if (err)
-				return err;
-		}
-	} else if (s.attr->sample_type & S_IP) {
-		/* No callchain (or an empty one): the sampled instruction alone. */
-		unsigned mode = misc & MISC_CPUMODE_MASK;
-		uint32_t f = resolve_frame(p, pr, kernel, s.ip,
-					   mode == MISC_KERNEL || mode == MISC_GUEST_KERNEL, 0);
-
-		if (f == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		prefix = path_root(p, f);
-		if (prefix == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-	}
+	err = sample_stack(p, misc, &s, pr, kernel, ts, &prefix);
+	if (err)
+		return err;
 	if ((s.attr->flags & AF_EXCL_CALLCHAIN_USER) && (s.attr->sample_type & S_STACK_USER)) {
 		/*
 		 * --call-graph dwarf: the callchain holds only the kernel part;
 		 * the user part must be unwound from the copied stack, which is
 		 * not done yet.  Say so once, with a count.
 		 */
-		int err = pc_warn(p->ctx, W_NO_USER_STACK, &(struct pc_loc){ p->path, off, 0, 0 },
-				  "recorded with --call-graph dwarf: user stacks need unwinding from the stack copy, which profconv does not do yet; samples keep their kernel frames and sampled instruction only (record with -g for frame-pointer stacks)");
-
+		err = pc_warn(p->ctx, W_NO_USER_STACK, &(struct pc_loc){ p->path, off, 0, 0 },
+			      "recorded with --call-graph dwarf: user stacks need unwinding from the stack copy, which profconv does not do yet; samples keep their kernel frames and sampled instruction only (record with -g for frame-pointer stacks)");
 		if (err)
 			return err;
 	}
 	weight = p->weight_period ? (int64_t)s.period : 1;
-	{
-		int err = pc_sample_add(p->m, t, prefix, s.time, weight);
-
-		return err ? err : sample_cpu_delta(p, ts, t, s.time, prefix);
-	}
+	err = pc_sample_add(p->m, t, prefix, s.time, weight);
+	if (!err)
+		err = perf_sample_cpu_delta(p, ts, t, s.time, prefix);
+	if (err)
+		return err;
+	if (s.attr->sched_switch)
+		return p->saw_switch ? 0 : perf_sched_switch(p, ts, s.attr, s.time, s.raw,
+							     s.raw_size, prefix, off);
+	return perf_sched_seen_running(p, ts, s.time);
 }
 
 /* --- other kernel records --- */
@@ -948,108 +1003,6 @@ static int handle_throttle(struct perf *p, uint32_t type, const unsigned char *b
 			      "PerfThrottle", 0, NULL);
 }
 
-/* --- context switches: off-CPU time --- */
-
-#define MISC_SWITCH_OUT (1u << 13)
-#define MISC_SWITCH_OUT_PREEMPT (1u << 14)
-
-/*
- * PERF_RECORD_SWITCH / SWITCH_CPU_WIDE (perf record --switch-events): the
- * thread in the sample_id trailer goes off (misc SWITCH_OUT, preempted if
- * SWITCH_OUT_PREEMPT) or on the CPU.  Each stretch off the CPU becomes an
- * interval marker with the stack of the thread's last sample as its cause,
- * and the on-CPU time between samples becomes their threadCPUDelta.
- */
-static int handle_switch(struct perf *p, uint32_t type, uint16_t misc, const unsigned char *b,
-			 size_t size, uint64_t off)
-{
-	struct thread_state *ts;
-	struct pc_thread *t;
-	struct sid s;
-
-	(void)off;
-	perf_parse_sid(p, b, size, type == REC_SWITCH_CPU_WIDE ? 8 : 0, &s);
-	if (p->info_only || !s.has_tid || s.time == PC_NO_TIME || s.tid <= 0)
-		return 0;
-	ts = perf_get_thread(p, s.pid, s.tid);
-	if (!ts)
-		return PROFCONV_ERR_NOMEM;
-	p->saw_switch = 1;
-	if (!ts->switch_known) {
-		ts->switch_known = 1;
-		ts->off_since = ts->on_since = PC_NO_TIME;
-		ts->last_sample_stack = PC_NONE;
-	}
-	if (misc & MISC_SWITCH_OUT) {
-		if (ts->on_since != PC_NO_TIME && s.time > ts->on_since)
-			ts->cpu_used = pc_time_add(ts->cpu_used, pc_time_sub(s.time, ts->on_since));
-		ts->on_since = PC_NO_TIME;
-		ts->off_since = s.time;
-		ts->off_preempt = (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
-		return 0;
-	}
-	/* switched in: the stretch off the CPU ends */
-	ts->on_since = s.time;
-	if (ts->off_since != PC_NO_TIME && s.time >= ts->off_since) {
-		struct pc_marker_row r;
-		struct pc_pvb pb;
-
-		t = perf_model_thread(p, ts);
-		if (!t)
-			return PROFCONV_ERR_NOMEM;
-		pc_marker_row_init(&r);
-		r.name = pc_str_intern_z(p->m, "Off-CPU");
-		r.start = ts->off_since;
-		r.end = s.time;
-		r.phase = PC_PHASE_INTERVAL;
-		r.cause_stack = ts->last_sample_stack;
-		if (r.cause_stack != PC_NONE)
-			r.cause_time = ts->off_since;
-		pc_pvb_begin(&pb, p->m, 0);
-		pc_pvb_key_z(&pb, "type");
-		pc_pvb_str_z(&pb, "OffCPU");
-		pc_pvb_key_z(&pb, "reason");
-		pc_pvb_str_z(&pb, ts->off_preempt ? "preempted" : "sleeping");
-		r.payload = pc_pvb_end(&pb);
-		if (r.name == PC_NONE || r.payload == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		p->offcpu_markers = 1;
-		ts->off_since = PC_NO_TIME;
-		return pc_marker_push(p->m, t, &r);
-	}
-	ts->off_since = PC_NO_TIME;
-	return 0;
-}
-
-/* After a sample of ts at time: its CPU time since the thread's previous sample. */
-static int sample_cpu_delta(struct perf *p, struct thread_state *ts, struct pc_thread *t,
-			    int64_t time, uint32_t stack)
-{
-	int64_t used;
-
-	if (!ts->switch_known) {
-		/* running since we first saw it: on the CPU from now */
-		ts->switch_known = 1;
-		ts->off_since = PC_NO_TIME;
-		ts->on_since = time;
-	}
-	ts->last_sample_stack = stack;
-	/* times come from the file: saturating arithmetic */
-	used = pc_time_add(ts->cpu_used, ts->on_since != PC_NO_TIME && time > ts->on_since
-						 ? pc_time_sub(time, ts->on_since)
-						 : 0);
-	if (!p->saw_switch) {
-		ts->cpu_at_sample = used;
-		return 0;
-	}
-	{
-		int64_t d = pc_time_sub(used, ts->cpu_at_sample);
-
-		ts->cpu_at_sample = used;
-		return pc_sample_set_cpu_delta(p->m, t, d < 0 ? 0 : d);
-	}
-}
-
 /* --- dispatch (records in time order) --- */
 
 int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off)
@@ -1079,7 +1032,7 @@ int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off)
 		return handle_throttle(p, type, b, bs, off);
 	case REC_SWITCH:
 	case REC_SWITCH_CPU_WIDE:
-		return handle_switch(p, type, misc, b, bs, off);
+		return perf_handle_switch(p, type, misc, b, bs, off);
 	default:
 		return 0;
 	}
@@ -1474,6 +1427,9 @@ static int finish_model(struct perf *p)
 			a = &p->attrs[i];
 			break;
 		}
+	err = perf_offcpu_finish(p);
+	if (err)
+		return err;
 	m->meta.zero_ns = p->first_sample == PC_NO_TIME ? 0 : p->first_sample;
 	if (a) {
 		if (a->flags & AF_FREQ && a->period_or_freq)
@@ -1511,7 +1467,7 @@ static int finish_model(struct perf *p)
 		if (pc_schema_add_simple(m, "OffCPU", marker_display, offcpu_fields,
 					 PC_ARRAY_SIZE(offcpu_fields), "Off-CPU ({marker.data.reason})",
 					 "{marker.data.reason}", NULL,
-					 "The thread was off the CPU: switched out while runnable (preempted) or waiting (sleeping); from perf's context-switch records.") ==
+					 "The thread was off the CPU: switched out while runnable (preempted) or waiting (sleeping); from perf's context-switch records or sched:sched_switch samples (an instant when the switch back in was not recorded).") ==
 		    PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 	}
@@ -1576,6 +1532,7 @@ static int finish_model(struct perf *p)
 		for (i = 0; i < t->markers.len; i++) {
 			t->markers.start[i] = rel(p, t->markers.start[i]);
 			t->markers.end[i] = rel(p, t->markers.end[i]);
+			t->markers.cause_time[i] = rel(p, t->markers.cause_time[i]);
 		}
 	}
 	for (i = 0; i < m->processes.len; i++)
@@ -1604,6 +1561,7 @@ static void perf_free(struct perf *p)
 		pc_free(p->ctx, pr->maps);
 		pc_free(p->ctx, pr);
 	}
+	HASH_CLEAR(hh_tid, p->by_tid);
 	HASH_ITER(hh, p->threads, ts, ttmp)
 	{
 		HASH_DEL(p->threads, ts);
