@@ -305,20 +305,21 @@ struct path_slot {
 /*
  * Callchain cache: a raw callchain (the u64s as recorded, context markers
  * included) of a pid under one map generation always resolves to the same
- * stack, so it is resolved once.  Real profiles repeat callchains heavily.
+ * stack, so a chain seen recently is not resolved again.  Real profiles
+ * repeat their hot chains heavily.
  *
  * A chain is known by two independent 64-bit hashes of its words, seeded
  * with its length, pid and map generation; a slot holds them and the
- * stack, nothing else, so a lookup is one cache line and an insertion
- * copies nothing.  Two different chains would have to agree on all 128
- * bits to be confused (odds about 2^-128 per pair).  An open-addressing
- * table of at most CC_MAX_SLOTS slots, cleared when it is half full, bounds
- * the memory (24 MiB).
+ * stack, nothing else.  Two different chains would have to agree on all 128
+ * bits to be confused (odds about 2^-128 per pair).  The table is
+ * direct-mapped (a new chain replaces the one in its slot) and small
+ * enough to stay in the CPU's cache (CC_SLOTS * 24 bytes, 96 KiB): a miss
+ * then costs a few nanoseconds.  Measured on three recordings (bench/README.md)
+ * against a table of up to 2^20 slots, which missed the cache on every lookup:
+ * 17 % faster on deep, varied stacks, a little faster on the others.
  */
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-#define CC_MAX_SLOTS ((uint32_t)1 << 10)
-#else
-#define CC_MAX_SLOTS ((uint32_t)1 << 20)
+#ifndef CC_SLOTS
+#define CC_SLOTS ((uint32_t)1 << 12)
 #endif
 struct cc_slot {
 	uint64_t h1, h2;
@@ -388,8 +389,8 @@ struct perf {
 
 	/* per-sample scratch */
 	uint32_t map_gen; /* bumped on every mapping change */
-	struct cc_slot *cc; /* NULL until the first chain */
-	uint32_t ncc, cc_mask;
+	struct cc_slot *cc; /* CC_SLOTS slots; NULL until the first chain */
+	uint32_t cc_mask;
 	struct fcache_ent *fcache;
 	struct path_slot *paths;
 	uint32_t paths_mask, npaths;

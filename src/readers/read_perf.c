@@ -378,9 +378,25 @@ static inline uint64_t path_next(uint64_t parent, uint32_t frame)
 	return pc_hash64(parent * 0x9e3779b97f4a7c15ULL + frame + 1);
 }
 
+/*
+ * The first size of the path index: a file-mode recording says how much data
+ * it has, and a sample record is rarely under 64 bytes, so start near the
+ * size the index would double up to (at most 2^20 slots, 16 MiB), instead of
+ * rehashing it a dozen times on the way.
+ */
+static uint32_t path_first_size(const struct perf *p)
+{
+	uint64_t want = p->data_size / 256;
+	uint32_t n = 4096;
+
+	while (n < want && n < (1u << 20))
+		n *= 2;
+	return n;
+}
+
 static int path_grow(struct perf *p)
 {
-	uint32_t nslots = p->paths ? (p->paths_mask + 1) * 2 : 4096, i, j;
+	uint32_t nslots = p->paths ? (p->paths_mask + 1) * 2 : path_first_size(p), i, j;
 	struct path_slot *ns;
 
 	if (nslots == 0)
@@ -559,56 +575,19 @@ static void cc_hash(const struct perf *p, const struct sample *s, uint64_t *h1, 
 /* The stack of the chain with hashes (h1, h2), or PC_NONE; *slot is where it goes. */
 static uint32_t cc_find(const struct perf *p, uint64_t h1, uint64_t h2, uint32_t *slot)
 {
-	uint32_t i;
+	const struct cc_slot *c;
 
-	if (!p->cc)
-		return PC_NONE;
-	for (i = (uint32_t)h1 & p->cc_mask; p->cc[i].used; i = (i + 1) & p->cc_mask)
-		if (p->cc[i].h1 == h1 && p->cc[i].h2 == h2)
-			return p->cc[i].stack;
-	*slot = i;
-	return PC_NONE;
+	*slot = (uint32_t)h1 & p->cc_mask;
+	c = &p->cc[*slot];
+	return c->used && c->h1 == h1 && c->h2 == h2 ? c->stack : PC_NONE;
 }
 
-static int cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, uint32_t stack)
+static void cc_insert(struct perf *p, uint64_t h1, uint64_t h2, uint32_t slot, uint32_t stack)
 {
-	uint32_t i;
-
-	if (!p->cc || (uint64_t)(p->ncc + 1) * 2 > (uint64_t)p->cc_mask + 1) {
-		uint32_t nslots = p->cc ? (p->cc_mask + 1) * 2 : 4096 < CC_MAX_SLOTS ? 4096 : CC_MAX_SLOTS;
-
-		if (p->cc && nslots > CC_MAX_SLOTS) {
-			/* full size and half full: start again */
-			memset(p->cc, 0, ((size_t)p->cc_mask + 1) * sizeof(*p->cc));
-			p->ncc = 0;
-		} else {
-			struct cc_slot *ns = pc_calloc(p->ctx, nslots, sizeof(*ns));
-			uint32_t k;
-
-			if (!ns)
-				return PROFCONV_ERR_NOMEM;
-			for (k = 0; p->cc && k <= p->cc_mask; k++) {
-				if (!p->cc[k].used)
-					continue;
-				for (i = (uint32_t)p->cc[k].h1 & (nslots - 1); ns[i].used;
-				     i = (i + 1) & (nslots - 1))
-					;
-				ns[i] = p->cc[k];
-			}
-			pc_free(p->ctx, p->cc);
-			p->cc = ns;
-			p->cc_mask = nslots - 1;
-		}
-		for (slot = (uint32_t)h1 & p->cc_mask; p->cc[slot].used;
-		     slot = (slot + 1) & p->cc_mask)
-			;
-	}
 	p->cc[slot].h1 = h1;
 	p->cc[slot].h2 = h2;
 	p->cc[slot].stack = stack;
 	p->cc[slot].used = 1;
-	p->ncc++;
-	return 0;
 }
 
 /* The stack of a parsed sample: its callchain, or the sampled instruction alone. */
@@ -620,13 +599,19 @@ static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct 
 		uint64_t h1, h2;
 		uint32_t slot = 0;
 
+		if (!p->cc) {
+			p->cc = pc_calloc(p->ctx, CC_SLOTS, sizeof(*p->cc));
+			if (!p->cc)
+				return PROFCONV_ERR_NOMEM;
+			p->cc_mask = CC_SLOTS - 1;
+		}
 		cc_hash(p, s, &h1, &h2);
 		*stack = cc_find(p, h1, h2, &slot);
 		if (*stack == PC_NONE) {
 			int err = chain_to_stack(p, s, pr, kernel, ts, stack);
 
 			if (!err)
-				err = cc_insert(p, h1, h2, slot, *stack);
+				cc_insert(p, h1, h2, slot, *stack);
 			return err;
 		}
 	} else if (s->attr->sample_type & S_IP) {
