@@ -226,5 +226,10 @@ int perf_offcpu_finish(struct perf *p)
 				return err;
 		}
 	}
+	if (p->sched_closed || p->sched_unclosed)
+		pc_note(p->ctx,
+			"%s: sched:sched_switch: %llu off-CPU stretches with their end (intervals), %llu switch-outs whose switch-in the file lacks (instants)",
+			p->path, (unsigned long long)p->sched_closed,
+			(unsigned long long)p->sched_unclosed);
 	return 0;
 }
