@@ -179,9 +179,24 @@ import json, sys
 src = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 ph = lambda p: [e for e in src if e.get("ph") == p]
-want_markers = sum(len(ph(p)) for p in "XIRnBb")
+want_markers = sum(len(ph(p)) for p in "XIRnBbstf")
 got_markers = sum(t["markers"]["length"] for t in out["threads"])
 assert got_markers == want_markers, (got_markers, want_markers)
+# flows: each (id, cat, name) of the cut's s/f events is one flow id in the output
+strs = out["shared"]["stringArray"]
+flows = {}
+for t in out["threads"]:
+    m = t["markers"]
+    for i in range(m["length"]):
+        x = m["data"][i]
+        if x and x["type"] == "TraceEventFlow":
+            flows.setdefault(strs[x.get("flow", x.get("terminatingFlow"))], []).append((x["phase"], t["tid"]))
+want = {}
+for e in src:
+    if e.get("ph") in ("s", "f"):
+        want.setdefault((e["id"], e["cat"], e["name"]), []).append(("start" if e["ph"] == "s" else "end", e["tid"]))
+assert len(flows) == len(want) == 68, (len(flows), len(want))  # 32 whole flows, 36 cut in two
+assert sorted(sorted(v) for v in flows.values()) == sorted(sorted(v) for v in want.values())
 prof = ph("P")[0]
 v8 = sum(len(e["args"]["data"]["cpuProfile"]["samples"]) for e in ph("P") if e["name"] == "ProfileChunk")
 th = [t for t in out["threads"] if t["pid"] == str(prof["pid"]) and t["tid"] == prof["tid"]][0]
@@ -219,8 +234,10 @@ assert sorted(th) == ["Main", "Thread 7", "Worker"], sorted(th)
 assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
 mk = th["Main"]["markers"]
 got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
-assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
-assert mk["data"][1]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data"][:2]
+assert got == [("RunTask", 0, 5, 1), ("flow", 0.1, None, 0), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
+assert mk["data"][1] == {"type": "TraceEventFlow", "cat": "toplevel", "phase": "start", "flow": mk["data"][1]["flow"]}
+assert strs[mk["data"][1]["flow"]] == "5 toplevel/flow", strs[mk["data"][1]["flow"]]
+assert mk["data"][2]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data"][:3]
 w = th["Worker"]["markers"]
 assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Fetch", 1), ("Open", 2)]
 s = th["Main"]["samples"]
@@ -238,6 +255,41 @@ c = {x["name"]: x["samples"]["count"] for x in d["counters"]}
 assert c == {"Heap used": [100, 150], "Heap total": [200, 200]}, c
 PY
 	"$PC" info "$C/y_synth_slices.json" 2>/dev/null | grep -q "^format:      Chrome trace events (JSON)" || fail "info"
+	# flows: v1 s/t/f events keyed by (id as hex, cat, name), id2.local per
+	# process; v2 bind_id + flow_in/flow_out on the slices themselves
+	"$PC" --no-symbols "$C/y_synth_flows.json" -o "$T/fl.json" 2>"$T/err" || fail "flows: $(cat "$T/err")"
+	grep -q "y_synth_flows.json: offset 0x2cd: a flow ('s') event without an id" "$T/err" || fail "flow without an id: $(cat "$T/err")"
+	"$PC" validate "$T/fl.json" >/dev/null || fail "flows output invalid"
+	python3 - "$T/fl.json" <<'PY' || fail "flows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+strs = d["shared"]["stringArray"]
+got = []
+for t in d["threads"]:
+    m = t["markers"]
+    for i in range(m["length"]):
+        x = m["data"][i]
+        for k in ("flow", "terminatingFlow"):
+            if k in x:
+                got.append((t["name"], strs[m["name"][i]], m["startTime"][i], x.get("phase"), k, strs[x[k]]))
+assert got == [
+    ("Main", "Send", 0.05, "start", "flow", "1f ipc/Send"),
+    ("Main", "Local", 0.06, "start", "flow", "7@1 ipc/Local"),
+    ("Main", "Send", 0.4, "end", "terminatingFlow", "1f ipc/Send"),
+    ("Main", "RunTask", 1, None, "flow", "abc"),
+    ("Main", "RunTask", 1.2, None, "terminatingFlow", "abc"),
+    ("IO", "Send", 0.2, "step", "flow", "1f ipc/Send"),
+    ("IO", "Send", 0.21, "start", "flow", "1f other/Send"),
+    ("IO", "Local", 0.3, "end", "terminatingFlow", "7@1 ipc/Local"),
+    ("IO", "RunTask", 1.1, None, "flow", "abc"),
+], got
+ms = {s["name"]: s for s in d["meta"]["markerSchema"]}
+fmt = lambda n: {f["key"]: f["format"] for f in ms[n]["fields"]}
+assert fmt("TraceEventFlow")["flow"] == "flow-id" and fmt("TraceEventFlow")["terminatingFlow"] == "terminating-flow-id"
+assert fmt("TraceEvent")["flow"] == "flow-id" and fmt("TraceEvent")["terminatingFlow"] == "terminating-flow-id"
+main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
+assert main["data"][4]["flow"] == main["data"][5]["terminatingFlow"] and "n" in main["data"][5]
+PY
 	;;
 gecko-writer)
 	# --to gecko: the Gecko profile read back holds the same profile as the

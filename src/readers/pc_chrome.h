@@ -15,7 +15,7 @@
 #define MAX_ARG_KEYS 64
 
 #define W_TRUNCATED "truncated traces (the events before the cut were read)"
-#define W_SKIPPED "events of kinds not imported (flows, sf/stack samples, other phases)"
+#define W_SKIPPED "events of kinds not imported (sf/stack samples, other phases)"
 #define W_BAD_EVENT "events without a usable name, phase or time"
 #define W_UNMATCHED "E events without a matching B"
 
@@ -140,6 +140,8 @@ struct rd {
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;
+	/* flows: v1 events (s/t/f) seen; v2 bindings (bind_id) on slices seen */
+	int any_flows, any_flow_slices;
 	/* contexts */
 	struct ctx_state *cs; /* parallel to th */
 	uint32_t cs_cap;

@@ -23,11 +23,13 @@
  *   (no samples) a thread with slices and no samples gets samples derived
  *                from its slice nesting, one per millisecond, so the call
  *                tree shows where its time went
+ *   s, t, f      flows (v1): instant markers whose flow-id field, the same
+ *                for every event of one flow, links them; bind_id with
+ *                flow_in/flow_out (v2) puts that field on the slice itself
  * Marker payloads: {type: "TraceEvent", cat, and each args member (nested
  * values as JSON text)}, with a schema listing the members seen.
- * Not imported (one counted warning each): flows (s/t/f), object
- * snapshots (N/O/D), contexts ((/)), global stackFrames/samples, other
- * phases.
+ * Not imported (one counted warning each): global stackFrames/samples,
+ * sf/stack samples, other phases.
  */
 #include "core/pc_config.h"
 
@@ -115,6 +117,9 @@ static uint32_t intern(struct rd *r, const char *s)
 	return pc_str_intern_z(r->m, s ? s : "");
 }
 
+static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
+		    const char *name, char *key, size_t cap);
+
 /* The category for a trace event's cat (comma lists: the first). */
 static uint16_t category(struct rd *r, const char *cat)
 {
@@ -187,6 +192,7 @@ static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
 	struct pc_pvb b;
 	char ctxs[1024];
+	int wrote_ctx = 0, wrote_flow = 0;
 
 	pc_pvb_begin(&b, r->m, 0);
 	pc_pvb_key_z(&b, "type");
@@ -198,11 +204,34 @@ static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
 		pc_pvb_key_z(&b, "contexts");
 		pc_pvb_str_z(&b, ctxs);
+		wrote_ctx = 1;
+	}
+	/* flow v2: a slice bound to a flow that goes on (flow_out) or ends there */
+	if (cJSON_GetObjectItemCaseSensitive(ev, "bind_id")) {
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(ev, "flow_in");
+		const cJSON *out = cJSON_GetObjectItemCaseSensitive(ev, "flow_out");
+		char key[600];
+
+		if ((cJSON_IsTrue(in) || cJSON_IsTrue(out)) &&
+		    flow_key(ev, "bind_id", 0, NULL, NULL, key, sizeof(key)) == 0) {
+			uint32_t row = pc_str_intern_z(r->m, key);
+
+			if (row == PC_NONE)
+				return PC_NONE;
+			pc_pvb_key_z(&b, cJSON_IsTrue(out) ? "flow" : "terminatingFlow");
+			pc_pvb_sref(&b, row);
+			r->any_flow_slices = 1;
+			wrote_flow = 1;
+		}
 	}
 	if (cJSON_IsObject(args)) {
 		cJSON_ArrayForEach(a, args)
 		{
-			if (!a->string || strcmp(a->string, "type") == 0 || strcmp(a->string, "cat") == 0)
+			if (!a->string || strcmp(a->string, "type") == 0 ||
+			    strcmp(a->string, "cat") == 0 ||
+			    (wrote_ctx && strcmp(a->string, "contexts") == 0) ||
+			    (wrote_flow && (strcmp(a->string, "flow") == 0 ||
+					    strcmp(a->string, "terminatingFlow") == 0)))
 				continue;
 			pc_pvb_key_z(&b, a->string);
 			if (cJSON_IsNumber(a)) {
@@ -392,6 +421,87 @@ static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
 		}
 	}
 	return 0;
+}
+
+/* --- flows --- */
+
+/*
+ * A flow's identity as a string: the id as hex (numbers, and strings that
+ * are hex, as Perfetto parses them; other strings as they are), id2.local
+ * scoped to the process, and for v1 events the category and name too
+ * (catapult and Perfetto key a v1 flow by id, cat and name).  -1: no id.
+ */
+static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
+		    const char *name, char *key, size_t cap)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, idkey);
+	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
+	char idt[128];
+	int local = 0;
+
+	if (!id && cJSON_IsObject(id2)) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
+
+		local = l != NULL;
+		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	}
+	if (cJSON_IsNumber(id) && id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19) {
+		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->valuedouble);
+	} else if (cJSON_IsString(id) && id->valuestring[0]) {
+		const char *v = id->valuestring;
+		char *end;
+		unsigned long long n = strtoull(v, &end, 16);
+
+		if (*end == 0 && v[0] != '-' && v[0] != '+' && v[0] != ' ')
+			pc_snprintf(idt, sizeof(idt), "%llx", n);
+		else
+			pc_snprintf(idt, sizeof(idt), "%s", v);
+	} else {
+		return -1;
+	}
+	if (local)
+		pc_snprintf(key, cap, "%s@%lld", idt, (long long)pid);
+	else
+		pc_snprintf(key, cap, "%s", idt);
+	if (name) {
+		size_t n = strlen(key);
+
+		pc_snprintf(key + n, cap - n, " %s/%s", cat ? cat : "", name);
+	}
+	return 0;
+}
+
+/* s, t, f: an instant marker carrying the flow (f ends it). */
+static int flow_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+		      const char *name, const char *cat, char ph, uint64_t off)
+{
+	char key[600];
+	struct pc_pvb b;
+	uint32_t row, nm, pl;
+
+	if (flow_key(ev, "id", pid, cat, name, key, sizeof(key)))
+		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
+			       "a flow ('%c') event without an id", ph);
+	row = pc_str_intern_z(r->m, key);
+	nm = intern(r, name);
+	if (row == PC_NONE || nm == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	pc_pvb_begin(&b, r->m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, "TraceEventFlow");
+	if (cat) {
+		pc_pvb_key_z(&b, "cat");
+		pc_pvb_str_z(&b, cat);
+	}
+	pc_pvb_key_z(&b, "phase");
+	pc_pvb_str_z(&b, ph == 's' ? "start" : ph == 't' ? "step" : "end");
+	pc_pvb_key_z(&b, ph == 'f' ? "terminatingFlow" : "flow");
+	pc_pvb_sref(&b, row);
+	pl = pc_pvb_end(&b);
+	if (pl == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	r->any_flows = 1;
+	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, category(r, cat), pl);
 }
 
 /* --- counters --- */
@@ -789,13 +899,17 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	case 'D':
 	case 'N':
 		return pc_chrome_context_event(r, ti, ev, pid, ts, ph[0]);
+	case 's':
+	case 't':
+	case 'f':
+		return flow_event(r, ti, ev, pid, ts, name, cat, ph[0], off);
 	case 'P':
 		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
 			return profile_event(r, ti, ev, pid, ts, name);
 		/* fall through */
 	default:
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
-			       "'%s' events (and other kinds profconv does not import yet: flows s/t/f, sf/stack samples) skipped",
+			       "'%s' events (and other kinds profconv does not import yet: sf/stack samples) skipped",
 			       ph);
 	}
 }
@@ -1003,7 +1117,7 @@ static int add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
 					       NULL };
-	struct pc_schema_field f[MAX_ARG_KEYS + 2];
+	struct pc_schema_field f[MAX_ARG_KEYS + 4];
 	uint32_t i, n = 0;
 
 	f[n].key = "cat";
@@ -1015,6 +1129,30 @@ static int add_schema(struct rd *r)
 		f[n].label = r->arg_keys[i];
 		f[n].format = r->arg_num[i] ? "number" : "string";
 		f[n++].hidden = 0;
+	}
+	if (r->any_flow_slices) {
+		f[n].key = "flow";
+		f[n].label = "Flow";
+		f[n].format = "flow-id";
+		f[n++].hidden = 0;
+		f[n].key = "terminatingFlow";
+		f[n].label = "Flow (ends here)";
+		f[n].format = "terminating-flow-id";
+		f[n++].hidden = 0;
+	}
+	if (r->any_flows) {
+		static const struct pc_schema_field ff[] = {
+			{ "cat", "Category", "string", 0 },
+			{ "phase", "Flow phase", "string", 0 },
+			{ "flow", "Flow", "flow-id", 0 },
+			{ "terminatingFlow", "Flow (ends here)", "terminating-flow-id", 0 },
+		};
+
+		if (pc_schema_add_simple(r->m, "TraceEventFlow", display, ff, PC_ARRAY_SIZE(ff),
+					 "{marker.name} ({marker.data.phase})", NULL, NULL,
+					 "A Chrome trace flow event (s, t, f): the markers of one flow share its id") ==
+		    PC_NONE)
+			return PROFCONV_ERR_NOMEM;
 	}
 	if (r->any_contexts) {
 		static const struct pc_schema_field cf[] = { { "object", "Object", "string", 0 } };
