@@ -290,6 +290,38 @@ assert fmt("TraceEvent")["flow"] == "flow-id" and fmt("TraceEvent")["terminating
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
 assert main["data"][4]["flow"] == main["data"][5]["terminatingFlow"] and "n" in main["data"][5]
 PY
+	# stackFrames (global and a process's own from an M event, parents,
+	# a loop), P samples by sf and by stack array, global samples by tid
+	"$PC" --no-symbols "$C/y_synth_stackframes.json" -o "$T/sf.json" 2>"$T/err" || fail "stackFrames: $(cat "$T/err")"
+	"$PC" validate "$T/sf.json" >/dev/null || fail "stackFrames output invalid"
+	for w in "offset 0x2ca: a P event with neither sf nor stack" \
+		"1 samples name a stack frame that stackFrames lacks; dropped" \
+		"a stackFrames parent chain loops or is deeper than 1024 frames"; do
+		grep -q "$w" "$T/err" || fail "stackFrames warning '$w': $(cat "$T/err")"
+	done
+	python3 - "$T/sf.json" <<'PY' || fail "stackFrames samples"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sh = d["shared"]; strs = sh["stringArray"]
+st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
+def chain(s):
+    out = []
+    while s is not None:
+        out.append(strs[fn["name"][ft["func"][st["frame"][s]]]])
+        off = st["prefixOffset"][s]
+        s = None if off == 0 else s - off
+    return out[::-1]
+got = {}
+for t in d["threads"]:
+    s = t["samples"]
+    w = s.get("weight") or [1] * s["length"]
+    got[t["name"]] = [(s["time"][i], chain(s["stack"][i]), w[i]) for i in range(s["length"])]
+assert got == {
+    "Main": [(0.1, ["main", "run", "work"], 2), (0.3, ["local_leaf"], 1),
+             (0.4, ["main", "loop", "0x7f00abcd"], 1), (0.6, ["main", "run"], 1)],
+    "Thread 99": [(0.7, ["back", "loopy"], 1)],
+}, got
+PY
 	;;
 gecko-writer)
 	# --to gecko: the Gecko profile read back holds the same profile as the

@@ -6,6 +6,7 @@
 #define PC_CHROME_H
 
 #include <cJSON.h>
+#include <uthash.h>
 
 #include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
@@ -15,7 +16,7 @@
 #define MAX_ARG_KEYS 64
 
 #define W_TRUNCATED "truncated traces (the events before the cut were read)"
-#define W_SKIPPED "events of kinds not imported (sf/stack samples, other phases)"
+#define W_SKIPPED "events of kinds not imported"
 #define W_BAD_EVENT "events without a usable name, phase or time"
 #define W_UNMATCHED "E events without a matching B"
 
@@ -140,6 +141,10 @@ struct rd {
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;
+	/* stackFrames and P / global samples (chrome_stacks.c) */
+	struct sframe *sframes;
+	struct psample *ps;
+	uint32_t nps, ps_cap;
 	/* flows: v1 events (s/t/f) seen; v2 bindings (bind_id) on slices seen */
 	int any_flows, any_flow_slices;
 	/* contexts */
@@ -164,6 +169,24 @@ struct rd {
 const char *pc_chrome_jstr(const cJSON *o, const char *key);
 int pc_chrome_jnum(const cJSON *o, const char *key, double *out);
 struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid);
+/* The category for a trace event's cat (comma lists: the first). */
+uint16_t pc_chrome_category(struct rd *r, const char *cat);
+/* Microseconds (possibly fractional) to ns, rounded and clamped. */
+int64_t pc_chrome_us_to_ns(double us);
+
+/* chrome_stacks.c */
+/* One member of a stackFrames dictionary; prefix "g" (global) or "p<pid>:". */
+int pc_chrome_stack_frame(struct rd *r, const char *prefix, const char *id, const cJSON *fr);
+/* An M event named stackFrames (the process's own dictionary). */
+int pc_chrome_stack_frames_event(struct rd *r, const cJSON *ev, int64_t pid);
+/* A P event other than a V8 profile: a sample by sf or stack. */
+int pc_chrome_p_sample(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+		       uint64_t off);
+/* One entry of the object form's samples array. */
+int pc_chrome_global_sample(struct rd *r, const cJSON *o, uint64_t off);
+/* After all events: those samples into the model. */
+int pc_chrome_p_finish(struct rd *r);
+void pc_chrome_stacks_free(struct rd *r);
 
 /* chrome_ctx.c */
 /* (, ), O, D events; 0 or error */

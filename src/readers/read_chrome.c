@@ -28,8 +28,10 @@
  *                flow_in/flow_out (v2) puts that field on the slice itself
  * Marker payloads: {type: "TraceEvent", cat, and each args member (nested
  * values as JSON text)}, with a schema listing the members seen.
- * Not imported (one counted warning each): global stackFrames/samples,
- * sf/stack samples, other phases.
+ *   stackFrames, samples, other P
+ *                trace samples with stacks from the stackFrames
+ *                dictionaries or stack arrays (chrome_stacks.c)
+ * Not imported (one counted warning each): other phases.
  */
 #include "core/pc_config.h"
 
@@ -100,8 +102,7 @@ static int64_t jid(const cJSON *o, const char *key, int64_t dflt)
 	return dflt;
 }
 
-/* Microseconds (possibly fractional) to ns, rounded. */
-static int64_t us_to_ns(double us)
+int64_t pc_chrome_us_to_ns(double us)
 {
 	double ns = us * 1000.0;
 
@@ -120,8 +121,7 @@ static uint32_t intern(struct rd *r, const char *s)
 static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
 		    const char *name, char *key, size_t cap);
 
-/* The category for a trace event's cat (comma lists: the first). */
-static uint16_t category(struct rd *r, const char *cat)
+uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
 	char name[128];
 	size_t n;
@@ -501,7 +501,7 @@ static int flow_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t p
 	if (pl == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	r->any_flows = 1;
-	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, category(r, cat), pl);
+	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
 }
 
 /* --- counters --- */
@@ -686,7 +686,7 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 
 		/* samples belong to the Profile event's thread */
 		pf->thread = (uint32_t)(ti - r->th);
-		pf->time = pc_chrome_jnum(data, "startTime", &st) ? us_to_ns(st) : ts;
+		pf->time = pc_chrome_jnum(data, "startTime", &st) ? pc_chrome_us_to_ns(st) : ts;
 		return 0;
 	}
 	{
@@ -735,7 +735,7 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 			if (!cJSON_IsNumber(s) || !cJSON_IsNumber(d))
 				continue;
 			/* the running sum, negative deltas included */
-			pf->time = pc_time_add(pf->time, us_to_ns(d->valuedouble));
+			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(d->valuedouble));
 			n = node_of(pf, (int64_t)s->valuedouble);
 			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
 			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
@@ -774,6 +774,8 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
 		return 0;
 	}
+	if (strcmp(name, "stackFrames") == 0)
+		return pc_chrome_stack_frames_event(r, ev, pid);
 	if (ti && strcmp(name, "thread_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
 		ti->sort_index = (int64_t)v;
 		ti->has_sort = 1;
@@ -801,14 +803,14 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	tid = jid(ev, "tid", pid);
 	if (!pc_chrome_jnum(ev, "ts", &tsu) && ph[0] != 'M')
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a numeric ts", ph);
-	ts = us_to_ns(tsu);
+	ts = pc_chrome_us_to_ns(tsu);
 	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
 		r->first_ts = ts;
 	if (ph[0] != 'M' && ts > r->last_ts)
 		r->last_ts = ts;
 	if (ph[0] == 'X' && pc_chrome_jnum(ev, "dur", &dur) && dur > 0 &&
-	    pc_time_add(ts, us_to_ns(dur)) > r->last_ts)
-		r->last_ts = pc_time_add(ts, us_to_ns(dur));
+	    pc_time_add(ts, pc_chrome_us_to_ns(dur)) > r->last_ts)
+		r->last_ts = pc_time_add(ts, pc_chrome_us_to_ns(dur));
 	if (ph[0] == 'M' && name && strncmp(name, "process_", 8) == 0)
 		return metadata_event(r, NULL, ev, pid, name); /* no thread of its own */
 	ti = pc_chrome_thread(r, pid, tid);
@@ -826,17 +828,17 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		if (!pc_chrome_jnum(ev, "dur", &dur) || dur < 0)
 			dur = 0;
 		nm = intern(r, name);
-		c = category(r, cat);
+		c = pc_chrome_category(r, cat);
 		set = pc_chrome_active_set(r, ti);
 		pl = payload(r, ev, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		err = push_marker_set(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)),
+		err = push_marker_set(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)),
 				      PC_PHASE_INTERVAL, c, pl, set);
 		if (!err && r->blame)
-			err = pc_chrome_add_cslice(r, ti, nm, ts, pc_time_add(ts, us_to_ns(dur)), set,
+			err = pc_chrome_add_cslice(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), set,
 						   0, r->norder++);
-		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, us_to_ns(dur)), nm, c);
+		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), nm, c);
 	}
 	case 'B': {
 		struct open_b *b;
@@ -847,7 +849,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		b = &ti->open[ti->nopen];
 		b->name = intern(r, name);
 		b->start = ts;
-		b->cat = category(r, cat);
+		b->cat = pc_chrome_category(r, cat);
 		b->set = pc_chrome_active_set(r, ti);
 		b->payload = payload(r, ev, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
@@ -883,11 +885,11 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		nm = intern(r, name);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, category(r, cat), pl);
+		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, ev, pid, ts, intern(r, name), category(r, cat), cat);
+		return async_begin(r, ti, ev, pid, ts, intern(r, name), pc_chrome_category(r, cat), cat);
 	case 'e':
 	case 'F':
 		return async_end(r, ev, pid, ts);
@@ -906,11 +908,10 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	case 'P':
 		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
 			return profile_event(r, ti, ev, pid, ts, name);
-		/* fall through */
+		return pc_chrome_p_sample(r, ti, ev, pid, ts, off);
 	default:
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
-			       "'%s' events (and other kinds profconv does not import yet: sf/stack samples) skipped",
-			       ph);
+			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
 }
 
@@ -970,6 +971,78 @@ static int read_events(struct rd *r)
 	}
 }
 
+/* Capture the object after an OBJ_BEGIN token and parse it alone. */
+static int parse_rest(struct rd *r, cJSON **out)
+{
+	const char *buf;
+	size_t len;
+	char *doc;
+	int err = pc_jpull_capture_rest(r->p, &buf, &len, EVENT_MAX);
+
+	if (err)
+		return err;
+	doc = pc_alloc(r->ctx, len + 2);
+	if (!doc)
+		return PROFCONV_ERR_NOMEM;
+	doc[0] = '{';
+	memcpy(doc + 1, buf, len);
+	doc[len + 1] = 0;
+	*out = cJSON_ParseWithLength(doc, len + 1);
+	pc_free(r->ctx, doc);
+	return *out ? 0 : pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "%s: out of memory", r->name);
+}
+
+/* The object form's stackFrames: {"id": {name, category, parent}, ...}, member by member. */
+static int read_stack_frames(struct rd *r)
+{
+	const struct pc_jtok *t;
+	int err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "stackFrames", &t);
+
+	while (!err) {
+		char id[300];
+		cJSON *fr;
+
+		err = pc_jpull_next(r->p, &t);
+		if (err || t->type == PC_JT_OBJ_END)
+			break;
+		pc_snprintf(id, sizeof(id), "%s", t->str);
+		err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "a stackFrames entry", &t);
+		if (!err)
+			err = parse_rest(r, &fr);
+		if (!err) {
+			err = pc_chrome_stack_frame(r, "g", id, fr);
+			cJSON_Delete(fr);
+		}
+	}
+	return err;
+}
+
+/* The object form's samples: [{cpu, tid, ts, name, sf, weight}, ...]. */
+static int read_samples(struct rd *r)
+{
+	const struct pc_jtok *t;
+	int err = pc_jr_expect(r->ctx, r->p, PC_JT_ARR_BEGIN, "samples", &t);
+
+	while (!err) {
+		uint64_t off;
+		cJSON *o;
+
+		err = pc_jpull_next(r->p, &t);
+		if (err || t->type == PC_JT_ARR_END)
+			break;
+		off = t->offset;
+		if (t->type != PC_JT_OBJ_BEGIN)
+			return pc_jr_corrupt(r->ctx, r->p, t, "expected a sample object, got %s",
+					     pc_jr_type_name(t->type));
+		err = parse_rest(r, &o);
+		if (!err) {
+			err = pc_chrome_global_sample(r, o, off);
+			cJSON_Delete(o);
+		}
+	}
+	return err;
+}
+
 static int read_top(struct rd *r)
 {
 	const struct pc_jtok *t;
@@ -996,6 +1069,10 @@ static int read_top(struct rd *r)
 			seen = 1;
 			if (!err && r->ctx->warn_total && pc_jpull_at_eof(r->p))
 				return 0; /* cut off inside traceEvents: done */
+		} else if (strcmp(t->str, "stackFrames") == 0) {
+			err = read_stack_frames(r);
+		} else if (strcmp(t->str, "samples") == 0) {
+			err = read_samples(r);
 		} else if (strcmp(t->str, "systemTraceEvents") == 0) {
 			pc_note(r->ctx, "%s: systemTraceEvents (ftrace/ETW text) skipped", r->name);
 			err = pc_jpull_skip_value(r->p);
@@ -1194,6 +1271,8 @@ static int finish(struct rd *r)
 
 	err = close_open(r);
 	if (!err)
+		err = pc_chrome_p_finish(r);
+	if (!err)
 		err = pc_chrome_ctx_close(r);
 	if (!err)
 		err = pc_chrome_blame_finish(r);
@@ -1293,6 +1372,7 @@ static void rd_free(struct rd *r)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
 	pc_chrome_ctx_free(r);
+	pc_chrome_stacks_free(r);
 	pc_jpull_free(r->p);
 }
 
