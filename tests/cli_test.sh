@@ -290,6 +290,22 @@ assert fmt("TraceEvent")["flow"] == "flow-id" and fmt("TraceEvent")["terminating
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
 assert main["data"][4]["flow"] == main["data"][5]["terminatingFlow"] and "n" in main["data"][5]
 PY
+	# thread order and process names as the front-end's Chrome importer
+	# makes them: process_sort_index, thread_sort_index (CrBrowserMain -1),
+	# main threads first, process_labels appended to the process name
+	"$PC" -q --no-symbols "$C/y_synth_order.json" -o "$T/ord.json" || fail "order: conversion"
+	python3 - "$T/ord.json" <<'PY' || fail "thread order"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(t["pid"], t["tid"], t["name"], t["processName"], t["isMainThread"]) for t in d["threads"]]
+assert got == [
+    ("2", 21, "CrBrowserMain", "Browser", True),
+    ("2", 20, "Chrome_IOThread", "Browser", False),
+    ("1", 11, "Compositor", "Renderer (Example Domain)", False),
+    ("1", 10, "CrRendererMain", "Renderer (Example Domain)", True),
+    ("3", 30, "Thread 30", "Process 3 (about:blank)", False),
+], got
+PY
 	# stackFrames (global and a process's own from an M event, parents,
 	# a loop), P samples by sf and by stack array, global samples by tid
 	"$PC" --no-symbols "$C/y_synth_stackframes.json" -o "$T/sf.json" 2>"$T/err" || fail "stackFrames: $(cat "$T/err")"

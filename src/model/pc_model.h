@@ -226,6 +226,9 @@ struct pc_thread {
 	int64_t pid;
 	int64_t tid;
 	uint8_t is_main;
+	/* display order a reader chose (lower first; 0 when it has none): a
+	 * reader's own sort comparator may use it, the writers keep the list order */
+	int64_t order;
 	int64_t register_time;	 /* ns */
 	int64_t unregister_time; /* ns or PC_NO_TIME */
 	struct pc_paused_range *paused;

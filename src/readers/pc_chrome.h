@@ -46,6 +46,14 @@ struct tinfo {
 	int64_t sort_index;
 	int has_sort;
 	int has_real_samples;
+	uint32_t first; /* creation order, the last tie-breaker */
+};
+
+/* What M events say of a process: process_sort_index and process_labels. */
+struct pmeta {
+	int64_t pid;
+	int64_t sort_index;
+	const char *labels; /* kept, or NULL */
 };
 
 /* An async span waiting for its end: key (cat, id, scope, pid if local). */
@@ -141,6 +149,8 @@ struct rd {
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;
+	struct pmeta *pm;
+	uint32_t npm, pm_cap;
 	/* stackFrames and P / global samples (chrome_stacks.c) */
 	struct sframe *sframes;
 	struct psample *ps;

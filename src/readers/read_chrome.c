@@ -168,6 +168,7 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 	r->th[r->nth].t = t;
 	r->th[r->nth].pid = pid;
 	r->th[r->nth].tid = tid;
+	r->th[r->nth].first = r->nth;
 	return &r->th[r->nth++];
 }
 
@@ -755,6 +756,20 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 
 /* --- metadata --- */
 
+static struct pmeta *pmeta_of(struct rd *r, int64_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->npm; i++)
+		if (r->pm[i].pid == pid)
+			return &r->pm[i];
+	if (pc_grow(r->ctx, (void **)&r->pm, sizeof(*r->pm), &r->pm_cap, (size_t)r->npm + 1))
+		return NULL;
+	memset(&r->pm[r->npm], 0, sizeof(r->pm[r->npm]));
+	r->pm[r->npm].pid = pid;
+	return &r->pm[r->npm++];
+}
+
 static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid,
 			  const char *name)
 {
@@ -776,6 +791,22 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 	}
 	if (strcmp(name, "stackFrames") == 0)
 		return pc_chrome_stack_frames_event(r, ev, pid);
+	if (strcmp(name, "process_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
+		struct pmeta *pm = pmeta_of(r, pid);
+
+		if (!pm)
+			return PROFCONV_ERR_NOMEM;
+		pm->sort_index = (int64_t)v;
+		return 0;
+	}
+	if (strcmp(name, "process_labels") == 0 && (s = pc_chrome_jstr(args, "labels")) && *s) {
+		struct pmeta *pm = pmeta_of(r, pid);
+
+		if (!pm)
+			return PROFCONV_ERR_NOMEM;
+		pm->labels = pc_model_keep(r->m, s, strlen(s));
+		return pm->labels ? 0 : PROFCONV_ERR_NOMEM;
+	}
 	if (ti && strcmp(name, "thread_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
 		ti->sort_index = (int64_t)v;
 		ti->has_sort = 1;
@@ -1250,16 +1281,104 @@ static int add_schema(struct rd *r)
 		       : 0;
 }
 
+/* Threads in the order order_threads() chose. */
 static int tinfo_cmp_model(const void *a, const void *b)
 {
 	const struct pc_thread *x = *(const struct pc_thread *const *)a;
 	const struct pc_thread *y = *(const struct pc_thread *const *)b;
 
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The keys order_threads() sorts by, one row per thread. */
+struct tkey {
+	int64_t psort, pid, tsort, tid;
+	int main;
+	struct pc_thread *t;
+};
+
+static int tkey_cmp(const void *a, const void *b)
+{
+	const struct tkey *x = a, *y = b;
+
+	if (x->psort != y->psort)
+		return x->psort < y->psort ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if ((x->tid == x->pid) != (y->tid == y->pid))
-		return x->tid == x->pid ? -1 : 1;
+	if (x->tsort != y->tsort)
+		return x->tsort < y->tsort ? -1 : 1;
+	if (x->main != y->main)
+		return x->main ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * As the Firefox Profiler's Chrome importer orders them: processes by
+ * process_sort_index, threads of a process by thread_sort_index, where
+ * CrBrowserMain and CrGpuMain without one count as -1; then (where it
+ * takes first appearance) by pid, the main thread (tid = pid, or a Cr*Main
+ * name) first, and tid.  Process labels join the process name as the
+ * importer shows them: "Name (labels)".
+ */
+static int order_threads(struct rd *r)
+{
+	struct tkey *k = pc_alloc(r->ctx, ((size_t)r->nth + 1) * sizeof(*k));
+	uint32_t i, j;
+
+	if (!k)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < r->nth; i++) {
+		struct tinfo *ti = &r->th[i];
+		const char *nm = pc_str(r->m, ti->t->name);
+		size_t n = strlen(nm);
+		int cr_main = n > 6 && strncmp(nm, "Cr", 2) == 0 && strcmp(nm + n - 4, "Main") == 0;
+
+		k[i].psort = 0;
+		for (j = 0; j < r->npm; j++)
+			if (r->pm[j].pid == ti->pid)
+				k[i].psort = r->pm[j].sort_index;
+		k[i].pid = ti->pid;
+		k[i].tsort = ti->has_sort ? ti->sort_index
+					  : strcmp(nm, "CrBrowserMain") == 0 || strcmp(nm, "CrGpuMain") == 0
+						    ? -1
+						    : 0;
+		k[i].tid = ti->tid;
+		k[i].main = ti->tid == ti->pid || cr_main;
+		k[i].t = ti->t;
+		if (cr_main)
+			ti->t->is_main = 1;
+	}
+	qsort(k, r->nth, sizeof(*k), tkey_cmp);
+	for (i = 0; i < r->nth; i++)
+		k[i].t->order = i;
+	pc_free(r->ctx, k);
+	for (i = 0; i < r->npm; i++) {
+		uint32_t proc;
+		const char *old;
+		char *buf;
+		size_t len;
+
+		if (!r->pm[i].labels)
+			continue;
+		proc = pc_process_get(r->m, r->pm[i].pid);
+		if (proc == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		old = r->m->processes.rows[proc].name;
+		len = (old ? strlen(old) : 32) + strlen(r->pm[i].labels) + 4;
+		buf = pc_alloc(r->ctx, len);
+		if (!buf)
+			return PROFCONV_ERR_NOMEM;
+		if (old)
+			pc_snprintf(buf, len, "%s (%s)", old, r->pm[i].labels);
+		else
+			pc_snprintf(buf, len, "Process %lld (%s)", (long long)r->pm[i].pid,
+				    r->pm[i].labels);
+		r->m->processes.rows[proc].name = pc_model_keep(r->m, buf, strlen(buf));
+		pc_free(r->ctx, buf);
+		if (!r->m->processes.rows[proc].name)
+			return PROFCONV_ERR_NOMEM;
+	}
+	return 0;
 }
 
 static int finish(struct rd *r)
@@ -1311,7 +1430,9 @@ static int finish(struct rd *r)
 		if (!t->samples.len && !t->markers.len)
 			t->register_time = PC_NO_TIME;
 	}
-	err = pc_model_sort_thread_list(r->m, tinfo_cmp_model);
+	err = order_threads(r);
+	if (!err)
+		err = pc_model_sort_thread_list(r->m, tinfo_cmp_model);
 	if (err)
 		return err;
 	/* time 0 is the first event; times were kept in trace ns */
@@ -1368,6 +1489,7 @@ static void rd_free(struct rd *r)
 		pc_free(r->ctx, r->ck[i].key);
 	pc_free(r->ctx, r->ck);
 	pc_free(r->ctx, r->slices);
+	pc_free(r->ctx, r->pm);
 	for (i = 0; i < r->narg_keys; i++)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
