@@ -457,7 +457,9 @@ PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
  * are each charged in full; "(none)" is work with no context.  json 0:
  * the text of [slices], [totals] and [merged-totals] sections (times in
  * whole microseconds); json 1: one JSON document with "slices", "totals"
- * and "merged_totals" ({"object": "scope:id@pid", "self_us": N}).
+ * and "merged_totals" ({"object": "scope:id@pid", "self_us": N}).  A
+ * trace with samples adds [sample-totals] ("sample_totals": {"object",
+ * "samples": N}): the samples charged to each object, at their own times.
  */
 PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path, int json,
 				     profconv_write_fn *fn, void *user);

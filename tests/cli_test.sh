@@ -164,6 +164,23 @@ PY
 	"$PC" -q "$V/03-nested-frames-lca.json" -o "$T/c.json" || fail "conversion with contexts"
 	"$PC" validate "$T/c.json" >/dev/null || fail "contexts output invalid"
 	"$PC" blame "$FX/y_fp.data" >/dev/null 2>&1 && fail "blame of a perf.data succeeded"
+	# V8 samples take the contexts active on their thread at their time and
+	# are charged by the slices' rules (two related frames: their isolate)
+	C="$here/fixtures/chrome"
+	"$PC" blame "$C/y_synth_ctx_samples.json" >"$T/bs.txt" || fail "blame with samples"
+	printf '%s\n' "[sample-totals]" "(none) 1" "Isolate:0x1@2 1" "RenderFrame:0x10@2 2" \
+		"RenderFrame:0x20@2 2" >"$T/bs.want"
+	sed -n '/^\[sample-totals\]/,$p' "$T/bs.txt" | diff "$T/bs.want" - >/dev/null ||
+		fail "sample totals: $(cat "$T/bs.txt")"
+	grep -q "^task1 X pid=2 tid=2 ts=10 dur=40 self=40 ctx={FrameBlameContext/RenderFrame:0x10@2} -> RenderFrame:0x10@2$" "$T/bs.txt" ||
+		fail "slices with samples: $(cat "$T/bs.txt")"
+	"$PC" blame --json "$C/y_synth_ctx_samples.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+got = {e["object"]: e["samples"] for e in d["sample_totals"]}
+assert got == {"(none)": 1, "Isolate:0x1@2": 1, "RenderFrame:0x10@2": 2, "RenderFrame:0x20@2": 2}, got
+assert {e["object"]: e["self_us"] for e in d["totals"]} == {"(none)": 1, "RenderFrame:0x10@2": 40}
+' || fail "sample totals (json)"
 	;;
 chrome)
 	# Chrome trace events: a real Chromium 156 cut (V8 CPU profile samples,

@@ -149,6 +149,12 @@ static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t
 		if (r->cat_ctx == PC_NO_CATEGORY)
 			return PROFCONV_ERR_NOMEM;
 	}
+	if (pc_grow(r->ctx, (void **)&r->acts, sizeof(*r->acts), &r->acts_cap, (size_t)r->nacts + 1))
+		return PROFCONV_ERR_NOMEM;
+	r->acts[r->nacts].thread = (uint32_t)(ti - r->th);
+	r->acts[r->nacts].ctx = c;
+	r->acts[r->nacts].start = start;
+	r->acts[r->nacts++].end = end == PC_NO_TIME ? INT64_MAX : end;
 	pc_snprintf(obj, sizeof(obj), "%s:%s@%lld", t->obj_scope[o], t->obj_id[o],
 		    (long long)t->obj_pid[o]);
 	pc_marker_row_init(&row);
@@ -641,12 +647,170 @@ static void print_totals(struct pc_text_out *o, struct total *tt, uint32_t n, in
 		pc_text_printf(o, "%s %lld\n", tt[i].key, (long long)(tt[i].ns / 1000));
 }
 
+/* --- samples --- */
+
+static int act_cmp(const void *a, const void *b)
+{
+	const struct activation *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+struct sidx {
+	int64_t time;
+	uint32_t i;
+};
+
+static int sidx_cmp(const void *a, const void *b)
+{
+	const struct sidx *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * A sweep per thread over its samples in time order: activations join the
+ * active list when they start at or before the sample and leave it when
+ * they end at or before it (an activation is [start, end)).
+ */
+int pc_chrome_sample_sets(struct rd *r)
+{
+	uint32_t a = 0, i, th, *active = NULL, nactive = 0, active_cap = 0;
+	uint32_t *sets = NULL, sets_cap = 0;
+	struct sidx *ord = NULL;
+	uint32_t ord_cap = 0;
+	int err = 0;
+
+	if (!r->any_contexts || !r->nacts)
+		return 0;
+	qsort(r->acts, r->nacts, sizeof(*r->acts), act_cmp);
+	for (th = 0; th < r->nth && !err; th++) {
+		struct pc_samples *sm = &r->th[th].t->samples;
+		uint32_t first, k;
+
+		while (a < r->nacts && r->acts[a].thread < th)
+			a++;
+		if (!sm->len || a == r->nacts || r->acts[a].thread != th)
+			continue;
+		first = a;
+		if (pc_grow(r->ctx, (void **)&ord, sizeof(*ord), &ord_cap, sm->len) ||
+		    pc_grow(r->ctx, (void **)&sets, sizeof(*sets), &sets_cap, sm->len)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		for (i = 0; i < sm->len; i++) {
+			ord[i].time = sm->time[i];
+			ord[i].i = i;
+		}
+		qsort(ord, sm->len, sizeof(*ord), sidx_cmp);
+		nactive = 0;
+		for (i = 0; i < sm->len && !err; i++) {
+			int64_t t = ord[i].time;
+
+			while (a < r->nacts && r->acts[a].thread == th && r->acts[a].start <= t) {
+				if (pc_grow(r->ctx, (void **)&active, sizeof(*active), &active_cap,
+					    (size_t)nactive + 1)) {
+					err = PROFCONV_ERR_NOMEM;
+					break;
+				}
+				active[nactive++] = a++;
+			}
+			for (k = 0; k < nactive;)
+				if (r->acts[active[k]].end <= t)
+					active[k] = active[--nactive];
+				else
+					k++;
+			{
+				uint32_t ctxs[64], n = 0;
+
+				for (k = 0; k < nactive && n < PC_ARRAY_SIZE(ctxs); k++)
+					ctxs[n++] = r->acts[active[k]].ctx;
+				sets[ord[i].i] = pc_ctxset_intern(r->m, ctxs, n);
+				if (sets[ord[i].i] == PC_NONE)
+					err = PROFCONV_ERR_NOMEM;
+			}
+		}
+		while (a < r->nacts && r->acts[a].thread == th)
+			a++;
+		(void)first;
+		/* the column exists once a sample has a set: make it, then fill it */
+		if (!err)
+			err = pc_sample_set_context_set(r->m, r->th[th].t, sets[sm->len - 1]);
+		if (!err)
+			memcpy(sm->context_set, sets, (size_t)sm->len * sizeof(*sets));
+	}
+	pc_free(r->ctx, ord);
+	pc_free(r->ctx, sets);
+	pc_free(r->ctx, active);
+	return err;
+}
+
+/* The real samples charged to each context object by the slices' rules; 0 samples: none. */
+static int sample_totals(struct rd *r, struct total **tot, uint32_t *ntot, uint64_t *nsamples)
+{
+	uint32_t tot_cap = 0, th, i, a;
+	int err = 0;
+
+	*nsamples = 0;
+	for (th = 0; th < r->nth && !err; th++) {
+		const struct pc_samples *sm = &r->th[th].t->samples;
+
+		if (!r->th[th].has_real_samples)
+			continue;
+		for (i = 0; i < sm->len && !err; i++) {
+			struct cslice s;
+			uint32_t tg[64], ntg;
+			char txt[256];
+
+			memset(&s, 0, sizeof(s));
+			s.set = sm->context_set ? sm->context_set[i] : PC_NONE;
+			s.start = sm->time[i];
+			ntg = targets(r, &s, tg, PC_ARRAY_SIZE(tg));
+			(*nsamples)++;
+			if (!ntg)
+				err = add_total(r, tot, ntot, &tot_cap, "(none)", 1);
+			for (a = 0; a < ntg && !err; a++) {
+				obj_text(r, tg[a], txt, sizeof(txt));
+				err = add_total(r, tot, ntot, &tot_cap, txt, 1);
+			}
+		}
+	}
+	qsort(*tot, *ntot, sizeof(**tot), total_cmp);
+	return err;
+}
+
+static void print_sample_totals(struct rd *r, const struct total *tt, uint32_t n)
+{
+	struct pc_text_out *o = r->blame;
+	char esc[2048];
+	uint32_t i;
+
+	if (!r->blame_json) {
+		pc_text_printf(o, "[sample-totals]\n");
+		for (i = 0; i < n; i++)
+			pc_text_printf(o, "%s %lld\n", tt[i].key, (long long)tt[i].ns);
+		return;
+	}
+	pc_text_printf(o, "  \"sample_totals\": [");
+	for (i = 0; i < n; i++)
+		pc_text_printf(o, "%s\n    {\"object\": \"%s\", \"samples\": %lld}", i ? "," : "",
+			       jesc(tt[i].key, esc, sizeof(esc)), (long long)tt[i].ns);
+	pc_text_printf(o, "\n  ]\n");
+}
+
 int pc_chrome_blame_finish(struct rd *r)
 {
 	struct pc_text_out *o = r->blame;
 	const struct pc_context_tables *t = &r->m->contexts;
-	struct total *tot = NULL, *mer = NULL;
-	uint32_t ntot = 0, tot_cap = 0, nmer = 0, mer_cap = 0, i, k, *uf = NULL;
+	struct total *tot = NULL, *mer = NULL, *smp = NULL;
+	uint32_t ntot = 0, tot_cap = 0, nmer = 0, mer_cap = 0, nsmp = 0, i, k, *uf = NULL;
+	uint64_t nsamples = 0;
 	char **names = NULL;
 	int err;
 
@@ -757,17 +921,23 @@ int pc_chrome_blame_finish(struct rd *r)
 		}
 		pc_text_printf(o, r->blame_json ? "]}" : "\n");
 	}
+	if (!err)
+		err = sample_totals(r, &smp, &nsmp, &nsamples);
 	if (!err) {
 		if (r->blame_json) {
 			pc_text_printf(o, "\n  ],\n");
 			print_totals(o, tot, ntot, 1, "totals", 0);
-			print_totals(o, mer, nmer, 1, "merged_totals", 1);
+			print_totals(o, mer, nmer, 1, "merged_totals", nsamples == 0);
+			if (nsamples)
+				print_sample_totals(r, smp, nsmp);
 			pc_text_printf(o, "}\n");
 		} else {
 			pc_text_printf(o, "[totals]\n");
 			print_totals(o, tot, ntot, 0, NULL, 0);
 			pc_text_printf(o, "[merged-totals]\n");
 			print_totals(o, mer, nmer, 0, NULL, 1);
+			if (nsamples)
+				print_sample_totals(r, smp, nsmp);
 		}
 		if (o->err)
 			err = pc_fail(r->ctx, PROFCONV_ERR_IO, NULL, "writing the attribution failed");
@@ -777,6 +947,9 @@ out:
 		pc_free(r->ctx, tot[i].key);
 	for (i = 0; i < nmer; i++)
 		pc_free(r->ctx, mer[i].key);
+	for (i = 0; i < nsmp; i++)
+		pc_free(r->ctx, smp[i].key);
+	pc_free(r->ctx, smp);
 	pc_free(r->ctx, tot);
 	pc_free(r->ctx, mer);
 	for (i = 0; names && i < t->nobj; i++)
@@ -789,6 +962,8 @@ out:
 void pc_chrome_ctx_free(struct rd *r)
 {
 	uint32_t i, k;
+
+	pc_free(r->ctx, r->acts);
 
 	for (i = 0; r->cs && i < r->nth; i++) {
 		for (k = 0; k < r->cs[i].nstacks; k++)

@@ -116,6 +116,12 @@ struct cslice {
 	int64_t self;	    /* ns, computed at the end */
 };
 
+/* One activation of a context on a thread (end INT64_MAX: never left). */
+struct activation {
+	uint32_t thread, ctx;
+	int64_t start, end;
+};
+
 /* A snapshot's links (R8, R9), from its args.snapshot. */
 struct csnap {
 	uint32_t obj;
@@ -162,6 +168,8 @@ struct rd {
 	uint32_t cs_cap;
 	int any_contexts;
 	struct cslice *cslices;
+	struct activation *acts;
+	uint32_t nacts, acts_cap;
 	uint32_t ncslices, cslices_cap, norder;
 	struct csnap *snaps;
 	uint32_t nsnaps, snaps_cap;
@@ -209,8 +217,11 @@ size_t pc_chrome_set_text(struct rd *r, uint32_t set, char *buf, size_t cap);
 /* Record a slice for the attribution. */
 int pc_chrome_add_cslice(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,
 			 int64_t end, uint32_t set, int be, uint32_t order);
-/* After all events: compute and (when asked) print the attribution. */
+/* After all events and samples: compute and (when asked) print the attribution
+ * (slices, and real samples charged by the same rules). */
 int pc_chrome_blame_finish(struct rd *r);
+/* Every sample's context set: the contexts active on its thread at its time. */
+int pc_chrome_sample_sets(struct rd *r);
 /* Contexts still active at the end: open activation markers. */
 int pc_chrome_ctx_close(struct rd *r);
 void pc_chrome_ctx_free(struct rd *r);

@@ -1393,8 +1393,6 @@ static int finish(struct rd *r)
 		err = pc_chrome_p_finish(r);
 	if (!err)
 		err = pc_chrome_ctx_close(r);
-	if (!err)
-		err = pc_chrome_blame_finish(r);
 	/*
 	 * The sampling interval: the V8 profiles' mean sample spacing, else
 	 * the derived samples' 1 ms.  Derived samples (threads without real
@@ -1419,6 +1417,10 @@ static int finish(struct rd *r)
 		mt->interval_ns = step;
 	if (!err)
 		err = derive_samples(r, step, step / mt->interval_ns > 0 ? step / mt->interval_ns : 1);
+	if (!err)
+		err = pc_chrome_sample_sets(r);
+	if (!err)
+		err = pc_chrome_blame_finish(r);
 	if (!err)
 		err = add_schema(r);
 	if (err)
