@@ -181,6 +181,29 @@ got = {e["object"]: e["samples"] for e in d["sample_totals"]}
 assert got == {"(none)": 1, "Isolate:0x1@2": 1, "RenderFrame:0x10@2": 2, "RenderFrame:0x20@2": 2}, got
 assert {e["object"]: e["self_us"] for e in d["totals"]} == {"(none)": 1, "RenderFrame:0x10@2": 40}
 ' || fail "sample totals (json)"
+	# activation markers are named after their context: a frame's url when
+	# its snapshot has one, else the object
+	"$PC" -q "$C/y_synth_ctx_samples.json" -o "$T/cs.json" || fail "conversion with contexts and samples"
+	"$PC" validate "$T/cs.json" >/dev/null || fail "contexts and samples output invalid"
+	python3 - "$T/cs.json" <<'PY' || fail "context markers"
+import json, sys
+d = json.load(open(sys.argv[1]))
+strs = d["shared"]["stringArray"]
+got = []
+for t in d["threads"]:
+    m = t["markers"]
+    for i in range(m["length"]):
+        x = m["data"][i]
+        if x["type"] == "Context":
+            got.append((strs[m["name"][i]], m["startTime"][i], m["endTime"][i], x["name"], x.get("url")))
+assert got == [
+    ("FrameBlameContext", 0.01, 0.05, "https://example.com/", "https://example.com/"),
+    ("PostMessageContext", 0.02, 0.03, "RenderFrame:0x20@2", None),
+    ("FrameBlameContext", 0.06, None, "RenderFrame:0x20@2", None),
+], got
+sch = [s for s in d["meta"]["markerSchema"] if s["name"] == "Context"][0]
+assert sch["chartLabel"] == "{marker.data.name}" and {f["key"]: f["format"] for f in sch["fields"]}["url"] == "url"
+PY
 	;;
 chrome)
 	# Chrome trace events: a real Chromium 156 cut (V8 CPU profile samples,

@@ -135,6 +135,26 @@ static void remove_at(uint32_t *arr, uint32_t *n, uint32_t i)
 }
 
 /* The activation marker of a context: name = its type, object in the payload. */
+/* The url of the object's snapshot in effect at ts (the latest at or before, else the first), or NULL. */
+static const char *url_at(const struct rd *r, uint32_t obj, int64_t ts)
+{
+	uint32_t i, best = PC_NONE, first = PC_NONE;
+
+	for (i = 0; i < r->nsnaps; i++) {
+		const struct csnap *s = &r->snaps[i];
+
+		if (s->obj != obj || !s->url)
+			continue;
+		if (first == PC_NONE || s->time < r->snaps[first].time)
+			first = i;
+		if (s->time <= ts && (best == PC_NONE || s->time >= r->snaps[best].time))
+			best = i;
+	}
+	if (best == PC_NONE)
+		best = first;
+	return best == PC_NONE ? NULL : r->snaps[best].url;
+}
+
 static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t start, int64_t end,
 			     uint8_t phase)
 {
@@ -168,6 +188,17 @@ static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t
 	pc_pvb_str_z(&b, "Context");
 	pc_pvb_key_z(&b, "object");
 	pc_pvb_str_z(&b, obj);
+	{
+		/* named after the context: a frame's url when its snapshot has one */
+		const char *url = url_at(r, o, start);
+
+		pc_pvb_key_z(&b, "name");
+		pc_pvb_str_z(&b, url ? url : obj);
+		if (url) {
+			pc_pvb_key_z(&b, "url");
+			pc_pvb_str_z(&b, url);
+		}
+	}
 	row.payload = pc_pvb_end(&b);
 	if (row.name == PC_NONE || row.payload == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
@@ -321,6 +352,16 @@ static int snapshot(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts, uint
 	if (!sib)
 		sib = cJSON_GetObjectItemCaseSensitive(snap, "renderFrame");
 	s->sibling = ref_obj(r, sib, pid);
+	s->url = NULL;
+	{
+		const char *url = pc_chrome_jstr(snap, "url");
+
+		if (url && *url) {
+			s->url = pc_model_keep(r->m, url, strlen(url));
+			if (!s->url)
+				return PROFCONV_ERR_NOMEM;
+		}
+	}
 	return 0;
 }
 

@@ -128,6 +128,7 @@ struct csnap {
 	int64_t time;
 	uint32_t parent;  /* object row or PC_NONE */
 	uint32_t sibling; /* object row or PC_NONE */
+	const char *url;  /* the snapshot's url (frames), kept, or NULL */
 };
 
 struct rd {

@@ -1263,15 +1263,17 @@ static int add_schema(struct rd *r)
 			return PROFCONV_ERR_NOMEM;
 	}
 	if (r->any_contexts) {
-		static const struct pc_schema_field cf[] = { { "object", "Object", "string", 0 } };
+		static const struct pc_schema_field cf[] = { { "name", "Context", "string", 0 },
+							     { "object", "Object", "string", 0 },
+							     { "url", "URL", "url", 0 } };
 
 		f[n].key = "contexts";
 		f[n].label = "Contexts";
 		f[n].format = "string";
 		f[n++].hidden = 0;
-		if (pc_schema_add_simple(r->m, "Context", display, cf, 1,
-					 "{marker.name} {marker.data.object}",
-					 "{marker.data.object}", "{marker.data.object}",
+		if (pc_schema_add_simple(r->m, "Context", display, cf, PC_ARRAY_SIZE(cf),
+					 "{marker.name} {marker.data.name}",
+					 "{marker.data.name}", "{marker.data.name}",
 					 "A FrameBlamer context's activation on this thread") == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 	}
