@@ -270,7 +270,8 @@ def chain(s):
         s = None if off == 0 else s - off
     return out[::-1]
 th = {t["name"]: t for t in d["threads"]}
-assert sorted(th) == ["Main", "Thread 7", "Worker"], sorted(th)
+assert sorted(th) == ["Async events", "Main", "Thread 7", "Worker"], sorted(th)
+assert [(t["name"], t["tid"]) for t in d["threads"]] == [("Main", 1), ("Worker", 2), ("Async events", -1000000), ("Thread 7", 7)]
 assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
 mk = th["Main"]["markers"]
 got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
@@ -279,7 +280,11 @@ assert mk["data"][1] == {"type": "TraceEventFlow", "cat": "toplevel", "phase": "
 assert strs[mk["data"][1]["flow"]] == "5 toplevel/flow", strs[mk["data"][1]["flow"]]
 assert mk["data"][2]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data"][:3]
 w = th["Worker"]["markers"]
-assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Fetch", 1), ("Open", 2)]
+assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Open", 2)]
+# async spans go to the process's own track
+a = th["Async events"]["markers"]
+assert [(strs[a["name"][i]], a["startTime"][i], a["endTime"][i], a["phase"][i]) for i in range(a["length"])] == [("Fetch", 0.5, 2.5, 1)]
+assert th["Async events"]["samples"]["length"] == 0 and th["Async events"]["processName"] == "Browser"
 s = th["Main"]["samples"]
 # derived: a trace shorter than 1 s is sampled every thousandth of its span
 # (7.5 ms here: every 7.5 us); the stacks follow the slice nesting

@@ -54,6 +54,7 @@ struct pmeta {
 	int64_t pid;
 	int64_t sort_index;
 	const char *labels; /* kept, or NULL */
+	uint32_t async_thread; /* its "Async events" thread: r->th index + 1, or 0 */
 };
 
 /* An async span waiting for its end: key (cat, id, scope, pid if local). */

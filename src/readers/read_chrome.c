@@ -14,7 +14,8 @@
  *                process_labels
  *   X, B/E       interval markers (B without E: an IntervalStart marker)
  *   I, i, R, n   instant markers
- *   b/e, S/F     async spans: interval markers on the thread of the begin
+ *   b/e, S/F, n  async spans and instants: markers on a track of their own
+ *                per process (a marker-only thread, "Async events")
  *   C            counters, one per (pid, name[, id], series)
  *   P Profile/ProfileChunk
  *                V8 CPU profiles: real samples at their recorded times
@@ -347,6 +348,8 @@ static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end
 	return s->frame == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 }
 
+static struct pmeta *pmeta_of(struct rd *r, int64_t pid);
+
 /* --- async spans --- */
 
 static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
@@ -374,30 +377,62 @@ static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
 	return 0;
 }
 
+/*
+ * A process's track for its async events: a marker-only thread named
+ * "Async events", sorted after the process's other threads.  Its tid is
+ * made up (below -1000000, one per process in file order): async spans
+ * belong to the process, not to a thread.
+ */
+static struct tinfo *async_thread(struct rd *r, int64_t pid)
+{
+	struct pmeta *pm = pmeta_of(r, pid);
+	struct tinfo *ti;
+
+	if (!pm)
+		return NULL;
+	if (pm->async_thread)
+		return &r->th[pm->async_thread - 1];
+	ti = pc_chrome_thread(r, pid, -1000000 - (int64_t)(pm - r->pm));
+	if (!ti)
+		return NULL;
+	ti->t->name = intern(r, "Async events");
+	if (ti->t->name == PC_NONE)
+		return NULL;
+	ti->sort_index = INT64_MAX;
+	ti->has_sort = 1;
+	pm->async_thread = (uint32_t)(ti - r->th) + 1;
+	return ti;
+}
+
 static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
 		       uint32_t name, uint16_t cat, const char *catname)
 {
 	char key[512];
 	struct async_open *a;
+	struct tinfo *at;
+	uint32_t set;
 
 	if (async_key(ev, pid, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: an async event without an id",
 			       r->name);
-	if (pc_grow(r->ctx, (void **)&r->as, sizeof(*r->as), &r->as_cap, (size_t)r->nas + 1))
+	set = pc_chrome_active_set(r, ti); /* async spans inherit the thread's set */
+	at = async_thread(r, pid);	   /* (may move r->th: ti is not used after) */
+	if (!at ||
+	    pc_grow(r->ctx, (void **)&r->as, sizeof(*r->as), &r->as_cap, (size_t)r->nas + 1))
 		return PROFCONV_ERR_NOMEM;
 	a = &r->as[r->nas];
 	a->key = pc_strdup(r->ctx, key);
 	if (!a->key)
 		return PROFCONV_ERR_NOMEM;
-	a->thread = (uint32_t)(ti - r->th);
+	a->thread = (uint32_t)(at - r->th);
+	a->set = set;
 	a->name = name;
 	a->cat = cat;
 	a->start = ts;
-	a->set = pc_chrome_active_set(r, ti); /* async spans inherit the thread's set */
 	a->payload = payload(r, ev, catname, a->set);
+	r->nas++; /* owned from here (freed with the others) */
 	if (a->payload == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-	r->nas++;
 	return 0;
 }
 
@@ -916,6 +951,12 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		nm = intern(r, name);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		if (ph[0] == 'n') {
+			/* an async instant: on the process's async track */
+			ti = async_thread(r, pid);
+			if (!ti)
+				return PROFCONV_ERR_NOMEM;
+		}
 		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
 	}
 	case 'b':
