@@ -25,6 +25,7 @@
 
 #include <cJSON.h>
 
+#include "gecko/pc_gbuf_pack.h"
 #include "gecko/pc_pgkb.h"
 #include "io/pc_input.h"
 #include "io/pc_output.h"
@@ -426,6 +427,18 @@ static int json_fail(struct profconv_ctx *ctx, const char *prefix, const char *s
 	return pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL, "%s%s: %s", prefix, suffix, what);
 }
 
+/* Strings a live capture read: (address, text) pairs. */
+static void put_string_pairs(struct wbuf *b, const struct pc_pgkb_str *s, size_t n)
+{
+	size_t i;
+
+	wb_uleb(b, n);
+	for (i = 0; i < n; i++) {
+		wb_u64(b, s[i].addr);
+		wb_str(b, s[i].text);
+	}
+}
+
 /* PREFIX.strings.json: {"0x<hex>": "text", ...}. */
 static int put_strings(struct wbuf *b, const char *text, const char *prefix)
 {
@@ -681,17 +694,94 @@ static int file_write(void *user, const void *buf, size_t len)
 	return pc_output_sink()(o, buf, len);
 }
 
+/* The dump from its parts (docs/formats/gecko-buffer-dump.md), written once to out_path. */
+int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
+		  const struct profconv_gecko_scrape_opts *opts, const char *out_path)
+{
+	struct wbuf file = { ctx, NULL, 0, 0, 0 }, sec = { ctx, NULL, 0, 0, 0 };
+	struct wbuf meta = { ctx, NULL, 0, 0, 0 };
+	uint64_t nsec = 0, pid = in->pid, first_ts = 0, start;
+	struct pc_output out;
+	int err = 0;
+
+	/* header; section_count patched at the end */
+	wb_put(&file, PGKB_MAGIC, 8);
+	wb_u16(&file, PGKB_MAJOR);
+	wb_u16(&file, PGKB_MINOR);
+	wb_u8(&file, 8);
+	wb_u8(&file, 8);
+	wb_u8(&file, 8);
+	wb_u8(&file, 0);
+	wb_u64(&file, 0);
+
+	if (in->threads) {
+		pid = put_threads(&sec, in->threads, pid);
+		wb_section(&file, PGKB_THRD, &sec, &nsec);
+		sec.len = 0;
+	}
+	put_kinds(&sec);
+	wb_section(&file, PGKB_KIND, &sec, &nsec);
+	sec.len = 0;
+	put_cats(&sec);
+	wb_section(&file, PGKB_CATS, &sec, &nsec);
+	sec.len = 0;
+	if (in->maps) {
+		put_libs(&sec, in->maps);
+		wb_section(&file, PGKB_LIBS, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (in->strings_json || in->nstrs) {
+		if (in->strings_json)
+			err = put_strings(&sec, in->strings_json, in->name);
+		else
+			put_string_pairs(&sec, in->strs, in->nstrs);
+		if (err)
+			goto out;
+		wb_section(&file, PGKB_STRS, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (in->tagmap_json) {
+		err = put_tagmap(&sec, in->tagmap_json, in->name);
+		if (err)
+			goto out;
+		wb_section(&file, PGKB_MTYP, &sec, &nsec);
+		sec.len = 0;
+	}
+	err = put_buffer(ctx, &sec, in->chunks, in->chunks_len, in->chunks_name, &first_ts);
+	if (err)
+		goto out;
+	/* META last in the building, first in the file would need a copy: order is free */
+	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
+	put_meta(&meta, pid, start, !(opts && opts->process_start_ns), opts);
+	wb_section(&file, PGKB_META, &meta, &nsec);
+	wb_section(&file, PGKB_BUFR, &sec, &nsec);
+	err = file.err;
+	if (err)
+		goto out;
+	{
+		int i;
+
+		for (i = 0; i < 8; i++)
+			file.p[16 + i] = (unsigned char)(nsec >> (8 * i));
+	}
+	err = pc_output_open(ctx, out_path, &out);
+	if (!err)
+		err = pc_output_close(&out, file_write(&out, file.p, file.len));
+out:
+	pc_free(ctx, file.p);
+	pc_free(ctx, sec.p);
+	pc_free(ctx, meta.p);
+	return err;
+}
+
 PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
 					    const struct profconv_gecko_scrape_opts *opts,
 					    const char *out_path)
 {
-	struct wbuf file = { ctx, NULL, 0, 0, 0 }, sec = { ctx, NULL, 0, 0, 0 };
-	struct wbuf meta = { ctx, NULL, 0, 0, 0 };
 	unsigned char *chunks = NULL, *strs = NULL, *thr = NULL, *maps = NULL, *tags = NULL;
 	size_t chunks_len, strs_len, thr_len, maps_len, tags_len;
-	uint64_t nsec = 0, pid = 0, first_ts = 0, start;
+	struct pc_pgkb_parts parts;
 	char path[4096];
-	struct pc_output out;
 	int err;
 
 	pc_clear_error(ctx);
@@ -717,73 +807,18 @@ PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char
 		err = slurp_optional(ctx, prefix, ".maps", &maps, &maps_len);
 	if (!err)
 		err = slurp_optional(ctx, prefix, ".tagmap.json", &tags, &tags_len);
-	if (err)
-		goto out;
-
-	/* header; section_count patched at the end */
-	wb_put(&file, PGKB_MAGIC, 8);
-	wb_u16(&file, PGKB_MAJOR);
-	wb_u16(&file, PGKB_MINOR);
-	wb_u8(&file, 8);
-	wb_u8(&file, 8);
-	wb_u8(&file, 8);
-	wb_u8(&file, 0);
-	wb_u64(&file, 0);
-
-	if (thr) {
-		pid = put_threads(&sec, (const char *)thr, 0);
-		wb_section(&file, PGKB_THRD, &sec, &nsec);
-		sec.len = 0;
+	if (!err) {
+		memset(&parts, 0, sizeof(parts));
+		parts.name = prefix;
+		parts.chunks = chunks;
+		parts.chunks_len = chunks_len;
+		parts.chunks_name = path;
+		parts.strings_json = (const char *)strs;
+		parts.threads = (const char *)thr;
+		parts.maps = (const char *)maps;
+		parts.tagmap_json = (const char *)tags;
+		err = pc_pgkb_write(ctx, &parts, opts, out_path);
 	}
-	put_kinds(&sec);
-	wb_section(&file, PGKB_KIND, &sec, &nsec);
-	sec.len = 0;
-	put_cats(&sec);
-	wb_section(&file, PGKB_CATS, &sec, &nsec);
-	sec.len = 0;
-	if (maps) {
-		put_libs(&sec, (const char *)maps);
-		wb_section(&file, PGKB_LIBS, &sec, &nsec);
-		sec.len = 0;
-	}
-	if (strs) {
-		err = put_strings(&sec, (const char *)strs, prefix);
-		if (err)
-			goto out;
-		wb_section(&file, PGKB_STRS, &sec, &nsec);
-		sec.len = 0;
-	}
-	if (tags) {
-		err = put_tagmap(&sec, (const char *)tags, prefix);
-		if (err)
-			goto out;
-		wb_section(&file, PGKB_MTYP, &sec, &nsec);
-		sec.len = 0;
-	}
-	err = put_buffer(ctx, &sec, chunks, chunks_len, path, &first_ts);
-	if (err)
-		goto out;
-	/* META last in the building, first in the file would need a copy: order is free */
-	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
-	put_meta(&meta, pid, start, !(opts && opts->process_start_ns), opts);
-	wb_section(&file, PGKB_META, &meta, &nsec);
-	wb_section(&file, PGKB_BUFR, &sec, &nsec);
-	err = file.err;
-	if (err)
-		goto out;
-	{
-		int i;
-
-		for (i = 0; i < 8; i++)
-			file.p[16 + i] = (unsigned char)(nsec >> (8 * i));
-	}
-	err = pc_output_open(ctx, out_path, &out);
-	if (!err)
-		err = pc_output_close(&out, file_write(&out, file.p, file.len));
-out:
-	pc_free(ctx, file.p);
-	pc_free(ctx, sec.p);
-	pc_free(ctx, meta.p);
 	pc_free(ctx, chunks);
 	pc_free(ctx, strs);
 	pc_free(ctx, thr);

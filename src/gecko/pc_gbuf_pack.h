@@ -1,0 +1,36 @@
+/*
+ * pc_gbuf_pack.h - the PGKB producer (gecko/gbuf_pack.c) and what feeds it:
+ * a scrape's files (profconv_gecko_dump_scrape) or a live capture
+ * (gecko/gbuf_capture.c, profconv_gecko_dump_pid).
+ */
+#ifndef PC_GBUF_PACK_H
+#define PC_GBUF_PACK_H
+
+#include "core/pc_core.h"
+
+struct profconv_gecko_scrape_opts;
+
+struct pc_pgkb_str {
+	uint64_t addr;
+	const char *text;
+};
+
+/* The parts of a dump; text parts are NUL-terminated, NULL when absent. */
+struct pc_pgkb_parts {
+	const char *name;		     /* for messages: the scrape prefix or "pid N" */
+	uint64_t pid;			     /* 0: the first thread's */
+	const unsigned char *chunks;	     /* 56-byte chunk headers, each followed by its buffer */
+	size_t chunks_len;
+	const char *chunks_name;	     /* for error locations */
+	const char *threads;		     /* "tid comm" lines */
+	const char *maps;		     /* /proc/PID/maps text */
+	const char *strings_json;	     /* {"0x<address>": text} */
+	const struct pc_pgkb_str *strs;	     /* or these pairs */
+	size_t nstrs;
+	const char *tagmap_json;	     /* {"tag/ptype": {TypeName: count}} */
+};
+
+int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
+		  const struct profconv_gecko_scrape_opts *opts, const char *out_path);
+
+#endif /* PC_GBUF_PACK_H */
