@@ -1,7 +1,9 @@
 /*
- * geckodump.c - `profconv gecko-dump --from-scrape PREFIX -o FILE.pgkb`:
- * pack a memory scrape of Firefox's profiler buffer into a PGKB dump
- * (docs/formats/gecko-buffer-dump.md) through profconv_gecko_dump_scrape().
+ * geckodump.c - `profconv gecko-dump PID -o FILE.pgkb` (a running Firefox
+ * process, profconv_gecko_dump_pid()) and `profconv gecko-dump --from-scrape
+ * PREFIX -o FILE.pgkb` (a memory scrape's files,
+ * profconv_gecko_dump_scrape()): a PGKB dump of Firefox's profiler buffer
+ * (docs/formats/gecko-buffer-dump.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,7 +14,11 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: profconv gecko-dump --from-scrape PREFIX -o FILE.pgkb [options]\n"
+	fputs("usage: profconv gecko-dump PID -o FILE.pgkb [options]\n"
+	      "       profconv gecko-dump --from-scrape PREFIX -o FILE.pgkb [options]\n"
+	      "  PID                      a running Firefox process with the profiler on:\n"
+	      "                           stopped while its memory is read, then continued\n"
+	      "                           (needs root or CAP_SYS_PTRACE)\n"
 	      "  --from-scrape PREFIX     PREFIX.chunks[.xz] and its side files\n"
 	      "                           (.strings.json .threads .maps .tagmap.json)\n"
 	      "  -o, --output FILE        the dump to write\n"
@@ -119,15 +125,22 @@ int cli_gecko_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!prefix || !output || optind != argc) {
-		usage(stderr);
-		return 2;
+	{
+		uint64_t pid = 0;
+
+		if (!output || (prefix ? optind != argc : optind != argc - 1) ||
+		    (!prefix && (parse_u64(argv[optind], &pid) || pid == 0 || pid > 0x7fffffff))) {
+			usage(stderr);
+			return 2;
+		}
+		ctx = cli_ctx_new(&st);
+		if (!ctx)
+			return 1;
+		rc = (prefix ? profconv_gecko_dump_scrape(ctx, prefix, &go, output)
+			     : profconv_gecko_dump_pid(ctx, (int)pid, &go, output)) == PROFCONV_OK
+			     ? 0
+			     : cli_fail(ctx);
 	}
-	ctx = cli_ctx_new(&st);
-	if (!ctx)
-		return 1;
-	rc = profconv_gecko_dump_scrape(ctx, prefix, &go, output) == PROFCONV_OK ? 0
-										   : cli_fail(ctx);
 	profconv_ctx_free(ctx);
 	return rc;
 }

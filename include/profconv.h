@@ -495,6 +495,18 @@ struct profconv_gecko_scrape_opts {
 PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
 					    const struct profconv_gecko_scrape_opts *opts,
 					    const char *out_path);
+/*
+ * A PGKB dump of a running Firefox process's profiler buffer (Linux): the
+ * process is stopped (SIGSTOP) while its private writable memory is scanned
+ * through /proc/PID/mem for the profiler's chunks and the static strings
+ * they point to are read, then continued (SIGCONT), also on error; the
+ * caller's SIGINT/SIGTERM/SIGHUP/SIGQUIT wait until then.  Needs the right
+ * to read the process's memory (root, CAP_SYS_PTRACE, or ptrace_scope).
+ * opts may be NULL.  Elsewhere: PROFCONV_ERR_USAGE.
+ */
+PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
+					 const struct profconv_gecko_scrape_opts *opts,
+					 const char *out_path);
 
 #ifdef __cplusplus
 }

@@ -60,3 +60,11 @@ add_test(NAME cli.chrome COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome)
 add_test(NAME cli.chrome-contexts COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome-contexts)
 add_test(NAME cli.offcpu COMMAND sh ${PC_CLI_TEST} ${PC_BIN} offcpu)
 add_test(NAME gecko.buffer COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gecko_buffer_test.sh ${PC_BIN})
+
+# gecko-dump PID: a stand-in process holding a real scrape's chunks
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_executable(gecko_capture_target ${CMAKE_CURRENT_SOURCE_DIR}/gecko_capture_target.c)
+  add_test(NAME gecko.capture COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gecko_capture_test.sh
+           ${PC_BIN} $<TARGET_FILE:gecko_capture_target>)
+  set_tests_properties(gecko.capture PROPERTIES SKIP_RETURN_CODE 77)
+endif()

@@ -1,0 +1,651 @@
+/*
+ * gbuf_capture.c - `profconv gecko-dump PID`: a PGKB dump taken from a
+ * running Firefox process, by the method of the scrapes the format was
+ * checked on (docs/formats/gecko-buffer-dump.md section 8):
+ *
+ *   1. read /proc/PID/maps and the threads' names (/proc/PID/task/T/comm);
+ *   2. stop the process (SIGSTOP; profconv's own SIGINT/SIGTERM/SIGHUP are
+ *      held back until it is continued, so it is never left stopped);
+ *   3. scan its private writable memory through /proc/PID/mem, in bounded
+ *      reads, for 56-byte chunk headers (ProfileBufferChunk) that are
+ *      consistent: offsets within the buffer, a range start of 1 + k times
+ *      the buffer size, the padding zero; copy each chunk found;
+ *   4. read the static strings the buffer points to: every 8-byte value in
+ *      the chunks that falls inside a read-only file mapping and starts a
+ *      printable NUL-terminated string there (labels and literal names live
+ *      in libxul's read-only data); extra strings are harmless, the reader
+ *      looks up only the pointers it meets;
+ *   5. continue the process (SIGCONT), also on every error;
+ *   6. pack the longest contiguous run of chunks through the same producer
+ *      as a scrape (gbuf_pack.c).
+ *
+ * Needs the right to read the process's memory: root, CAP_SYS_PTRACE, or
+ * the same user with Yama's ptrace_scope allowing it.  Linux only.
+ */
+#include "core/pc_config.h"
+
+#ifdef __linux__
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gecko/pc_gbuf_pack.h"
+#include "io/pc_output.h"
+
+#define CHUNK_HEADER 56
+#define SCAN_BLOCK ((size_t)1 << 20)
+#define CHUNK_MIN 1024u
+#define CHUNK_MAX_BYTES ((uint32_t)256 << 20)
+#define MAX_CHUNKS 4096u
+#define MAX_STRINGS 200000u
+#define STR_MAX 255
+
+struct region {
+	uint64_t start, end;
+	int readable, writable, exec, is_private, file;
+};
+
+struct capture {
+	struct profconv_ctx *ctx;
+	int pid;
+	int mem; /* /proc/PID/mem */
+	char name[64];
+	struct region *reg;
+	uint32_t nreg, reg_cap;
+	struct cand *cand; /* chunk headers found */
+	uint32_t ncand, cand_cap, run_first;
+	unsigned char *chunks; /* the run: header + buffer, one after the other */
+	size_t chunks_len, chunks_cap;
+	uint32_t nchunks, nother;
+	struct pc_pgkb_str *strs;
+	size_t nstrs, strs_cap;
+	char *strpool;
+	size_t pool_len, pool_cap;
+};
+
+static int grow_bytes(struct capture *c, unsigned char **p, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 4096;
+	unsigned char *np;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return PROFCONV_ERR_NOMEM;
+		n *= 2;
+	}
+	np = pc_realloc(c->ctx, *p, n);
+	if (!np)
+		return c->ctx->status ? c->ctx->status : PROFCONV_ERR_NOMEM;
+	*p = np;
+	*cap = n;
+	return 0;
+}
+
+/* A small text file of /proc, whole (maps may be a few hundred KiB). */
+static int read_proc_text(struct capture *c, const char *path, char **out)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
+			       strerror(errno));
+	for (;;) {
+		ssize_t n;
+
+		err = grow_bytes(c, &buf, &cap, len + 65536 + 1);
+		if (err)
+			break;
+		n = read(fd, buf + len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > ((size_t)64 << 20)) {
+			err = pc_fail(c->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: over 64 MiB", path);
+			break;
+		}
+	}
+	close(fd);
+	if (err) {
+		pc_free(c->ctx, buf);
+		return err;
+	}
+	buf[len] = 0;
+	*out = (char *)buf;
+	return 0;
+}
+
+static int parse_maps(struct capture *c, const char *text)
+{
+	const char *s = text;
+
+	while (s && *s) {
+		const char *eol = strchr(s, '\n');
+		unsigned long long a, b, off;
+		char perms[8] = "", path[512] = "";
+		int n = sscanf(s, "%llx-%llx %7s %llx %*s %*s %511[^\n]", &a, &b, perms, &off, path);
+
+		if (n >= 4 && b > a && strlen(perms) >= 4) {
+			struct region *r;
+
+			if (pc_grow(c->ctx, (void **)&c->reg, sizeof(*c->reg), &c->reg_cap,
+				    (size_t)c->nreg + 1))
+				return PROFCONV_ERR_NOMEM;
+			r = &c->reg[c->nreg++];
+			r->start = a;
+			r->end = b;
+			r->readable = perms[0] == 'r';
+			r->writable = perms[1] == 'w';
+			r->exec = perms[2] == 'x';
+			r->is_private = perms[3] == 'p';
+			r->file = n == 5 && path[0] == '/';
+		}
+		s = eol ? eol + 1 : NULL;
+	}
+	return 0;
+}
+
+/* "tid comm" lines for every thread of the process. */
+static int read_threads(struct capture *c, char **out)
+{
+	char dirp[64];
+	DIR *d;
+	struct dirent *e;
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int err = 0;
+
+	*out = NULL;
+	pc_snprintf(dirp, sizeof(dirp), "/proc/%d/task", c->pid);
+	d = opendir(dirp);
+	if (!d)
+		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", dirp,
+			       strerror(errno));
+	while ((e = readdir(d)) != NULL && !err) {
+		char path[128], comm[64] = "";
+		int fd;
+		ssize_t n;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		pc_snprintf(path, sizeof(path), "%s/%s/comm", dirp, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread just ended */
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		comm[n] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		err = grow_bytes(c, &buf, &cap, len + strlen(e->d_name) + strlen(comm) + 3);
+		if (!err)
+			len += (size_t)pc_snprintf((char *)buf + len, cap - len, "%s %s\n", e->d_name,
+						   comm);
+	}
+	closedir(d);
+	if (!err)
+		err = grow_bytes(c, &buf, &cap, len + 1);
+	if (err) {
+		pc_free(c->ctx, buf);
+		return err;
+	}
+	buf[len] = 0;
+	*out = (char *)buf;
+	return 0;
+}
+
+/* pread of the target's memory; the bytes read (0 when unreadable). */
+static size_t mem_read(struct capture *c, uint64_t addr, void *dst, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(c->mem, (char *)dst + got, n - got, (off_t)(addr + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Does a 56-byte header look like a ProfileBufferChunk's? Its buffer size, or 0. */
+static uint32_t chunk_header(const unsigned char *h)
+{
+	uint32_t first = le32(h), past = le32(h + 4), bytes = le32(h + 24), blocks = le32(h + 28);
+	uint64_t range = le64(h + 32);
+
+	if (bytes < CHUNK_MIN || bytes > CHUNK_MAX_BYTES || first > past || past > bytes ||
+	    blocks > bytes || range == 0 || (range - 1) % bytes != 0 || le32(h + 44) != 0 ||
+	    le64(h + 8) == 0)
+		return 0;
+	return bytes;
+}
+
+/* A chunk header found in the target's memory. */
+struct cand {
+	uint64_t addr, range;
+	uint32_t bytes;
+	unsigned char h[CHUNK_HEADER];
+};
+
+static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, uint32_t bytes)
+{
+	struct cand *k;
+
+	if (c->ncand == MAX_CHUNKS)
+		return 0;
+	if (pc_grow(c->ctx, (void **)&c->cand, sizeof(*c->cand), &c->cand_cap, (size_t)c->ncand + 1))
+		return PROFCONV_ERR_NOMEM;
+	k = &c->cand[c->ncand++];
+	k->addr = addr;
+	k->range = le64(h + 32);
+	k->bytes = bytes;
+	memcpy(k->h, h, CHUNK_HEADER);
+	return 0;
+}
+
+/* Scan private writable memory for chunk headers (8-byte aligned), in bounded reads. */
+static int scan_chunks(struct capture *c)
+{
+	unsigned char *blk = pc_alloc(c->ctx, SCAN_BLOCK + CHUNK_HEADER);
+	uint32_t i;
+	int err = 0;
+
+	if (!blk)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < c->nreg && !err; i++) {
+		const struct region *r = &c->reg[i];
+		uint64_t a;
+
+		if (!r->readable || !r->writable || !r->is_private || r->file)
+			continue;
+		for (a = r->start; a < r->end && !err;) {
+			size_t want = r->end - a > SCAN_BLOCK + CHUNK_HEADER ? SCAN_BLOCK + CHUNK_HEADER
+									   : (size_t)(r->end - a);
+			size_t got = mem_read(c, a, blk, want), k;
+			uint64_t next = a + (want > CHUNK_HEADER ? want - CHUNK_HEADER : want);
+
+			for (k = 0; k + CHUNK_HEADER <= got && !err; k += 8) {
+				uint32_t bytes = chunk_header(blk + k);
+
+				if (bytes) {
+					err = add_cand(c, a + k, blk + k, bytes);
+					/* skip the chunk's buffer: headers inside it are data */
+					if (a + k + CHUNK_HEADER + bytes > next) {
+						next = (a + k + CHUNK_HEADER + bytes + 7) & ~(uint64_t)7;
+						break;
+					}
+				}
+			}
+			if (got == 0)
+				break; /* unreadable (a guard page): the rest of this region too */
+			a = next;
+		}
+	}
+	pc_free(c->ctx, blk);
+	return err;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	uint64_t tx = le64(x->h + 8), ty = le64(y->h + 8);
+
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	/* two chunks claiming one range: the one started last first */
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The longest run of chunks contiguous in the index space (each one's range
+ * start is the previous one's plus its size; other buffers and stale copies
+ * fall outside), and their buffers read now, while the process is stopped.
+ */
+static int read_run(struct capture *c)
+{
+	uint32_t i, best = 0, bestn = 0, run = 0, prev = 0;
+	size_t total = 0;
+	int err;
+
+	qsort(c->cand, c->ncand, sizeof(*c->cand), cand_cmp);
+	for (i = 0; i < c->ncand; i++) {
+		if (i && c->cand[i].range == c->cand[prev].range)
+			continue; /* two copies of one range: the newest (sorted first) */
+		if (!run || c->cand[i].range != c->cand[prev].range + c->cand[prev].bytes)
+			run = 0;
+		if (!run)
+			c->run_first = i;
+		run++;
+		prev = i;
+		if (run > bestn) {
+			bestn = run;
+			best = c->run_first;
+		}
+	}
+	c->nchunks = bestn;
+	c->nother = c->ncand - bestn;
+	for (i = best, run = 0; run < bestn; i++) {
+		if (i > best && c->cand[i].range == c->cand[i - 1].range)
+			continue;
+		total += CHUNK_HEADER + (size_t)c->cand[i].bytes;
+		run++;
+	}
+	err = grow_bytes(c, &c->chunks, &c->chunks_cap, total);
+	if (err)
+		return err;
+	for (i = best, run = 0; run < bestn; i++) {
+		unsigned char *h = c->chunks + c->chunks_len;
+
+		if (i > best && c->cand[i].range == c->cand[i - 1].range)
+			continue;
+		memcpy(h, c->cand[i].h, CHUNK_HEADER);
+		memset(h + 48, 0, 8); /* mNext: a pointer of the target's */
+		if (mem_read(c, c->cand[i].addr + CHUNK_HEADER, h + CHUNK_HEADER, c->cand[i].bytes) !=
+		    c->cand[i].bytes)
+			return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL,
+				       "pid %d: the chunk at 0x%llx could not be read whole", c->pid,
+				       (unsigned long long)c->cand[i].addr);
+		c->chunks_len += CHUNK_HEADER + (size_t)c->cand[i].bytes;
+		run++;
+	}
+	return 0;
+}
+
+/* The read-only file mapping holding addr, or NULL. */
+static const struct region *rodata_at(const struct capture *c, uint64_t addr)
+{
+	uint32_t lo = 0, hi = c->nreg;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (addr < c->reg[mid].start)
+			hi = mid;
+		else if (addr >= c->reg[mid].end)
+			lo = mid + 1;
+		else
+			return c->reg[mid].readable && !c->reg[mid].writable && c->reg[mid].file
+				       ? &c->reg[mid]
+				       : NULL;
+	}
+	return NULL;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and drop repeats; the new count. */
+static size_t dedupe(uint64_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* Step 4: the strings behind the pointers the chunks may hold. */
+static int read_strings(struct capture *c)
+{
+	const size_t limit = (size_t)MAX_STRINGS * 16; /* candidates held at once */
+	uint64_t *cand = NULL;
+	size_t ncand = 0, cand_cap = 0, k, i;
+	int err = 0;
+
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (i = 0; i < c->nreg; i++)
+		if (c->reg[i].readable && !c->reg[i].writable && c->reg[i].file) {
+			lo = c->reg[i].start < lo ? c->reg[i].start : lo;
+			hi = c->reg[i].end > hi ? c->reg[i].end : hi;
+		}
+	for (k = 0; k + 8 <= c->chunks_len; k++) {
+		uint64_t v = le64(c->chunks + k);
+
+		if (v < lo || v >= hi || !rodata_at(c, v))
+			continue;
+		if (ncand == limit)
+			ncand = dedupe(cand, ncand);
+		if (ncand == limit)
+			break; /* that many distinct candidates: enough */
+		if (ncand == cand_cap) {
+			size_t ncap = cand_cap ? cand_cap * 2 : 4096;
+			uint64_t *np = pc_realloc(c->ctx, cand, ncap * sizeof(*cand));
+
+			if (!np) {
+				pc_free(c->ctx, cand);
+				return c->ctx->status ? c->ctx->status : PROFCONV_ERR_NOMEM;
+			}
+			cand = np;
+			cand_cap = ncap;
+		}
+		cand[ncand++] = v;
+	}
+	ncand = ncand ? dedupe(cand, ncand) : 0;
+	for (i = 0; i < ncand && !err && c->nstrs < MAX_STRINGS; i++) {
+		char s[STR_MAX + 1];
+		size_t got = mem_read(c, cand[i], s, STR_MAX), n;
+
+		for (n = 0; n < got && s[n] && (unsigned char)s[n] >= 0x20 && s[n] != 0x7f; n++)
+			;
+		if (n == got)
+			continue; /* not a NUL-terminated printable string ("" is one: empty labels) */
+		if (c->nstrs == c->strs_cap) {
+			size_t ncap = c->strs_cap ? c->strs_cap * 2 : 1024;
+			struct pc_pgkb_str *np = pc_realloc(c->ctx, c->strs, ncap * sizeof(*np));
+
+			if (!np) {
+				err = c->ctx->status ? c->ctx->status : PROFCONV_ERR_NOMEM;
+				break;
+			}
+			c->strs = np;
+			c->strs_cap = ncap;
+		}
+		err = grow_bytes(c, (unsigned char **)&c->strpool, &c->pool_cap, c->pool_len + n + 1);
+		if (err)
+			break;
+		memcpy(c->strpool + c->pool_len, s, n);
+		c->strpool[c->pool_len + n] = 0;
+		c->strs[c->nstrs].addr = cand[i];
+		/* an offset into the pool until it stops moving */
+		c->strs[c->nstrs].text = (const char *)(uintptr_t)c->pool_len;
+		c->nstrs++;
+		c->pool_len += n + 1;
+	}
+	for (i = 0; i < c->nstrs; i++)
+		c->strs[i].text = c->strpool + (uintptr_t)c->strs[i].text;
+	pc_free(c->ctx, cand);
+	return err;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Wait until the process shows as stopped (state T), at most 2 s. */
+static int wait_stopped(struct capture *c)
+{
+	char path[64];
+	int i;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/stat", c->pid);
+	for (i = 0; i < 2000; i++) {
+		char buf[512];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+		const char *p;
+
+		if (fd < 0)
+			return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "pid %d: ended", c->pid);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't'))
+			return 0;
+		usleep(1000);
+	}
+	return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "pid %d: did not stop within 2 s", c->pid);
+}
+
+PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
+					 const struct profconv_gecko_scrape_opts *opts,
+					 const char *out_path)
+{
+	struct capture c;
+	struct pc_pgkb_parts parts;
+	char path[64], *maps = NULL, *threads = NULL;
+	sigset_t hold, old;
+	double t0, stopped_ms = 0;
+	int err;
+
+	pc_clear_error(ctx);
+	if (pid <= 0 || !out_path)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "a process id and an output path are needed");
+	memset(&c, 0, sizeof(c));
+	c.ctx = ctx;
+	c.pid = pid;
+	c.mem = -1;
+	pc_snprintf(c.name, sizeof(c.name), "pid %d", pid);
+	err = pc_output_check(ctx, out_path);
+	if (err)
+		return err;
+	pc_snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: no such process", pid);
+	err = read_proc_text(&c, path, &maps);
+	if (!err)
+		err = parse_maps(&c, maps);
+	if (!err)
+		err = read_threads(&c, &threads);
+	if (!err) {
+		pc_snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		c.mem = open(path, O_RDONLY | O_CLOEXEC);
+		if (c.mem < 0)
+			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL,
+				      "pid %d: cannot read its memory (%s): root, CAP_SYS_PTRACE or a ptrace_scope that allows it is needed",
+				      pid, strerror(errno));
+	}
+	if (err)
+		goto out;
+	/* stopped from here until SIGCONT; our own stop signals wait till then */
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigaddset(&hold, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &hold, &old);
+	t0 = now_ms();
+	if (kill(pid, SIGSTOP) != 0) {
+		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: cannot stop it: %s", pid,
+			      strerror(errno));
+	} else {
+		err = wait_stopped(&c);
+		if (!err)
+			err = scan_chunks(&c);
+		if (!err && c.ncand)
+			err = read_run(&c);
+		kill(pid, SIGCONT);
+		stopped_ms = now_ms() - t0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto out;
+	if (!c.nchunks) {
+		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
+			      "pid %d: no profiler chunk found in its memory (is the Gecko profiler running in this process?)",
+			      pid);
+		goto out;
+	}
+	/* static strings in read-only file mappings do not change: read them running */
+	err = read_strings(&c);
+	if (err)
+		goto out;
+	pc_note(ctx,
+		"pid %d: stopped for %.1f ms; a run of %u chunks (%zu bytes; %u other chunk headers left out), %zu strings",
+		pid, stopped_ms, c.nchunks, c.chunks_len, c.nother, c.nstrs);
+	memset(&parts, 0, sizeof(parts));
+	parts.name = c.name;
+	parts.pid = (uint64_t)pid;
+	parts.chunks = c.chunks;
+	parts.chunks_len = c.chunks_len;
+	parts.chunks_name = c.name;
+	parts.threads = threads;
+	parts.maps = maps;
+	parts.strs = c.strs;
+	parts.nstrs = c.nstrs;
+	err = pc_pgkb_write(ctx, &parts, opts, out_path);
+out:
+	if (c.mem >= 0)
+		close(c.mem);
+	pc_free(ctx, maps);
+	pc_free(ctx, threads);
+	pc_free(ctx, c.reg);
+	pc_free(ctx, c.cand);
+	pc_free(ctx, c.chunks);
+	pc_free(ctx, c.strs);
+	pc_free(ctx, c.strpool);
+	return err;
+}
+
+#else /* !__linux__ */
+
+#include "gecko/pc_gbuf_pack.h"
+
+PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
+					 const struct profconv_gecko_scrape_opts *opts,
+					 const char *out_path)
+{
+	(void)pid;
+	(void)opts;
+	(void)out_path;
+	pc_clear_error(ctx);
+	return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+		       "gecko-dump PID reads another process's memory through /proc: Linux only");
+}
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * gecko_capture_target.c - a stand-in for a Firefox process, for
+ * gecko_capture_test.sh (CI has no Firefox): it puts the chunks of a real
+ * scrape (56-byte ProfileBufferChunk headers, each followed by its buffer)
+ * into anonymous memory, one mapping per chunk and in reverse order, with
+ * decoys a capture must pass over: a header whose offsets contradict
+ * themselves, a recycled chunk (range start 0) and a consistent chunk of
+ * another buffer far away in the index space.  Then it says it is ready
+ * (writes READY_FILE) and waits to be killed.
+ *
+ * usage: gecko_capture_target CHUNKS_FILE READY_FILE
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define HDR 56
+
+static void *place(const unsigned char *src, size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	memcpy(p, src, n);
+	return p;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int main(int argc, char **argv)
+{
+	FILE *f;
+	unsigned char *all = NULL;
+	size_t len = 0, cap = 0, off, starts[256];
+	int n = 0, i;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s CHUNKS_FILE READY_FILE\n", argv[0]);
+		return 2;
+	}
+#ifdef PR_SET_PTRACER
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama ptrace_scope 1 */
+#endif
+	f = fopen(argv[1], "rb");
+	if (!f) {
+		perror(argv[1]);
+		return 2;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len == cap) {
+			cap = cap ? cap * 2 : (1u << 20);
+			all = realloc(all, cap);
+			if (!all)
+				return 2;
+		}
+		got = fread(all + len, 1, cap - len, f);
+		if (!got)
+			break;
+		len += got;
+	}
+	fclose(f);
+	for (off = 0; off + HDR <= len && n < 256; off += HDR + le32(all + off + 24))
+		starts[n++] = off;
+	/* the chunks, last first, each in a mapping of its own */
+	for (i = n - 1; i >= 0; i--)
+		place(all + starts[i], HDR + le32(all + starts[i] + 24));
+	if (n) {
+		size_t sz = HDR + le32(all + 24);
+		unsigned char *d = malloc(sz);
+
+		if (!d)
+			return 2;
+		/* decoy 1: its first block starts past the end of its buffer */
+		memcpy(d, all, sz);
+		{
+			uint32_t v = le32(all + 24) + 8;
+
+			d[0] = (unsigned char)v;
+			d[1] = (unsigned char)(v >> 8);
+			d[2] = (unsigned char)(v >> 16);
+			d[3] = (unsigned char)(v >> 24);
+		}
+		place(d, sz);
+		/* decoy 2: a recycled chunk, range start 0 */
+		memcpy(d, all, sz);
+		put64(d + 32, 0);
+		place(d, sz);
+		/* decoy 3: a consistent chunk of another buffer */
+		memcpy(d, all, sz);
+		put64(d + 32, 1 + (uint64_t)1000 * le32(all + 24));
+		place(d, sz);
+		free(d);
+	}
+	free(all);
+	f = fopen(argv[2], "w");
+	if (!f)
+		return 2;
+	fprintf(f, "%d\n", n);
+	fclose(f);
+	for (;;)
+		pause();
+}

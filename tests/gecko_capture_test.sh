@@ -1,0 +1,77 @@
+#!/bin/sh
+# gecko_capture_test.sh PROFCONV TARGET - `profconv gecko-dump PID` on a
+# stand-in process (gecko_capture_target.c) that holds the ESR 153 scrape's
+# chunks in anonymous memory among decoys: the capture finds the 4 chunks
+# and leaves the decoys out, the dump decodes to the same samples and
+# markers per thread as the --from-scrape dump of the same chunks, the
+# process runs on afterwards, and a process without chunks or a pid that
+# does not exist is a clear error.  Exit 77 (skipped) where this machine
+# does not let a process read another's memory.
+set -eu
+bin=$1
+target=$2
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/fixtures/gecko-buffer
+tmp=$(mktemp -d)
+tpid=
+cleanup() {
+	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+xz -dc "$fx/esr153-run2.chunks.xz" >"$tmp/run2.chunks"
+"$target" "$tmp/run2.chunks" "$tmp/ready" &
+tpid=$!
+i=0
+while [ ! -s "$tmp/ready" ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the stand-in did not start"
+	sleep 0.05
+done
+[ "$(cat "$tmp/ready")" = 4 ] || fail "the stand-in placed $(cat "$tmp/ready") chunks"
+
+if ! "$bin" gecko-dump -v "$tpid" -o "$tmp/live.pgkb" 2>"$tmp/err"; then
+	if grep -q "cannot read its memory" "$tmp/err"; then
+		echo "SKIP: this machine does not let profconv read another process's memory: $(cat "$tmp/err")"
+		exit 77
+	fi
+	fail "gecko-dump PID: $(cat "$tmp/err")"
+fi
+grep -q "pid $tpid: stopped for [0-9.]* ms; a run of 4 chunks (4210688 bytes; [0-9]* other chunk headers left out)" "$tmp/err" ||
+	fail "capture note: $(cat "$tmp/err")"
+# the stand-in was continued: sleeping in pause(), not stopped
+state=$(sed 's/.*) \(.\).*/\1/' "/proc/$tpid/stat")
+[ "$state" = S ] || fail "the process was left in state $state"
+
+"$bin" gecko-dump --from-scrape "$fx/esr153-run2" -o "$tmp/scrape.pgkb" 2>/dev/null || fail "scrape dump"
+"$bin" info "$tmp/live.pgkb" >"$tmp/live.info" 2>/dev/null || fail "info live"
+"$bin" info "$tmp/scrape.pgkb" >"$tmp/scrape.info" 2>/dev/null || fail "info scrape"
+grep -q '^buffer: 4158687 bytes, 52059 blocks$' "$tmp/live.info" || fail "blocks: $(cat "$tmp/live.info")"
+grep -q '^samples: 10015, markers: 10725$' "$tmp/live.info" || fail "counts: $(cat "$tmp/live.info")"
+# per thread: the same samples and markers (names differ: the stand-in's
+# threads are not Firefox's)
+for f in live scrape; do
+	sed -n 's/^thread \([0-9]*\) .*: \([0-9]*\) samples, \([0-9]*\) markers$/\1 \2 \3/p' "$tmp/$f.info" >"$tmp/$f.threads"
+done
+[ -s "$tmp/live.threads" ] || fail "no thread lines: $(cat "$tmp/live.info")"
+cmp -s "$tmp/live.threads" "$tmp/scrape.threads" ||
+	fail "threads differ: $(cat "$tmp/live.threads") vs $(cat "$tmp/scrape.threads")"
+"$bin" -q "$tmp/live.pgkb" -o "$tmp/live.json" 2>/dev/null || fail "convert"
+"$bin" validate "$tmp/live.json" >/dev/null 2>&1 || fail "invalid output"
+
+# errors: a process with no profiler, a pid that does not exist
+sleep 30 &
+spid=$!
+if "$bin" gecko-dump "$spid" -o "$tmp/x.pgkb" 2>"$tmp/err"; then
+	kill "$spid"
+	fail "a process without chunks gave a dump"
+fi
+kill "$spid" 2>/dev/null || true
+grep -q "pid $spid: no profiler chunk found in its memory" "$tmp/err" || fail "no-chunk error: $(cat "$tmp/err")"
+[ ! -e "$tmp/x.pgkb" ] || fail "partial output left"
+if "$bin" gecko-dump 2147483000 -o "$tmp/x.pgkb" 2>"$tmp/err"; then fail "a missing pid gave a dump"; fi
+grep -q "pid 2147483000: no such process" "$tmp/err" || fail "missing pid error: $(cat "$tmp/err")"
+if "$bin" gecko-dump 12abc -o "$tmp/x.pgkb" 2>/dev/null; then fail "a bad pid was accepted"; fi
+echo "gecko-capture: ok"
