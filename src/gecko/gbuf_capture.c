@@ -45,6 +45,7 @@
 #define MAX_CHUNKS 4096u
 #define MAX_STRINGS 200000u
 #define STR_MAX 255
+#define REGION_MAX ((uint64_t)16 << 30) /* larger mappings are not scanned */
 
 struct region {
 	uint64_t start, end;
@@ -62,7 +63,7 @@ struct capture {
 	uint32_t ncand, cand_cap, run_first;
 	unsigned char *chunks; /* the run: header + buffer, one after the other */
 	size_t chunks_len, chunks_cap;
-	uint32_t nchunks, nother;
+	uint32_t nchunks, nother, nhuge;
 	struct pc_pgkb_str *strs;
 	size_t nstrs, strs_cap;
 	char *strpool;
@@ -289,6 +290,11 @@ static int scan_chunks(struct capture *c)
 
 		if (!r->readable || !r->writable || !r->is_private || r->file)
 			continue;
+		if (r->end - r->start > REGION_MAX) {
+			/* reserved address space (a sanitizer's shadow, a GC's reserve): no heap */
+			c->nhuge++;
+			continue;
+		}
 		for (a = r->start; a < r->end && !err;) {
 			size_t want = r->end - a > SCAN_BLOCK + CHUNK_HEADER ? SCAN_BLOCK + CHUNK_HEADER
 									   : (size_t)(r->end - a);
@@ -608,6 +614,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	pc_note(ctx,
 		"pid %d: stopped for %.1f ms; a run of %u chunks (%zu bytes; %u other chunk headers left out), %zu strings",
 		pid, stopped_ms, c.nchunks, c.chunks_len, c.nother, c.nstrs);
+	if (c.nhuge)
+		pc_note(ctx, "pid %d: %u writable mappings over 16 GiB not scanned (reserved address space)",
+			pid, c.nhuge);
 	memset(&parts, 0, sizeof(parts));
 	parts.name = c.name;
 	parts.pid = (uint64_t)pid;

@@ -822,7 +822,8 @@ static int sample_totals(struct rd *r, struct total **tot, uint32_t *ntot, uint6
 			}
 		}
 	}
-	qsort(*tot, *ntot, sizeof(**tot), total_cmp);
+	if (*ntot)
+		qsort(*tot, *ntot, sizeof(**tot), total_cmp);
 	return err;
 }
 
