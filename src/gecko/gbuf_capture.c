@@ -304,6 +304,9 @@ static int scan_chunks(struct capture *c)
 			for (k = 0; k + CHUNK_HEADER <= got && !err; k += 8) {
 				uint32_t bytes = chunk_header(blk + k);
 
+				/* a chunk and its buffer are one allocation: within this mapping */
+				if (bytes && a + k + CHUNK_HEADER + bytes > r->end)
+					bytes = 0;
 				if (bytes) {
 					err = add_cand(c, a + k, blk + k, bytes);
 					/* skip the chunk's buffer: headers inside it are data */

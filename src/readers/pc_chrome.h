@@ -46,7 +46,6 @@ struct tinfo {
 	int64_t sort_index;
 	int has_sort;
 	int has_real_samples;
-	uint32_t first; /* creation order, the last tie-breaker */
 };
 
 /* What M events say of a process: process_sort_index and process_labels. */

@@ -169,7 +169,6 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 	r->th[r->nth].t = t;
 	r->th[r->nth].pid = pid;
 	r->th[r->nth].tid = tid;
-	r->th[r->nth].first = r->nth;
 	return &r->th[r->nth++];
 }
 
@@ -989,6 +988,30 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 
 /* --- the event array --- */
 
+/* Capture the object after an OBJ_BEGIN token (at off) and parse it alone with cJSON. */
+static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
+{
+	const char *buf;
+	size_t len;
+	char *doc;
+	int err = pc_jpull_capture_rest(r->p, &buf, &len, EVENT_MAX);
+
+	*out = NULL;
+	if (err)
+		return err;
+	doc = pc_alloc(r->ctx, len + 2);
+	if (!doc)
+		return PROFCONV_ERR_NOMEM;
+	doc[0] = '{';
+	memcpy(doc + 1, buf, len);
+	doc[len + 1] = 0;
+	*out = cJSON_ParseWithLength(doc, len + 1);
+	pc_free(r->ctx, doc);
+	return *out ? 0
+		    : pc_fail_at(r->ctx, PROFCONV_ERR_NOMEM, r->name, off,
+				 "an object could not be parsed (out of memory)");
+}
+
 static int read_events(struct rd *r)
 {
 	const struct pc_jtok *t;
@@ -999,25 +1022,11 @@ static int read_events(struct rd *r)
 		if (!err && t->type == PC_JT_ARR_END)
 			return 0;
 		if (!err && t->type == PC_JT_OBJ_BEGIN) {
-			const char *buf;
-			size_t len;
 			uint64_t off = t->offset;
-			char *doc;
 			cJSON *ev;
 
-			err = pc_jpull_capture_rest(r->p, &buf, &len, EVENT_MAX);
+			err = parse_rest(r, off, &ev);
 			if (!err) {
-				doc = pc_alloc(r->ctx, len + 2);
-				if (!doc)
-					return PROFCONV_ERR_NOMEM;
-				doc[0] = '{';
-				memcpy(doc + 1, buf, len);
-				doc[len + 1] = 0;
-				ev = cJSON_ParseWithLength(doc, len + 1);
-				pc_free(r->ctx, doc);
-				if (!ev)
-					return pc_fail_at(r->ctx, PROFCONV_ERR_NOMEM, r->name, off,
-							  "an event could not be parsed (out of memory)");
 				r->nevents++;
 				err = handle_event(r, ev, off);
 				cJSON_Delete(ev);
@@ -1043,27 +1052,6 @@ static int read_events(struct rd *r)
 	}
 }
 
-/* Capture the object after an OBJ_BEGIN token and parse it alone. */
-static int parse_rest(struct rd *r, cJSON **out)
-{
-	const char *buf;
-	size_t len;
-	char *doc;
-	int err = pc_jpull_capture_rest(r->p, &buf, &len, EVENT_MAX);
-
-	if (err)
-		return err;
-	doc = pc_alloc(r->ctx, len + 2);
-	if (!doc)
-		return PROFCONV_ERR_NOMEM;
-	doc[0] = '{';
-	memcpy(doc + 1, buf, len);
-	doc[len + 1] = 0;
-	*out = cJSON_ParseWithLength(doc, len + 1);
-	pc_free(r->ctx, doc);
-	return *out ? 0 : pc_fail(r->ctx, PROFCONV_ERR_NOMEM, NULL, "%s: out of memory", r->name);
-}
-
 /* The object form's stackFrames: {"id": {name, category, parent}, ...}, member by member. */
 static int read_stack_frames(struct rd *r)
 {
@@ -1080,7 +1068,7 @@ static int read_stack_frames(struct rd *r)
 		pc_snprintf(id, sizeof(id), "%s", t->str);
 		err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "a stackFrames entry", &t);
 		if (!err)
-			err = parse_rest(r, &fr);
+			err = parse_rest(r, t->offset, &fr);
 		if (!err) {
 			err = pc_chrome_stack_frame(r, "g", id, fr);
 			cJSON_Delete(fr);
@@ -1106,7 +1094,7 @@ static int read_samples(struct rd *r)
 		if (t->type != PC_JT_OBJ_BEGIN)
 			return pc_jr_corrupt(r->ctx, r->p, t, "expected a sample object, got %s",
 					     pc_jr_type_name(t->type));
-		err = parse_rest(r, &o);
+		err = parse_rest(r, off, &o);
 		if (!err) {
 			err = pc_chrome_global_sample(r, o, off);
 			cJSON_Delete(o);
