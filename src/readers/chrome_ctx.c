@@ -135,24 +135,25 @@ static void remove_at(uint32_t *arr, uint32_t *n, uint32_t i)
 }
 
 /* The activation marker of a context: name = its type, object in the payload. */
-/* The url of the object's snapshot in effect at ts (the latest at or before, else the first), or NULL. */
-static const char *url_at(const struct rd *r, uint32_t obj, int64_t ts)
+/*
+ * The snapshot of obj in effect at ts: the latest at or before it, else the
+ * first (R8); with_url: only snapshots that carry a url.  Its index, or PC_NONE.
+ */
+static uint32_t snap_at(const struct rd *r, uint32_t obj, int64_t ts, int with_url)
 {
 	uint32_t i, best = PC_NONE, first = PC_NONE;
 
 	for (i = 0; i < r->nsnaps; i++) {
 		const struct csnap *s = &r->snaps[i];
 
-		if (s->obj != obj || !s->url)
+		if (s->obj != obj || (with_url && !s->url))
 			continue;
 		if (first == PC_NONE || s->time < r->snaps[first].time)
 			first = i;
 		if (s->time <= ts && (best == PC_NONE || s->time >= r->snaps[best].time))
 			best = i;
 	}
-	if (best == PC_NONE)
-		best = first;
-	return best == PC_NONE ? NULL : r->snaps[best].url;
+	return best == PC_NONE ? first : best;
 }
 
 static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t start, int64_t end,
@@ -190,7 +191,8 @@ static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t
 	pc_pvb_str_z(&b, obj);
 	{
 		/* named after the context: a frame's url when its snapshot has one */
-		const char *url = url_at(r, o, start);
+		uint32_t sn = snap_at(r, o, start, 1);
+		const char *url = sn == PC_NONE ? NULL : r->snaps[sn].url;
 
 		pc_pvb_key_z(&b, "name");
 		pc_pvb_str_z(&b, url ? url : obj);
@@ -500,21 +502,9 @@ static int order_cmp(const void *a, const void *b)
 /* The parent of obj at time ts (the snapshot in effect), or PC_NONE. */
 static uint32_t parent_at(const struct rd *r, uint32_t obj, int64_t ts)
 {
-	uint32_t i, best = PC_NONE, first = PC_NONE;
+	uint32_t sn = snap_at(r, obj, ts, 0);
 
-	for (i = 0; i < r->nsnaps; i++) {
-		const struct csnap *s = &r->snaps[i];
-
-		if (s->obj != obj)
-			continue;
-		if (first == PC_NONE || s->time < r->snaps[first].time)
-			first = i;
-		if (s->time <= ts && (best == PC_NONE || s->time >= r->snaps[best].time))
-			best = i;
-	}
-	if (best == PC_NONE)
-		best = first;
-	return best == PC_NONE ? PC_NONE : r->snaps[best].parent;
+	return sn == PC_NONE ? PC_NONE : r->snaps[sn].parent;
 }
 
 /* obj and its ancestors at ts, obj first; returns the count. */

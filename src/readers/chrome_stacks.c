@@ -40,8 +40,8 @@ struct psample {
 	uint32_t stack; /* a `stack` array's, built at once */
 };
 
-/* A frame's label frame: a func named name, category cat. */
-static uint32_t label_frame(struct rd *r, uint32_t name, uint16_t cat)
+/* A label frame: a func named name (no resource, source or address), category cat. */
+uint32_t pc_chrome_label_frame(struct rd *r, uint32_t name, uint16_t cat)
 {
 	struct pc_func_key fk;
 	struct pc_frame_key k;
@@ -195,7 +195,7 @@ int pc_chrome_p_sample(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t 
 			if (!cJSON_IsString(it))
 				continue;
 			name = pc_str_intern_z(r->m, it->valuestring);
-			frame = name == PC_NONE ? PC_NONE : label_frame(r, name, cat);
+			frame = name == PC_NONE ? PC_NONE : pc_chrome_label_frame(r, name, cat);
 			if (frame != PC_NONE)
 				s.stack = pc_stack_intern(r->m, s.stack, frame);
 			if (frame == PC_NONE || s.stack == PC_NONE)
@@ -266,7 +266,7 @@ static uint32_t frame_stack(struct rd *r, struct sframe *f, int *cut)
 		stack = f->stack;
 	while (n) {
 		struct sframe *g = chain[--n];
-		uint32_t frame = label_frame(r, g->name, g->cat);
+		uint32_t frame = pc_chrome_label_frame(r, g->name, g->cat);
 
 		g->busy = 0;
 		if (frame == PC_NONE)

@@ -194,6 +194,8 @@ uint16_t pc_chrome_category(struct rd *r, const char *cat);
 int64_t pc_chrome_us_to_ns(double us);
 
 /* chrome_stacks.c */
+/* A label frame: a func named name, category cat; PC_NONE on OOM. */
+uint32_t pc_chrome_label_frame(struct rd *r, uint32_t name, uint16_t cat);
 /* One member of a stackFrames dictionary; prefix "g" (global) or "p<pid>:". */
 int pc_chrome_stack_frame(struct rd *r, const char *prefix, const char *id, const cJSON *fr);
 /* An M event named stackFrames (the process's own dictionary). */

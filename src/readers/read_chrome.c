@@ -318,8 +318,6 @@ static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t st
 static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end, uint32_t name,
 		      uint16_t cat)
 {
-	struct pc_func_key fk;
-	struct pc_frame_key k;
 	struct slice *s;
 
 	if (end < start)
@@ -327,22 +325,10 @@ static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end
 	if (pc_grow(r->ctx, (void **)&r->slices, sizeof(*r->slices), &r->slices_cap,
 		    (size_t)r->nslices + 1))
 		return PROFCONV_ERR_NOMEM;
-	memset(&fk, 0, sizeof(fk));
-	fk.name = name;
-	fk.resource = PC_NONE;
-	fk.source = PC_NONE;
-	memset(&k, 0, sizeof(k));
-	k.address = PC_NO_ADDRESS;
-	k.lib = PC_NONE;
-	k.native_symbol = PC_NONE;
-	k.func = pc_func_intern(r->m, &fk);
-	k.category = cat;
-	if (k.func == PC_NONE)
-		return PROFCONV_ERR_NOMEM;
 	s = &r->slices[r->nslices++];
 	s->start = start;
 	s->end = end;
-	s->frame = pc_frame_intern(r->m, &k);
+	s->frame = pc_chrome_label_frame(r, name, cat);
 	s->thread = (uint32_t)(ti - r->th);
 	return s->frame == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 }
