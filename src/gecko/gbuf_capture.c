@@ -328,7 +328,6 @@ static int scan_chunks(struct capture *c)
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-
 	uint64_t tx = le64(x->h + 8), ty = le64(y->h + 8);
 
 	if (x->range != y->range)
