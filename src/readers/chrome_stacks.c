@@ -89,8 +89,8 @@ int pc_chrome_stack_frame(struct rd *r, const char *prefix, const char *id, cons
 	struct sframe *f;
 
 	if (!cJSON_IsObject(fr))
-		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: stackFrames[\"%s\"] is not an object",
-			       r->name, id);
+		return pc_warn(r->ctx, W_BAD_FRAME, NULL,
+			       "%s: stackFrames[\"%s\"] is not an object; skipped", r->name, id);
 	pc_snprintf(key, sizeof(key), "%s%s", prefix, id);
 	HASH_FIND_STR(r->sframes, key, f);
 	if (f)

@@ -19,6 +19,7 @@
 #define W_SKIPPED "events of kinds not imported"
 #define W_BAD_EVENT "events without a usable name, phase or time"
 #define W_UNMATCHED "E events without a matching B"
+#define W_BAD_FRAME "stackFrames entries that are not objects (skipped)"
 
 /* An open B slice, per thread. */
 struct open_b {

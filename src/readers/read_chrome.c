@@ -1052,7 +1052,22 @@ static int read_stack_frames(struct rd *r)
 		if (err || t->type == PC_JT_OBJ_END)
 			break;
 		pc_snprintf(id, sizeof(id), "%s", t->str);
-		err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "a stackFrames entry", &t);
+		{
+			enum pc_jtype type;
+
+			err = pc_jpull_peek(r->p, &type);
+			if (!err && type != PC_JT_OBJ_BEGIN) {
+				/* damage inside the dictionary: this entry only */
+				err = pc_jpull_skip_value(r->p);
+				if (!err)
+					err = pc_warn(r->ctx, W_BAD_FRAME, NULL,
+						      "%s: stackFrames[\"%s\"] is not an object; skipped",
+						      r->name, id);
+				continue;
+			}
+		}
+		if (!err)
+			err = pc_jr_expect(r->ctx, r->p, PC_JT_OBJ_BEGIN, "a stackFrames entry", &t);
 		if (!err)
 			err = parse_rest(r, t->offset, &fr);
 		if (!err) {
