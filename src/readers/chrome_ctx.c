@@ -723,13 +723,12 @@ int pc_chrome_sample_sets(struct rd *r)
 	qsort(r->acts, r->nacts, sizeof(*r->acts), act_cmp);
 	for (th = 0; th < r->nth && !err; th++) {
 		struct pc_samples *sm = &r->th[th].t->samples;
-		uint32_t first, k;
+		uint32_t k;
 
 		while (a < r->nacts && r->acts[a].thread < th)
 			a++;
 		if (!sm->len || a == r->nacts || r->acts[a].thread != th)
 			continue;
-		first = a;
 		if (pc_grow(r->ctx, (void **)&ord, sizeof(*ord), &ord_cap, sm->len) ||
 		    pc_grow(r->ctx, (void **)&sets, sizeof(*sets), &sets_cap, sm->len)) {
 			err = PROFCONV_ERR_NOMEM;
@@ -769,7 +768,6 @@ int pc_chrome_sample_sets(struct rd *r)
 		}
 		while (a < r->nacts && r->acts[a].thread == th)
 			a++;
-		(void)first;
 		/* the column exists once a sample has a set: make it, then fill it */
 		if (!err)
 			err = pc_sample_set_context_set(r->m, r->th[th].t, sets[sm->len - 1]);
