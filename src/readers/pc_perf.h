@@ -178,9 +178,32 @@ static const char W_NO_ATTR[] = "samples of unknown events skipped";
 static const char W_FEATURE[] = "malformed feature sections ignored";
 static const char W_BACKWARDS[] = "records out of time order";
 static const char W_NO_USER_STACK[] =
-	"samples without user stacks (--call-graph dwarf is not unwound yet)";
+	"samples without user stacks (--call-graph dwarf with unwinding off)";
+static const char W_UNWIND_NO_CFI[] =
+	"user stacks cut short at binaries without unwind tables";
+static const char W_UNWIND_ABI[] = "user stacks of 32-bit processes not unwound";
 
 /* --- reader state --- */
+
+/* The unwinder's state (perf_unwind.c). */
+struct unwind_lib {
+	struct pc_symsrc *src; /* "elf-cfi", or NULL */
+	uint8_t tried;
+	uint64_t cut;	       /* samples whose user stack ended here without tables */
+};
+
+struct perf_unwind {
+	int off;	 /* option "unwind" "no" */
+	int arch;	 /* enum pc_arch of the recording, 0 until known */
+	struct unwind_lib *libs; /* by model lib */
+	uint32_t nlibs, libs_cap;
+	unsigned char *chain;	 /* the rebuilt callchain, in the file's byte order */
+	uint32_t chain_cap;
+	uint64_t samples, frames, stop_end, stop_no_map, stop_no_cfi, stop_cfi, stop_stack,
+		stop_regs, stop_loop, stop_depth;
+	uint64_t cut_more; /* samples cut at a binary that was warned about already */
+};
+
 
 struct attr {
 	uint32_t type;
@@ -418,7 +441,27 @@ struct perf {
 	uint32_t nr_cpus_online, nr_cpus_avail;
 	char *cmdline;
 
+	struct perf_unwind uw;
+
 	struct perf_stats st;
+};
+
+/* A parsed SAMPLE record (pointers into the record). */
+struct sample {
+	const struct attr *attr;
+	uint64_t ip;
+	int32_t pid, tid;
+	int64_t time;
+	uint64_t period;
+	uint64_t nr;
+	const unsigned char *ips; /* nr u64s, in the file's byte order */
+	const unsigned char *raw; /* PERF_SAMPLE_RAW: raw_size bytes, or NULL */
+	uint32_t raw_size;
+	uint64_t regs_abi;	    /* PERF_SAMPLE_REGS_USER: 0 none, 1 32-bit, 2 64-bit */
+	const unsigned char *regs;  /* nregs u64s, in the attr's regs_user bit order */
+	uint32_t nregs;
+	const unsigned char *stack; /* PERF_SAMPLE_STACK_USER: stack_size valid bytes */
+	uint64_t stack_size;
 };
 
 /* --- shared between the reader's files --- */
@@ -493,5 +536,9 @@ int64_t perf_record_time(struct perf *p, uint32_t type, const unsigned char *rec
 int perf_select_event(struct perf *p);
 int perf_warn_at(struct perf *p, const char *kind, uint64_t off, const char *fmt, ...)
 	PC_PRINTF(4, 5);
+int perf_unwind_sample(struct perf *p, uint16_t misc, struct process *pr, struct sample *s,
+		       uint64_t off);
+void perf_unwind_free(struct perf *p);
+int perf_unwind_report(struct perf *p);
 
 #endif /* PC_PERF_H */

@@ -155,18 +155,6 @@ void perf_parse_sid(struct perf *p, const unsigned char *b, size_t size, size_t 
 
 /* --- samples --- */
 
-struct sample {
-	const struct attr *attr;
-	uint64_t ip;
-	int32_t pid, tid;
-	int64_t time;
-	uint64_t period;
-	uint64_t nr;
-	const unsigned char *ips; /* nr u64s */
-	const unsigned char *raw; /* PERF_SAMPLE_RAW: raw_size bytes, or NULL */
-	uint32_t raw_size;
-};
-
 /*
  * Parse a SAMPLE body in evsel__parse_sample order.  Returns 0, or 1 when
  * the record is malformed (the caller warns and skips it).
@@ -288,7 +276,50 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 		s->raw = b + pos;
 		pos += s->raw_size;
 	}
-	/* Nothing after RAW is used; the layout was checked up to here. */
+	if (st & S_BRANCH_STACK) {
+		uint64_t nr;
+
+		NEED(8);
+		nr = ld64(p, b + pos);
+		pos += 8;
+		if (a->branch_sample_type & BRANCH_HW_INDEX) {
+			NEED(8);
+			pos += 8;
+		}
+		if (nr > (size - pos) / 24)
+			return 1;
+		pos += (size_t)nr * 24;
+	}
+	if (st & S_REGS_USER) {
+		NEED(8);
+		s->regs_abi = ld64(p, b + pos);
+		pos += 8;
+		if (s->regs_abi) {
+			s->nregs = (uint32_t)__builtin_popcountll(a->regs_user);
+			NEED(8 * (size_t)s->nregs);
+			s->regs = b + pos;
+			pos += 8 * (size_t)s->nregs;
+		}
+	}
+	if (st & S_STACK_USER) {
+		uint64_t sz;
+
+		NEED(8);
+		sz = ld64(p, b + pos);
+		pos += 8;
+		if (sz) {
+			NEED(sz);
+			s->stack = b + pos;
+			pos += (size_t)sz;
+			NEED(8);
+			/* only dyn_size bytes were copied (it may be 0) */
+			s->stack_size = ld64(p, b + pos);
+			if (s->stack_size > sz)
+				s->stack_size = sz;
+			pos += 8;
+		}
+	}
+	/* Nothing after STACK_USER is used; the layout was checked up to here. */
 #undef NEED
 	return 0;
 }
@@ -711,20 +742,15 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 	if (p->last_sample == PC_NO_TIME || s.time > p->last_sample)
 		p->last_sample = s.time;
 
-	err = sample_stack(p, misc, &s, pr, kernel, ts, &prefix);
-	if (err)
-		return err;
 	if ((s.attr->flags & AF_EXCL_CALLCHAIN_USER) && (s.attr->sample_type & S_STACK_USER)) {
-		/*
-		 * --call-graph dwarf: the callchain holds only the kernel part;
-		 * the user part must be unwound from the copied stack, which is
-		 * not done yet.  Say so once, with a count.
-		 */
-		err = pc_warn(p->ctx, W_NO_USER_STACK, &(struct pc_loc){ p->path, off, 0, 0 },
-			      "recorded with --call-graph dwarf: user stacks need unwinding from the stack copy, which profconv does not do yet; samples keep their kernel frames and sampled instruction only (record with -g for frame-pointer stacks)");
+		/* --call-graph dwarf: the user part is unwound from the copied stack */
+		err = perf_unwind_sample(p, misc, pr, &s, off);
 		if (err)
 			return err;
 	}
+	err = sample_stack(p, misc, &s, pr, kernel, ts, &prefix);
+	if (err)
+		return err;
 	weight = p->weight_period ? (int64_t)s.period : 1;
 	err = pc_sample_add(p->m, t, prefix, s.time, weight);
 	if (!err)
@@ -1540,6 +1566,7 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->f_arch);
 	pc_free(p->ctx, p->f_cpu);
 	pc_free(p->ctx, p->f_cmdline);
+	perf_unwind_free(p);
 	HASH_ITER(hh, p->procs, pr, ptmp)
 	{
 		HASH_DEL(p->procs, pr);
@@ -1646,9 +1673,12 @@ static int read_perf(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	p.in = in;
 	p.event = pc_opt(ctx, "event");
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
+	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
 	p.m = m;
 	p.path = pc_input_name(in);
 	err = perf_parse(&p);
+	if (!err)
+		err = perf_unwind_report(&p);
 	if (!err)
 		err = finish_model(&p);
 	perf_free(&p);
@@ -1787,6 +1817,8 @@ static const struct profconv_option perf_options[] = {
 	  "the event whose samples make the call tree (default: the first sampling event; see 'info')" },
 	{ "weight", "MODE", "samples|period", "samples",
 	  "weigh each sample as one, or by its period (e.g. nanoseconds of cpu-clock)" },
+	{ "unwind", "MODE", "yes|no", "yes",
+	  "unwind --call-graph dwarf user stacks from the copied stack (binaries found like symbols)" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -5,6 +5,7 @@
 #define PC_SYMBOLICATE_H
 
 #include "model/pc_model.h"
+#include "symbolicate/pc_symsrc.h"
 
 /*
  * Find symbols for every lib that frames use, re-collapse frames into funcs,
@@ -25,5 +26,17 @@ int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 int pc_symwork_apply(struct pc_symwork *w, uint32_t lib, struct pc_symsrc *src);
 int pc_symwork_finish(struct pc_symwork *w);
 void pc_symwork_free(struct pc_symwork *w);
+
+/*
+ * Find and open the unwind tables (an "elf-cfi" source, pc_symsrc.h) of a
+ * lib by the same search as its symbols: --symbol-dir (perf build-id cache
+ * layouts, plain folders, perf archives), then, unless host symbols are off,
+ * the build-id debug dirs and ~/.debug, and the binary at its recorded path
+ * when its build id matches.  Files without .eh_frame or .debug_frame are
+ * passed over.  0 with *out set or NULL (why says what was tried), or an
+ * error (ctx set).  Safe to call from the reader, on the reading thread.
+ */
+int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib,
+		struct pc_symsrc **out, char *why, size_t whylen);
 
 #endif /* PC_SYMBOLICATE_H */

@@ -18,6 +18,7 @@
 #define PC_SYMSRC_H
 
 #include "core/pc_core.h"
+#include "symbolicate/pc_cfi.h"
 
 #define PC_MAX_INLINE 32
 
@@ -94,6 +95,20 @@ int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct p
  */
 int pc_symsrc_open_jitdump(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
 			   char *why, size_t whylen);
+
+/*
+ * An ELF file's call frame information for the unwinder (pc_cfi.h):
+ * .eh_frame (with .eh_frame_hdr's table) and .debug_frame, and its PT_LOAD
+ * segments to turn file offsets into SVMAs.  It is a source of kind
+ * "elf-cfi" so that the symbol search finds it the way it finds symbols;
+ * its lookup finds no functions.  x86_64 and aarch64 ELF64 files only.
+ */
+int pc_symsrc_open_elf_cfi(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			   struct pc_symsrc **out, char *why, size_t whylen);
+/* The tables of an "elf-cfi" source and its machine, or NULL for any other source. */
+struct pc_cfi *pc_elf_cfi(struct pc_symsrc *s, enum pc_arch *arch);
+/* A file offset of an "elf-cfi" source to its SVMA; 0, or -1 outside every segment. */
+int pc_elf_cfi_svma(const struct pc_symsrc *s, uint64_t off, uint64_t *svma);
 
 /* ELF helpers shared by the finder: the GNU build id (hex) and .gnu_debuglink name. */
 int pc_elf_build_id(const char *path, char *hex, size_t hexlen);

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbolicate/pc_cfi.h"
 #include "symbolicate/pc_dwarf.h"
 #include "symbolicate/pc_symsrc.h"
 
@@ -119,11 +120,16 @@ struct elf_sym {
 	uint8_t sized;
 };
 
+/* A file's PT_LOAD segments. */
+struct elf_segs {
+	struct elf_seg *segs;
+	uint32_t nsegs;
+};
+
 struct elf_src {
 	struct pc_symsrc base;
 	struct elf_map m;
-	struct elf_seg *segs;
-	uint32_t nsegs;
+	struct elf_segs sg;
 	struct elf_sym *syms;
 	uint32_t nsyms;
 	struct pc_dwarf *dw;
@@ -541,9 +547,8 @@ int pc_elf_debuglink(const char *path, char *name, size_t namelen)
 
 /* --- segments --- */
 
-static int load_segments(struct profconv_ctx *ctx, struct elf_src *s)
+static int load_segments(struct profconv_ctx *ctx, struct elf_map *m, struct elf_segs *s)
 {
-	struct elf_map *m = &s->m;
 	struct elf_phdr ph;
 	uint32_t i, n = 0;
 	int mangled = 0;
@@ -594,7 +599,7 @@ static int load_segments(struct profconv_ctx *ctx, struct elf_src *s)
 	return 0;
 }
 
-static int off_to_svma(const struct elf_src *s, uint64_t off, uint64_t *svma)
+static int off_to_svma(const struct elf_segs *s, uint64_t off, uint64_t *svma)
 {
 	int pass;
 	uint32_t i;
@@ -616,7 +621,7 @@ static int off_to_svma(const struct elf_src *s, uint64_t off, uint64_t *svma)
 }
 
 /* An SVMA back to a file offset; from, at are the looked-up pair for a fallback. */
-static uint64_t svma_to_off(const struct elf_src *s, uint64_t svma, uint64_t from_off,
+static uint64_t svma_to_off(const struct elf_segs *s, uint64_t svma, uint64_t from_off,
 			    uint64_t from_svma)
 {
 	int pass;
@@ -915,7 +920,7 @@ static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result
 	out->nframes = 0;
 	out->sym_start = 0;
 	out->sym_size = 0;
-	if (off_to_svma(s, rel, &a))
+	if (off_to_svma(&s->sg, rel, &a))
 		return 0;
 	cy = find_sym(s, a);
 	hit->nframes = 0;
@@ -948,7 +953,7 @@ static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result
 		out->frames[0].line = 0;
 	}
 	out->frames[0].name = name;
-	out->sym_start = svma_to_off(s, start, rel, a);
+	out->sym_start = svma_to_off(&s->sg, start, rel, a);
 	out->sym_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	return 1;
 }
@@ -964,7 +969,7 @@ static void elf_close(struct pc_symsrc *base)
 		if (s->syms[i].shown && s->syms[i].shown != s->syms[i].name)
 			pc_free(ctx, (void *)s->syms[i].shown);
 	pc_free(ctx, s->syms);
-	pc_free(ctx, s->segs);
+	pc_free(ctx, s->sg.segs);
 	map_close(&s->m);
 	pc_free(ctx, s);
 }
@@ -1012,13 +1017,50 @@ static int has_debug_info(struct elf_map *m)
 	return find_section(m, ".zdebug_info", &sh) == 0 && sec_in_file(m, &sh) && sh.size;
 }
 
+/*
+ * Map path and check that it is an executable or shared library with the
+ * expected build id (NULL or "": any).  0 = ready; 1 = not usable (why
+ * set); -1 = corrupt (m->bad set).  The map is left for the caller to close.
+ */
+static int open_checked(struct elf_map *m, const char *path, const char *expect_build_id,
+			char *why, size_t whylen)
+{
+	const unsigned char *id;
+	uint32_t idlen;
+	char have[256];
+	int r = map_open(m, path, why, whylen);
+
+	if (r)
+		return r;
+	if (m->type != E_ET_EXEC && m->type != E_ET_DYN) {
+		pc_snprintf(why, whylen, "ELF type %u is not an executable or shared library",
+			    m->type);
+		return 1;
+	}
+	have[0] = 0;
+	if (find_build_id(m, &id, &idlen) == 0 && to_hex(id, idlen, have, sizeof(have)))
+		have[0] = 0;
+	if (m->bad)
+		return -1;
+	if (expect_build_id && expect_build_id[0]) {
+		if (!have[0]) {
+			pc_snprintf(why, whylen, "no build id in the file; the recording's is %s",
+				    expect_build_id);
+			return 1;
+		}
+		if (!build_id_matches(have, expect_build_id)) {
+			pc_snprintf(why, whylen, "build id %s does not match the recording's %s",
+				    have, expect_build_id);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
 		       struct pc_symsrc **out, char *why, size_t whylen)
 {
 	struct elf_src *s;
-	const unsigned char *id;
-	uint32_t idlen;
-	char have[256];
 	int r, err = 0;
 
 	*out = NULL;
@@ -1028,34 +1070,12 @@ int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *e
 	if (!s)
 		return PROFCONV_ERR_NOMEM;
 	s->base.ctx = ctx;
-	r = map_open(&s->m, path, why, whylen);
+	r = open_checked(&s->m, path, expect_build_id, why, whylen);
 	if (r > 0)
 		goto not_usable;
 	if (r < 0)
 		goto bad;
-	if (s->m.type != E_ET_EXEC && s->m.type != E_ET_DYN) {
-		pc_snprintf(why, whylen, "ELF type %u is not an executable or shared library",
-			    s->m.type);
-		goto not_usable;
-	}
-	have[0] = 0;
-	if (find_build_id(&s->m, &id, &idlen) == 0 && to_hex(id, idlen, have, sizeof(have)))
-		have[0] = 0;
-	if (s->m.bad)
-		goto bad;
-	if (expect_build_id && expect_build_id[0]) {
-		if (!have[0]) {
-			pc_snprintf(why, whylen, "no build id in the file; the recording's is %s",
-				    expect_build_id);
-			goto not_usable;
-		}
-		if (!build_id_matches(have, expect_build_id)) {
-			pc_snprintf(why, whylen, "build id %s does not match the recording's %s",
-				    have, expect_build_id);
-			goto not_usable;
-		}
-	}
-	err = load_segments(ctx, s);
+	err = load_segments(ctx, &s->m, &s->sg);
 	if (err < 0)
 		goto bad;
 	if (err)
@@ -1097,4 +1117,139 @@ not_usable:
 fail:
 	elf_close(&s->base);
 	return err;
+}
+
+/* --- call frame information for the unwinder (pc_cfi.h) --- */
+
+#define E_EM_X86_64  62
+#define E_EM_AARCH64 183
+
+struct elf_cfi_src {
+	struct pc_symsrc base;
+	struct elf_map m;
+	struct elf_segs sg;
+	struct pc_cfi *cfi;
+	enum pc_arch arch;
+};
+
+static int cfi_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
+{
+	(void)base;
+	(void)rel;
+	(void)out;
+	return 0; /* unwind tables name no functions */
+}
+
+static void cfi_close(struct pc_symsrc *base)
+{
+	struct elf_cfi_src *s = (struct elf_cfi_src *)base;
+
+	pc_cfi_free(s->cfi);
+	pc_free(base->ctx, s->sg.segs);
+	map_close(&s->m);
+	pc_free(base->ctx, s);
+}
+
+static const struct pc_symsrc_ops elf_cfi_ops = {
+	.kind = "elf-cfi",
+	.lookup = cfi_lookup,
+	.close = cfi_close,
+};
+
+/* A section's bytes and address when it has bytes in the file, else NULL. */
+static const unsigned char *cfi_section(struct elf_map *m, const char *name, uint64_t *size,
+					uint64_t *addr)
+{
+	struct elf_shdr sh;
+
+	if (find_section(m, name, &sh) != 0 || !sec_in_file(m, &sh) || !sh.size ||
+	    (sh.flags & E_SHF_COMPRESSED))
+		return NULL;
+	*size = sh.size;
+	*addr = sh.addr;
+	return m->p + sh.offset;
+}
+
+int pc_symsrc_open_elf_cfi(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			   struct pc_symsrc **out, char *why, size_t whylen)
+{
+	struct elf_cfi_src *s;
+	struct pc_cfi_sections cs;
+	int r, err = 0;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = 0;
+	s = pc_calloc(ctx, 1, sizeof(*s));
+	if (!s)
+		return PROFCONV_ERR_NOMEM;
+	s->base.ctx = ctx;
+	r = open_checked(&s->m, path, expect_build_id, why, whylen);
+	if (r > 0)
+		goto not_usable;
+	if (r < 0)
+		goto bad;
+	if (!s->m.is64 || (s->m.machine != E_EM_X86_64 && s->m.machine != E_EM_AARCH64)) {
+		pc_snprintf(why, whylen, "ELF machine %u (%s): only x86_64 and aarch64 are unwound",
+			    s->m.machine, s->m.is64 ? "64-bit" : "32-bit");
+		goto not_usable;
+	}
+	s->arch = s->m.machine == E_EM_X86_64 ? PC_ARCH_X86_64 : PC_ARCH_AARCH64;
+	memset(&cs, 0, sizeof(cs));
+	cs.swap = s->m.swap;
+	cs.eh_frame_hdr = cfi_section(&s->m, ".eh_frame_hdr", &cs.eh_frame_hdr_size,
+				      &cs.eh_frame_hdr_addr);
+	cs.eh_frame = cfi_section(&s->m, ".eh_frame", &cs.eh_frame_size, &cs.eh_frame_addr);
+	{
+		uint64_t unused;
+
+		cs.debug_frame = cfi_section(&s->m, ".debug_frame", &cs.debug_frame_size, &unused);
+	}
+	if (s->m.bad)
+		goto bad;
+	if (!cs.eh_frame && !cs.debug_frame) {
+		pc_snprintf(why, whylen, "no call frame information (.eh_frame, .debug_frame)");
+		goto not_usable;
+	}
+	err = load_segments(ctx, &s->m, &s->sg);
+	if (err < 0)
+		goto bad;
+	if (err)
+		goto fail;
+	err = pc_cfi_new(ctx, &cs, s->arch, &s->cfi);
+	if (err)
+		goto fail;
+	s->base.ops = &elf_cfi_ops;
+	pc_snprintf(s->base.path, sizeof(s->base.path), "%s", path);
+	*out = &s->base;
+	return 0;
+
+bad:
+	err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, s->m.bad_off, "ELF: %s",
+			 s->m.bad ? s->m.bad : "malformed");
+	goto fail;
+not_usable:
+	err = 0;
+fail:
+	s->base.ops = &elf_cfi_ops;
+	cfi_close(&s->base);
+	return err;
+}
+
+struct pc_cfi *pc_elf_cfi(struct pc_symsrc *src, enum pc_arch *arch)
+{
+	struct elf_cfi_src *s = (struct elf_cfi_src *)src;
+
+	if (!src || src->ops != &elf_cfi_ops)
+		return NULL;
+	if (arch)
+		*arch = s->arch;
+	return s->cfi;
+}
+
+int pc_elf_cfi_svma(const struct pc_symsrc *src, uint64_t off, uint64_t *svma)
+{
+	const struct elf_cfi_src *s = (const struct elf_cfi_src *)src;
+
+	return off_to_svma(&s->sg, off, svma);
 }

@@ -24,7 +24,7 @@
  * Where symbols come from, in order, for a lib (each attempt is reported
  * with --verbose):
  *   --symbol-dir DIRs: breakpad store NAME/DEBUGID/NAME.sym, a plain folder
- *     (NAME, NAME.debug), a perf build-id cache (.build-id/xx/rest[/elf|/debug],
+ *     (NAME, NAME.debug), a perf build-id cache (.build-id/xx/rest[/elf|/debug|/vdso],
  *     PATH/BUILDID/elf), or a perf archive tarball (read through libarchive);
  *   the separate debug file by build id: /usr/lib/debug/.build-id/xx/rest.debug,
  *     ~/.debug (perf's cache), even when the binary is not on this machine;
@@ -74,6 +74,10 @@ struct finder {
 	size_t whylen;
 	char tmp_path[4096];  /* a file extracted from an archive, removed at the end */
 	char own_build_id[128]; /* the binary's own, when the recording has none */
+	/* what an ELF candidate is opened as: symbols (pc_symsrc_open_elf, the
+	 * default) or unwind tables (pc_symsrc_open_elf_cfi) */
+	int (*elf_open)(struct profconv_ctx *ctx, const char *path, const char *expect,
+			struct pc_symsrc **out, char *why, size_t whylen);
 };
 
 static void tried(struct finder *f, const char *what, const char *reason)
@@ -127,7 +131,7 @@ static int try_file(struct finder *f, open_fn *open, const char *expect, const c
 /* An ELF binary or .debug file, checked against the recorded build id. */
 static int try_elf(struct finder *f, const char *p, struct pc_symsrc **out)
 {
-	return try_file(f, pc_symsrc_open_elf, f->build_id, p, out);
+	return try_file(f, f->elf_open ? f->elf_open : pc_symsrc_open_elf, f->build_id, p, out);
 }
 
 /* A breakpad .sym file, checked against the breakpad id. */
@@ -250,7 +254,7 @@ static int try_symbol_dir(struct finder *f, const char *dir, struct pc_symsrc **
 	}
 	/* perf build-id cache */
 	if (f->build_id) {
-		static const char *const tails[] = { "/debug", "/elf", "" };
+		static const char *const tails[] = { "/debug", "/elf", "/vdso", "" };
 		size_t i;
 
 		for (i = 0; i < PC_ARRAY_SIZE(tails); i++) {
@@ -307,6 +311,12 @@ static int try_build_id_files(struct finder *f, struct pc_symsrc **out)
 			if (r)
 				return r;
 			pc_snprintf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/elf", home,
+				    f->build_id, f->build_id + 2);
+			r = try_elf(f, p, out);
+			if (r)
+				return r;
+			/* perf's copy of a [vdso] image */
+			pc_snprintf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/vdso", home,
 				    f->build_id, f->build_id + 2);
 			r = try_elf(f, p, out);
 		}
@@ -468,8 +478,23 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 	if (strncmp(f->name, "perf-", 5) == 0 && strstr(f->name, ".map"))
 		return find_perf_map(f, out);
 	if (f->name[0] == '[') {
-		tried(f, f->name, "a kernel-provided image with no file");
-		return 0;
+		/* [vdso] and the like have no file, but perf keeps a copy of the
+		 * image in its build-id cache */
+		if (!f->build_id) {
+			tried(f, f->name, "a kernel-provided image with no file and no build id");
+			return 0;
+		}
+		for (i = 0; i < f->ctx->opt.nsymbol_dirs; i++) {
+			r = try_symbol_dir(f, f->ctx->opt.symbol_dirs[i], out);
+			if (r)
+				return r < 0 ? -r : 0;
+		}
+		if (f->ctx->opt.no_host_symbols) {
+			tried(f, "~/.debug", "not searched (host symbols are off)");
+			return 0;
+		}
+		r = try_build_id_files(f, out);
+		return r < 0 ? -r : 0;
 	}
 	for (i = 0; i < f->ctx->opt.nsymbol_dirs; i++) {
 		r = try_symbol_dir(f, f->ctx->opt.symbol_dirs[i], out);
@@ -517,6 +542,32 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 		return r < 0 ? -r : 0;
 	r = try_elf(f, f->path, out);
 	return r < 0 ? -r : 0;
+}
+
+int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib,
+		struct pc_symsrc **out, char *why, size_t whylen)
+{
+	const struct pc_lib *l = &m->libs.rows[lib];
+	struct finder f;
+	int err = 0;
+
+	*out = NULL;
+	memset(&f, 0, sizeof(f));
+	f.ctx = ctx;
+	f.m = m;
+	f.lib = l;
+	f.name = pc_str(m, l->name);
+	f.path = pc_str(m, l->path);
+	f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
+	f.elf_open = pc_symsrc_open_elf_cfi;
+	if (l->is_kernel || (strncmp(f.name, "perf-", 5) == 0 && strstr(f.name, ".map")))
+		tried(&f, f.name, "no unwind tables: kernel or JIT code");
+	else
+		err = find_source(&f, out);
+	pc_snprintf(why, whylen, "%s", f.whylen ? f.why : "nothing to try");
+	if (f.tmp_path[0])
+		unlink(f.tmp_path); /* an archive member: mapped already, or not used */
+	return err;
 }
 
 /* --- re-collapse --- */
