@@ -59,6 +59,7 @@ add_test(NAME cli.gecko-writer COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-writer)
 add_test(NAME cli.chrome COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome)
 add_test(NAME cli.chrome-contexts COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome-contexts)
 add_test(NAME cli.offcpu COMMAND sh ${PC_CLI_TEST} ${PC_BIN} offcpu)
+add_test(NAME cli.dwarf COMMAND sh ${PC_CLI_TEST} ${PC_BIN} dwarf)
 add_test(NAME gecko.buffer COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gecko_buffer_test.sh ${PC_BIN})
 
 # gecko-dump PID: a stand-in process holding a real scrape's chunks
