@@ -75,6 +75,19 @@ static struct profconv_ctx *new_ctx(int strict, const char *event)
 		fuzz_die("setting the weight option failed", ctx);
 	if (event && profconv_set_option(ctx, "event", event) != PROFCONV_OK)
 		fuzz_die("setting the event option failed", ctx);
+	/*
+	 * Hermetic: binaries come from the fixture's symbol directories only
+	 * (compiled in by CMake), so --call-graph dwarf inputs (the dwarf_*
+	 * seeds) are unwound through the real program, libc and vdso tables
+	 * whatever the host has.
+	 */
+	if (profconv_set_option(ctx, "host-symbols", "no") != PROFCONV_OK)
+		fuzz_die("setting the host-symbols option failed", ctx);
+#ifdef PC_FUZZ_SYMBOL_DIR1
+	if (profconv_set_option(ctx, "symbol-dir", PC_FUZZ_SYMBOL_DIR1) != PROFCONV_OK ||
+	    profconv_set_option(ctx, "symbol-dir", PC_FUZZ_SYMBOL_DIR2) != PROFCONV_OK)
+		fuzz_die("setting the symbol-dir option failed", ctx);
+#endif
 	return ctx;
 }
 
