@@ -199,7 +199,7 @@ struct perf_unwind {
 	uint32_t nlibs, libs_cap;
 	unsigned char *chain;	 /* the rebuilt callchain, in the file's byte order */
 	uint32_t chain_cap;
-	uint64_t samples, frames, stop_end, stop_no_map, stop_no_cfi, stop_cfi, stop_stack,
+	uint64_t samples, frames, stop_end, stop_no_map, stop_no_cfi, stop_no_fde, stop_cfi, stop_stack,
 		stop_regs, stop_loop, stop_depth;
 	uint64_t cut_more; /* samples cut at a binary that was warned about already */
 };

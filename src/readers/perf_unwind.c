@@ -195,6 +195,8 @@ static int walk(struct perf *p, struct process *pr, const struct sample *s,
 		if (r != PC_CFI_STEPPED) {
 			if (r == PC_CFI_MEMORY)
 				u->stop_stack++;
+			else if (r == PC_CFI_NO_FDE)
+				u->stop_no_fde++;
 			else if (r == PC_CFI_NO_REG)
 				u->stop_regs++;
 			else
@@ -279,11 +281,13 @@ int perf_unwind_report(struct perf *p)
 	pc_note(p->ctx,
 		"unwound %llu user stacks, %llu frames; chains ended: %llu at the outermost frame, "
 		"%llu at the end of the stack copy, %llu outside every mapping, %llu at binaries "
-		"without unwind tables, %llu by CFI that could not be evaluated, %llu for an "
-		"unrecorded register, %llu where the stack did not grow, %llu at %d frames",
+		"without unwind tables, %llu at code no CFI covers, %llu by CFI that could not be "
+		"evaluated, %llu for an unrecorded register, %llu where the stack did not grow, "
+		"%llu at %d frames",
 		(unsigned long long)u->samples, (unsigned long long)u->frames,
 		(unsigned long long)u->stop_end, (unsigned long long)u->stop_stack,
 		(unsigned long long)u->stop_no_map, (unsigned long long)u->stop_no_cfi,
+		(unsigned long long)u->stop_no_fde,
 		(unsigned long long)u->stop_cfi, (unsigned long long)u->stop_regs,
 		(unsigned long long)u->stop_loop, (unsigned long long)u->stop_depth,
 		MAX_USER_FRAMES);

@@ -1118,29 +1118,36 @@ int pc_cfi_step(struct pc_cfi *cf, uint64_t svma, struct pc_cfi_regs *regs, pc_c
 			out.valid &= ~(1ull << i);
 			continue;
 		case R_OFFSET:
-			if (read(user, cfa + (uint64_t)ru->off, &v))
-				return PC_CFI_MEMORY;
+			r = read(user, cfa + (uint64_t)ru->off, &v) ? PC_CFI_MEMORY : 0;
 			break;
 		case R_VAL_OFFSET:
 			v = cfa + (uint64_t)ru->off;
+			r = 0;
 			break;
 		case R_REGISTER:
 			r = get_reg(&ev, ru->reg, &v);
-			if (r)
-				return r;
 			break;
 		case R_EXPR:
 			r = eval_expr(&ev, ru->expr, ru->len, &cfa, &v);
-			if (r)
-				return r;
-			if (read(user, v, &v))
-				return PC_CFI_MEMORY;
+			if (!r && read(user, v, &v))
+				r = PC_CFI_MEMORY;
 			break;
 		default: /* R_VAL_EXPR */
 			r = eval_expr(&ev, ru->expr, ru->len, &cfa, &v);
-			if (r)
-				return r;
 			break;
+		}
+		if (r) {
+			/*
+			 * Only the return address must be recovered.  Another
+			 * register that cannot be is unknown from here on (gcc
+			 * keeps a popped register's rule until the return, where
+			 * its slot lies below the stack pointer and outside the
+			 * copy); a later rule that needs it fails then.
+			 */
+			if (i == rw->ra)
+				return r;
+			out.valid &= ~(1ull << i);
+			continue;
 		}
 		out.r[i] = v;
 		out.valid |= 1ull << i;

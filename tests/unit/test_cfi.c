@@ -530,6 +530,19 @@ static void check_hostile(void)
 			pc_cfi_free(c);
 		}
 	}
+	/* a popped register whose slot now lies below the stack pointer (gcc
+	 * keeps its rule until the ret): unknown from here on, the step goes on */
+	ins[0] = 0x80 | 3; /* rbx at cfa-16 */
+	ins[1] = 2;
+	c = one_fde(&eh, ins, 2);
+	x86_regs(&r, 0x1000, STACK_BASE, 0);
+	r.r[3] = 0x33;
+	r.valid |= 1u << 3;
+	stack_words[0] = 0x4141;
+	PC_CHECK_EQ_INT(pc_cfi_step(c, 0x1000, &r, rd, NULL), PC_CFI_STEPPED);
+	PC_CHECK_EQ_INT(r.pc, 0x4141);
+	PC_CHECK_EQ_INT((r.valid >> 3) & 1, 0);
+	pc_cfi_free(c);
 	/* an advance past the target stops the program there: the rows after
 	 * it (a bad opcode) are never run */
 	ins[0] = 0x44; /* advance 4 */
