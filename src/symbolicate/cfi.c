@@ -499,12 +499,16 @@ static int index_section(struct pc_cfi *cf, int debug)
 static void use_hdr(struct pc_cfi *cf)
 {
 	const unsigned char *h = cf->s.eh_frame_hdr;
-	struct cur c = { h, h + cf->s.eh_frame_hdr_size, cf->s.swap, 0 };
+	struct cur c;
 	uint8_t version, ptr_enc, count_enc, table_enc;
 	uint64_t count;
 
 	if (!h || cf->s.eh_frame_hdr_size < 4)
 		return;
+	c.p = h;
+	c.end = h + cf->s.eh_frame_hdr_size;
+	c.swap = cf->s.swap;
+	c.bad = 0;
 	version = u8(&c);
 	ptr_enc = u8(&c);
 	count_enc = u8(&c);
