@@ -42,7 +42,7 @@ dwarf)
 		>"$T/chk" 2>&1 || { cat "$T/chk" >&2; fail "unwound stacks differ from perf script"; }
 	grep -q "^ok: 1 threads, 955 samples, 12487 frames" "$T/chk" || { cat "$T/chk" >&2; fail "frame count"; }
 	# symbolicated: the program's own functions, named and in perf script's
-	# order, for every sample (the issue asks 99 %)
+	# order (PLT stubs as NAME@plt), for every sample (the issue asks 99 %)
 	# shellcheck disable=SC2086
 	expect_rc 0 "$PC" -q $S "$FX/y_dwarf.data.zst" -o "$T/dws.json"
 	python3 - "$T/dws.json" "$FX/y_dwarf.data.script.txt.gz" <<'PY' || fail "program frames differ from perf script"
@@ -79,12 +79,10 @@ for st in th["samples"]["stack"]:
         st = None if po[st] == 0 else st - po[st]
     got.append(names)
 assert len(got) == len(want) == 955, (len(got), len(want))
-# perf names PLT stubs NAME@plt; profconv leaves them unnamed (hex)
-plt = lambda g, w: len(g) == len(w) and all(
-    x == y or (y.endswith("@plt") and x.startswith("0x")) for x, y in zip(g, w))
 same = sum(1 for a, b in zip(got, want) if a == b)
-assert same >= 0.99 * len(want), same
-assert all(plt(a, b) for a, b in zip(got, want)), [(a, b) for a, b in zip(got, want) if not plt(a, b)][:3]
+assert same == len(want), (same, [(a, b) for a, b in zip(got, want) if a != b][:3])
+# PLT stubs are named as perf names them
+assert sum(1 for w in want if "getppid@plt" in w) >= 1
 chain = ["leaf_work", "cmp_slow", "sort_some.constprop.0", "stage_b.constprop.0", "run", "main", "_start"]
 assert sum(1 for g in got if g == chain) > 300, sum(1 for g in got if g == chain)
 PY

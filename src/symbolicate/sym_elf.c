@@ -50,6 +50,9 @@
 #define E_ET_EXEC	 2
 #define E_ET_DYN	 3
 #define E_EM_ARM	 40
+#define E_EM_X86_64	 62
+#define E_EM_AARCH64	 183
+#define E_SHT_RELA	 4
 #define E_PT_LOAD	 1
 #define E_PT_NOTE	 4
 #define E_PF_W		 2
@@ -118,6 +121,7 @@ struct elf_sym {
 	uint8_t type_rank;  /* 0 FUNC/IFUNC, 1 NOTYPE */
 	uint8_t bind_rank;  /* 0 GLOBAL, 1 WEAK, 2 LOCAL, 3 other */
 	uint8_t sized;
+	uint8_t plt;	    /* a PLT stub: shown as NAME@plt */
 };
 
 /* A file's PT_LOAD segments. */
@@ -780,6 +784,65 @@ static int64_t scan_symtab(struct elf_map *m, uint32_t tab, struct elf_sym *out)
 	return kept;
 }
 
+/*
+ * PLT stubs, named NAME@plt after the .dynsym symbol of their .rela.plt
+ * entry, as perf does (tools/perf/util/symbol-elf.c,
+ * dso__synthesize_plt_symbols): entry i of .plt.sec, or of .plt after its
+ * header (16 bytes on x86_64, 32 on aarch64); 16-byte entries.  ELF64
+ * x86_64 and aarch64 only.  Returns the count (written to out when set).
+ */
+static int64_t scan_plt(struct elf_map *m, struct elf_sym *out)
+{
+	struct elf_shdr rela, plt, dyn, strs;
+	uint64_t header, n, i, base, end;
+	int64_t kept = 0;
+
+	if (!m->is64 || (m->machine != E_EM_X86_64 && m->machine != E_EM_AARCH64))
+		return 0;
+	if (find_section(m, ".rela.plt", &rela) || rela.type != E_SHT_RELA ||
+	    !sec_in_file(m, &rela) || rela.entsize < 24 || rela.link >= m->shnum ||
+	    get_shdr(m, rela.link, &dyn) || !sec_in_file(m, &dyn) || dyn.entsize < 24 ||
+	    dyn.link >= m->shnum || get_shdr(m, dyn.link, &strs) || !sec_in_file(m, &strs))
+		return 0;
+	if (find_section(m, ".plt.sec", &plt) == 0) {
+		header = 0;
+	} else if (find_section(m, ".plt", &plt) == 0) {
+		header = m->machine == E_EM_X86_64 ? 16 : 32;
+	} else {
+		return 0;
+	}
+	n = rela.size / rela.entsize;
+	base = plt.addr + header;
+	end = plt.addr + plt.size;
+	if (end < plt.addr || plt.size < header || n > (plt.size - header) / 16)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t info = ld64(m, rela.offset + i * rela.entsize + 8), sym = info >> 32;
+		const char *name;
+
+		if (sym == 0 || sym >= dyn.size / dyn.entsize)
+			continue;
+		name = str_at(m, strs.offset, strs.size, ld32(m, dyn.offset + sym * dyn.entsize));
+		if (!name || !name[0])
+			continue;
+		if (out) {
+			struct elf_sym *y = &out[kept];
+
+			memset(y, 0, sizeof(*y));
+			y->addr = base + 16 * i;
+			y->end = y->addr + 16;
+			y->sized = 1;
+			y->sec_end = end;
+			y->name = name;
+			y->type_rank = 0;
+			y->bind_rank = 3; /* a real symbol at the same address wins */
+			y->plt = 1;
+		}
+		kept++;
+	}
+	return kept;
+}
+
 static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 {
 	struct elf_map *m = &s->m;
@@ -804,6 +867,7 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 				return -1;
 			at += (uint64_t)r;
 		}
+		at += (uint64_t)scan_plt(m, pass ? s->syms + at : NULL);
 		if (pass == 0) {
 			total = at;
 			if (total == 0)
@@ -894,7 +958,16 @@ static const char *shown_name(struct elf_src *s, struct elf_sym *y)
 	if (y->shown)
 		return y->shown;
 	d = pc_demangle(y->name, s->dembuf, sizeof(s->dembuf));
-	if (d == y->name) {
+	if (y->plt) {
+		size_t n = strlen(d);
+		char *copy = pc_alloc(s->base.ctx, n + 5);
+
+		if (!copy)
+			return NULL;
+		memcpy(copy, d, n);
+		memcpy(copy + n, "@plt", 5);
+		y->shown = copy;
+	} else if (d == y->name) {
 		y->shown = y->name;
 	} else {
 		char *copy = pc_strdup(s->base.ctx, d);
@@ -1121,8 +1194,6 @@ fail:
 
 /* --- call frame information for the unwinder (pc_cfi.h) --- */
 
-#define E_EM_X86_64  62
-#define E_EM_AARCH64 183
 
 struct elf_cfi_src {
 	struct pc_symsrc base;
