@@ -27,7 +27,7 @@
 #define MAX_EXPR_OPS	 1024 /* expression operations for one value */
 #define EXPR_STACK	 64
 #define REMEMBER_DEPTH	 16
-#define ROW_CACHE	 1024 /* direct-mapped rows per binary */
+#define ROW_CACHE	 256 /* direct-mapped rows per binary (about 850 bytes each) */
 #define MAX_FDES	 (1u << 24)
 
 /* DW_EH_PE pointer encodings */
