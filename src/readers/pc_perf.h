@@ -182,6 +182,8 @@ static const char W_NO_USER_STACK[] =
 static const char W_UNWIND_NO_CFI[] =
 	"user stacks cut short at binaries without unwind tables";
 static const char W_UNWIND_ABI[] = "user stacks of 32-bit processes not unwound";
+static const char W_UNWIND_ARCH[] =
+	"user stacks not unwound (architecture or recorded registers not supported)";
 
 /* --- reader state --- */
 
@@ -194,6 +196,7 @@ struct unwind_lib {
 
 struct perf_unwind {
 	int off;	 /* option "unwind" "no" */
+	struct profconv_ctx *fctx; /* the table search's and the tables' own context */
 	int arch;	 /* enum pc_arch of the recording, 0 until known */
 	struct unwind_lib *libs; /* by model lib */
 	uint32_t nlibs, libs_cap;

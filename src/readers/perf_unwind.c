@@ -67,6 +67,39 @@ static int read_stack(void *user, uint64_t addr, uint64_t *val)
 	return 0;
 }
 
+/* Notes of the table search go on to the conversion's context (-v). */
+static void finder_diag(void *user, enum profconv_severity sev, const char *msg)
+{
+	struct perf *p = user;
+
+	if (sev == PROFCONV_NOTE)
+		pc_note(p->ctx, "%s", msg);
+}
+
+/*
+ * The context the table search and the tables run on: one of its own, as
+ * symbolication's jobs have, so that a damaged candidate file (an error the
+ * search clears to pass it over) is never a diagnostic of the conversion.
+ */
+static struct profconv_ctx *finder_ctx(struct perf *p)
+{
+	struct perf_unwind *u = &p->uw;
+
+	if (u->fctx)
+		return u->fctx;
+	u->fctx = profconv_ctx_new();
+	if (!u->fctx || pc_options_copy(u->fctx, p->ctx)) {
+		profconv_ctx_free(u->fctx);
+		u->fctx = NULL;
+		pc_fail(p->ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	u->fctx->mem_limit = p->ctx->mem_limit;
+	u->fctx->verbose = p->ctx->verbose;
+	profconv_set_diag(u->fctx, finder_diag, p);
+	return u->fctx;
+}
+
 /* The unwind tables of a lib, looked up once; NULL when it has none. */
 static struct pc_symsrc *lib_tables(struct perf *p, uint32_t lib, uint64_t off)
 {
@@ -89,10 +122,13 @@ static struct pc_symsrc *lib_tables(struct perf *p, uint32_t lib, uint64_t off)
 		enum pc_arch arch = PC_ARCH_UNKNOWN;
 
 		ul->tried = 1;
-		if (!why)
+		if (!why || !finder_ctx(p)) {
+			pc_free(p->ctx, why);
 			return NULL;
+		}
 		why[0] = 0;
-		if (pc_find_cfi(p->ctx, p->m, lib, &ul->src, why, WHY_LEN)) {
+		if (pc_find_cfi(u->fctx, p->m, lib, &ul->src, why, WHY_LEN)) {
+			pc_fail(p->ctx, u->fctx->status, NULL, "%s", profconv_errmsg(u->fctx));
 			pc_free(p->ctx, why);
 			return NULL;
 		}
@@ -186,8 +222,9 @@ static int walk(struct perf *p, struct process *pr, const struct sample *s,
 			return 0;
 		}
 		r = pc_cfi_step(pc_elf_cfi(src, NULL), svma, regs, read_stack, &sc);
-		if (p->ctx->status)
-			return p->ctx->status; /* out of memory for the row cache */
+		if (u->fctx->status) /* out of memory for the row cache */
+			return pc_fail(p->ctx, u->fctx->status, NULL, "%s",
+				       profconv_errmsg(u->fctx));
 		if (r == PC_CFI_END) {
 			u->stop_end++;
 			return 0;
@@ -244,8 +281,13 @@ int perf_unwind_sample(struct perf *p, uint16_t misc, struct process *pr, struct
 		return 0;
 	for (k = 0; k < s->nregs; k++)
 		vals[k] = ld64(p, s->regs + 8 * (size_t)k);
-	if (pc_cfi_perf_regs((enum pc_arch)u->arch, s->attr->regs_user, vals, s->nregs, &regs))
-		return 0; /* an architecture or register set that cannot be unwound */
+	if (pc_cfi_perf_regs((enum pc_arch)u->arch, s->attr->regs_user, vals, s->nregs, &regs)) {
+		return pc_warn(p->ctx, W_UNWIND_ARCH, &(struct pc_loc){ p->path, off, 0, 0 },
+			       "user stacks of %s with registers 0x%llx are not unwound (x86_64 "
+			       "and aarch64 with the pc and stack pointer are)",
+			       p->f_arch ? p->f_arch : "an unknown architecture",
+			       (unsigned long long)s->attr->regs_user);
+	}
 	/* the kernel part of the recorded chain, without any user part */
 	if (chain_room(p, (size_t)s->nr + 2))
 		return PROFCONV_ERR_NOMEM;
@@ -308,6 +350,7 @@ void perf_unwind_free(struct perf *p)
 
 	for (i = 0; i < u->nlibs; i++)
 		pc_symsrc_close(u->libs[i].src);
+	profconv_ctx_free(u->fctx);
 	pc_free(p->ctx, u->libs);
 	pc_free(p->ctx, u->chain);
 	memset(u, 0, sizeof(*u));
