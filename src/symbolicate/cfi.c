@@ -625,6 +625,12 @@ static int find_fde(const struct pc_cfi *cf, uint64_t svma, struct fde *out)
 
 /* --- the CFA program --- */
 
+/* v * factor in two's complement: hostile factors wrap instead of overflowing. */
+static int64_t scaled(uint64_t v, int64_t factor)
+{
+	return (int64_t)(v * (uint64_t)factor);
+}
+
 static int set_rule(struct state *st, uint64_t reg, uint8_t kind, int64_t off, uint8_t from,
 		    const unsigned char *expr, uint32_t len)
 {
@@ -663,7 +669,7 @@ static int run_cfa(const struct pc_cfi *cf, const struct cie *cie, const unsigne
 			delta = low;
 			goto advance;
 		case 2: /* DW_CFA_offset */
-			off = (int64_t)uleb(&c) * cie->data_align;
+			off = scaled(uleb(&c), cie->data_align);
 			set_rule(st, low, R_OFFSET, off, 0, NULL, 0);
 			continue;
 		case 3: /* DW_CFA_restore */
@@ -699,7 +705,7 @@ static int run_cfa(const struct pc_cfi *cf, const struct cie *cie, const unsigne
 			goto advance;
 		case 0x05: /* offset_extended */
 			reg = uleb(&c);
-			off = (int64_t)uleb(&c) * cie->data_align;
+			off = scaled(uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off, 0, NULL, 0);
 			break;
 		case 0x06: /* restore_extended */
@@ -778,26 +784,26 @@ static int run_cfa(const struct pc_cfi *cf, const struct cie *cie, const unsigne
 		}
 		case 0x11: /* offset_extended_sf */
 			reg = uleb(&c);
-			off = sleb(&c) * cie->data_align;
+			off = scaled((uint64_t)sleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off, 0, NULL, 0);
 			break;
 		case 0x12: /* def_cfa_sf */
 			reg = uleb(&c);
-			off = sleb(&c) * cie->data_align;
+			off = scaled((uint64_t)sleb(&c), cie->data_align);
 			goto def_cfa;
 		case 0x13: /* def_cfa_offset_sf */
 			if (st->cfa.is_expr)
 				return -1;
-			st->cfa.off = sleb(&c) * cie->data_align;
+			st->cfa.off = scaled((uint64_t)sleb(&c), cie->data_align);
 			break;
 		case 0x14: /* val_offset */
 			reg = uleb(&c);
-			off = (int64_t)uleb(&c) * cie->data_align;
+			off = scaled(uleb(&c), cie->data_align);
 			set_rule(st, reg, R_VAL_OFFSET, off, 0, NULL, 0);
 			break;
 		case 0x15: /* val_offset_sf */
 			reg = uleb(&c);
-			off = sleb(&c) * cie->data_align;
+			off = scaled((uint64_t)sleb(&c), cie->data_align);
 			set_rule(st, reg, R_VAL_OFFSET, off, 0, NULL, 0);
 			break;
 		case 0x2d: /* GNU_window_save; on aarch64 AARCH64_negate_ra_state */
@@ -810,7 +816,7 @@ static int run_cfa(const struct pc_cfi *cf, const struct cie *cie, const unsigne
 			break;
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = uleb(&c);
-			off = -(int64_t)uleb(&c) * cie->data_align;
+			off = scaled(0 - uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off, 0, NULL, 0);
 			break;
 		default:
