@@ -515,17 +515,20 @@ static void check_hostile(void)
 	}
 	/* a skip out of the expression, a division by zero, an empty stack */
 	{
-		static const unsigned char bad[][8] = {
-			{ 0x0f, 3, 0x2f, 0x10, 0x00 },	   /* skip +16 past the end */
-			{ 0x0f, 3, 0x31, 0x30, 0x1b },	   /* 1 / 0 */
-			{ 0x0f, 1, 0x22 },		   /* plus on an empty stack */
-			{ 0x0f, 2, 0x55, 0x22 },	   /* DW_OP_reg5: a location, not a value */
-			{ 0x10, 6, 2, 0x77, 0x00, 0x06 }, /* rbp at *(rsp): deref outside */
+		static const struct {
+			unsigned char b[8];
+			size_t n;
+		} bad[] = {
+			{ { 0x0f, 3, 0x2f, 0x10, 0x00 }, 5 },	    /* skip +16 past the end */
+			{ { 0x0f, 3, 0x31, 0x30, 0x1b }, 5 },	    /* 1 / 0 */
+			{ { 0x0f, 1, 0x22 }, 3 },		    /* plus on an empty stack */
+			{ { 0x0f, 2, 0x55, 0x22 }, 4 },		    /* DW_OP_reg5: a location, not a value */
+			{ { 0x10, 16, 3, 0x77, 0x00, 0x06 }, 6 }, /* rip at **rsp: a load outside */
 		};
 		for (i = 0; i < PC_ARRAY_SIZE(bad); i++) {
-			c = one_fde(&eh, bad[i], 2u + bad[i][1] + (bad[i][0] == 0x10));
+			c = one_fde(&eh, bad[i].b, bad[i].n);
 			x86_regs(&r, 0x1000, S, 0);
-			r.r[7] = 0x10; /* for the deref case: far below the copy */
+			r.r[7] = 0x10; /* for the load case: far below the copy */
 			PC_CHECK(pc_cfi_step(c, 0x1000, &r, rd, NULL) < 0);
 			pc_cfi_free(c);
 		}
