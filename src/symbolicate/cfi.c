@@ -27,7 +27,7 @@
 #define MAX_EXPR_OPS	 1024 /* expression operations for one value */
 #define EXPR_STACK	 64
 #define REMEMBER_DEPTH	 16
-#define ROW_CACHE	 256 /* direct-mapped rows per binary (about 850 bytes each) */
+#define ROW_CACHE	 256 /* rows per binary, two-way (about 850 bytes each) */
 #define MAX_FDES	 (1u << 24)
 
 /* DW_EH_PE pointer encodings */
@@ -81,10 +81,12 @@ struct state {
 
 struct row {
 	uint64_t svma; /* UINT64_MAX: empty */
+	uint64_t ruled; /* bit n: register n has a rule other than R_SAME */
 	struct state st;
 	uint8_t ra;
 	uint8_t signal;
 	int8_t result; /* 0: usable, else a PC_CFI_* error to return */
+	uint8_t lru;   /* 1: the other way of its pair was used more recently */
 };
 
 struct fde_ent {
@@ -858,12 +860,30 @@ static const struct row *get_row(struct pc_cfi *cf, uint64_t svma)
 		cf->rows = pc_alloc(cf->ctx, ROW_CACHE * sizeof(*cf->rows));
 		if (!cf->rows)
 			return NULL;
-		for (i = 0; i < ROW_CACHE; i++)
+		for (i = 0; i < ROW_CACHE; i++) {
 			cf->rows[i].svma = UINT64_MAX;
+			cf->rows[i].lru = (uint8_t)(i & 1);
+		}
 	}
-	rw = &cf->rows[(uint32_t)(pc_hash64(svma) >> 54) & (ROW_CACHE - 1)];
-	if (rw->svma == svma)
-		return rw;
+	{
+		/* two ways: an even slot and its neighbour; a new row replaces the
+		 * one of the pair used less recently (lru 1) */
+		uint32_t h = (uint32_t)(pc_hash64(svma) >> 40) & (ROW_CACHE - 2);
+
+		if (cf->rows[h].svma == svma) {
+			cf->rows[h].lru = 0;
+			cf->rows[h + 1].lru = 1;
+			return &cf->rows[h];
+		}
+		if (cf->rows[h + 1].svma == svma) {
+			cf->rows[h + 1].lru = 0;
+			cf->rows[h].lru = 1;
+			return &cf->rows[h + 1];
+		}
+		rw = cf->rows[h].lru ? &cf->rows[h] : &cf->rows[h + 1];
+		cf->rows[h].lru = rw != &cf->rows[h];
+		cf->rows[h + 1].lru = rw == &cf->rows[h];
+	}
 	rw->svma = svma;
 	rw->result = 0;
 	if (find_fde(cf, svma, &f) != 0) {
@@ -888,6 +908,14 @@ static const struct row *get_row(struct pc_cfi *cf, uint64_t svma)
 	}
 	rw->ra = (uint8_t)f.cie.ra;
 	rw->signal = f.cie.signal;
+	rw->ruled = 0;
+	{
+		unsigned i;
+
+		for (i = 0; i < PC_CFI_NREGS; i++)
+			if (rw->st.r[i].kind != R_SAME)
+				rw->ruled |= 1ull << i;
+	}
 	return rw;
 }
 
@@ -1097,7 +1125,7 @@ int pc_cfi_step(struct pc_cfi *cf, uint64_t svma, struct pc_cfi_regs *regs, pc_c
 	const struct row *rw = get_row(cf, svma);
 	struct eval ev = { cf, regs, read, user };
 	struct pc_cfi_regs out;
-	uint64_t cfa, v;
+	uint64_t cfa, v, ruled;
 	unsigned i;
 	int r;
 
@@ -1118,9 +1146,11 @@ int pc_cfi_step(struct pc_cfi *cf, uint64_t svma, struct pc_cfi_regs *regs, pc_c
 	if (rw->st.r[rw->ra].kind == R_UNDEF)
 		return PC_CFI_END;
 	out = *regs;
-	for (i = 0; i < PC_CFI_NREGS; i++) {
-		const struct rule *ru = &rw->st.r[i];
+	for (ruled = rw->ruled; ruled; ruled &= ruled - 1) {
+		const struct rule *ru;
 
+		i = (unsigned)__builtin_ctzll(ruled);
+		ru = &rw->st.r[i];
 		switch (ru->kind) {
 		case R_SAME:
 			continue;
