@@ -13,7 +13,9 @@
  * and validates whole sections on open, and its per-address query allocates;
  * the unwinder asks a few rows per sample, hundreds of thousands of times.
  * This file keeps the .eh_frame_hdr table as it is in the file (no copy), parses
- * one FDE per new address and caches rows.  Measured: bench/README.md.
+ * one FDE per new address and caches rows.  Measured (bench/bench_cfi.sh,
+ * docs/formats/perf-data.md §5.1): 1.6 to 5.5 times faster per frame than
+ * libdwarf's lookup alone, 30 to 80 times faster to open.
  */
 #include "core/pc_config.h"
 
