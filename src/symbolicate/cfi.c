@@ -148,34 +148,38 @@ static uint64_t fixed(struct cur *c, unsigned n)
 	return v;
 }
 
-static uint64_t uleb(struct cur *c)
+/* The bits of a LEB128 number; *shift and *last tell where it ended (for a sign). */
+static uint64_t leb_bits(struct cur *c, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
 		b = u8(c);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while ((b & 0x80) && !c->bad);
+	*last = b;
 	return v;
+}
+
+static uint64_t uleb(struct cur *c)
+{
+	unsigned shift;
+	uint8_t last;
+
+	return leb_bits(c, &shift, &last);
 }
 
 static int64_t sleb(struct cur *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	unsigned shift;
+	uint8_t last;
+	uint64_t v = leb_bits(c, &shift, &last);
 
-	do {
-		b = u8(c);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while ((b & 0x80) && !c->bad);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
 }
