@@ -99,6 +99,11 @@ PY
 	"$PC" --no-symbols --unwind no $S "$FX/y_dwarf.data.zst" -o "$T/off.json" 2>"$T/err" ||
 		fail "conversion with --unwind no"
 	grep -q "unwinding is off" "$T/err" || { cat "$T/err" >&2; fail "no warning with --unwind no"; }
+	# info says what the samples carry
+	"$PC" info "$FX/y_dwarf.data.zst" >"$T/info" || fail "info"
+	grep -q "955 samples  freq 1000  callchains + user stacks to unwind (--call-graph dwarf)  (selected)" "$T/info" ||
+		{ cat "$T/info" >&2; fail "info event line"; }
+	if grep -q "lacks:.*user callchains" "$T/info"; then fail "info says user callchains are lacking"; fi
 	# deterministic
 	# shellcheck disable=SC2086
 	expect_rc 0 "$PC" -q --no-symbols $S "$FX/y_dwarf.data.zst" -o "$T/dw2.json"

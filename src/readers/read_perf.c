@@ -1701,6 +1701,7 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	p.in = in;
 	p.event = pc_opt(ctx, "event");
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
+	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
 	p.m = m;
 	p.path = pc_input_name(in);
 	p.info_only = 1;
@@ -1731,10 +1732,13 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	for (i = 0; i < p.nattrs; i++) {
 		const struct attr *a = &p.attrs[i];
 
-		pc_text_printf(o, "  %-24s %10llu samples  %s %llu%s%s\n", a->name,
+		int dwarf = (a->flags & AF_EXCL_CALLCHAIN_USER) && (a->sample_type & S_STACK_USER);
+
+		pc_text_printf(o, "  %-24s %10llu samples  %s %llu%s%s%s\n", a->name,
 			       (unsigned long long)a->nsamples, a->flags & AF_FREQ ? "freq" : "period",
 			       (unsigned long long)a->period_or_freq,
 			       a->sample_type & S_CALLCHAIN ? "  callchains" : "",
+			       dwarf ? " + user stacks to unwind (--call-graph dwarf)" : "",
 			       a->selected ? "  (selected)" : "");
 	}
 	HASH_ITER(hh, p.procs, pr, pt)
@@ -1784,8 +1788,8 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 			any = 1;
 		}
 		if (sel && (sel->flags & AF_EXCL_CALLCHAIN_USER) &&
-		    (sel->sample_type & S_STACK_USER)) {
-			pc_text_printf(o, " user callchains (--call-graph dwarf: not unwound yet);");
+		    (sel->sample_type & S_STACK_USER) && p.uw.off) {
+			pc_text_printf(o, " user callchains (--call-graph dwarf, and --unwind no);");
 			any = 1;
 		}
 		if (sel && !(sel->sample_type & S_TIME)) {
