@@ -197,7 +197,7 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	const struct pc_reader *r;
 	struct pc_symprep *prep = NULL;
 	struct pc_model *m;
-	int err;
+	int err, sym;
 
 	err = pick_reader(ctx, in, &r);
 	if (err)
@@ -217,10 +217,11 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 		err = r->read(ctx, in, m);
 	if (!err && ctx->status)
 		err = ctx->status;
-	pc_symprep_stop(prep);
 	/* "symbolicate" = "always": also inputs that say they are (frames that
 	 * already have a native symbol are left alone by pc_symbolicate()) */
-	if (!err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated)) {
+	sym = !err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated);
+	pc_symprep_stop(prep, sym);
+	if (sym) {
 		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
 			    pc_input_name(in));
 		err = pc_symbolicate_prepared(ctx, m, prep);

@@ -1071,8 +1071,8 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
  * perf.data, long before its last sample.  So while a reader reads, the
  * model's frame hook queues a job for each lib a frame needs symbols for,
  * and one worker thread runs find_source() for them in that order.  When
- * reading ends the worker is stopped (the job it is on is finished, the
- * rest are left) and pc_symbolicate_prepared() adopts every job whose
+ * reading ends the caller's thread joins the worker until the queue is
+ * empty, and pc_symbolicate_prepared() adopts every job whose
  * lib still has the identity it had when it was queued (name, path, ids,
  * kernel release): its source, its "passed over" text and its
  * diagnostics are exactly what find_source() would give now, so the output
@@ -1100,17 +1100,19 @@ struct pc_symprep {
 	int stop;
 };
 
-static void *prep_run(void *arg)
+/*
+ * Run queued jobs until told to stop.  p->stop 1: no more jobs will come,
+ * finish the queue (the caller's thread helps); 2: leave the rest.
+ */
+static void prep_work(struct pc_symprep *p)
 {
-	struct pc_symprep *p = arg;
-
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct lib_job *j;
 
 		while (!p->stop && p->next == p->njobs)
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->stop)
+		if (p->stop == 2 || p->next == p->njobs)
 			break;
 		j = p->jobs[p->next++];
 		pthread_mutex_unlock(&p->mu);
@@ -1119,6 +1121,11 @@ static void *prep_run(void *arg)
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
+}
+
+static void *prep_run(void *arg)
+{
+	prep_work(arg);
 	return NULL;
 }
 
@@ -1244,7 +1251,7 @@ int pc_symprep_start(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 	return 0;
 }
 
-void pc_symprep_stop(struct pc_symprep *p)
+void pc_symprep_stop(struct pc_symprep *p, int finish)
 {
 	if (!p)
 		return;
@@ -1254,9 +1261,11 @@ void pc_symprep_stop(struct pc_symprep *p)
 	}
 	if (p->running) {
 		pthread_mutex_lock(&p->mu);
-		p->stop = 1;
+		p->stop = finish ? 1 : 2;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
+		if (finish)
+			prep_work(p);
 		pthread_join(p->th, NULL);
 		p->running = 0;
 	}
@@ -1268,7 +1277,7 @@ void pc_symprep_free(struct pc_symprep *p)
 
 	if (!p)
 		return;
-	pc_symprep_stop(p);
+	pc_symprep_stop(p, 0);
 	for (i = 0; i < p->njobs; i++) {
 		free_job(p->ctx, p->jobs[i]);
 		pc_free(p->ctx, p->jobs[i]);
