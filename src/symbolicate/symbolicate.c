@@ -605,6 +605,16 @@ struct lib_job {
 	 * find_source() has run (then src, err and f.why are its outcome) */
 	char *own;
 	uint8_t found;
+	/*
+	 * The prefetch's lookups: the lib's frames as they were added (row and
+	 * address), under the prep's mutex; the first ndone are looked up
+	 * (results in res/pool), the last of them failing with qerr if set.
+	 */
+	uint8_t busy;	  /* a thread is looking some up */
+	uint32_t *qrow;
+	uint64_t *qaddr;
+	uint32_t nq, qrow_cap, qaddr_cap, ndone;
+	int qerr;
 };
 
 #define JOB_MAX_MSGS 16
@@ -619,51 +629,61 @@ static void job_diag(void *user, enum profconv_severity sev, const char *msg)
 	j->sevs[j->nmsgs++] = sev;
 }
 
-/* Look every address of the job's lib up in j->src; results into j (nothing shared is written). */
+/* Frame f is one the lookups of lib are for. */
+static int lookup_wanted(const struct pc_frame_table *ft, uint32_t f, uint32_t lib)
+{
+	/* frames that already have a symbol (an input symbolicated before) stay */
+	return ft->lib[f] == lib && ft->inline_depth[f] == 0 && ft->address[f] != PC_NO_ADDRESS &&
+	       ft->native_symbol[f] == PC_NONE;
+}
+
+/* Look frame f (at lib-relative a) up in j->src and keep a hit in j; 0 or an error. */
+static int lookup_one(struct lib_job *j, struct pc_sym_result *r, uint32_t f, uint64_t a)
+{
+	struct lib_res *res;
+	int found;
+
+	j->looked_up++;
+	found = pc_symsrc_lookup(j->src, a, r);
+	if (found < 0)
+		return j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
+	if (!found || r->nframes == 0)
+		return 0;
+	if (r->nframes > PC_MAX_INLINE)
+		r->nframes = PC_MAX_INLINE;
+	if (pc_grow(j->ctx, (void **)&j->res, sizeof(*j->res), &j->res_cap, (size_t)j->nres + 1) ||
+	    pc_grow(j->ctx, (void **)&j->pool, sizeof(*j->pool), &j->pool_cap,
+		    (size_t)j->npool + r->nframes))
+		return PROFCONV_ERR_NOMEM;
+	res = &j->res[j->nres++];
+	res->sym_start = r->sym_start;
+	res->sym_size = r->sym_size;
+	res->frame = f;
+	res->first = j->npool;
+	res->n = r->nframes;
+	memcpy(j->pool + j->npool, r->frames, (size_t)r->nframes * sizeof(*r->frames));
+	j->npool += r->nframes;
+	return 0;
+}
+
+/*
+ * Look every address of the job's lib up in j->src, in frame order;
+ * results into j (nothing shared is written).  The first j->ndone frames
+ * were looked up by the prefetch already.
+ */
 static int lookup_all(struct lib_job *j, const struct pc_model *m)
 {
 	const struct pc_frame_table *ft = &m->frames;
 	struct pc_sym_result *r;
-	uint32_t f;
+	uint32_t f, k = 0;
 	int err = 0;
 
 	r = pc_alloc(j->ctx, sizeof(*r));
 	if (!r)
 		return PROFCONV_ERR_NOMEM;
-	for (f = 0; f < ft->len && !err; f++) {
-		struct lib_res *res;
-		int found;
-
-		/* frames that already have a symbol (an input symbolicated before) stay */
-		if (ft->lib[f] != j->lib || ft->inline_depth[f] != 0 ||
-		    ft->address[f] == PC_NO_ADDRESS || ft->native_symbol[f] != PC_NONE)
-			continue;
-		j->looked_up++;
-		found = pc_symsrc_lookup(j->src, ft->address[f], r);
-		if (found < 0) {
-			err = j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
-			break;
-		}
-		if (!found || r->nframes == 0)
-			continue;
-		if (r->nframes > PC_MAX_INLINE)
-			r->nframes = PC_MAX_INLINE;
-		if (pc_grow(j->ctx, (void **)&j->res, sizeof(*j->res), &j->res_cap,
-			    (size_t)j->nres + 1) ||
-		    pc_grow(j->ctx, (void **)&j->pool, sizeof(*j->pool), &j->pool_cap,
-			    (size_t)j->npool + r->nframes)) {
-			err = PROFCONV_ERR_NOMEM;
-			break;
-		}
-		res = &j->res[j->nres++];
-		res->sym_start = r->sym_start;
-		res->sym_size = r->sym_size;
-		res->frame = f;
-		res->first = j->npool;
-		res->n = r->nframes;
-		memcpy(j->pool + j->npool, r->frames, (size_t)r->nframes * sizeof(*r->frames));
-		j->npool += r->nframes;
-	}
+	for (f = 0; f < ft->len && !err; f++)
+		if (lookup_wanted(ft, f, j->lib) && k++ >= j->ndone)
+			err = lookup_one(j, r, f, ft->address[f]);
 	pc_free(j->ctx, r);
 	return err;
 }
@@ -1040,6 +1060,10 @@ static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 	pc_free(ctx, j->msgs);
 	pc_free(ctx, j->sevs);
 	pc_free(ctx, j->own);
+	pc_free(ctx, j->qrow);
+	pc_free(ctx, j->qaddr);
+	j->qrow = NULL;
+	j->qaddr = NULL;
 	j->msgs = NULL;
 	j->sevs = NULL;
 	j->own = NULL;
@@ -1100,25 +1124,68 @@ struct pc_symprep {
 	int stop;
 };
 
+#define PREP_BATCH 64
+
+/* A found job with queued frames to look up that no thread is on, or NULL (under mu). */
+static struct lib_job *prep_lookups(struct pc_symprep *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->next; i++) {
+		struct lib_job *j = p->jobs[i];
+
+		if (j->found && j->src && !j->err && !j->qerr && !j->busy && j->ndone < j->nq)
+			return j;
+	}
+	return NULL;
+}
+
 /*
- * Run queued jobs until told to stop.  p->stop 1: no more jobs will come,
- * finish the queue (the caller's thread helps); 2: leave the rest.
+ * Work until told to stop: find the queued libs' sources, in order, then
+ * look their queued frames up, a batch at a time.  p->stop 1: nothing more
+ * will be queued, finish it all (the caller's thread helps); 2: leave the
+ * rest.  A job's source is used by one thread at a time (busy).
  */
 static void prep_work(struct pc_symprep *p)
 {
+	struct pc_sym_result r;
+	uint32_t rows[PREP_BATCH];
+	uint64_t addrs[PREP_BATCH];
+
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct lib_job *j;
+		uint32_t n, k;
+		int err = 0;
 
-		while (!p->stop && p->next == p->njobs)
+		while (!p->stop && p->next == p->njobs && !prep_lookups(p))
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->stop == 2 || p->next == p->njobs)
+		if (p->stop == 2)
 			break;
-		j = p->jobs[p->next++];
+		if (p->next < p->njobs) {
+			j = p->jobs[p->next++];
+			pthread_mutex_unlock(&p->mu);
+			err = find_source(&j->f, &j->src);
+			pthread_mutex_lock(&p->mu);
+			j->err = err;
+			j->found = 1;
+			continue;
+		}
+		j = prep_lookups(p);
+		if (!j)
+			break; /* stopping, and nothing left that no other thread is on */
+		n = j->nq - j->ndone < PREP_BATCH ? j->nq - j->ndone : PREP_BATCH;
+		memcpy(rows, j->qrow + j->ndone, n * sizeof(*rows));
+		memcpy(addrs, j->qaddr + j->ndone, n * sizeof(*addrs));
+		j->busy = 1;
 		pthread_mutex_unlock(&p->mu);
-		j->err = find_source(&j->f, &j->src);
-		j->found = 1;
+		for (k = 0; k < n && !err; k++)
+			err = lookup_one(j, &r, rows[k], addrs[k]);
 		pthread_mutex_lock(&p->mu);
+		/* a failed lookup counts as done: lookup_all() stops at it too */
+		j->ndone += err ? k : n;
+		j->qerr = err;
+		j->busy = 0;
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -1195,6 +1262,30 @@ nomem:
 	p->broken = 1; /* the ctx holds the error: the conversion fails */
 }
 
+/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread). */
+static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
+{
+	pthread_mutex_lock(&p->mu);
+	/* nothing will look it up: no source, or a lookup failed */
+	if (j->found && (!j->src || j->err || j->qerr)) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	if (pc_grow(p->ctx, (void **)&j->qrow, sizeof(*j->qrow), &j->qrow_cap, (size_t)j->nq + 1) ||
+	    pc_grow(p->ctx, (void **)&j->qaddr, sizeof(*j->qaddr), &j->qaddr_cap,
+		    (size_t)j->nq + 1)) {
+		p->broken = 1; /* the ctx holds the error: the conversion fails */
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	j->qrow[j->nq] = row;
+	j->qaddr[j->nq] = a;
+	j->nq++;
+	if (j->found)
+		pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
 /* The model's frame hook: a frame that will be looked up names its lib. */
 static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
 {
@@ -1205,9 +1296,14 @@ static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
 	if (lib == PC_NONE || lib >= m->libs.len || ft->inline_depth[row] != 0 ||
 	    ft->address[row] == PC_NO_ADDRESS || ft->native_symbol[row] != PC_NONE)
 		return;
-	if ((lib < p->nlibs && p->job_of_lib[lib] != PC_NONE) || p->broken)
+	if (p->broken)
 		return;
-	prep_add(p, m, lib);
+	if (lib >= p->nlibs || p->job_of_lib[lib] == PC_NONE) {
+		prep_add(p, m, lib);
+		if (p->broken)
+			return;
+	}
+	prep_queue_frame(p, p->jobs[p->job_of_lib[lib]], row, ft->address[row]);
 }
 
 /* --kallsyms names something that is not a regular file (check_symbol_paths()) */
@@ -1302,13 +1398,30 @@ static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 		     struct lib_job *to)
 {
 	const struct pc_lib *l = &m->libs.rows[lib];
+	const struct pc_frame_table *ft = &m->frames;
 	struct lib_job *j;
 	const char *bid;
+	uint32_t f, k;
 
 	if (!p || lib >= p->nlibs || p->job_of_lib[lib] == PC_NONE)
 		return 0;
 	j = p->jobs[p->job_of_lib[lib]];
 	if (!j->found)
+		return 0;
+	/*
+	 * The frames looked up must still be the lib's first ones, in order and
+	 * at the same addresses (a reader may edit frames after adding them:
+	 * the processed reader derives frame libs afterwards), so that
+	 * lookup_all() goes on where the prefetch stopped.
+	 */
+	for (f = 0, k = 0; f < ft->len && k < j->ndone; f++) {
+		if (!lookup_wanted(ft, f, lib))
+			continue;
+		if (j->qrow[k] != f || j->qaddr[k] != ft->address[f])
+			return 0;
+		k++;
+	}
+	if (k < j->ndone)
 		return 0;
 	/* find_source() takes the binary's own build id when none was recorded */
 	bid = j->f.build_id == j->f.own_build_id ? NULL : j->f.build_id;
@@ -1319,6 +1432,8 @@ static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 	    j->ctx->no_kallsyms != p->ctx->no_kallsyms)
 		return 0;
 	*to = *j;
+	if (j->qerr)
+		to->err = j->qerr; /* lookup_all() would have stopped there too */
 	if (j->f.build_id == j->f.own_build_id)
 		to->f.build_id = to->f.own_build_id;
 	profconv_set_diag(to->ctx, job_diag, to);
