@@ -1126,15 +1126,19 @@ struct pc_symprep {
 
 #define PREP_BATCH 64
 
-/* A found job with queued frames to look up that no thread is on, or NULL (under mu). */
+/*
+ * A found job with queued frames to look up that no thread is on, or NULL
+ * (under mu).  While the reader reads, only a whole batch is worth waking
+ * up for; once stopping, any frame left.
+ */
 static struct lib_job *prep_lookups(struct pc_symprep *p)
 {
-	uint32_t i;
+	uint32_t i, min = p->stop ? 1 : PREP_BATCH;
 
 	for (i = 0; i < p->next; i++) {
 		struct lib_job *j = p->jobs[i];
 
-		if (j->found && j->src && !j->err && !j->qerr && !j->busy && j->ndone < j->nq)
+		if (j->found && j->src && !j->err && !j->qerr && !j->busy && j->nq - j->ndone >= min)
 			return j;
 	}
 	return NULL;
@@ -1281,7 +1285,8 @@ static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t r
 	j->qrow[j->nq] = row;
 	j->qaddr[j->nq] = a;
 	j->nq++;
-	if (j->found)
+	/* wake the worker once a batch is waiting, not for every frame */
+	if (j->found && (j->nq - j->ndone) % PREP_BATCH == 0)
 		pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
