@@ -195,8 +195,9 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 		      struct profconv_profile **out)
 {
 	const struct pc_reader *r;
+	struct pc_symprep *prep = NULL;
 	struct pc_model *m;
-	int err;
+	int err, sym;
 
 	err = pick_reader(ctx, in, &r);
 	if (err)
@@ -210,16 +211,22 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	pc_note(ctx, "%s: reading as %s%s%s", pc_input_name(in), r->name,
 		pc_input_filter(in) ? " inside " : "", pc_input_filter(in) ? pc_input_filter(in) : "");
 	m->reader = r->name;
-	err = r->read(ctx, in, m);
+	/* find and open symbol sources on a second thread while reading */
+	err = ctx->opt.symbols ? pc_symprep_start(ctx, m, &prep) : 0;
+	if (!err)
+		err = r->read(ctx, in, m);
 	if (!err && ctx->status)
 		err = ctx->status;
 	/* "symbolicate" = "always": also inputs that say they are (frames that
 	 * already have a native symbol are left alone by pc_symbolicate()) */
-	if (!err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated)) {
+	sym = !err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated);
+	pc_symprep_stop(prep, sym);
+	if (sym) {
 		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
 			    pc_input_name(in));
-		err = pc_symbolicate(ctx, m);
+		err = pc_symbolicate_prepared(ctx, m, prep);
 	}
+	pc_symprep_free(prep);
 	ctx->activity = NULL;
 	if (err) {
 		pc_model_free(m);

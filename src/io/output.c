@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -25,22 +26,218 @@
 
 #include "io/pc_output.h"
 
-static int fd_write(void *user, const void *buf, size_t len)
+static int write_all(int fd, const char *b, size_t len)
 {
-	struct pc_output *o = user;
-	const char *b = buf;
-
 	while (len) {
-		ssize_t w = write(o->fd, b, len);
+		ssize_t w = write(fd, b, len);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			o->err = w < 0 ? errno : ENOSPC;
-			return -1;
-		}
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
 		b += w;
 		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Writing on a second thread.  The writers format into a small buffer and
+ * hand it to the sink; copying the bytes into the page cache (write(2))
+ * took about a tenth of a large conversion, and a second thread can do it
+ * while the next bytes are formatted.  The sink gathers bytes into one of
+ * OUT_NBUF buffers of OUT_BUF bytes; when one is full it goes to the
+ * writing thread, which writes the full buffers in order.  The thread is
+ * started by the first full buffer, so a small output is written by
+ * pc_output_close() in one write on the caller's thread, as before.  The
+ * first failed write is kept and reported as before (o->err, then
+ * pc_output_close()); the sink fails from the next full buffer on.
+ */
+#define OUT_BUF	 (1u << 20)
+#define OUT_NBUF 3
+
+struct pc_out_async {
+	char *buf[OUT_NBUF];
+	size_t len[OUT_NBUF];
+	unsigned fill;	  /* the buffer the sink fills */
+	unsigned next;	  /* the next buffer the thread writes */
+	unsigned nfull;	  /* buffers handed over and not yet written */
+	int running, stop;
+	int err;	  /* errno of the first failed write (the thread's) */
+	int fd;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_full, cv_free;
+};
+
+static void *out_thread(void *arg)
+{
+	struct pc_out_async *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		unsigned i;
+		int e = 0;
+
+		while (!a->nfull && !a->stop)
+			pthread_cond_wait(&a->cv_full, &a->mu);
+		if (!a->nfull)
+			break;
+		i = a->next;
+		if (!a->err) {
+			pthread_mutex_unlock(&a->mu);
+			e = write_all(a->fd, a->buf[i], a->len[i]);
+			pthread_mutex_lock(&a->mu);
+			if (e && !a->err)
+				a->err = e;
+		}
+		a->len[i] = 0;
+		a->next = (i + 1) % OUT_NBUF;
+		a->nfull--;
+		pthread_cond_signal(&a->cv_free);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+static void async_free(struct pc_output *o)
+{
+	struct pc_out_async *a = o->async;
+	unsigned i;
+
+	if (!a)
+		return;
+	if (a->running) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_signal(&a->cv_full);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->th, NULL);
+	}
+	pthread_cond_destroy(&a->cv_free);
+	pthread_cond_destroy(&a->cv_full);
+	pthread_mutex_destroy(&a->mu);
+	for (i = 0; i < OUT_NBUF; i++)
+		free(a->buf[i]);
+	free(a);
+	o->async = NULL;
+}
+
+/* Set the buffers up; on any failure the sink writes directly (o->async NULL). */
+static void async_new(struct pc_output *o)
+{
+	struct pc_out_async *a = calloc(1, sizeof(*a));
+	unsigned i;
+
+	if (!a)
+		return;
+	a->fd = o->fd;
+	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a);
+		return;
+	}
+	if (pthread_cond_init(&a->cv_full, NULL) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return;
+	}
+	if (pthread_cond_init(&a->cv_free, NULL) != 0) {
+		pthread_cond_destroy(&a->cv_full);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return;
+	}
+	o->async = a;
+	for (i = 0; i < OUT_NBUF; i++) {
+		a->buf[i] = malloc(OUT_BUF);
+		if (!a->buf[i]) {
+			async_free(o);
+			return;
+		}
+	}
+}
+
+/* Hand the filled buffer to the thread (started now if need be); 0 or an errno. */
+static int async_hand_over(struct pc_output *o)
+{
+	struct pc_out_async *a = o->async;
+	int e;
+
+	if (!a->running) {
+		if (pthread_create(&a->th, NULL, out_thread, a) != 0) {
+			/* no thread: write it here */
+			e = write_all(o->fd, a->buf[a->fill], a->len[a->fill]);
+			a->len[a->fill] = 0;
+			return e;
+		}
+		a->running = 1;
+	}
+	pthread_mutex_lock(&a->mu);
+	a->nfull++;
+	pthread_cond_signal(&a->cv_full);
+	while (a->nfull == OUT_NBUF)
+		pthread_cond_wait(&a->cv_free, &a->mu);
+	a->fill = (a->fill + 1) % OUT_NBUF;
+	e = a->err;
+	pthread_mutex_unlock(&a->mu);
+	return e;
+}
+
+/* Write what is buffered and stop the thread; 0 or the first errno. */
+static int async_finish(struct pc_output *o)
+{
+	struct pc_out_async *a = o->async;
+	int e = 0;
+
+	if (!a)
+		return 0;
+	if (a->running) {
+		if (a->len[a->fill]) {
+			pthread_mutex_lock(&a->mu);
+			a->nfull++;
+			pthread_cond_signal(&a->cv_full);
+			pthread_mutex_unlock(&a->mu);
+		}
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_signal(&a->cv_full);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->th, NULL);
+		a->running = 0;
+		e = a->err;
+	} else if (a->len[a->fill]) {
+		e = write_all(o->fd, a->buf[a->fill], a->len[a->fill]);
+	}
+	async_free(o);
+	return e;
+}
+
+static int fd_write(void *user, const void *buf, size_t len)
+{
+	struct pc_output *o = user;
+	struct pc_out_async *a = o->async;
+	const char *b = buf;
+
+	if (o->err)
+		return -1;
+	if (!a) {
+		o->err = write_all(o->fd, b, len);
+		return o->err ? -1 : 0;
+	}
+	while (len) {
+		size_t n = OUT_BUF - a->len[a->fill];
+
+		if (n > len)
+			n = len;
+		memcpy(a->buf[a->fill] + a->len[a->fill], b, n);
+		a->len[a->fill] += n;
+		b += n;
+		len -= n;
+		if (a->len[a->fill] == OUT_BUF) {
+			o->err = async_hand_over(o);
+			if (o->err)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -108,6 +305,7 @@ int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output 
 		o->fd = 1;
 		o->direct = 1;
 		o->name = "<stdout>";
+		async_new(o);
 		return 0;
 	}
 	err = pc_output_check(ctx, path);
@@ -120,6 +318,7 @@ int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output 
 			return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
 				       strerror(errno));
 		o->direct = 1;
+		async_new(o);
 		return 0;
 	}
 	/* a symlink is followed: its final target is replaced, not the link */
@@ -133,6 +332,7 @@ int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output 
 			       "%s: cannot create a temporary file beside it: %s", path,
 			       strerror(errno));
 	pc_snprintf(ctx->pending_output, sizeof(ctx->pending_output), "%s", o->tmp);
+	async_new(o);
 	return 0;
 }
 
@@ -155,7 +355,10 @@ static int write_error(struct pc_output *o, int err)
 int pc_output_close(struct pc_output *o, int err)
 {
 	struct profconv_ctx *ctx = o->ctx;
+	int e = async_finish(o);
 
+	if (e && !o->err)
+		o->err = e;
 	err = write_error(o, err);
 	if (o->direct) {
 		if (o->fd > 2 && close(o->fd) != 0 && !err)

@@ -20,6 +20,7 @@ struct pc_output {
 	int fd;
 	int direct;	  /* written in place: nothing to rename */
 	int err;	  /* errno of the first failed write */
+	struct pc_out_async *async; /* buffers and the writing thread (output.c) */
 	char final[PATH_MAX]; /* the file replaced (a symlink's final target) */
 	char tmp[PATH_MAX + 16];
 };

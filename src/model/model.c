@@ -662,6 +662,8 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (m->frame_hook)
+		m->frame_hook(m->frame_hook_user, m, row);
 	return row;
 }
 

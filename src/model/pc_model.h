@@ -472,6 +472,14 @@ struct pc_model {
 	char **kept;
 	uint32_t nkept, kept_cap;
 	const char *reader; /* static: the registry name of the reader that filled it */
+	/*
+	 * Optional: while set, called after each frame row is added, on the
+	 * thread that adds it.  The symbol prefetch (pc_symprep_start()) uses
+	 * it to learn which libs the frames need while a reader is still
+	 * reading; it must not change the model.
+	 */
+	void (*frame_hook)(void *user, const struct pc_model *m, uint32_t row);
+	void *frame_hook_user;
 };
 
 /* The public handle is the model. */

@@ -16,6 +16,22 @@
 int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m);
 
 /*
+ * Symbol prefetch while a reader fills m (symbolicate.c): start before
+ * reading (it sets m->frame_hook; *out stays NULL when no thread could be
+ * made, which only loses the head start), stop after reading (finish: 1
+ * to find the sources of every lib queued, with the calling thread's help,
+ * when pc_symbolicate_prepared() follows; 0 to drop what is not started),
+ * then pc_symbolicate_prepared() uses the sources found, and free.  prep
+ * may be NULL everywhere.  start fails only for lack of memory.
+ */
+struct pc_symprep;
+int pc_symprep_start(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symprep **out);
+void pc_symprep_stop(struct pc_symprep *prep, int finish);
+void pc_symprep_free(struct pc_symprep *prep);
+int pc_symbolicate_prepared(struct profconv_ctx *ctx, struct pc_model *m,
+			    struct pc_symprep *prep);
+
+/*
  * The steps of pc_symbolicate(), for callers (and tests) that bring their
  * own sources: begin, apply a source to each lib, finish.  finish and free
  * release the work; after an error from apply, call free.

@@ -64,8 +64,8 @@
 
 struct finder {
 	struct profconv_ctx *ctx;
-	const struct pc_model *m;
-	const struct pc_lib *lib;
+	const char *oscpu;    /* the recorded kernel release (meta.oscpu), or NULL */
+	uint8_t is_kernel;    /* the lib is the kernel image */
 	const char *name;     /* lib basename */
 	const char *path;     /* recorded path */
 	const char *build_id; /* lower-case hex or NULL */
@@ -390,8 +390,7 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		struct utsname u;
 
 		/* meta.oscpu holds the recorded release for perf.data */
-		if (!f->m->meta.oscpu || uname(&u) != 0 ||
-		    strcmp(u.release, f->m->meta.oscpu) != 0) {
+		if (!f->oscpu || uname(&u) != 0 || strcmp(u.release, f->oscpu) != 0) {
 			tried(f, "/proc/kallsyms",
 			      "no kernel build id recorded and the kernel release differs; use --kallsyms");
 			return 0;
@@ -468,12 +467,12 @@ static int find_source(struct finder *f, struct pc_symsrc **out)
 	int r;
 
 	*out = NULL;
-	if (f->lib->is_kernel && strcmp(f->name, "[kernel.kallsyms]") != 0) {
+	if (f->is_kernel && strcmp(f->name, "[kernel.kallsyms]") != 0) {
 		/* module frames are module-relative; kallsyms is _text-relative */
 		tried(f, f->name, "kernel module symbols are not supported yet");
 		return 0;
 	}
-	if (f->lib->is_kernel)
+	if (f->is_kernel)
 		return find_kernel(f, out);
 	if (strncmp(f->name, "perf-", 5) == 0 && strstr(f->name, ".map"))
 		return find_perf_map(f, out);
@@ -653,6 +652,20 @@ struct lib_job {
 	char (*msgs)[512];
 	enum profconv_severity *sevs;
 	uint32_t nmsgs;
+	/* a prefetched job (pc_symprep): the finder's strings, and whether
+	 * find_source() has run (then src, err and f.why are its outcome) */
+	char *own;
+	uint8_t found;
+	/*
+	 * The prefetch's lookups: the lib's frames as they were added (row and
+	 * address), under the prep's mutex; the first ndone are looked up
+	 * (results in res/pool), the last of them failing with qerr if set.
+	 */
+	uint8_t busy;	  /* a thread is looking some up */
+	uint32_t *qrow;
+	uint64_t *qaddr;
+	uint32_t nq, qrow_cap, qaddr_cap, ndone;
+	int qerr;
 };
 
 #define JOB_MAX_MSGS 16
@@ -667,51 +680,61 @@ static void job_diag(void *user, enum profconv_severity sev, const char *msg)
 	j->sevs[j->nmsgs++] = sev;
 }
 
-/* Look every address of the job's lib up in j->src; results into j (nothing shared is written). */
+/* Frame f is one the lookups of lib are for. */
+static int lookup_wanted(const struct pc_frame_table *ft, uint32_t f, uint32_t lib)
+{
+	/* frames that already have a symbol (an input symbolicated before) stay */
+	return ft->lib[f] == lib && ft->inline_depth[f] == 0 && ft->address[f] != PC_NO_ADDRESS &&
+	       ft->native_symbol[f] == PC_NONE;
+}
+
+/* Look frame f (at lib-relative a) up in j->src and keep a hit in j; 0 or an error. */
+static int lookup_one(struct lib_job *j, struct pc_sym_result *r, uint32_t f, uint64_t a)
+{
+	struct lib_res *res;
+	int found;
+
+	j->looked_up++;
+	found = pc_symsrc_lookup(j->src, a, r);
+	if (found < 0)
+		return j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
+	if (!found || r->nframes == 0)
+		return 0;
+	if (r->nframes > PC_MAX_INLINE)
+		r->nframes = PC_MAX_INLINE;
+	if (pc_grow(j->ctx, (void **)&j->res, sizeof(*j->res), &j->res_cap, (size_t)j->nres + 1) ||
+	    pc_grow(j->ctx, (void **)&j->pool, sizeof(*j->pool), &j->pool_cap,
+		    (size_t)j->npool + r->nframes))
+		return PROFCONV_ERR_NOMEM;
+	res = &j->res[j->nres++];
+	res->sym_start = r->sym_start;
+	res->sym_size = r->sym_size;
+	res->frame = f;
+	res->first = j->npool;
+	res->n = r->nframes;
+	memcpy(j->pool + j->npool, r->frames, (size_t)r->nframes * sizeof(*r->frames));
+	j->npool += r->nframes;
+	return 0;
+}
+
+/*
+ * Look every address of the job's lib up in j->src, in frame order;
+ * results into j (nothing shared is written).  The first j->ndone frames
+ * were looked up by the prefetch already.
+ */
 static int lookup_all(struct lib_job *j, const struct pc_model *m)
 {
 	const struct pc_frame_table *ft = &m->frames;
 	struct pc_sym_result *r;
-	uint32_t f;
+	uint32_t f, k = 0;
 	int err = 0;
 
 	r = pc_alloc(j->ctx, sizeof(*r));
 	if (!r)
 		return PROFCONV_ERR_NOMEM;
-	for (f = 0; f < ft->len && !err; f++) {
-		struct lib_res *res;
-		int found;
-
-		/* frames that already have a symbol (an input symbolicated before) stay */
-		if (ft->lib[f] != j->lib || ft->inline_depth[f] != 0 ||
-		    ft->address[f] == PC_NO_ADDRESS || ft->native_symbol[f] != PC_NONE)
-			continue;
-		j->looked_up++;
-		found = pc_symsrc_lookup(j->src, ft->address[f], r);
-		if (found < 0) {
-			err = j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
-			break;
-		}
-		if (!found || r->nframes == 0)
-			continue;
-		if (r->nframes > PC_MAX_INLINE)
-			r->nframes = PC_MAX_INLINE;
-		if (pc_grow(j->ctx, (void **)&j->res, sizeof(*j->res), &j->res_cap,
-			    (size_t)j->nres + 1) ||
-		    pc_grow(j->ctx, (void **)&j->pool, sizeof(*j->pool), &j->pool_cap,
-			    (size_t)j->npool + r->nframes)) {
-			err = PROFCONV_ERR_NOMEM;
-			break;
-		}
-		res = &j->res[j->nres++];
-		res->sym_start = r->sym_start;
-		res->sym_size = r->sym_size;
-		res->frame = f;
-		res->first = j->npool;
-		res->n = r->nframes;
-		memcpy(j->pool + j->npool, r->frames, (size_t)r->nframes * sizeof(*r->frames));
-		j->npool += r->nframes;
-	}
+	for (f = 0; f < ft->len && !err; f++)
+		if (lookup_wanted(ft, f, j->lib) && k++ >= j->ndone)
+			err = lookup_one(j, r, f, ft->address[f]);
 	pc_free(j->ctx, r);
 	return err;
 }
@@ -719,7 +742,9 @@ static int lookup_all(struct lib_job *j, const struct pc_model *m)
 /* Find, open and query the source of one lib (a worker). */
 static void lookup_lib(struct lib_job *j, const struct pc_model *m)
 {
-	j->err = find_source(&j->f, &j->src);
+	if (!j->found)
+		j->err = find_source(&j->f, &j->src);
+	j->found = 1;
 	if (!j->err && j->src)
 		j->err = lookup_all(j, m);
 }
@@ -1035,7 +1060,7 @@ struct job_set {
 
 static int job_first(const struct lib_job *j)
 {
-	return j->f.lib->is_kernel ||
+	return j->f.is_kernel ||
 	       (strncmp(j->f.name, "perf-", 5) == 0 && strstr(j->f.name, ".map"));
 }
 
@@ -1073,18 +1098,403 @@ static int replay_diags(struct profconv_ctx *ctx, const struct lib_job *j)
 
 static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 {
-	if (!j->ctx)
-		return;
-	pc_symsrc_close(j->src);
-	j->src = NULL;
-	if (j->f.tmp_path[0])
-		unlink(j->f.tmp_path);
-	pc_free(j->ctx, j->res);
-	pc_free(j->ctx, j->pool);
-	profconv_ctx_free(j->ctx);
-	j->ctx = NULL;
+	if (j->ctx) {
+		pc_symsrc_close(j->src);
+		j->src = NULL;
+		if (j->f.tmp_path[0])
+			unlink(j->f.tmp_path);
+		pc_free(j->ctx, j->res);
+		pc_free(j->ctx, j->pool);
+		profconv_ctx_free(j->ctx);
+		j->ctx = NULL;
+	}
 	pc_free(ctx, j->msgs);
 	pc_free(ctx, j->sevs);
+	pc_free(ctx, j->own);
+	pc_free(ctx, j->qrow);
+	pc_free(ctx, j->qaddr);
+	j->qrow = NULL;
+	j->qaddr = NULL;
+	j->msgs = NULL;
+	j->sevs = NULL;
+	j->own = NULL;
+}
+
+/* A job for one lib: a private ctx with the caller's options.  0 or NOMEM. */
+static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
+{
+	j->lib = lib;
+	j->ctx = profconv_ctx_new();
+	j->msgs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->msgs));
+	j->sevs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->sevs));
+	if (!j->ctx || !j->msgs || !j->sevs || pc_options_copy(j->ctx, ctx))
+		return PROFCONV_ERR_NOMEM;
+	j->ctx->no_kallsyms = ctx->no_kallsyms;
+	j->ctx->strict = ctx->strict;
+	j->ctx->verbose = ctx->verbose;
+	j->ctx->mem_limit = ctx->mem_limit;
+	profconv_set_diag(j->ctx, job_diag, j);
+	j->f.ctx = j->ctx;
+	return 0;
+}
+
+/*
+ * Symbol prefetch.  Finding and opening a lib's symbol source (stat the
+ * candidates, map the ELF file, read the DWARF unit headers, which inflates
+ * compressed sections, parse kallsyms) does not need the addresses, only
+ * the lib, and the lib is known as soon as a frame names it: early in a
+ * perf.data, long before its last sample.  So while a reader reads, the
+ * model's frame hook queues a job for each lib a frame needs symbols for,
+ * and one worker thread runs find_source() for them in that order.  When
+ * reading ends the caller's thread joins the worker until the queue is
+ * empty, and pc_symbolicate_prepared() adopts every job whose
+ * lib still has the identity it had when it was queued (name, path, ids,
+ * kernel release): its source, its "passed over" text and its
+ * diagnostics are exactly what find_source() would give now, so the output
+ * and the notes do not depend on whether or when the prefetch ran.  Any
+ * other lib is found as before.
+ *
+ * Threads: the hook runs on the reader's thread and is the only one that
+ * touches the caller's ctx and the model; the worker touches its job (its
+ * own ctx, its copies of the strings) and the filesystem, and takes jobs
+ * under the mutex.  The caller reads the jobs only after joining it.
+ */
+struct pc_symprep {
+	struct profconv_ctx *ctx;
+	struct pc_model *m;
+	uint32_t *job_of_lib; /* lib row -> index in jobs[], PC_NONE */
+	uint32_t nlibs, libs_cap;
+	uint8_t no_kallsyms;  /* as check_symbol_paths() will decide */
+	uint8_t broken;	      /* out of memory: no more jobs */
+	uint8_t running;
+	pthread_t th;
+	pthread_mutex_t mu;   /* guards jobs, njobs, jobs_cap, next, stop */
+	pthread_cond_t cv;
+	struct lib_job **jobs;
+	uint32_t njobs, jobs_cap, next;
+	int stop;
+};
+
+#define PREP_BATCH 64
+
+/*
+ * A found job with queued frames to look up that no thread is on, or NULL
+ * (under mu).  While the reader reads, only a whole batch is worth waking
+ * up for; once stopping, any frame left.
+ */
+static struct lib_job *prep_lookups(struct pc_symprep *p)
+{
+	uint32_t i, min = p->stop ? 1 : PREP_BATCH;
+
+	for (i = 0; i < p->next; i++) {
+		struct lib_job *j = p->jobs[i];
+
+		if (j->found && j->src && !j->err && !j->qerr && !j->busy && j->nq - j->ndone >= min)
+			return j;
+	}
+	return NULL;
+}
+
+/*
+ * Work until told to stop: find the queued libs' sources, in order, then
+ * look their queued frames up, a batch at a time.  p->stop 1: nothing more
+ * will be queued, finish it all (the caller's thread helps); 2: leave the
+ * rest.  A job's source is used by one thread at a time (busy).
+ */
+static void prep_work(struct pc_symprep *p)
+{
+	struct pc_sym_result r;
+	uint32_t rows[PREP_BATCH];
+	uint64_t addrs[PREP_BATCH];
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct lib_job *j;
+		uint32_t n, k;
+		int err = 0;
+
+		while (!p->stop && p->next == p->njobs && !prep_lookups(p))
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->stop == 2)
+			break;
+		if (p->next < p->njobs) {
+			j = p->jobs[p->next++];
+			pthread_mutex_unlock(&p->mu);
+			err = find_source(&j->f, &j->src);
+			pthread_mutex_lock(&p->mu);
+			j->err = err;
+			j->found = 1;
+			continue;
+		}
+		j = prep_lookups(p);
+		if (!j)
+			break; /* stopping, and nothing left that no other thread is on */
+		n = j->nq - j->ndone < PREP_BATCH ? j->nq - j->ndone : PREP_BATCH;
+		memcpy(rows, j->qrow + j->ndone, n * sizeof(*rows));
+		memcpy(addrs, j->qaddr + j->ndone, n * sizeof(*addrs));
+		j->busy = 1;
+		pthread_mutex_unlock(&p->mu);
+		for (k = 0; k < n && !err; k++)
+			err = lookup_one(j, &r, rows[k], addrs[k]);
+		pthread_mutex_lock(&p->mu);
+		/* a failed lookup counts as done: lookup_all() stops at it too */
+		j->ndone += err ? k : n;
+		j->qerr = err;
+		j->busy = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *prep_run(void *arg)
+{
+	prep_work(arg);
+	return NULL;
+}
+
+static char *copy_str(char **at, const char *s)
+{
+	char *r = *at;
+	size_t n = strlen(s) + 1;
+
+	memcpy(r, s, n);
+	*at += n;
+	return r;
+}
+
+/* Queue a job for a lib (the reader's thread). */
+static void prep_add(struct pc_symprep *p, const struct pc_model *m, uint32_t lib)
+{
+	const struct pc_lib *l = &m->libs.rows[lib];
+	const char *name = pc_str(m, l->name), *path = pc_str(m, l->path);
+	const char *bid = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
+	const char *did = pc_str(m, l->breakpad_id);
+	/* find_kernel() compares releases when no build id was recorded */
+	const char *os = l->is_kernel && !bid ? m->meta.oscpu : NULL;
+	struct lib_job *j;
+	char *at;
+	uint32_t i;
+
+	if (lib >= p->nlibs) {
+		if (pc_grow(p->ctx, (void **)&p->job_of_lib, sizeof(*p->job_of_lib), &p->libs_cap,
+			    (size_t)lib + 1))
+			goto nomem;
+		for (i = p->nlibs; i <= lib; i++)
+			p->job_of_lib[i] = PC_NONE;
+		p->nlibs = lib + 1;
+	}
+	j = pc_calloc(p->ctx, 1, sizeof(*j));
+	if (!j)
+		goto nomem;
+	j->own = pc_alloc(p->ctx, strlen(name) + strlen(path) + (bid ? strlen(bid) : 0) +
+					  strlen(did) + (os ? strlen(os) : 0) + 5);
+	if (!j->own || job_init(p->ctx, j, lib)) {
+		free_job(p->ctx, j);
+		pc_free(p->ctx, j);
+		goto nomem;
+	}
+	j->ctx->no_kallsyms = p->no_kallsyms;
+	at = j->own;
+	j->f.name = copy_str(&at, name);
+	j->f.path = copy_str(&at, path);
+	j->f.build_id = bid ? copy_str(&at, bid) : NULL;
+	j->f.debug_id = copy_str(&at, did);
+	j->f.oscpu = os ? copy_str(&at, os) : NULL;
+	j->f.is_kernel = l->is_kernel;
+	pthread_mutex_lock(&p->mu);
+	if (pc_grow(p->ctx, (void **)&p->jobs, sizeof(*p->jobs), &p->jobs_cap,
+		    (size_t)p->njobs + 1)) {
+		pthread_mutex_unlock(&p->mu);
+		free_job(p->ctx, j);
+		pc_free(p->ctx, j);
+		goto nomem;
+	}
+	p->job_of_lib[lib] = p->njobs;
+	p->jobs[p->njobs++] = j;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return;
+nomem:
+	p->broken = 1; /* the ctx holds the error: the conversion fails */
+}
+
+/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread). */
+static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
+{
+	pthread_mutex_lock(&p->mu);
+	/* nothing will look it up: no source, or a lookup failed */
+	if (j->found && (!j->src || j->err || j->qerr)) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	if (pc_grow(p->ctx, (void **)&j->qrow, sizeof(*j->qrow), &j->qrow_cap, (size_t)j->nq + 1) ||
+	    pc_grow(p->ctx, (void **)&j->qaddr, sizeof(*j->qaddr), &j->qaddr_cap,
+		    (size_t)j->nq + 1)) {
+		p->broken = 1; /* the ctx holds the error: the conversion fails */
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	j->qrow[j->nq] = row;
+	j->qaddr[j->nq] = a;
+	j->nq++;
+	/* wake the worker once a batch is waiting, not for every frame */
+	if (j->found && (j->nq - j->ndone) % PREP_BATCH == 0)
+		pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The model's frame hook: a frame that will be looked up names its lib. */
+static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
+{
+	struct pc_symprep *p = user;
+	const struct pc_frame_table *ft = &m->frames;
+	uint32_t lib = ft->lib[row];
+
+	if (lib == PC_NONE || lib >= m->libs.len || ft->inline_depth[row] != 0 ||
+	    ft->address[row] == PC_NO_ADDRESS || ft->native_symbol[row] != PC_NONE)
+		return;
+	if (p->broken)
+		return;
+	if (lib >= p->nlibs || p->job_of_lib[lib] == PC_NONE) {
+		prep_add(p, m, lib);
+		if (p->broken)
+			return;
+	}
+	prep_queue_frame(p, p->jobs[p->job_of_lib[lib]], row, ft->address[row]);
+}
+
+/* --kallsyms names something that is not a regular file (check_symbol_paths()) */
+static int kallsyms_unusable(const struct profconv_ctx *ctx)
+{
+	struct stat st;
+
+	return ctx->opt.kallsyms && (stat(ctx->opt.kallsyms, &st) != 0 || !S_ISREG(st.st_mode));
+}
+
+int pc_symprep_start(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symprep **out)
+{
+	struct pc_symprep *p;
+
+	*out = NULL;
+	p = pc_calloc(ctx, 1, sizeof(*p));
+	if (!p)
+		return PROFCONV_ERR_NOMEM;
+	p->ctx = ctx;
+	p->m = m;
+	p->no_kallsyms = (uint8_t)kallsyms_unusable(ctx);
+	if (pthread_mutex_init(&p->mu, NULL) != 0) {
+		pc_free(ctx, p);
+		return 0; /* no prefetch */
+	}
+	if (pthread_cond_init(&p->cv, NULL) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		pc_free(ctx, p);
+		return 0;
+	}
+	if (pthread_create(&p->th, NULL, prep_run, p) != 0) {
+		pthread_cond_destroy(&p->cv);
+		pthread_mutex_destroy(&p->mu);
+		pc_free(ctx, p);
+		return 0;
+	}
+	p->running = 1;
+	m->frame_hook = prep_frame;
+	m->frame_hook_user = p;
+	*out = p;
+	return 0;
+}
+
+void pc_symprep_stop(struct pc_symprep *p, int finish)
+{
+	if (!p)
+		return;
+	if (p->m->frame_hook_user == p) {
+		p->m->frame_hook = NULL;
+		p->m->frame_hook_user = NULL;
+	}
+	if (p->running) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = finish ? 1 : 2;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		if (finish)
+			prep_work(p);
+		pthread_join(p->th, NULL);
+		p->running = 0;
+	}
+}
+
+void pc_symprep_free(struct pc_symprep *p)
+{
+	uint32_t i;
+
+	if (!p)
+		return;
+	pc_symprep_stop(p, 0);
+	for (i = 0; i < p->njobs; i++) {
+		free_job(p->ctx, p->jobs[i]);
+		pc_free(p->ctx, p->jobs[i]);
+	}
+	pc_free(p->ctx, p->jobs);
+	pc_free(p->ctx, p->job_of_lib);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	pc_free(p->ctx, p);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a ? b && strcmp(a, b) == 0 : !b;
+}
+
+/*
+ * Move a lib's prefetched job into *to if it ran and the lib is still the
+ * one it was queued for (after pc_symprep_stop()).  1 = adopted.
+ */
+static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t lib,
+		     struct lib_job *to)
+{
+	const struct pc_lib *l = &m->libs.rows[lib];
+	const struct pc_frame_table *ft = &m->frames;
+	struct lib_job *j;
+	const char *bid;
+	uint32_t f, k;
+
+	if (!p || lib >= p->nlibs || p->job_of_lib[lib] == PC_NONE)
+		return 0;
+	j = p->jobs[p->job_of_lib[lib]];
+	if (!j->found)
+		return 0;
+	/*
+	 * The frames looked up must still be the lib's first ones, in order and
+	 * at the same addresses (a reader may edit frames after adding them:
+	 * the processed reader derives frame libs afterwards), so that
+	 * lookup_all() goes on where the prefetch stopped.
+	 */
+	for (f = 0, k = 0; f < ft->len && k < j->ndone; f++) {
+		if (!lookup_wanted(ft, f, lib))
+			continue;
+		if (j->qrow[k] != f || j->qaddr[k] != ft->address[f])
+			return 0;
+		k++;
+	}
+	if (k < j->ndone)
+		return 0;
+	/* find_source() takes the binary's own build id when none was recorded */
+	bid = j->f.build_id == j->f.own_build_id ? NULL : j->f.build_id;
+	if (!same_str(j->f.name, pc_str(m, l->name)) || !same_str(j->f.path, pc_str(m, l->path)) ||
+	    !same_str(bid, l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL) ||
+	    !same_str(j->f.debug_id, pc_str(m, l->breakpad_id)) || j->f.is_kernel != l->is_kernel ||
+	    (l->is_kernel && !bid && !same_str(j->f.oscpu, m->meta.oscpu)) ||
+	    j->ctx->no_kallsyms != p->ctx->no_kallsyms)
+		return 0;
+	*to = *j;
+	if (j->qerr)
+		to->err = j->qerr; /* lookup_all() would have stopped there too */
+	if (j->f.build_id == j->f.own_build_id)
+		to->f.build_id = to->f.own_build_id;
+	profconv_set_diag(to->ctx, job_diag, to);
+	memset(j, 0, sizeof(*j));
+	return 1;
 }
 
 #define WARN_SYMPATH "unusable symbol paths ignored"
@@ -1124,7 +1534,7 @@ static int check_symbol_paths(struct profconv_ctx *ctx)
 	return err;
 }
 
-int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
+int pc_symbolicate_prepared(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symprep *prep)
 {
 	struct job_set js;
 	struct pc_symwork *w;
@@ -1156,27 +1566,14 @@ int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
 
 		if (!in_use[lib])
 			continue;
-		j->lib = lib;
-		j->ctx = profconv_ctx_new();
-		j->msgs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->msgs));
-		j->sevs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->sevs));
 		js.n++;
-		if (!j->ctx || !j->msgs || !j->sevs) {
-			err = PROFCONV_ERR_NOMEM;
+		if (prep_take(prep, m, lib, j))
+			continue;
+		err = job_init(ctx, j, lib);
+		if (err)
 			goto out;
-		}
-		if (pc_options_copy(j->ctx, ctx)) {
-			err = PROFCONV_ERR_NOMEM;
-			goto out;
-		}
-		j->ctx->no_kallsyms = ctx->no_kallsyms;
-		j->ctx->strict = ctx->strict;
-		j->ctx->verbose = ctx->verbose;
-		j->ctx->mem_limit = ctx->mem_limit;
-		profconv_set_diag(j->ctx, job_diag, j);
-		j->f.ctx = j->ctx;
-		j->f.m = m;
-		j->f.lib = l;
+		j->f.oscpu = m->meta.oscpu;
+		j->f.is_kernel = l->is_kernel;
 		j->f.name = pc_str(m, l->name);
 		j->f.path = pc_str(m, l->path);
 		j->f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
@@ -1224,4 +1621,9 @@ out:
 		return err;
 	}
 	return pc_symwork_finish(w);
+}
+
+int pc_symbolicate(struct profconv_ctx *ctx, struct pc_model *m)
+{
+	return pc_symbolicate_prepared(ctx, m, NULL);
 }
