@@ -553,8 +553,8 @@ int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib
 	*out = NULL;
 	memset(&f, 0, sizeof(f));
 	f.ctx = ctx;
-	f.m = m;
-	f.lib = l;
+	f.oscpu = m->meta.oscpu;
+	f.is_kernel = l->is_kernel;
 	f.name = pc_str(m, l->name);
 	f.path = pc_str(m, l->path);
 	f.build_id = l->code_id != PC_NONE ? pc_str(m, l->code_id) : NULL;
