@@ -8,9 +8,9 @@
 #   (none)  record $BENCH_DIR/dwarf.data: tests/fixtures/perf/src/dwarfprog
 #           (no frame pointers; qsort callbacks through libc, system calls,
 #           the vdso) under perf record -e cpu-clock --call-graph dwarf -F 4000
-#           for SECONDS (default 4), about 16,000 samples and 130 MB; reused
-#           when it exists
-# environment: BENCH_DIR (/tmp/profconv-bench-dwarf), RUNS (3), SECONDS_REC (4),
+#           for SECONDS_REC seconds (default 8: about 31,000 samples and 260 MB
+#           here); reused when it exists
+# environment: BENCH_DIR (/tmp/profconv-bench-dwarf), RUNS (3), SECONDS_REC (8),
 #              PROFCONV (default: build/profconv of this tree)
 # Goal (issue 7): profconv's median wall time <= perf script's.  Exit 0 when
 # it holds, 1 when not, 2 for a missing tool.
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 BENCH_DIR=${BENCH_DIR:-/tmp/profconv-bench-dwarf}
 RUNS=${RUNS:-3}
-SECONDS_REC=${SECONDS_REC:-4}
+SECONDS_REC=${SECONDS_REC:-8}
 PROFCONV=${PROFCONV:-$top/build/profconv}
 [ -x /usr/bin/time ] || { echo "needs GNU time (apt-get install -y time)"; exit 2; }
 [ -x "$PROFCONV" ] || { echo "no profconv at $PROFCONV (build it, or set PROFCONV)"; exit 2; }
@@ -41,7 +41,7 @@ echo "machine:  nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: 
 echo "load avg: $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
 echo "perf:     $(perf --version)"
 echo "input:    $data, $(stat -c %s "$data") bytes, ${samples:-?} samples"
-"$PROFCONV" -v "$data" -o "$BENCH_DIR/out.json" 2>&1 | grep -E "unwound|wrote" | sed 's/^/profconv: /'
+"$PROFCONV" -v "$data" -o "$BENCH_DIR/out.json" 2>&1 | grep -E "unwound|wrote"
 times=$BENCH_DIR/times.tsv
 : >"$times"
 run() { # label command...
