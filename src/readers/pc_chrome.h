@@ -8,6 +8,7 @@
 #include <cJSON.h>
 #include <uthash.h>
 
+#include "json/pc_jscan.h"
 #include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 
@@ -132,11 +133,49 @@ struct csnap {
 	const char *url;  /* the snapshot's url (frames), kept, or NULL */
 };
 
+/*
+ * An event member as cJSON would have typed it (read_chrome.c scans events
+ * straight from their bytes; only some kinds go through cJSON).
+ */
+enum cjk { CJ_NONE = 0 /* absent */, CJ_NUM, CJ_STR, CJ_TRUE, CJ_FALSE, CJ_NULL, CJ_OBJ, CJ_ARR };
+
+struct cjv {
+	uint8_t kind;	/* enum cjk */
+	double d;	/* CJ_NUM */
+	const char *s;	/* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
+			   CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
+	size_t off, len; /* where s is in the scanner's scratch while scanning; len: of s */
+};
+
+struct carg {
+	const char *key; /* decoded, ends at its first NUL */
+	size_t koff;
+	struct cjv v;
+};
+
+/* The members of one event the reader uses (the first of each name, as cJSON finds them). */
+struct cev {
+	uint32_t nmembers;
+	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, id2,
+		id2_local, id2_global, args;
+	struct carg *a; /* args members in order (duplicates too), when args is an object */
+	uint32_t na;
+};
+
 struct rd {
 	struct profconv_ctx *ctx;
 	struct pc_model *m;
 	struct pc_jpull *p;
 	const char *name;
+	/* the event scanner and what it found */
+	struct pc_jscan js;
+	struct cev ev;
+	const char *ev_text; /* the event being read: its bytes after the '{' */
+	size_t ev_len;
+	uint32_t args_cap;
+	/* the last event's thread (most events follow one of the same thread) */
+	int64_t last_pid, last_tid;
+	uint32_t last_th; /* index + 1, 0: none */
 	struct tinfo *th;
 	uint32_t nth, th_cap;
 	struct async_open *as;
@@ -154,6 +193,7 @@ struct rd {
 	char *arg_keys[MAX_ARG_KEYS];
 	int arg_num[MAX_ARG_KEYS];
 	uint32_t narg_keys;
+	struct pc_smap arg_seen; /* every key note_arg_key() has seen (value unused) */
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;

@@ -36,6 +36,7 @@
  */
 #include "core/pc_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -85,22 +86,54 @@ int pc_chrome_jnum(const cJSON *o, const char *key, double *out)
 	return 0;
 }
 
-/* pid/tid: numbers; a string is hashed into a stable negative id. */
-static int64_t jid(const cJSON *o, const char *key, int64_t dflt)
+/* A member as pc_chrome_jstr() / pc_chrome_jnum() read it. */
+static const char *cv_str(const struct cjv *v)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return v->kind == CJ_STR ? v->s : NULL;
+}
 
-	if (cJSON_IsNumber(v))
-		return (int64_t)v->valuedouble;
-	if (cJSON_IsString(v)) {
+static int cv_num(const struct cjv *v, double *out)
+{
+	char *end;
+
+	if (v->kind == CJ_NUM && pc_jnum_finite(v->d)) {
+		*out = v->d;
+		return 1;
+	}
+	if (v->kind == CJ_STR && v->s[0]) {
+		*out = strtod(v->s, &end);
+		return !*end && pc_jnum_finite(*out);
+	}
+	return 0;
+}
+
+/* pid/tid: numbers; a string is hashed into a stable negative id. */
+static int64_t cv_id(const struct cjv *v, int64_t dflt)
+{
+	if (v->kind == CJ_NUM)
+		return (int64_t)v->d;
+	if (v->kind == CJ_STR) {
 		char *end;
-		long long n = strtoll(v->valuestring, &end, 10);
+		long long n = strtoll(v->s, &end, 10);
 
-		if (v->valuestring[0] && !*end)
+		if (v->s[0] && !*end)
 			return n;
-		return -(int64_t)(pc_hash_bytes(v->valuestring, strlen(v->valuestring), 0) >> 2) - 2;
+		return -(int64_t)(pc_hash_bytes(v->s, strlen(v->s), 0) >> 2) - 2;
 	}
 	return dflt;
+}
+
+/* The first args member named key (cJSON_GetObjectItemCaseSensitive), or NULL. */
+static const struct cjv *cv_arg(const struct cev *e, const char *key)
+{
+	uint32_t i;
+
+	if (e->args.kind != CJ_OBJ)
+		return NULL;
+	for (i = 0; i < e->na; i++)
+		if (strcmp(e->a[i].key, key) == 0)
+			return &e->a[i].v;
+	return NULL;
 }
 
 int64_t pc_chrome_us_to_ns(double us)
@@ -119,8 +152,8 @@ static uint32_t intern(struct rd *r, const char *s)
 	return pc_str_intern_z(r->m, s ? s : "");
 }
 
-static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
-		    const char *name, char *key, size_t cap);
+static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
+		    char *key, size_t cap);
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
@@ -147,14 +180,21 @@ uint16_t pc_chrome_category(struct rd *r, const char *cat)
 
 struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 {
-	struct pc_thread *t = pc_thread_find(r->m, pid, tid);
+	struct pc_thread *t;
 	uint32_t i;
 	char name[64];
 
+	if (r->last_th && r->last_pid == pid && r->last_tid == tid)
+		return &r->th[r->last_th - 1];
+	t = pc_thread_find(r->m, pid, tid);
 	if (t) {
 		for (i = 0; i < r->nth; i++)
-			if (r->th[i].t == t)
+			if (r->th[i].t == t) {
+				r->last_pid = pid;
+				r->last_tid = tid;
+				r->last_th = i + 1;
 				return &r->th[i];
+			}
 	}
 	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1) ||
 	    pc_grow(r->ctx, (void **)&r->cs, sizeof(*r->cs), &r->cs_cap, (size_t)r->nth + 1))
@@ -175,23 +215,25 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 /* Remember an args key for the schema (first value's type decides its format). */
 static void note_arg_key(struct rd *r, const char *k, int is_num)
 {
-	uint32_t i;
+	size_t n = strlen(k);
 
-	for (i = 0; i < r->narg_keys; i++)
-		if (strcmp(r->arg_keys[i], k) == 0)
-			return;
-	if (r->narg_keys == MAX_ARG_KEYS)
+	if (pc_smap_get(&r->arg_seen, k, n) != PC_NONE || r->narg_keys == MAX_ARG_KEYS)
 		return;
 	r->arg_keys[r->narg_keys] = pc_strdup(r->ctx, k);
-	if (r->arg_keys[r->narg_keys])
-		r->arg_num[r->narg_keys++] = is_num;
+	if (!r->arg_keys[r->narg_keys])
+		return;
+	if (pc_smap_put(&r->arg_seen, k, n, r->narg_keys)) {
+		pc_free(r->ctx, r->arg_keys[r->narg_keys]);
+		return;
+	}
+	r->arg_num[r->narg_keys++] = is_num;
 }
 
 /* {type, cat, args...} for a marker; PC_NONE on OOM (ctx set). */
-static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t set)
+static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
 	struct pc_pvb b;
+	uint32_t i;
 	char ctxs[1024];
 	int wrote_ctx = 0, wrote_flow = 0;
 
@@ -208,67 +250,66 @@ static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t
 		wrote_ctx = 1;
 	}
 	/* flow v2: a slice bound to a flow that goes on (flow_out) or ends there */
-	if (cJSON_GetObjectItemCaseSensitive(ev, "bind_id")) {
-		const cJSON *in = cJSON_GetObjectItemCaseSensitive(ev, "flow_in");
-		const cJSON *out = cJSON_GetObjectItemCaseSensitive(ev, "flow_out");
+	if (e->bind_id.kind != CJ_NONE) {
+		int in = e->flow_in.kind == CJ_TRUE, out = e->flow_out.kind == CJ_TRUE;
 		char key[600];
 
-		if ((cJSON_IsTrue(in) || cJSON_IsTrue(out)) &&
-		    flow_key(ev, "bind_id", 0, NULL, NULL, key, sizeof(key)) == 0) {
+		if ((in || out) && flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)) == 0) {
 			uint32_t row = pc_str_intern_z(r->m, key);
 
 			if (row == PC_NONE)
 				return PC_NONE;
-			pc_pvb_key_z(&b, cJSON_IsTrue(out) ? "flow" : "terminatingFlow");
+			pc_pvb_key_z(&b, out ? "flow" : "terminatingFlow");
 			pc_pvb_sref(&b, row);
 			r->any_flow_slices = 1;
 			wrote_flow = 1;
 		}
 	}
-	if (cJSON_IsObject(args)) {
-		cJSON_ArrayForEach(a, args)
-		{
-			if (!a->string || strcmp(a->string, "type") == 0 ||
-			    strcmp(a->string, "cat") == 0 ||
-			    (wrote_ctx && strcmp(a->string, "contexts") == 0) ||
-			    (wrote_flow && (strcmp(a->string, "flow") == 0 ||
-					    strcmp(a->string, "terminatingFlow") == 0)))
-				continue;
-			pc_pvb_key_z(&b, a->string);
-			if (cJSON_IsNumber(a)) {
-				pc_pvb_dbl(&b, a->valuedouble);
-				note_arg_key(r, a->string, 1);
-			} else if (cJSON_IsString(a)) {
-				pc_pvb_str_z(&b, a->valuestring);
-				note_arg_key(r, a->string, 0);
-			} else if (cJSON_IsBool(a)) {
-				pc_pvb_bool(&b, cJSON_IsTrue(a));
-				note_arg_key(r, a->string, 0);
-			} else if (cJSON_IsNull(a)) {
-				pc_pvb_null(&b);
-			} else {
-				/* nested: kept as JSON text, which the marker table shows */
-				char *s = cJSON_PrintUnformatted(a);
+	for (i = 0; e->args.kind == CJ_OBJ && i < e->na; i++) {
+		const struct carg *a = &e->a[i];
 
-				pc_pvb_str_z(&b, s ? s : "");
-				free(s);
-				note_arg_key(r, a->string, 0);
-			}
+		if (strcmp(a->key, "type") == 0 || strcmp(a->key, "cat") == 0 ||
+		    (wrote_ctx && strcmp(a->key, "contexts") == 0) ||
+		    (wrote_flow &&
+		     (strcmp(a->key, "flow") == 0 || strcmp(a->key, "terminatingFlow") == 0)))
+			continue;
+		pc_pvb_key_z(&b, a->key);
+		switch (a->v.kind) {
+		case CJ_NUM:
+			pc_pvb_dbl(&b, a->v.d);
+			note_arg_key(r, a->key, 1);
+			break;
+		case CJ_STR:
+			pc_pvb_str(&b, a->v.s, a->v.len);
+			note_arg_key(r, a->key, 0);
+			break;
+		case CJ_TRUE:
+		case CJ_FALSE:
+			pc_pvb_bool(&b, a->v.kind == CJ_TRUE);
+			note_arg_key(r, a->key, 0);
+			break;
+		case CJ_NULL:
+			pc_pvb_null(&b);
+			break;
+		default:
+			/* nested: kept as cJSON's JSON text, which the marker table shows */
+			pc_pvb_str(&b, a->v.s, a->v.len);
+			note_arg_key(r, a->key, 0);
+			break;
 		}
 	}
 	return pc_pvb_end(&b);
 }
 
 /* An E event's args are merged into its B's payload (catapult does so). */
-static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
+static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
 	struct pc_pvb b;
 	uint32_t epl, i, c;
 
-	if (!cJSON_IsObject(args) || !args->child)
+	if (e->args.kind != CJ_OBJ || !e->na)
 		return bpl;
-	epl = payload(r, ev, NULL, PC_NONE); /* {type, args...} */
+	epl = payload(r, e, NULL, PC_NONE); /* {type, args...} */
 	if (epl == PC_NONE)
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
@@ -337,24 +378,21 @@ static struct pmeta *pmeta_of(struct rd *r, int64_t pid);
 
 /* --- async spans --- */
 
-static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
+static int async_key(const struct cev *e, int64_t pid, char *key, size_t cap)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
-	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
-	const char *cat = pc_chrome_jstr(ev, "cat"), *scope = pc_chrome_jstr(ev, "scope");
+	const struct cjv *id = &e->id;
+	const char *cat = cv_str(&e->cat), *scope = cv_str(&e->scope);
 	char idt[64];
 	int local = 0;
 
-	if (cJSON_IsObject(id2)) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
-
-		local = l != NULL;
-		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	if (e->id2.kind == CJ_OBJ) {
+		local = e->id2_local.kind != CJ_NONE;
+		id = local ? &e->id2_local : &e->id2_global;
 	}
-	if (cJSON_IsString(id))
-		pc_snprintf(idt, sizeof(idt), "s%s", id->valuestring);
-	else if (cJSON_IsNumber(id))
-		pc_snprintf(idt, sizeof(idt), "n%.17g", id->valuedouble);
+	if (id->kind == CJ_STR)
+		pc_snprintf(idt, sizeof(idt), "s%s", id->s);
+	else if (id->kind == CJ_NUM)
+		pc_snprintf(idt, sizeof(idt), "n%.17g", id->d);
 	else
 		return -1;
 	pc_snprintf(key, cap, "%s\x1f%s\x1f%s\x1f%lld", cat ? cat : "", scope ? scope : "", idt,
@@ -389,7 +427,7 @@ static struct tinfo *async_thread(struct rd *r, int64_t pid)
 	return ti;
 }
 
-static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid, int64_t ts,
 		       uint32_t name, uint16_t cat, const char *catname)
 {
 	char key[512];
@@ -421,7 +459,7 @@ static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t 
 	return 0;
 }
 
-static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
+static int async_end(struct rd *r, const struct cev *ev, int64_t pid, int64_t ts)
 {
 	char key[512];
 	uint32_t i;
@@ -452,24 +490,21 @@ static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
  * scoped to the process, and for v1 events the category and name too
  * (catapult and Perfetto key a v1 flow by id, cat and name).  -1: no id.
  */
-static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
-		    const char *name, char *key, size_t cap)
+static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
+		    char *key, size_t cap)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, idkey);
-	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
+	const struct cjv *id = bind ? &e->bind_id : &e->id;
 	char idt[128];
 	int local = 0;
 
-	if (!id && cJSON_IsObject(id2)) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
-
-		local = l != NULL;
-		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	if (id->kind == CJ_NONE && e->id2.kind == CJ_OBJ) {
+		local = e->id2_local.kind != CJ_NONE;
+		id = local ? &e->id2_local : &e->id2_global;
 	}
-	if (cJSON_IsNumber(id) && id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19) {
-		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->valuedouble);
-	} else if (cJSON_IsString(id) && id->valuestring[0]) {
-		const char *v = id->valuestring;
+	if (id->kind == CJ_NUM && id->d >= 0 && id->d < 1.8446744073709552e19) {
+		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->d);
+	} else if (id->kind == CJ_STR && id->s[0]) {
+		const char *v = id->s;
 		char *end;
 		unsigned long long n = strtoull(v, &end, 16);
 
@@ -493,14 +528,14 @@ static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char 
 }
 
 /* s, t, f: an instant marker carrying the flow (f ends it). */
-static int flow_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid, int64_t ts,
 		      const char *name, const char *cat, char ph, uint64_t off)
 {
 	char key[600];
 	struct pc_pvb b;
 	uint32_t row, nm, pl;
 
-	if (flow_key(ev, "id", pid, cat, name, key, sizeof(key)))
+	if (flow_key(ev, 0, pid, cat, name, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a flow ('%c') event without an id", ph);
 	row = pc_str_intern_z(r->m, key);
@@ -790,11 +825,11 @@ static struct pmeta *pmeta_of(struct rd *r, int64_t pid)
 	return &r->pm[r->npm++];
 }
 
-static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid,
+static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t pid,
 			  const char *name)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-	const char *s = pc_chrome_jstr(args, "name");
+	const struct cjv *sv = cv_arg(e, "name"), *nv;
+	const char *s = sv ? cv_str(sv) : NULL;
 	double v;
 
 	if (strcmp(name, "thread_name") == 0 && s && ti) {
@@ -809,9 +844,8 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
 		return 0;
 	}
-	if (strcmp(name, "stackFrames") == 0)
-		return pc_chrome_stack_frames_event(r, ev, pid);
-	if (strcmp(name, "process_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
+	nv = cv_arg(e, "sort_index");
+	if (strcmp(name, "process_sort_index") == 0 && nv && cv_num(nv, &v)) {
 		struct pmeta *pm = pmeta_of(r, pid);
 
 		if (!pm)
@@ -819,7 +853,8 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		pm->sort_index = (int64_t)v;
 		return 0;
 	}
-	if (strcmp(name, "process_labels") == 0 && (s = pc_chrome_jstr(args, "labels")) && *s) {
+	sv = cv_arg(e, "labels");
+	if (strcmp(name, "process_labels") == 0 && sv && (s = cv_str(sv)) && *s) {
 		struct pmeta *pm = pmeta_of(r, pid);
 
 		if (!pm)
@@ -827,7 +862,7 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		pm->labels = pc_model_keep(r->m, s, strlen(s));
 		return pm->labels ? 0 : PROFCONV_ERR_NOMEM;
 	}
-	if (ti && strcmp(name, "thread_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
+	if (ti && strcmp(name, "thread_sort_index") == 0 && nv && cv_num(nv, &v)) {
 		ti->sort_index = (int64_t)v;
 		ti->has_sort = 1;
 	}
@@ -836,60 +871,95 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 
 /* --- one event --- */
 
-static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
+/*
+ * The kinds whose handlers read deep into the event (V8 profiles, stack
+ * samples, contexts, counters, a process's stackFrames): the event text
+ * parsed with cJSON.  Lone surrogate escapes become U+FFFD first, as the
+ * scanner decodes them (cJSON refuses them).
+ */
+static int with_cjson(struct rd *r, uint64_t off, cJSON **out)
 {
-	const char *name = pc_chrome_jstr(ev, "name"), *ph = pc_chrome_jstr(ev, "ph");
-	const char *cat = pc_chrome_jstr(ev, "cat");
+	size_t len = r->ev_len;
+	char *doc = pc_alloc(r->ctx, len + 2);
+
+	*out = NULL;
+	if (!doc)
+		return PROFCONV_ERR_NOMEM;
+	doc[0] = '{';
+	memcpy(doc + 1, r->ev_text, len);
+	doc[len + 1] = 0;
+	pc_json_fix_surrogates(doc, len + 1, "", NULL, 0);
+	*out = cJSON_ParseWithLength(doc, len + 1);
+	pc_free(r->ctx, doc);
+	return *out ? 0
+		    : pc_fail_at(r->ctx, PROFCONV_ERR_NOMEM, r->name, off,
+				 "an object could not be parsed (out of memory)");
+}
+
+static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
+{
+	const char *name = cv_str(&e->name), *ph = cv_str(&e->ph);
+	const char *cat = cv_str(&e->cat);
 	struct pc_loc loc = { r->name, off, 0, 0 };
-	int64_t pid = jid(ev, "pid", 0), tid, ts;
+	int64_t pid = cv_id(&e->pid, 0), tid, ts;
 	double tsu = 0, dur;
 	struct tinfo *ti;
 	uint32_t nm, set;
 	uint16_t c;
+	cJSON *cj;
+	int err;
 
 	if (!ph || !ph[0] || ph[1])
-		return cJSON_GetArraySize(ev) == 0 ? 0 /* {} */
-						    : pc_warn(r->ctx, W_BAD_EVENT, &loc,
-							      "an event without a one-letter ph");
-	tid = jid(ev, "tid", pid);
-	if (!pc_chrome_jnum(ev, "ts", &tsu) && ph[0] != 'M')
+		return e->nmembers == 0 ? 0 /* {} */
+					: pc_warn(r->ctx, W_BAD_EVENT, &loc,
+						  "an event without a one-letter ph");
+	tid = cv_id(&e->tid, pid);
+	if (!cv_num(&e->ts, &tsu) && ph[0] != 'M')
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a numeric ts", ph);
 	ts = pc_chrome_us_to_ns(tsu);
 	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
 		r->first_ts = ts;
 	if (ph[0] != 'M' && ts > r->last_ts)
 		r->last_ts = ts;
-	if (ph[0] == 'X' && pc_chrome_jnum(ev, "dur", &dur) && dur > 0 &&
+	if (ph[0] == 'X' && cv_num(&e->dur, &dur) && dur > 0 &&
 	    pc_time_add(ts, pc_chrome_us_to_ns(dur)) > r->last_ts)
 		r->last_ts = pc_time_add(ts, pc_chrome_us_to_ns(dur));
 	if (ph[0] == 'M' && name && strncmp(name, "process_", 8) == 0)
-		return metadata_event(r, NULL, ev, pid, name); /* no thread of its own */
+		return metadata_event(r, NULL, e, pid, name); /* no thread of its own */
 	ti = pc_chrome_thread(r, pid, tid);
 	if (!ti)
 		return PROFCONV_ERR_NOMEM;
-	if (ph[0] == 'M')
-		return name ? metadata_event(r, ti, ev, pid, name) : 0;
+	if (ph[0] == 'M') {
+		if (!name)
+			return 0;
+		if (strcmp(name, "stackFrames") != 0)
+			return metadata_event(r, ti, e, pid, name);
+		err = with_cjson(r, off, &cj);
+		if (!err)
+			err = pc_chrome_stack_frames_event(r, cj, pid);
+		cJSON_Delete(cj);
+		return err;
+	}
 	if (!name && ph[0] != 'E')
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a name", ph);
 	switch (ph[0]) {
 	case 'X': {
 		uint32_t pl;
-		int err;
+		int64_t end;
 
-		if (!pc_chrome_jnum(ev, "dur", &dur) || dur < 0)
+		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
 		nm = intern(r, name);
 		c = pc_chrome_category(r, cat);
 		set = pc_chrome_active_set(r, ti);
-		pl = payload(r, ev, cat, set);
+		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		err = push_marker_set(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)),
-				      PC_PHASE_INTERVAL, c, pl, set);
+		end = pc_time_add(ts, pc_chrome_us_to_ns(dur));
+		err = push_marker_set(r, ti, nm, ts, end, PC_PHASE_INTERVAL, c, pl, set);
 		if (!err && r->blame)
-			err = pc_chrome_add_cslice(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), set,
-						   0, r->norder++);
-		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), nm, c);
+			err = pc_chrome_add_cslice(r, ti, nm, ts, end, set, 0, r->norder++);
+		return err ? err : keep_slice(r, ti, ts, end, nm, c);
 	}
 	case 'B': {
 		struct open_b *b;
@@ -902,7 +972,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		b->start = ts;
 		b->cat = pc_chrome_category(r, cat);
 		b->set = pc_chrome_active_set(r, ti);
-		b->payload = payload(r, ev, cat, b->set);
+		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		b->order = r->norder++;
@@ -911,14 +981,13 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	}
 	case 'E': {
 		struct open_b b;
-		int err;
 
 		if (!ti->nopen)
 			return pc_warn(r->ctx, W_UNMATCHED, &loc,
 				       "an E event at %.3f us on thread %lld closes no B", tsu,
 				       (long long)tid);
 		b = ti->open[--ti->nopen];
-		b.payload = merge_end_args(r, b.payload, ev);
+		b.payload = merge_end_args(r, b.payload, e);
 		if (b.payload == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		err = push_marker_set(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload,
@@ -931,7 +1000,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	case 'i':
 	case 'R':
 	case 'n': {
-		uint32_t pl = payload(r, ev, cat, PC_NONE); /* instants get no context (R6) */
+		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
 		nm = intern(r, name);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -942,34 +1011,396 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 			if (!ti)
 				return PROFCONV_ERR_NOMEM;
 		}
-		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
+		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT,
+				   pc_chrome_category(r, cat), pl);
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, ev, pid, ts, intern(r, name), pc_chrome_category(r, cat), cat);
+		return async_begin(r, ti, e, pid, ts, intern(r, name), pc_chrome_category(r, cat), cat);
 	case 'e':
 	case 'F':
-		return async_end(r, ev, pid, ts);
+		return async_end(r, e, pid, ts);
+	case 's':
+	case 't':
+	case 'f':
+		return flow_event(r, ti, e, pid, ts, name, cat, ph[0], off);
 	case 'C':
-		return counter_event(r, ev, pid, ts, name, cat);
 	case '(':
 	case ')':
 	case 'O':
 	case 'D':
 	case 'N':
-		return pc_chrome_context_event(r, ti, ev, pid, ts, ph[0]);
-	case 's':
-	case 't':
-	case 'f':
-		return flow_event(r, ti, ev, pid, ts, name, cat, ph[0], off);
 	case 'P':
-		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
-			return profile_event(r, ti, ev, pid, ts, name);
-		return pc_chrome_p_sample(r, ti, ev, pid, ts, off);
+		break;
 	default:
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
 			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
+	/* the kinds read through cJSON */
+	err = with_cjson(r, off, &cj);
+	if (err)
+		return err;
+	switch (ph[0]) {
+	case 'C':
+		err = counter_event(r, cj, pid, ts, name, cat);
+		break;
+	case 'P':
+		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
+			err = profile_event(r, ti, cj, pid, ts, name);
+		else
+			err = pc_chrome_p_sample(r, ti, cj, pid, ts, off);
+		break;
+	default:
+		err = pc_chrome_context_event(r, ti, cj, pid, ts, ph[0]);
+		break;
+	}
+	cJSON_Delete(cj);
+	return err;
+}
+
+/* --- scanning an event --- */
+
+enum mkey {
+	K_OTHER,
+	K_NAME,
+	K_CAT,
+	K_PH,
+	K_SCOPE,
+	K_TS,
+	K_DUR,
+	K_PID,
+	K_TID,
+	K_ID,
+	K_BIND_ID,
+	K_FLOW_IN,
+	K_FLOW_OUT,
+	K_ID2,
+	K_ARGS,
+};
+
+/* Which member a key names (compared as C strings, as cJSON compares them). */
+static enum mkey member_key(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return K_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return K_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		break;
+	case 3:
+		if (memcmp(k, "cat", 3) == 0)
+			return K_CAT;
+		if (memcmp(k, "dur", 3) == 0)
+			return K_DUR;
+		if (memcmp(k, "pid", 3) == 0)
+			return K_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return K_TID;
+		if (memcmp(k, "id2", 3) == 0)
+			return K_ID2;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return K_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return K_ARGS;
+		break;
+	case 5:
+		if (memcmp(k, "scope", 5) == 0)
+			return K_SCOPE;
+		break;
+	case 7:
+		if (memcmp(k, "bind_id", 7) == 0)
+			return K_BIND_ID;
+		if (memcmp(k, "flow_in", 7) == 0)
+			return K_FLOW_IN;
+		break;
+	case 8:
+		if (memcmp(k, "flow_out", 8) == 0)
+			return K_FLOW_OUT;
+		break;
+	default:
+		break;
+	}
+	return K_OTHER;
+}
+
+/* The kind of the value at the cursor, by its first byte. */
+static uint8_t value_kind(int c)
+{
+	switch (c) {
+	case '{':
+		return CJ_OBJ;
+	case '[':
+		return CJ_ARR;
+	case '"':
+		return CJ_STR;
+	case 't':
+		return CJ_TRUE;
+	case 'f':
+		return CJ_FALSE;
+	case 'n':
+		return CJ_NULL;
+	default:
+		return CJ_NUM;
+	}
+}
+
+/*
+ * A scalar value into v (strings decoded into the scratch, numbers parsed);
+ * containers are only checked (v->kind says what they were); with print,
+ * containers are printed as cJSON prints them.
+ */
+static int scan_value(struct rd *r, struct cjv *v, int print)
+{
+	struct pc_jscan *js = &r->js;
+	int c = pc_jscan_ws(js);
+
+	v->kind = value_kind(c);
+	switch (v->kind) {
+	case CJ_STR:
+		return pc_jscan_string(js, &v->off, &v->len);
+	case CJ_NUM:
+		return pc_jscan_number(js, &v->d);
+	case CJ_OBJ:
+	case CJ_ARR:
+		if (print) {
+			v->off = js->olen;
+			c = pc_jscan_print(js);
+			if (c)
+				return c;
+			v->len = js->olen - v->off;
+			return pc_jscan_put(js, "", 1); /* a NUL after the text */
+		}
+		return pc_jscan_skip(js);
+	default:
+		return pc_jscan_skip(js);
+	}
+}
+
+/* The members of an object at the cursor: each key and value to fn. */
+#define SCAN_OBJECT(js, err, KEYVAR, KLEN, BODY)                                                  \
+	do {                                                                                       \
+		int mc_;                                                                            \
+		if (pc_jscan_ws(js) != '{' || (js)->depth >= (js)->max_depth) {                    \
+			err = PC_JSCAN_BAD;                                                        \
+			break;                                                                     \
+		}                                                                                  \
+		(js)->depth++;                                                                     \
+		(js)->p++;                                                                         \
+		mc_ = pc_jscan_ws(js);                                                              \
+		if (mc_ == '}') {                                                                   \
+			(js)->p++;                                                                 \
+			(js)->depth--;                                                             \
+			break;                                                                     \
+		}                                                                                  \
+		for (;;) {                                                                         \
+			size_t KEYVAR, KLEN;                                                       \
+			if (mc_ != '"') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			err = pc_jscan_string(js, &KEYVAR, &KLEN);                                 \
+			if (!err && pc_jscan_ws(js) != ':')                                        \
+				err = PC_JSCAN_BAD;                                                \
+			if (err)                                                                   \
+				break;                                                             \
+			(js)->p++;                                                                 \
+			BODY;                                                                      \
+			if (err)                                                                   \
+				break;                                                             \
+			mc_ = pc_jscan_ws(js);                                                      \
+			if (mc_ == '}') {                                                           \
+				(js)->p++;                                                         \
+				(js)->depth--;                                                     \
+				break;                                                             \
+			}                                                                          \
+			if (mc_ != ',') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			(js)->p++;                                                                 \
+			mc_ = pc_jscan_ws(js);                                                      \
+		}                                                                                  \
+	} while (0)
+
+/* A string value's pointer from its offset, cut at its first NUL (cJSON's C string). */
+static void fix_str(struct rd *r, struct cjv *v)
+{
+	if (v->kind == CJ_STR) {
+		v->s = pc_jscan_at(&r->js, v->off);
+		v->len = strlen(v->s);
+	}
+}
+
+/*
+ * Scan the event text "{" + text[0..len) into r->ev: check its syntax
+ * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
+ * uses and every args member.  max_depth: containers that may be open.
+ */
+static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_depth)
+{
+	struct pc_jscan *js = &r->js;
+	struct cev *e = &r->ev;
+	int err = 0;
+	uint32_t i;
+
+	memset(e, 0, offsetof(struct cev, a));
+	e->na = 0;
+	pc_jscan_start(js, text, len, max_depth);
+	/* the text starts after the '{': begin inside the object */
+	js->depth = 1;
+	{
+		int c_ = pc_jscan_ws(js);
+
+		if (c_ == '}') {
+			js->p++;
+			goto done;
+		}
+		for (;;) {
+			size_t ko, kl;
+			struct cjv *v = NULL, dummy;
+
+			if (c_ != '"')
+				return PC_JSCAN_BAD;
+			err = pc_jscan_string(js, &ko, &kl);
+			if (err)
+				return err;
+			if (pc_jscan_ws(js) != ':')
+				return PC_JSCAN_BAD;
+			js->p++;
+			e->nmembers++;
+			switch (member_key(pc_jscan_at(js, ko), strlen(pc_jscan_at(js, ko)))) {
+			case K_NAME:
+				v = &e->name;
+				break;
+			case K_CAT:
+				v = &e->cat;
+				break;
+			case K_PH:
+				v = &e->ph;
+				break;
+			case K_SCOPE:
+				v = &e->scope;
+				break;
+			case K_TS:
+				v = &e->ts;
+				break;
+			case K_DUR:
+				v = &e->dur;
+				break;
+			case K_PID:
+				v = &e->pid;
+				break;
+			case K_TID:
+				v = &e->tid;
+				break;
+			case K_ID:
+				v = &e->id;
+				break;
+			case K_BIND_ID:
+				v = &e->bind_id;
+				break;
+			case K_FLOW_IN:
+				v = &e->flow_in;
+				break;
+			case K_FLOW_OUT:
+				v = &e->flow_out;
+				break;
+			case K_ID2:
+				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					e->id2.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						const char *kk = pc_jscan_at(js, k2);
+						struct cjv *w = &dummy;
+
+						(void)l2;
+						if (strcmp(kk, "local") == 0 && e->id2_local.kind == CJ_NONE)
+							w = &e->id2_local;
+						else if (strcmp(kk, "global") == 0 &&
+							 e->id2_global.kind == CJ_NONE)
+							w = &e->id2_global;
+						err = scan_value(r, w, 0);
+					});
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			case K_ARGS:
+				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					e->args.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						struct carg *a;
+
+						(void)l2;
+						if (e->na == r->args_cap &&
+						    pc_grow(r->ctx, (void **)&e->a, sizeof(*e->a),
+							    &r->args_cap, (size_t)e->na + 1)) {
+							err = PROFCONV_ERR_NOMEM;
+							break;
+						}
+						a = &e->a[e->na++];
+						a->koff = k2;
+						err = scan_value(r, &a->v, 1);
+					});
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			default:
+				break;
+			}
+			if (v && v->kind == CJ_NONE) {
+				err = scan_value(r, v, 0);
+			} else {
+				pc_jscan_ws(js);
+				err = pc_jscan_skip(js);
+			}
+			if (err)
+				return err;
+next:
+			c_ = pc_jscan_ws(js);
+			if (c_ == '}') {
+				js->p++;
+				break;
+			}
+			if (c_ != ',')
+				return PC_JSCAN_BAD;
+			js->p++;
+			c_ = pc_jscan_ws(js);
+		}
+	}
+done:
+	if (js->p != js->end)
+		return PC_JSCAN_BAD;
+	/* the scratch no longer moves: offsets become pointers */
+	fix_str(r, &e->name);
+	fix_str(r, &e->cat);
+	fix_str(r, &e->ph);
+	fix_str(r, &e->scope);
+	fix_str(r, &e->ts);
+	fix_str(r, &e->dur);
+	fix_str(r, &e->pid);
+	fix_str(r, &e->tid);
+	fix_str(r, &e->id);
+	fix_str(r, &e->bind_id);
+	fix_str(r, &e->id2_local);
+	fix_str(r, &e->id2_global);
+	for (i = 0; i < e->na; i++) {
+		struct carg *a = &e->a[i];
+
+		a->key = pc_jscan_at(js, a->koff);
+		if (a->v.kind == CJ_STR)
+			fix_str(r, &a->v);
+		else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
+			a->v.s = pc_jscan_at(js, a->v.off);
+	}
+	return 0;
 }
 
 /* --- the event array --- */
@@ -998,6 +1429,34 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
 				 "an object could not be parsed (out of memory)");
 }
 
+/*
+ * One event after its OBJ_BEGIN token t: its bytes (pc_jpull_raw_rest()),
+ * scanned in one pass (scan_event()), handled.  A text the scanner refuses
+ * is handed to the strict tokenizer for its FILE:LINE:COL message.
+ */
+static int read_event(struct rd *r, const struct pc_jtok *t)
+{
+	uint64_t off = t->offset;
+	uint32_t line = t->line, col = t->col;
+	unsigned depth = pc_jpull_depth(r->p);
+	int err = pc_jpull_raw_rest(r->p, &r->ev_text, &r->ev_len, EVENT_MAX);
+
+	if (err)
+		return err;
+	err = scan_event(r, r->ev_text, r->ev_len, pc_jpull_max_depth(r->p) - (depth - 1));
+	if (err == PC_JSCAN_BAD) {
+		err = pc_jpull_recheck(r->p, r->ev_text, r->ev_len, off, line, col, depth);
+		if (!err)
+			err = pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, off,
+					 "the event scanner refused an event the tokenizer accepts");
+		return err;
+	}
+	if (err)
+		return err;
+	r->nevents++;
+	return handle_event(r, &r->ev, off);
+}
+
 static int read_events(struct rd *r)
 {
 	const struct pc_jtok *t;
@@ -1008,22 +1467,13 @@ static int read_events(struct rd *r)
 		if (!err && t->type == PC_JT_ARR_END)
 			return 0;
 		if (!err && t->type == PC_JT_OBJ_BEGIN) {
-			uint64_t off = t->offset;
-			cJSON *ev;
-
-			err = parse_rest(r, off, &ev);
-			if (!err) {
-				r->nevents++;
-				err = handle_event(r, ev, off);
-				cJSON_Delete(ev);
-				if (err)
-					return err;
+			err = read_event(r, t);
+			if (!err)
 				continue;
-			}
-		}
-		if (!err)
+		} else if (!err) {
 			return pc_jr_corrupt(r->ctx, r->p, t, "expected an event object, got %s",
 					     pc_jr_type_name(t->type));
+		}
 		if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
 			/* Chrome could not finish the file: keep what came before */
 			char why[1024];
@@ -1527,6 +1977,9 @@ static void rd_free(struct rd *r)
 	for (i = 0; i < r->narg_keys; i++)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
+	pc_smap_free(&r->arg_seen);
+	pc_jscan_free(&r->js);
+	pc_free(r->ctx, r->ev.a);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);
 	pc_jpull_free(r->p);
@@ -1548,6 +2001,8 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.first_ts = PC_NO_TIME;
 	r.last_ts = INT64_MIN;
 	pc_smap_init(&r.cats, ctx);
+	pc_smap_init(&r.arg_seen, ctx);
+	pc_jscan_init(&r.js, ctx);
 	err = pc_jpull_new(ctx, in, NULL, &r.p);
 	if (!err) {
 		/* the categories the V8 samples use; trace categories follow */
