@@ -77,6 +77,7 @@ struct pc_jpull {
 
 	uint64_t bad_utf8;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
+	int error_before_eof; /* pc_jpull_raw_rest() read to the end past an error */
 };
 
 /* --- positions and errors --- */
@@ -1194,8 +1195,8 @@ int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, siz
  * nothing more, borrows p's container stack (only entries from depth - 1
  * up are written, which p no longer uses) and keeps its own scratch.
  */
-int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
-		     uint32_t col, unsigned depth)
+static int recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
+		   uint32_t col, unsigned depth, int *at_end)
 {
 	struct pc_jpull sub = *p;
 	int err = 0;
@@ -1223,8 +1224,17 @@ int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t o
 	sub.state = ST_KEY_OR_END;
 	while (!err && sub.depth >= depth)
 		err = next_tok(&sub, 1);
+	*at_end = sub.pos == sub.end;
 	pc_free(p->ctx, sub.s);
 	return err;
+}
+
+int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
+		     uint32_t col, unsigned depth)
+{
+	int at_end;
+
+	return recheck(p, obj, len, off, line, col, depth, &at_end);
 }
 
 /* Non-zero if any of the 8 bytes is '"' or '\\'. */
@@ -1313,8 +1323,12 @@ int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t 
 		err = fill(p);
 		if (!err && p->pos == p->end) {
 			/* the input ends inside the object: the tokenizer's own error */
+			int at_end = 1;
+
 			p->capturing = 0;
-			err = pc_jpull_recheck(p, p->c ? p->c : "", p->clen, off, line, col, outer);
+			err = recheck(p, p->c ? p->c : "", p->clen, off, line, col, outer, &at_end);
+			/* an error before the last byte: the tokenizer would not have read to the end */
+			p->error_before_eof = !at_end;
 			if (!err)
 				err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
 					      "jpull: an object the input ends inside is complete");
@@ -1377,7 +1391,7 @@ uint64_t pc_jpull_offset(const struct pc_jpull *p)
 
 int pc_jpull_at_eof(const struct pc_jpull *p)
 {
-	return p->eof && p->pos == p->end;
+	return p->eof && p->pos == p->end && !p->error_before_eof;
 }
 
 void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc)
