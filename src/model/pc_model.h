@@ -304,16 +304,29 @@ enum pc_val_kind {
 struct pc_val {
 	uint8_t kind; /* enum pc_val_kind */
 	uint8_t pad[3];
-	uint32_t key;  /* text row of the member name; PC_NONE outside objects */
-	uint32_t span; /* nodes in this subtree, itself included */
-	uint32_t pad2;
+	uint32_t key; /* text row of the member name; PC_NONE outside objects */
 	union {
 		int64_t i;
 		double d;
 		uint32_t s;
-		uint32_t n;
+		struct {
+			uint32_t n;  /* OBJ, ARR: members or elements */
+			uint32_t sp; /* OBJ, ARR, CAUSE: nodes in the subtree (pc_val_span()) */
+		};
 	} v;
 };
+
+/*
+ * Nodes in the subtree of v, itself included: a scalar has none below it;
+ * containers, and a cause placeholder (which keeps the nodes of the object
+ * it replaced), record theirs.  16 bytes a node: a Chrome trace's payloads
+ * are most of its model.
+ */
+static inline uint32_t pc_val_span(const struct pc_val *v)
+{
+	return v->kind >= PC_VAL_OBJ ? v->v.sp : 1;
+}
+_Static_assert(sizeof(struct pc_val) == 16, "payload nodes are 16 bytes");
 
 struct pc_payloads {
 	struct pc_val *nodes;

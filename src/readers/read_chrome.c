@@ -313,7 +313,7 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 	if (epl == PC_NONE)
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
-	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n; i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 
@@ -322,7 +322,7 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 		pc_pvb_key(&b, k, len);
 		pc_pvb_copy(&b, c);
 	}
-	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n; i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 

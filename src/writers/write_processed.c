@@ -639,7 +639,7 @@ static int has_cause_node(const struct pc_model *m, uint32_t obj)
 
 	if (o->kind != PC_VAL_OBJ)
 		return 0;
-	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_pv(m, c)->span)
+	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_val_span(pc_pv(m, c)))
 		if (pc_pv(m, c)->kind == PC_VAL_CAUSE)
 			return 1;
 	return 0;
