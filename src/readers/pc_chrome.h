@@ -60,7 +60,8 @@ struct pmeta {
 
 /* An async span waiting for its end: key (cat, id, scope, pid if local). */
 struct async_open {
-	char *key; /* owned (pc_alloc) */
+	char *key; /* owned (pc_alloc); NULL once closed */
+	uint32_t prev; /* the open span of the same key begun before it: index + 1, or 0 */
 	uint32_t thread;
 	uint32_t name;
 	uint16_t cat;
@@ -178,8 +179,10 @@ struct rd {
 	uint32_t last_th; /* index + 1, 0: none */
 	struct tinfo *th;
 	uint32_t nth, th_cap;
-	struct async_open *as;
+	struct async_open *as; /* open spans in begin order (and closed ones, key NULL) */
 	uint32_t nas, as_cap;
+	uint32_t nas_closed;	  /* closed ones still in as (dropped when they are half) */
+	struct pc_smap as_latest; /* key -> the latest open span with it (index + 1), or 0 */
 	struct v8prof *prof;
 	uint32_t nprof, prof_cap;
 	struct counter_key *ck;

@@ -433,7 +433,7 @@ static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int
 	char key[512];
 	struct async_open *a;
 	struct tinfo *at;
-	uint32_t set;
+	uint32_t set, prev;
 
 	if (async_key(ev, pid, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: an async event without an id",
@@ -453,33 +453,74 @@ static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int
 	a->cat = cat;
 	a->start = ts;
 	a->payload = payload(r, ev, catname, a->set);
+	prev = pc_smap_get(&r->as_latest, key, strlen(key));
+	a->prev = prev == PC_NONE ? 0 : prev;
 	r->nas++; /* owned from here (freed with the others) */
 	if (a->payload == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	return pc_smap_put(&r->as_latest, key, strlen(key), r->nas);
+}
+
+/*
+ * Drop the closed spans from r->as, keeping the open ones in their order
+ * (close_open() makes the unclosed ones markers in that order), and
+ * renumber the per-key chains.
+ */
+static int async_compact(struct rd *r)
+{
+	uint32_t *to = pc_alloc(r->ctx, (size_t)r->nas * sizeof(*to) + 1);
+	uint32_t i, j = 0;
+
+	if (!to)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < r->nas; i++) {
+		to[i] = 0;
+		if (r->as[i].key) {
+			r->as[j] = r->as[i];
+			to[i] = ++j;
+		}
+	}
+	r->nas = j;
+	r->nas_closed = 0;
+	for (i = 0; i < j; i++) {
+		if (r->as[i].prev)
+			r->as[i].prev = to[r->as[i].prev - 1];
+		/* in order: the last put for a key is its latest span */
+		if (pc_smap_put(&r->as_latest, r->as[i].key, strlen(r->as[i].key), i + 1)) {
+			pc_free(r->ctx, to);
+			return PROFCONV_ERR_NOMEM;
+		}
+	}
+	pc_free(r->ctx, to);
 	return 0;
 }
 
 static int async_end(struct rd *r, const struct cev *ev, int64_t pid, int64_t ts)
 {
 	char key[512];
-	uint32_t i;
+	struct async_open a;
+	uint32_t cur;
+	size_t n;
+	int err;
 
 	if (async_key(ev, pid, key, sizeof(key)))
 		return 0;
 	/* the latest open span with this key (spans of one id nest) */
-	for (i = r->nas; i-- > 0;) {
-		if (strcmp(r->as[i].key, key) == 0) {
-			struct async_open a = r->as[i];
-			int err = push_marker_set(r, &r->th[a.thread], a.name, a.start, ts,
-						  PC_PHASE_INTERVAL, a.cat, a.payload, a.set);
-
-			pc_free(r->ctx, a.key);
-			memmove(&r->as[i], &r->as[i + 1], (r->nas - i - 1) * sizeof(*r->as));
-			r->nas--;
-			return err;
-		}
-	}
-	return 0;
+	n = strlen(key);
+	cur = pc_smap_get(&r->as_latest, key, n);
+	if (cur == PC_NONE || cur == 0)
+		return 0;
+	a = r->as[cur - 1];
+	err = push_marker_set(r, &r->th[a.thread], a.name, a.start, ts, PC_PHASE_INTERVAL, a.cat,
+			      a.payload, a.set);
+	pc_free(r->ctx, a.key);
+	r->as[cur - 1].key = NULL; /* closed */
+	r->nas_closed++;
+	if (!err)
+		err = pc_smap_put(&r->as_latest, key, n, a.prev);
+	if (!err && r->nas_closed > 64 && r->nas_closed > r->nas / 2)
+		err = async_compact(r);
+	return err;
 }
 
 /* --- flows --- */
@@ -1694,9 +1735,10 @@ static int close_open(struct rd *r)
 					  PC_NO_TIME, PC_PHASE_START, r->th[i].open[k].cat,
 					  r->th[i].open[k].payload);
 	for (i = 0; i < r->nas && !err; i++)
-		err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name, r->as[i].start,
-				  PC_NO_TIME, PC_PHASE_START, r->as[i].cat,
-				  r->as[i].payload);
+		if (r->as[i].key) /* still open */
+			err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name,
+					  r->as[i].start, PC_NO_TIME, PC_PHASE_START, r->as[i].cat,
+					  r->as[i].payload);
 	return err;
 }
 
@@ -1978,6 +2020,7 @@ static void rd_free(struct rd *r)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
 	pc_smap_free(&r->arg_seen);
+	pc_smap_free(&r->as_latest);
 	pc_jscan_free(&r->js);
 	pc_free(r->ctx, r->ev.a);
 	pc_chrome_ctx_free(r);
@@ -2002,6 +2045,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.last_ts = INT64_MIN;
 	pc_smap_init(&r.cats, ctx);
 	pc_smap_init(&r.arg_seen, ctx);
+	pc_smap_init(&r.as_latest, ctx);
 	pc_jscan_init(&r.js, ctx);
 	err = pc_jpull_new(ctx, in, NULL, &r.p);
 	if (!err) {
