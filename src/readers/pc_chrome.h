@@ -32,11 +32,11 @@ struct open_b {
 	uint32_t order;	   /* file order */
 };
 
-/* A slice kept to derive samples (threads without real samples). */
-struct slice {
-	int64_t start, end;
-	uint32_t frame;
-	uint32_t thread; /* index into r->tinfo */
+/* A label frame remembered by (name, category). */
+struct lf_slot {
+	uint32_t name;
+	uint16_t cat;
+	uint32_t frame; /* PC_NONE: empty */
 };
 
 /* Per-thread reader state. */
@@ -48,6 +48,10 @@ struct tinfo {
 	int64_t sort_index;
 	int has_sort;
 	int has_real_samples;
+	/* which of t's markers are slices (X, B/E), for derived samples: a bit per row */
+	uint64_t *sbits;
+	uint32_t sbits_cap, sbits_used; /* words */
+	uint32_t nslices;
 };
 
 /* What M events say of a process: process_sort_index and process_labels. */
@@ -187,8 +191,7 @@ struct rd {
 	uint32_t nprof, prof_cap;
 	struct counter_key *ck;
 	uint32_t nck, ck_cap;
-	struct slice *slices;
-	uint32_t nslices, slices_cap;
+	struct lf_slot lf[4096]; /* label frames of slices */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;

@@ -356,22 +356,42 @@ static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t st
 	return push_marker_set(r, ti, name, start, end, phase, cat, pl, PC_NONE);
 }
 
+/* pc_chrome_label_frame() through a small direct-mapped cache. */
+static uint32_t label_frame(struct rd *r, uint32_t name, uint16_t cat)
+{
+	struct lf_slot *sl = &r->lf[(name * 31u + cat) & (PC_ARRAY_SIZE(r->lf) - 1)];
+
+	if (sl->frame != PC_NONE && sl->name == name && sl->cat == cat)
+		return sl->frame;
+	sl->name = name;
+	sl->cat = cat;
+	sl->frame = pc_chrome_label_frame(r, name, cat);
+	return sl->frame;
+}
+
+/*
+ * The marker just pushed on ti is a slice (X, or B closed by E): its frame
+ * is made now, in file order, and the marker is flagged for
+ * derive_samples(), which reads the slices back from the marker table.
+ */
 static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end, uint32_t name,
 		      uint16_t cat)
 {
-	struct slice *s;
+	uint32_t row = ti->t->markers.len - 1;
 
 	if (end < start)
 		return 0;
-	if (pc_grow(r->ctx, (void **)&r->slices, sizeof(*r->slices), &r->slices_cap,
-		    (size_t)r->nslices + 1))
+	if (pc_grow(r->ctx, (void **)&ti->sbits, sizeof(*ti->sbits), &ti->sbits_cap,
+		    (size_t)row / 64 + 1))
 		return PROFCONV_ERR_NOMEM;
-	s = &r->slices[r->nslices++];
-	s->start = start;
-	s->end = end;
-	s->frame = pc_chrome_label_frame(r, name, cat);
-	s->thread = (uint32_t)(ti - r->th);
-	return s->frame == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
+	if (row / 64 >= ti->sbits_used) {
+		memset(ti->sbits + ti->sbits_used, 0,
+		       (size_t)(row / 64 + 1 - ti->sbits_used) * sizeof(*ti->sbits));
+		ti->sbits_used = row / 64 + 1;
+	}
+	ti->sbits[row / 64] |= (uint64_t)1 << (row % 64);
+	ti->nslices++;
+	return label_frame(r, name, cat) == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 }
 
 static struct pmeta *pmeta_of(struct rd *r, int64_t pid);
@@ -1642,84 +1662,128 @@ static int read_top(struct rd *r)
 
 /* --- after the events --- */
 
-static int slice_cmp(const void *a, const void *b)
+/* Slice a before slice b: earlier start, then the longer one (it encloses), then file order. */
+static int slice_before(const struct pc_markers *mk, uint32_t a, uint32_t b)
 {
-	const struct slice *x = a, *y = b;
+	if (mk->start[a] != mk->start[b])
+		return mk->start[a] < mk->start[b];
+	if (mk->end[a] != mk->end[b])
+		return mk->end[a] > mk->end[b];
+	return a < b;
+}
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1; /* the longer one encloses */
-	return 0;
+/* Sort marker rows idx[0..n) with slice_before() (a merge sort; tmp holds n). */
+static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tmp, uint32_t n)
+{
+	uint32_t width, i;
+
+	for (width = 1; width < n; width *= 2) {
+		for (i = 0; i < n; i += 2 * width) {
+			uint32_t lo = i, mid = i + width < n ? i + width : n;
+			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
+			uint32_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi)
+				tmp[o++] = slice_before(mk, idx[b], idx[a]) ? idx[b++] : idx[a++];
+			while (a < mid)
+				tmp[o++] = idx[a++];
+			while (b < hi)
+				tmp[o++] = idx[b++];
+		}
+		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+	}
 }
 
 /*
  * Threads with slices and no samples: a sample every DERIVED_NS whose stack
- * is the slices open at that time, outermost first.
+ * is the slices open at that time, outermost first.  The slices are the
+ * thread's markers keep_slice() flagged, taken in order of start (the
+ * longer first, then file order).
  */
 static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 {
-	uint32_t i = 0, depth;
+	uint32_t th, depth;
 	uint32_t stack_frames[256];
 	int64_t stack_end[256];
+	uint32_t *idx = NULL, *tmp = NULL;
+	size_t cap = 0;
 	int err = 0;
 
-	if (!r->nslices)
-		return 0;
-	qsort(r->slices, r->nslices, sizeof(*r->slices), slice_cmp);
-	while (i < r->nslices && !err) {
-		uint32_t th = r->slices[i].thread, j;
+	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
-		int64_t t0, tend = INT64_MIN;
+		const struct pc_markers *mk = &ti->t->markers;
+		uint32_t n = 0, k, w;
+		int64_t t0, t, tend = INT64_MIN;
 
-		for (j = i; j < r->nslices && r->slices[j].thread == th; j++)
-			if (r->slices[j].end > tend)
-				tend = r->slices[j].end;
-		if (ti->has_real_samples) {
-			i = j;
+		if (!ti->nslices || ti->has_real_samples)
 			continue;
-		}
-		/* sample times on the global 1 ms grid from the trace's start */
-		t0 = r->slices[i].start;
-		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
-		depth = 0;
-		{
-			uint32_t k = i;
-			int64_t t;
-
-			for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
-				uint32_t s = PC_NONE, d;
-
-				while (k < j && r->slices[k].start <= t) {
-					/* close what ended before this slice starts */
-					while (depth && stack_end[depth - 1] <= r->slices[k].start)
-						depth--;
-					if (depth < PC_ARRAY_SIZE(stack_frames)) {
-						stack_frames[depth] = r->slices[k].frame;
-						stack_end[depth] = r->slices[k].end;
-						depth++;
-					}
-					k++;
-				}
-				while (depth && stack_end[depth - 1] <= t)
-					depth--;
-				if (!depth)
-					continue;
-				for (d = 0; d < depth; d++) {
-					s = pc_stack_intern(r->m, s, stack_frames[d]);
-					if (s == PC_NONE)
-						return r->ctx->status ? r->ctx->status
-								      : PROFCONV_ERR_NOMEM;
-				}
-				err = pc_sample_add(r->m, ti->t, s, t, weight);
-				if (t == INT64_MAX)
-					break;
+		if (ti->nslices > cap) {
+			pc_free(r->ctx, idx);
+			pc_free(r->ctx, tmp);
+			cap = ti->nslices;
+			idx = pc_alloc(r->ctx, cap * sizeof(*idx));
+			tmp = pc_alloc(r->ctx, cap * sizeof(*tmp));
+			if (!idx || !tmp) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
 			}
 		}
-		i = j;
+		for (w = 0; w < ti->sbits_used; w++) {
+			uint64_t bits = ti->sbits[w];
+
+			while (bits) {
+				k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				bits &= bits - 1;
+				idx[n++] = k;
+				if (mk->end[k] > tend)
+					tend = mk->end[k];
+			}
+		}
+		sort_slices(mk, idx, tmp, n);
+		/* sample times on the global 1 ms grid from the trace's start */
+		t0 = mk->start[idx[0]];
+		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
+		depth = 0;
+		k = 0;
+		for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
+			uint32_t s = PC_NONE, d;
+
+			while (k < n && mk->start[idx[k]] <= t) {
+				uint32_t row = idx[k];
+
+				/* close what ended before this slice starts */
+				while (depth && stack_end[depth - 1] <= mk->start[row])
+					depth--;
+				if (depth < PC_ARRAY_SIZE(stack_frames)) {
+					stack_frames[depth] = label_frame(r, mk->name[row], mk->category[row]);
+					if (stack_frames[depth] == PC_NONE) {
+						err = PROFCONV_ERR_NOMEM;
+						break;
+					}
+					stack_end[depth] = mk->end[row];
+					depth++;
+				}
+				k++;
+			}
+			while (depth && stack_end[depth - 1] <= t)
+				depth--;
+			if (err || !depth)
+				continue;
+			for (d = 0; d < depth; d++) {
+				s = pc_stack_intern(r->m, s, stack_frames[d]);
+				if (s == PC_NONE) {
+					err = r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+					break;
+				}
+			}
+			if (!err)
+				err = pc_sample_add(r->m, ti->t, s, t, weight);
+			if (t == INT64_MAX)
+				break;
+		}
 	}
+	pc_free(r->ctx, idx);
+	pc_free(r->ctx, tmp);
 	return err;
 }
 
@@ -2000,8 +2064,10 @@ static void rd_free(struct rd *r)
 {
 	uint32_t i;
 
-	for (i = 0; i < r->nth; i++)
+	for (i = 0; i < r->nth; i++) {
 		pc_free(r->ctx, r->th[i].open);
+		pc_free(r->ctx, r->th[i].sbits);
+	}
 	pc_free(r->ctx, r->th);
 	for (i = 0; i < r->nas; i++)
 		pc_free(r->ctx, r->as[i].key);
@@ -2014,7 +2080,6 @@ static void rd_free(struct rd *r)
 	for (i = 0; i < r->nck; i++)
 		pc_free(r->ctx, r->ck[i].key);
 	pc_free(r->ctx, r->ck);
-	pc_free(r->ctx, r->slices);
 	pc_free(r->ctx, r->pm);
 	for (i = 0; i < r->narg_keys; i++)
 		pc_free(r->ctx, r->arg_keys[i]);
@@ -2033,6 +2098,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		      struct pc_text_out *blame, int json)
 {
 	struct rd r;
+	uint32_t i;
 	int err;
 
 	memset(&r, 0, sizeof(r));
@@ -2043,6 +2109,8 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.name = pc_input_name(in);
 	r.first_ts = PC_NO_TIME;
 	r.last_ts = INT64_MIN;
+	for (i = 0; i < PC_ARRAY_SIZE(r.lf); i++)
+		r.lf[i].frame = PC_NONE;
 	pc_smap_init(&r.cats, ctx);
 	pc_smap_init(&r.arg_seen, ctx);
 	pc_smap_init(&r.as_latest, ctx);
