@@ -218,7 +218,9 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	if (!err && ctx->opt.symbols && (ctx->opt.symbolicate_always || !m->meta.symbolicated)) {
 		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
 			    pc_input_name(in));
-		err = pc_symbolicate(ctx, m);
+		err = pc_model_markers_full(m); /* it remaps cause stacks in place */
+		if (!err)
+			err = pc_symbolicate(ctx, m);
 	}
 	ctx->activity = NULL;
 	if (err) {

@@ -205,7 +205,11 @@ struct pc_markers {
 	uint8_t *phase;	    /* enum pc_marker_phase */
 	uint16_t *category; /* category index */
 	uint32_t *payload;  /* payload object root (m->pv), or PC_NONE (null data) */
-	/* The cause: a stack (first-class, remapped by symbolication). */
+	/*
+	 * The cause: a stack (first-class, remapped by symbolication).  These
+	 * four columns are NULL in a model with lean_markers set until a row
+	 * has a cause or a context set (pc_model_markers_full() adds them).
+	 */
 	uint32_t *cause_stack; /* stack row, or PC_NONE: no cause */
 	int64_t *cause_time;   /* ns, or PC_NO_TIME */
 	int64_t *cause_tid;    /* PC_NO_TID: none */
@@ -458,6 +462,15 @@ struct pc_meta {
 
 struct pc_model {
 	struct profconv_ctx *ctx;
+	/*
+	 * Set by a reader whose markers rarely have causes or context sets (a
+	 * Chrome trace: millions of markers, none with a cause): a thread's
+	 * cause_stack, cause_time, cause_tid and context_set columns are only
+	 * allocated once one of its markers needs them (24 bytes a marker).
+	 * Code that indexes them checks for NULL; pc_model_markers_full()
+	 * allocates them all (symbolication rewrites cause stacks in place).
+	 */
+	int lean_markers;
 	struct pc_meta meta;
 	struct pc_strtab strings;
 	struct pc_lib_table libs;
@@ -759,6 +772,8 @@ struct pc_marker_row {
 };
 /* A row with every optional field null (name 0, category 0, instant). */
 void pc_marker_row_init(struct pc_marker_row *r);
+/* Give every thread's markers their cause and context columns (see lean_markers).  0 or error. */
+int pc_model_markers_full(struct pc_model *m);
 int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_marker_row *r);
 /* The time a marker sorts by: its start, else its end. */
 static inline int64_t pc_marker_sort_time(const struct pc_markers *k, uint32_t i)

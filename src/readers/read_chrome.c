@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/pc_itab.h"
 #include "readers/pc_chrome.h"
 
 /* --- detection --- */
@@ -1695,6 +1696,61 @@ static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tm
 }
 
 /*
+ * The derived samples' stacks: interned as pc_stack_intern() would (the
+ * same rows in the same order), through an index of 8-byte slots that
+ * keeps only the row and the hash (the model's keeps the whole key in 16
+ * bytes: half a million derived stacks made it grow to 32 MiB, 48 MiB while
+ * it doubled, the top of a large conversion's memory).  The rows are added
+ * with pc_stack_add_new(); the model rebuilds its own index if anything
+ * interns a stack later.
+ */
+struct dstacks {
+	struct pc_model *m;
+	struct pc_itab index;
+};
+
+static int dstack_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_stack_table *t = table;
+	uint64_t k;
+
+	memcpy(&k, key, sizeof(k));
+	return t->prefix[row] == (uint32_t)(k >> 32) && t->frame[row] == (uint32_t)k;
+}
+
+static uint32_t dstack_intern(struct dstacks *d, uint32_t prefix, uint32_t frame)
+{
+	uint64_t key = (uint64_t)prefix << 32 | frame;
+	uint32_t h = (uint32_t)pc_hash64(key), slot, row;
+
+	row = pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot);
+	if (row != PC_NONE)
+		return row;
+	row = pc_stack_add_new(d->m, prefix, frame);
+	if (row == PC_NONE || pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
+		return PC_NONE;
+	return row;
+}
+
+/* The index of the stacks there are so far. */
+static int dstacks_init(struct dstacks *d, struct pc_model *m)
+{
+	uint32_t i;
+
+	d->m = m;
+	memset(&d->index, 0, sizeof(d->index));
+	for (i = 0; i < m->stacks.len; i++) {
+		uint64_t key = (uint64_t)m->stacks.prefix[i] << 32 | m->stacks.frame[i];
+		uint32_t h = (uint32_t)pc_hash64(key), slot;
+
+		if (pc_itab_find(&d->index, h, dstack_eq, &m->stacks, &key, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &d->index, slot, h, i))
+			return PROFCONV_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/*
  * Threads with slices and no samples: a sample every DERIVED_NS whose stack
  * is the slices open at that time, outermost first.  The slices are the
  * thread's markers keep_slice() flagged, taken in order of start (the
@@ -1707,8 +1763,15 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	int64_t stack_end[256];
 	uint32_t *idx = NULL, *tmp = NULL;
 	size_t cap = 0;
+	struct dstacks ds;
 	int err = 0;
 
+	for (th = 0; th < r->nth; th++)
+		if (r->th[th].nslices && !r->th[th].has_real_samples)
+			break;
+	if (th == r->nth)
+		return 0; /* nothing to derive */
+	err = dstacks_init(&ds, r->m);
 	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
 		const struct pc_markers *mk = &ti->t->markers;
@@ -1770,7 +1833,7 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 			if (err || !depth)
 				continue;
 			for (d = 0; d < depth; d++) {
-				s = pc_stack_intern(r->m, s, stack_frames[d]);
+				s = dstack_intern(&ds, s, stack_frames[d]);
 				if (s == PC_NONE) {
 					err = r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 					break;
@@ -1784,6 +1847,7 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	}
 	pc_free(r->ctx, idx);
 	pc_free(r->ctx, tmp);
+	pc_itab_free(r->ctx, &ds.index);
 	return err;
 }
 
@@ -2109,6 +2173,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.name = pc_input_name(in);
 	r.first_ts = PC_NO_TIME;
 	r.last_ts = INT64_MIN;
+	m->lean_markers = 1; /* few Chrome markers have a cause or a context set */
 	for (i = 0; i < PC_ARRAY_SIZE(r.lf); i++)
 		r.lf[i].frame = PC_NONE;
 	pc_smap_init(&r.cats, ctx);

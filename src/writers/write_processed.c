@@ -618,7 +618,7 @@ static void write_cause(struct pc_jw *w, const struct pc_model *m, void *user)
 	const struct pc_markers *mk = c->mk;
 
 	(void)m;
-	if (mk->cause_stack[c->row] == PC_NONE) {
+	if (!mk->cause_stack || mk->cause_stack[c->row] == PC_NONE) {
 		pc_jw_null(w);
 		return;
 	}
@@ -656,7 +656,7 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 	struct cause_ctx cc = { mk, i };
 	struct pc_pvemit e = { NULL, write_cause, &cc };
 	uint32_t p = mk->payload[i];
-	int cause = mk->cause_stack[i] != PC_NONE;
+	int cause = mk->cause_stack && mk->cause_stack[i] != PC_NONE;
 
 	if (p == PC_NONE && !cause) {
 		pc_jw_null(w);
