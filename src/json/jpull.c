@@ -1237,6 +1237,28 @@ int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t o
 	return recheck(p, obj, len, off, line, col, depth, &at_end);
 }
 
+void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len)
+{
+	*buf = (const char *)p->pos;
+	*len = (size_t)(p->end - p->pos);
+}
+
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n)
+{
+	const unsigned char *s = p->pos, *e = p->pos + n, *nl;
+
+	while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		p->line++;
+		p->line_start = p->buf_off + (uint64_t)(nl + 1 - p->buf);
+		s = nl + 1;
+	}
+	p->pos = e;
+	p->depth--;
+	p->state = ST_AFTER;
+	p->tok.type = PC_JT_OBJ_END;
+	p->tok.depth = p->depth;
+}
+
 /* Non-zero if any of the 8 bytes is '"' or '\\'. */
 static inline int quote_or_bs8(uint64_t v)
 {

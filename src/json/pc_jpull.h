@@ -152,6 +152,18 @@ int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, siz
 int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
 
 /*
+ * The bytes of the current input chunk not yet consumed, for a reader that
+ * scans an event in place after its OBJ_BEGIN token (no copy, no read);
+ * *len may be 0.  When what the reader scanned there is the rest of the
+ * object through its '}' (checked by the reader), pc_jpull_consume_object()
+ * moves past it; otherwise the reader takes pc_jpull_raw_rest().
+ */
+void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len);
+/* Consume the first n bytes of the window, the rest of the object just opened
+ * (lines are counted); the parser then stands as after its OBJ_END token. */
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n);
+
+/*
  * Run the strict tokenizer over the object obj[0..len) (its '{' included)
  * that began at offset off, line, col in this parser's input, at the depth
  * it had there (pc_jpull_depth() just after its OBJ_BEGIN token).  Returns

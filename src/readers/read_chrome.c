@@ -1303,7 +1303,8 @@ static void fix_str(struct rd *r, struct cjv *v)
  * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
  * uses and every args member.  max_depth: containers that may be open.
  */
-static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_depth)
+static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_depth,
+		      size_t *used)
 {
 	struct pc_jscan *js = &r->js;
 	struct cev *e = &r->ev;
@@ -1438,7 +1439,9 @@ next:
 		}
 	}
 done:
-	if (js->p != js->end)
+	if (used)
+		*used = (size_t)(js->p - text);
+	else if (js->p != js->end)
 		return PC_JSCAN_BAD;
 	/* the scratch no longer moves: offsets become pointers */
 	fix_str(r, &e->name);
@@ -1492,20 +1495,32 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
 }
 
 /*
- * One event after its OBJ_BEGIN token t: its bytes (pc_jpull_raw_rest()),
- * scanned in one pass (scan_event()), handled.  A text the scanner refuses
- * is handed to the strict tokenizer for its FILE:LINE:COL message.
+ * One event after its OBJ_BEGIN token t: scanned in one pass (scan_event())
+ * where it lies in the input chunk, or, when it does not end there (or the
+ * scanner refuses it), from the bytes pc_jpull_raw_rest() gathers; then
+ * handled.  A text the scanner refuses is handed to the strict tokenizer for
+ * its FILE:LINE:COL message.
  */
 static int read_event(struct rd *r, const struct pc_jtok *t)
 {
 	uint64_t off = t->offset;
 	uint32_t line = t->line, col = t->col;
 	unsigned depth = pc_jpull_depth(r->p);
-	int err = pc_jpull_raw_rest(r->p, &r->ev_text, &r->ev_len, EVENT_MAX);
+	unsigned max_depth = pc_jpull_max_depth(r->p) - (depth - 1);
+	size_t used;
+	int err;
 
+	pc_jpull_window(r->p, &r->ev_text, &r->ev_len);
+	if (r->ev_len && scan_event(r, r->ev_text, r->ev_len, max_depth, &used) == 0) {
+		r->ev_len = used;
+		pc_jpull_consume_object(r->p, used);
+		r->nevents++;
+		return handle_event(r, &r->ev, off);
+	}
+	err = pc_jpull_raw_rest(r->p, &r->ev_text, &r->ev_len, EVENT_MAX);
 	if (err)
 		return err;
-	err = scan_event(r, r->ev_text, r->ev_len, pc_jpull_max_depth(r->p) - (depth - 1));
+	err = scan_event(r, r->ev_text, r->ev_len, max_depth, NULL);
 	if (err == PC_JSCAN_BAD) {
 		err = pc_jpull_recheck(r->p, r->ev_text, r->ev_len, off, line, col, depth);
 		if (!err)
