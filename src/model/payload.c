@@ -177,6 +177,12 @@ void pc_pvb_key(struct pc_pvb *b, const char *k, size_t len)
 		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
 }
 
+void pc_pvb_key_row(struct pc_pvb *b, uint32_t row)
+{
+	if (!b->err)
+		b->key = row;
+}
+
 void pc_pvb_key_z(struct pc_pvb *b, const char *k)
 {
 	pc_pvb_key(b, k, strlen(k));
@@ -232,6 +238,14 @@ void pc_pvb_num(struct pc_pvb *b, const char *literal, size_t len)
 void pc_pvb_str(struct pc_pvb *b, const char *s, size_t len)
 {
 	pvb_text(b, PC_VAL_STR, s, len);
+}
+
+void pc_pvb_str_row(struct pc_pvb *b, uint32_t row)
+{
+	uint32_t i = pvb_node(b, PC_VAL_STR);
+
+	if (i != PC_NONE)
+		b->m->pv.nodes[i].v.s = row;
 }
 
 void pc_pvb_str_z(struct pc_pvb *b, const char *s)

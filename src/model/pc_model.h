@@ -716,6 +716,9 @@ void pc_pvb_begin(struct pc_pvb *b, struct pc_model *m, int arr);
 void pc_pvb_begin_scalar(struct pc_pvb *b, struct pc_model *m);
 void pc_pvb_key(struct pc_pvb *b, const char *k, size_t len);
 void pc_pvb_key_z(struct pc_pvb *b, const char *k);
+/* The same with a text row already interned (pc_pv_text_intern()): no lookup. */
+void pc_pvb_key_row(struct pc_pvb *b, uint32_t row);
+void pc_pvb_str_row(struct pc_pvb *b, uint32_t row);
 void pc_pvb_null(struct pc_pvb *b);
 void pc_pvb_bool(struct pc_pvb *b, int v);
 void pc_pvb_int(struct pc_pvb *b, int64_t v);

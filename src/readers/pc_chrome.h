@@ -178,6 +178,7 @@ struct rd {
 	const char *ev_text; /* the event being read: its bytes after the '{' */
 	size_t ev_len;
 	uint32_t args_cap;
+	uint32_t row_type, row_trace_event, row_cat; /* payload text rows */
 	/* the last event's thread (most events follow one of the same thread) */
 	int64_t last_pid, last_tid;
 	uint32_t last_th; /* index + 1, 0: none */

@@ -239,10 +239,10 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	int wrote_ctx = 0, wrote_flow = 0;
 
 	pc_pvb_begin(&b, r->m, 0);
-	pc_pvb_key_z(&b, "type");
-	pc_pvb_str_z(&b, "TraceEvent");
+	pc_pvb_key_row(&b, r->row_type);
+	pc_pvb_str_row(&b, r->row_trace_event);
 	if (cat) {
-		pc_pvb_key_z(&b, "cat");
+		pc_pvb_key_row(&b, r->row_cat);
 		pc_pvb_str_z(&b, cat);
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
@@ -2202,8 +2202,13 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.cat_js = pc_model_add_category(m, "JavaScript", "yellow");
 		r.cat_gc = pc_model_add_category(m, "GC / CC", "orange");
 		r.cat_native = pc_model_add_category(m, "Native", "blue");
+		/* the payload text every TraceEvent marker has */
+		r.row_type = pc_pv_text_intern(m, "type", 4);
+		r.row_trace_event = pc_pv_text_intern(m, "TraceEvent", 10);
+		r.row_cat = pc_pv_text_intern(m, "cat", 3);
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
-		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY)
+		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
+		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	if (!err)
