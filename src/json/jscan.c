@@ -12,14 +12,16 @@
  * parser builds (checked against cJSON itself in tests/unit/test_jscan.c):
  * no whitespace; strings cut at a decoded NUL, with '"', '\\', \b \f \n \r
  * \t escaped short, other control bytes as \u00xx (lower-case hex), the
- * rest as they are; numbers that equal their int conversion (clamped to
- * INT_MIN..INT_MAX) as "%d", else "%1.15g" when that reads back within
- * DBL_EPSILON relative, else "%1.17g"; infinities as null.
+ * rest as they are; numbers as "%1.15g" when that reads back within
+ * DBL_EPSILON relative, else "%1.17g" (so -0 stays "-0"); infinities as
+ * null.  That is what cJSON 1.7.15 (the version this was checked against)
+ * prints; some cJSON versions print integral values in int range with "%d"
+ * instead ("-0" becomes "0").  The bytes no longer depend on the cJSON a
+ * build links.
  */
 #include "json/pc_jscan.h"
 
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,15 +450,11 @@ int pc_jscan_number(struct pc_jscan *s, double *out)
 static int print_number(struct pc_jscan *s, double d)
 {
 	char b[40];
-	int vi;
 	locale_t old = (locale_t)0;
 	size_t n;
 
 	if (!isfinite(d))
 		return pc_jscan_put(s, "null", 4);
-	vi = d >= (double)INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
-	if (d == (double)vi)
-		return pc_jscan_put(s, b, pc_fmt_i64(b, vi));
 	if (s->cloc != (locale_t)0)
 		old = uselocale(s->cloc);
 	n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);
