@@ -1202,7 +1202,8 @@ static int recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off
 	int err = 0;
 
 	if (!depth || depth > p->max_depth)
-		return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL, "jpull: recheck at depth %u", depth);
+		return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL, "jpull: recheck at depth %u",
+			       depth);
 	sub.in = NULL;
 	sub.buf = (unsigned char *)(uintptr_t)obj;
 	sub.bufsize = len;
@@ -1349,7 +1350,8 @@ int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t 
 
 			p->capturing = 0;
 			err = recheck(p, p->c ? p->c : "", p->clen, off, line, col, outer, &at_end);
-			/* an error before the last byte: the tokenizer would not have read to the end */
+			/* an error before the last byte: the tokenizer would not
+			 * have read to the end */
 			p->error_before_eof = !at_end;
 			if (!err)
 				err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
@@ -1378,7 +1380,8 @@ done:
 			struct pc_loc loc = { p->name, off + 1, line, col + 1 };
 
 			return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, &loc,
-				       "value at byte offset %llu is larger than the limit of %zu bytes",
+				       "value at byte offset %llu is larger than the limit of %zu "
+				       "bytes",
 				       (unsigned long long)(off + 1), max);
 		}
 		*buf = (const char *)from;

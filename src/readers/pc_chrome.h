@@ -154,7 +154,7 @@ struct cjv {
 
 struct carg {
 	const char *key; /* decoded, ends at its first NUL */
-	size_t koff;
+	size_t koff, klen;
 	struct cjv v;
 };
 
@@ -179,6 +179,7 @@ struct rd {
 	size_t ev_len;
 	uint32_t args_cap;
 	uint32_t row_type, row_trace_event, row_cat; /* payload text rows */
+	uint32_t noted[64]; /* args keys' text rows (+ 1) note_arg_key() has seen */
 	/* the last event's thread (most events follow one of the same thread) */
 	int64_t last_pid, last_tid;
 	uint32_t last_th; /* index + 1, 0: none */

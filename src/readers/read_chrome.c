@@ -235,6 +235,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 {
 	struct pc_pvb b;
 	uint32_t i;
+	int noted;
 	char ctxs[1024];
 	int wrote_ctx = 0, wrote_flow = 0;
 
@@ -243,7 +244,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	pc_pvb_str_row(&b, r->row_trace_event);
 	if (cat) {
 		pc_pvb_key_row(&b, r->row_cat);
-		pc_pvb_str_z(&b, cat);
+		pc_pvb_str(&b, cat, cat == e->cat.s ? e->cat.len : strlen(cat));
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
 		pc_pvb_key_z(&b, "contexts");
@@ -274,20 +275,28 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 		    (wrote_flow &&
 		     (strcmp(a->key, "flow") == 0 || strcmp(a->key, "terminatingFlow") == 0)))
 			continue;
-		pc_pvb_key_z(&b, a->key);
+		pc_pvb_key(&b, a->key, a->klen);
+		/* the schema lists each key once: skip note_arg_key() for a key
+		 * (by its text row) noted lately */
+		noted = b.key != PC_NONE && r->noted[b.key % PC_ARRAY_SIZE(r->noted)] == b.key + 1;
+		if (!noted && b.key != PC_NONE && a->v.kind != CJ_NULL)
+			r->noted[b.key % PC_ARRAY_SIZE(r->noted)] = b.key + 1;
 		switch (a->v.kind) {
 		case CJ_NUM:
 			pc_pvb_dbl(&b, a->v.d);
-			note_arg_key(r, a->key, 1);
+			if (!noted)
+				note_arg_key(r, a->key, 1);
 			break;
 		case CJ_STR:
 			pc_pvb_str(&b, a->v.s, a->v.len);
-			note_arg_key(r, a->key, 0);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
 			break;
 		case CJ_TRUE:
 		case CJ_FALSE:
 			pc_pvb_bool(&b, a->v.kind == CJ_TRUE);
-			note_arg_key(r, a->key, 0);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
 			break;
 		case CJ_NULL:
 			pc_pvb_null(&b);
@@ -295,7 +304,8 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 		default:
 			/* nested: kept as cJSON's JSON text, which the marker table shows */
 			pc_pvb_str(&b, a->v.s, a->v.len);
-			note_arg_key(r, a->key, 0);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
 			break;
 		}
 	}
@@ -314,7 +324,8 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 	if (epl == PC_NONE)
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
-	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n; i++, c += pc_val_span(pc_pv(r->m, c))) {
+	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n;
+	     i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 
@@ -323,7 +334,8 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 		pc_pvb_key(&b, k, len);
 		pc_pvb_copy(&b, c);
 	}
-	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n; i++, c += pc_val_span(pc_pv(r->m, c))) {
+	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n;
+	     i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 
@@ -448,8 +460,8 @@ static struct tinfo *async_thread(struct rd *r, int64_t pid)
 	return ti;
 }
 
-static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid, int64_t ts,
-		       uint32_t name, uint16_t cat, const char *catname)
+static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,
+		       int64_t ts, uint32_t name, uint16_t cat, const char *catname)
 {
 	char key[512];
 	struct async_open *a;
@@ -1078,7 +1090,8 @@ static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, e, pid, ts, intern(r, name), pc_chrome_category(r, cat), cat);
+		return async_begin(r, ti, e, pid, ts, intern(r, name), pc_chrome_category(r, cat),
+				   cat);
 	case 'e':
 	case 'F':
 		return async_end(r, e, pid, ts);
@@ -1381,7 +1394,8 @@ static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_d
 						struct cjv *w = &dummy;
 
 						(void)l2;
-						if (strcmp(kk, "local") == 0 && e->id2_local.kind == CJ_NONE)
+						if (strcmp(kk, "local") == 0 &&
+						    e->id2_local.kind == CJ_NONE)
 							w = &e->id2_local;
 						else if (strcmp(kk, "global") == 0 &&
 							 e->id2_global.kind == CJ_NONE)
@@ -1460,6 +1474,7 @@ done:
 		struct carg *a = &e->a[i];
 
 		a->key = pc_jscan_at(js, a->koff);
+		a->klen = strlen(a->key);
 		if (a->v.kind == CJ_STR)
 			fix_str(r, &a->v);
 		else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
@@ -1833,7 +1848,8 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 				while (depth && stack_end[depth - 1] <= mk->start[row])
 					depth--;
 				if (depth < PC_ARRAY_SIZE(stack_frames)) {
-					stack_frames[depth] = label_frame(r, mk->name[row], mk->category[row]);
+					stack_frames[depth] =
+						label_frame(r, mk->name[row], mk->category[row]);
 					if (stack_frames[depth] == PC_NONE) {
 						err = PROFCONV_ERR_NOMEM;
 						break;

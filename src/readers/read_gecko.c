@@ -1396,7 +1396,8 @@ static int add_counters(struct gr *r, uint32_t pi)
 
 			if (pc_pv(m, row)->kind != PC_VAL_ARR)
 				continue;
-			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n; j++, e += pc_val_span(pc_pv(m, e))) {
+			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n;
+			     j++, e += pc_val_span(pc_pv(m, e))) {
 				if ((int64_t)j == ti)
 					tn = e;
 				if ((int64_t)j == ci)

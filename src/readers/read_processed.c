@@ -1255,7 +1255,8 @@ static int load_paused(struct rd *r, struct pc_thread *th, const struct pc_jtok 
 	if (pc_pv(m, root)->kind != PC_VAL_ARR)
 		return pc_warn(r->ctx, WARN_PAUSED, &loc,
 			       "threads[%u].pausedRanges is not an array; ignored", m->nthreads - 1);
-	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n && !err; i++, e += pc_val_span(pc_pv(m, e))) {
+	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n && !err;
+	     i++, e += pc_val_span(pc_pv(m, e))) {
 		int64_t start = PC_NO_TIME, end = PC_NO_TIME;
 
 		if (pc_pv(m, e)->kind != PC_VAL_OBJ) {
@@ -1639,7 +1640,8 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		return err;
 	if (pc_pv(m, root)->kind != PC_VAL_ARR)
 		return pc_warn(r->ctx, WARN_COUNTERS, &loc, "counters is not an array; dropped");
-	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err; i++, c += pc_val_span(pc_pv(m, c))) {
+	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err;
+	     i++, c += pc_val_span(pc_pv(m, c))) {
 		uint32_t smp = pc_pv_member(m, c, "samples"), ci, proc = PC_NONE, disp;
 		double *time = NULL, *count = NULL, *number = NULL;
 		int64_t n = -1, pid, mti;

@@ -709,7 +709,8 @@ static void write_schema(struct pc_jw *w, const struct pc_model *m, uint32_t bod
 	if (fields != PC_NONE && pc_pv(m, fields)->kind == PC_VAL_ARR) {
 		uint32_t i, c;
 
-		for (i = 0, c = fields + 1; i < pc_pv(m, fields)->v.n; i++, c += pc_val_span(pc_pv(m, c)))
+		for (i = 0, c = fields + 1; i < pc_pv(m, fields)->v.n;
+		     i++, c += pc_val_span(pc_pv(m, c)))
 			pc_pv_emit(w, m, c, NULL);
 	}
 	if (desc != PC_NONE) {
