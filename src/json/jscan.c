@@ -143,6 +143,8 @@ static int emit_cp(struct pc_jscan *s, uint32_t cp, int print, int *cut)
 
 	if (print == CHECK)
 		return 0;
+	if (print == DECODE && cp == 0)
+		s->nul = 1;
 	if (print == PRINT) {
 		if (*cut)
 			return 0;
@@ -316,6 +318,7 @@ int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 	int err;
 
 	*off = s->olen;
+	s->nul = 0;
 	err = string_body(s, DECODE);
 	if (err)
 		return err;

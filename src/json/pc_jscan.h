@@ -35,6 +35,7 @@ struct pc_jscan {
 	struct profconv_ctx *ctx;
 	const char *p, *end; /* cursor and end of the text */
 	unsigned depth, max_depth;
+	int nul;   /* the last string pc_jscan_string() decoded holds a NUL */
 	char *out; /* scratch: decoded strings, printed values */
 	size_t olen, ocap;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */

@@ -1237,7 +1237,10 @@ static int scan_value(struct rd *r, struct cjv *v, int print)
 	v->kind = value_kind(c);
 	switch (v->kind) {
 	case CJ_STR:
-		return pc_jscan_string(js, &v->off, &v->len);
+		c = pc_jscan_string(js, &v->off, &v->len);
+		if (!c && js->nul) /* cJSON's C string ends at the NUL */
+			v->len = strlen(pc_jscan_at(js, v->off));
+		return c;
 	case CJ_NUM:
 		return pc_jscan_number(js, &v->d);
 	case CJ_OBJ:
@@ -1305,10 +1308,8 @@ static int scan_value(struct rd *r, struct cjv *v, int print)
 /* A string value's pointer from its offset, cut at its first NUL (cJSON's C string). */
 static void fix_str(struct rd *r, struct cjv *v)
 {
-	if (v->kind == CJ_STR) {
-		v->s = pc_jscan_at(&r->js, v->off);
-		v->len = strlen(v->s);
-	}
+	if (v->kind == CJ_STR)
+		v->s = pc_jscan_at(&r->js, v->off); /* len: scan_value() cut it at a NUL */
 }
 
 /*
@@ -1349,7 +1350,9 @@ static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_d
 				return PC_JSCAN_BAD;
 			js->p++;
 			e->nmembers++;
-			switch (member_key(pc_jscan_at(js, ko), strlen(pc_jscan_at(js, ko)))) {
+			if (js->nul)
+				kl = strlen(pc_jscan_at(js, ko));
+			switch (member_key(pc_jscan_at(js, ko), kl)) {
 			case K_NAME:
 				v = &e->name;
 				break;
@@ -1413,7 +1416,6 @@ static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_d
 					SCAN_OBJECT(js, err, k2, l2, {
 						struct carg *a;
 
-						(void)l2;
 						if (e->na == r->args_cap &&
 						    pc_grow(r->ctx, (void **)&e->a, sizeof(*e->a),
 							    &r->args_cap, (size_t)e->na + 1)) {
@@ -1422,6 +1424,7 @@ static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_d
 						}
 						a = &e->a[e->na++];
 						a->koff = k2;
+						a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
 						err = scan_value(r, &a->v, 1);
 					});
 					if (err)
@@ -1474,7 +1477,6 @@ done:
 		struct carg *a = &e->a[i];
 
 		a->key = pc_jscan_at(js, a->koff);
-		a->klen = strlen(a->key);
 		if (a->v.kind == CJ_STR)
 			fix_str(r, &a->v);
 		else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
