@@ -333,27 +333,27 @@ static const double pow10_exact[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-static double c_strtod(struct pc_jscan *s, const char *text, size_t len)
+/* strtod() of text[0..len) (a checked JSON number) under the "C" locale.  0 or an error. */
+static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
 {
 	char small[128], *buf = small;
 	locale_t old = (locale_t)0;
-	double d;
 
 	if (len >= sizeof(small)) {
-		buf = malloc(len + 1);
+		buf = pc_alloc(s->ctx, len + 1);
 		if (!buf)
-			return strtod(text, NULL); /* text is followed by a non-number byte */
+			return PROFCONV_ERR_NOMEM;
 	}
 	memcpy(buf, text, len);
 	buf[len] = 0;
 	if (s->cloc != (locale_t)0)
 		old = uselocale(s->cloc);
-	d = strtod(buf, NULL);
+	*d = strtod(buf, NULL);
 	if (s->cloc != (locale_t)0)
 		uselocale(old);
 	if (buf != small)
-		free(buf);
-	return d;
+		pc_free(s->ctx, buf);
+	return 0;
 }
 
 static inline int digit(const char *p, const char *e)
@@ -445,8 +445,7 @@ int pc_jscan_number(struct pc_jscan *s, double *out)
 		*out = neg ? -d : d;
 		return 0;
 	}
-	*out = c_strtod(s, start, (size_t)(p - start));
-	return 0;
+	return c_strtod(s, start, (size_t)(p - start), out);
 }
 
 /* cJSON's text for a number it parsed as d. */

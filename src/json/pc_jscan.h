@@ -68,7 +68,7 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
  * PROFCONV_ERR_NOMEM.
  */
 int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len);
-/* At a number's first byte: its value.  0 or PC_JSCAN_BAD. */
+/* At a number's first byte: its value.  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM. */
 int pc_jscan_number(struct pc_jscan *s, double *d);
 /* At a value's first byte: check it and skip it.  0, PC_JSCAN_BAD or an error. */
 int pc_jscan_skip(struct pc_jscan *s);

@@ -15,6 +15,7 @@
 #define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
 #define DERIVED_NS 1000000	    /* derived samples: one per ms */
 #define MAX_ARG_KEYS 64
+#define LF_SLOTS 4096 /* the label frame cache (a power of 2) */
 
 #define W_TRUNCATED "truncated traces (the events before the cut were read)"
 #define W_SKIPPED "events of kinds not imported"
@@ -193,7 +194,7 @@ struct rd {
 	uint32_t nprof, prof_cap;
 	struct counter_key *ck;
 	uint32_t nck, ck_cap;
-	struct lf_slot lf[4096]; /* label frames of slices */
+	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;

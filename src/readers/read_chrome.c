@@ -372,7 +372,7 @@ static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t st
 /* pc_chrome_label_frame() through a small direct-mapped cache. */
 static uint32_t label_frame(struct rd *r, uint32_t name, uint16_t cat)
 {
-	struct lf_slot *sl = &r->lf[(name * 31u + cat) & (PC_ARRAY_SIZE(r->lf) - 1)];
+	struct lf_slot *sl = &r->lf[(name * 31u + cat) & (LF_SLOTS - 1)];
 
 	if (sl->frame != PC_NONE && sl->name == name && sl->cat == cat)
 		return sl->frame;
@@ -2185,6 +2185,7 @@ static void rd_free(struct rd *r)
 	pc_smap_free(&r->as_latest);
 	pc_jscan_free(&r->js);
 	pc_free(r->ctx, r->ev.a);
+	pc_free(r->ctx, r->lf);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);
 	pc_jpull_free(r->p);
@@ -2207,13 +2208,14 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.first_ts = PC_NO_TIME;
 	r.last_ts = INT64_MIN;
 	m->lean_markers = 1; /* few Chrome markers have a cause or a context set */
-	for (i = 0; i < PC_ARRAY_SIZE(r.lf); i++)
-		r.lf[i].frame = PC_NONE;
 	pc_smap_init(&r.cats, ctx);
 	pc_smap_init(&r.arg_seen, ctx);
 	pc_smap_init(&r.as_latest, ctx);
 	pc_jscan_init(&r.js, ctx);
-	err = pc_jpull_new(ctx, in, NULL, &r.p);
+	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
+	err = r.lf ? pc_jpull_new(ctx, in, NULL, &r.p) : PROFCONV_ERR_NOMEM;
+	for (i = 0; r.lf && i < LF_SLOTS; i++)
+		r.lf[i].frame = PC_NONE;
 	if (!err) {
 		/* the categories the V8 samples use; trace categories follow */
 		r.cat_idle = pc_model_add_category(m, "Idle", "transparent");
