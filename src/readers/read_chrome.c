@@ -108,11 +108,23 @@ static int cv_num(const struct cjv *v, double *out)
 	return 0;
 }
 
+/*
+ * A double as int64, truncated; INT64_MIN when it does not fit (what the
+ * x86-64 conversion the reader used to rely on gives, without the
+ * undefined behaviour).
+ */
+static int64_t to_i64(double d)
+{
+	if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+		return (int64_t)d;
+	return INT64_MIN;
+}
+
 /* pid/tid: numbers; a string is hashed into a stable negative id. */
 static int64_t cv_id(const struct cjv *v, int64_t dflt)
 {
 	if (v->kind == CJ_NUM)
-		return (int64_t)v->d;
+		return to_i64(v->d);
 	if (v->kind == CJ_STR) {
 		char *end;
 		long long n = strtoll(v->s, &end, 10);
@@ -758,8 +770,8 @@ static uint32_t v8_frame(struct rd *r, const cJSON *cf)
 	fk.is_js = cat == r->cat_js;
 	fk.relevant_for_js = 0;
 	/* 0-based in the trace, 1-based in the profile; -1: unknown */
-	fk.line = line >= 0 ? (uint32_t)line + 1 : 0;
-	fk.column = col >= 0 ? (uint32_t)col + 1 : 0;
+	fk.line = line >= 0 && line < 4294967295.0 ? (uint32_t)line + 1 : 0;
+	fk.column = col >= 0 && col < 4294967295.0 ? (uint32_t)col + 1 : 0;
 	memset(&k, 0, sizeof(k));
 	k.address = PC_NO_ADDRESS;
 	k.lib = PC_NONE;
@@ -804,7 +816,10 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 	if (cJSON_IsString(id))
 		pc_snprintf(idbuf, sizeof(idbuf), "%s", id->valuestring);
 	else if (cJSON_IsNumber(id))
-		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx", (unsigned long long)id->valuedouble);
+		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx",
+			    id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19
+				    ? (unsigned long long)id->valuedouble
+				    : (unsigned long long)to_i64(id->valuedouble));
 	else
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a %s event without an id", r->name,
 			       name);
@@ -839,8 +854,8 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 				    (size_t)pf->nnodes + 1))
 				return PROFCONV_ERR_NOMEM;
 			n = &pf->nodes[pf->nnodes++];
-			n->id = (int64_t)nid;
-			n->parent = (int64_t)par;
+			n->id = to_i64(nid);
+			n->parent = to_i64(par);
 			n->stack = PC_NONE;
 			n->frame = v8_frame(r, cJSON_GetObjectItemCaseSensitive(nd, "callFrame"));
 			if (n->frame == PC_NONE)
@@ -866,7 +881,7 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 				continue;
 			/* the running sum, negative deltas included */
 			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(d->valuedouble));
-			n = node_of(pf, (int64_t)s->valuedouble);
+			n = node_of(pf, to_i64(s->valuedouble));
 			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
 			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
 			if (err)
@@ -924,7 +939,7 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 
 		if (!pm)
 			return PROFCONV_ERR_NOMEM;
-		pm->sort_index = (int64_t)v;
+		pm->sort_index = to_i64(v);
 		return 0;
 	}
 	sv = cv_arg(e, "labels");
@@ -937,7 +952,7 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 		return pm->labels ? 0 : PROFCONV_ERR_NOMEM;
 	}
 	if (ti && strcmp(name, "thread_sort_index") == 0 && nv && cv_num(nv, &v)) {
-		ti->sort_index = (int64_t)v;
+		ti->sort_index = to_i64(v);
 		ti->has_sort = 1;
 	}
 	return 0;
