@@ -8,8 +8,11 @@
  *                leaves it when it cannot finish, is one warning), or the
  *                object form {"traceEvents": [...], "metadata": {...}, ...};
  *                streamed with the pull tokenizer; each event object is
- *                captured and parsed alone with cJSON (events are small;
- *                the document is never a tree)
+ *                scanned once where it lies in the input chunk (read_event(),
+ *                scan_event(): syntax checked, the members used decoded,
+ *                args members kept; the document is never a tree); only C,
+ *                P, context events and a process's stackFrames are parsed
+ *                with cJSON (with_cjson())
  *   M            process_name, thread_name, process/thread_sort_index,
  *                process_labels
  *   X, B/E       interval markers (B without E: an IntervalStart marker)
