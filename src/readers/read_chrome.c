@@ -1881,8 +1881,11 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 			}
 			while (depth && stack_end[depth - 1] <= t)
 				depth--;
-			if (err || !depth)
+			if (err || !depth) {
+				if (t == INT64_MAX)
+					break; /* (the step would not move t any more) */
 				continue;
+			}
 			for (d = 0; d < depth; d++) {
 				s = dstack_intern(&ds, s, stack_frames[d]);
 				if (s == PC_NONE) {
