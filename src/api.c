@@ -224,7 +224,9 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	if (sym) {
 		pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: symbolicating",
 			    pc_input_name(in));
-		err = pc_symbolicate_prepared(ctx, m, prep);
+		err = pc_model_markers_full(m); /* it remaps cause stacks in place */
+		if (!err)
+			err = pc_symbolicate_prepared(ctx, m, prep);
 	}
 	pc_symprep_free(prep);
 	ctx->activity = NULL;

@@ -622,7 +622,7 @@ static int may_alloc(struct profconv_ctx *ctx, size_t size)
  * Both are invisible to callers; a failed madvise changes nothing.
  * The 16-byte header holds the size and whether the block is mapped.
  */
-#define BIG_MIN ((size_t)1 << 20)
+#define BIG_MIN ((size_t)1 << 17)
 #define KIND_HEAP 0
 #define KIND_MAP  0x4d4150 /* "MAP" */
 

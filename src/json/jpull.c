@@ -77,6 +77,7 @@ struct pc_jpull {
 
 	uint64_t bad_utf8;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
+	int error_before_eof; /* pc_jpull_raw_rest() read to the end past an error */
 };
 
 /* --- positions and errors --- */
@@ -1188,9 +1189,219 @@ int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, siz
 	return capture(p, 1, buf, len, max);
 }
 
+/*
+ * The tokenizer over text already in memory (the bytes after an object's
+ * '{', which stood at off, line, col, at depth): a copy of p that reads
+ * nothing more, borrows p's container stack (only entries from depth - 1
+ * up are written, which p no longer uses) and keeps its own scratch.
+ */
+static int recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
+		   uint32_t col, unsigned depth, int *at_end)
+{
+	struct pc_jpull sub = *p;
+	int err = 0;
+
+	if (!depth || depth > p->max_depth)
+		return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL, "jpull: recheck at depth %u",
+			       depth);
+	sub.in = NULL;
+	sub.buf = (unsigned char *)(uintptr_t)obj;
+	sub.bufsize = len;
+	sub.pos = sub.buf;
+	sub.end = sub.buf + len;
+	sub.buf_off = off + 1;
+	sub.eof = 1;
+	sub.line = line;
+	sub.line_start = off + 1 - col;
+	sub.s = NULL;
+	sub.slen = sub.scap = 0;
+	sub.capturing = 0;
+	sub.c = NULL;
+	sub.clen = sub.ccap = 0;
+	sub.depth = depth;
+	sub.stack[depth - 1] = '{';
+	sub.opened[depth - 1].line = line;
+	sub.opened[depth - 1].col = col;
+	sub.state = ST_KEY_OR_END;
+	while (!err && sub.depth >= depth)
+		err = next_tok(&sub, 1);
+	*at_end = sub.pos == sub.end;
+	pc_free(p->ctx, sub.s);
+	return err;
+}
+
+int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
+		     uint32_t col, unsigned depth)
+{
+	int at_end;
+
+	return recheck(p, obj, len, off, line, col, depth, &at_end);
+}
+
+void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len)
+{
+	*buf = (const char *)p->pos;
+	*len = (size_t)(p->end - p->pos);
+}
+
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n)
+{
+	const unsigned char *s = p->pos, *e = p->pos + n, *nl;
+
+	while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		p->line++;
+		p->line_start = p->buf_off + (uint64_t)(nl + 1 - p->buf);
+		s = nl + 1;
+	}
+	p->pos = e;
+	p->depth--;
+	p->state = ST_AFTER;
+	p->tok.type = PC_JT_OBJ_END;
+	p->tok.depth = p->depth;
+}
+
+/* Non-zero if any of the 8 bytes is '"' or '\\'. */
+static inline int quote_or_bs8(uint64_t v)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t q = v ^ (ones * '"');
+	uint64_t b = v ^ (ones * '\\');
+
+	return ((((q - ones) & ~q) | ((b - ones) & ~b)) & high) != 0;
+}
+
+int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max)
+{
+	const unsigned char *from = p->pos, *s = p->pos, *e;
+	uint64_t off = cur_off(p) - 1; /* the '{' */
+	uint32_t line = p->line, col = col_of(p, off);
+	unsigned depth = 1, outer = p->depth;
+	int in_str = 0, esc = 0, copying = 0, err;
+
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		e = p->end;
+		while (s < e) {
+			unsigned char c;
+
+			if (in_str) {
+				if (esc) {
+					esc = 0;
+					s++;
+					continue;
+				}
+				while (e - s >= 8) {
+					uint64_t v;
+
+					memcpy(&v, s, 8);
+					if (quote_or_bs8(v))
+						break;
+					s += 8;
+				}
+				while (s < e && *s != '"' && *s != '\\')
+					s++;
+				if (s == e)
+					break;
+				if (*s++ == '\\')
+					esc = 1;
+				else
+					in_str = 0;
+				continue;
+			}
+			c = *s++;
+			switch (c) {
+			case '"':
+				in_str = 1;
+				break;
+			case '{':
+			case '[':
+				depth++;
+				break;
+			case '}':
+			case ']':
+				if (--depth == 0)
+					goto done;
+				break;
+			case '\n':
+				p->line++;
+				p->line_start = p->buf_off + (uint64_t)(s - p->buf);
+				break;
+			default:
+				break;
+			}
+		}
+		/* the chunk ends inside the object: copy from here on */
+		p->pos = s;
+		if (!copying) {
+			copying = 1;
+			p->capturing = 1;
+			p->cap_from = from;
+			p->cap_off = off + 1;
+			p->cap_line = line;
+			p->cap_col = col + 1;
+			p->clen = 0;
+			p->cmax = max;
+		}
+		err = fill(p);
+		if (!err && p->pos == p->end) {
+			/* the input ends inside the object: the tokenizer's own error */
+			int at_end = 1;
+
+			p->capturing = 0;
+			err = recheck(p, p->c ? p->c : "", p->clen, off, line, col, outer, &at_end);
+			/* an error before the last byte: the tokenizer would not
+			 * have read to the end */
+			p->error_before_eof = !at_end;
+			if (!err)
+				err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
+					      "jpull: an object the input ends inside is complete");
+		}
+		if (err) {
+			p->capturing = 0;
+			return err;
+		}
+		s = p->pos;
+	}
+done:
+	p->pos = s;
+	if (copying) {
+		err = cap_append(p, p->cap_from, s);
+		p->capturing = 0;
+		if (!err && p->clen + 1 > p->ccap)
+			err = grow_buf(p, &p->c, &p->ccap, p->clen + 1);
+		if (err)
+			return err;
+		p->c[p->clen] = 0;
+		*buf = p->c;
+		*len = p->clen;
+	} else {
+		if ((size_t)(s - from) > max) {
+			struct pc_loc loc = { p->name, off + 1, line, col + 1 };
+
+			return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, &loc,
+				       "value at byte offset %llu is larger than the limit of %zu "
+				       "bytes",
+				       (unsigned long long)(off + 1), max);
+		}
+		*buf = (const char *)from;
+		*len = (size_t)(s - from);
+	}
+	p->depth--;
+	p->state = ST_AFTER;
+	p->tok.type = PC_JT_OBJ_END;
+	p->tok.depth = p->depth;
+	return 0;
+}
+
 unsigned pc_jpull_depth(const struct pc_jpull *p)
 {
 	return p->depth;
+}
+
+unsigned pc_jpull_max_depth(const struct pc_jpull *p)
+{
+	return p->max_depth;
 }
 
 uint64_t pc_jpull_bad_utf8(const struct pc_jpull *p)
@@ -1205,7 +1416,7 @@ uint64_t pc_jpull_offset(const struct pc_jpull *p)
 
 int pc_jpull_at_eof(const struct pc_jpull *p)
 {
-	return p->eof && p->pos == p->end;
+	return p->eof && p->pos == p->end && !p->error_before_eof;
 }
 
 void pc_jpull_loc(const struct pc_jpull *p, const struct pc_jtok *tok, struct pc_loc *loc)

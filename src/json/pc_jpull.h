@@ -133,8 +133,51 @@ int pc_jpull_capture_value(struct pc_jpull *p, const char **buf, size_t *len, si
  */
 int pc_jpull_capture_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
 
+/*
+ * The fast way through an event-sized object, for readers that check and
+ * decode its bytes themselves (src/json/jscan.c).  After an OBJ_BEGIN token
+ * (at offset off, line, col): consume through the matching '}' by bracket
+ * counting alone (strings and their escapes are skipped; nothing else is
+ * checked) and return the bytes after the '{' through the '}' in
+ * *buf and *len: a pointer into the input chunk when the object lies inside it
+ * (valid until the next call on the parser), else into the capture buffer.
+ * The parser then stands after the object, as after its OBJ_END token.
+ * An object longer than max bytes fails with PROFCONV_ERR_LIMIT; one that
+ * the input ends inside fails with the error the strict tokenizer gives
+ * there (FILE:LINE:COL; pc_jpull_at_eof() is then true).
+ *
+ * The caller must check the bytes (syntax as strict as pc_jpull_next()'s);
+ * when they are not valid JSON, pc_jpull_recheck() reports the exact error.
+ */
+int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t max);
+
+/*
+ * The bytes of the current input chunk not yet consumed, for a reader that
+ * scans an event in place after its OBJ_BEGIN token (no copy, no read);
+ * *len may be 0.  When what the reader scanned there is the rest of the
+ * object through its '}' (checked by the reader), pc_jpull_consume_object()
+ * moves past it; otherwise the reader takes pc_jpull_raw_rest().
+ */
+void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len);
+/* Consume the first n bytes of the window, the rest of the object just opened
+ * (lines are counted); the parser then stands as after its OBJ_END token. */
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n);
+
+/*
+ * Run the strict tokenizer over the object obj[0..len) (its '{' included)
+ * that began at offset off, line, col in this parser's input, at the depth
+ * it had there (pc_jpull_depth() just after its OBJ_BEGIN token).  Returns
+ * the error the strict tokenizer finds there, with its FILE:LINE:COL, as if
+ * it had read the input itself, or 0 when the object is valid.  The parser
+ * itself does not move.
+ */
+int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
+		     uint32_t col, unsigned depth);
+
 /* Open containers right now. */
 unsigned pc_jpull_depth(const struct pc_jpull *p);
+/* How many may be open at once (pc_jpull_opts.max_depth). */
+unsigned pc_jpull_max_depth(const struct pc_jpull *p);
 /* Strings seen so far holding invalid UTF-8 or lone surrogates (decoded as U+FFFD). */
 uint64_t pc_jpull_bad_utf8(const struct pc_jpull *p);
 /* Bytes consumed so far. */

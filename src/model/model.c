@@ -896,11 +896,54 @@ static int markers_reserve(struct pc_model *m, struct pc_markers *k)
 	GROW_COL(m, k->phase, k->cap, cap);
 	GROW_COL(m, k->category, k->cap, cap);
 	GROW_COL(m, k->payload, k->cap, cap);
-	GROW_COL(m, k->cause_stack, k->cap, cap);
-	GROW_COL(m, k->cause_time, k->cap, cap);
-	GROW_COL(m, k->cause_tid, k->cap, cap);
-	GROW_COL(m, k->context_set, k->cap, cap);
+	if (k->cause_stack) { /* (lean markers: the optional columns are not there yet) */
+		GROW_COL(m, k->cause_stack, k->cap, cap);
+		GROW_COL(m, k->cause_time, k->cap, cap);
+		GROW_COL(m, k->cause_tid, k->cap, cap);
+		GROW_COL(m, k->context_set, k->cap, cap);
+	}
 	k->cap = cap;
+	return 0;
+}
+
+/* The cause and context columns of k, rows so far without either. */
+static int markers_add_optional(struct pc_model *m, struct pc_markers *k)
+{
+	size_t n = k->cap ? k->cap : 1;
+	uint32_t i;
+
+	k->cause_stack = pc_alloc(m->ctx, n * sizeof(*k->cause_stack));
+	k->cause_time = pc_alloc(m->ctx, n * sizeof(*k->cause_time));
+	k->cause_tid = pc_alloc(m->ctx, n * sizeof(*k->cause_tid));
+	k->context_set = pc_alloc(m->ctx, n * sizeof(*k->context_set));
+	if (!k->cause_stack || !k->cause_time || !k->cause_tid || !k->context_set) {
+		pc_free(m->ctx, k->cause_stack);
+		pc_free(m->ctx, k->cause_time);
+		pc_free(m->ctx, k->cause_tid);
+		pc_free(m->ctx, k->context_set);
+		k->cause_stack = NULL;
+		k->cause_time = k->cause_tid = NULL;
+		k->context_set = NULL;
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < k->len; i++) {
+		k->cause_stack[i] = PC_NONE;
+		k->cause_time[i] = PC_NO_TIME;
+		k->cause_tid[i] = PC_NO_TID;
+		k->context_set[i] = PC_NONE;
+	}
+	return 0;
+}
+
+int pc_model_markers_full(struct pc_model *m)
+{
+	uint32_t i;
+
+	m->lean_markers = 0;
+	for (i = 0; i < m->nthreads; i++)
+		if (!m->threads[i]->markers.cause_stack &&
+		    markers_add_optional(m, &m->threads[i]->markers))
+			return PROFCONV_ERR_NOMEM;
 	return 0;
 }
 
@@ -912,6 +955,13 @@ int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_mark
 
 	if (err)
 		return err;
+	if (!k->cause_stack &&
+	    (!m->lean_markers || r->cause_stack != PC_NONE || r->cause_time != PC_NO_TIME ||
+	     r->cause_tid != PC_NO_TID || r->context_set != PC_NONE)) {
+		err = markers_add_optional(m, k);
+		if (err)
+			return err;
+	}
 	i = k->len++;
 	k->name[i] = r->name;
 	k->start[i] = r->start;
@@ -919,10 +969,12 @@ int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_mark
 	k->phase[i] = r->phase;
 	k->category[i] = r->category;
 	k->payload[i] = r->payload;
-	k->cause_stack[i] = r->cause_stack;
-	k->cause_time[i] = r->cause_time;
-	k->cause_tid[i] = r->cause_tid;
-	k->context_set[i] = r->context_set;
+	if (k->cause_stack) {
+		k->cause_stack[i] = r->cause_stack;
+		k->cause_time[i] = r->cause_time;
+		k->cause_tid[i] = r->cause_tid;
+		k->context_set[i] = r->context_set;
+	}
 	return 0;
 }
 
@@ -1041,10 +1093,12 @@ int pc_model_sort_threads(struct pc_model *m)
 				PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
 				PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
 				PERMUTE(ctx, k->payload, idx, k->len, uint32_t, fail);
-				PERMUTE(ctx, k->cause_stack, idx, k->len, uint32_t, fail);
-				PERMUTE(ctx, k->cause_time, idx, k->len, int64_t, fail);
-				PERMUTE(ctx, k->cause_tid, idx, k->len, int64_t, fail);
-				PERMUTE(ctx, k->context_set, idx, k->len, uint32_t, fail);
+				if (k->cause_stack) {
+					PERMUTE(ctx, k->cause_stack, idx, k->len, uint32_t, fail);
+					PERMUTE(ctx, k->cause_time, idx, k->len, int64_t, fail);
+					PERMUTE(ctx, k->cause_tid, idx, k->len, int64_t, fail);
+					PERMUTE(ctx, k->context_set, idx, k->len, uint32_t, fail);
+				}
 				pc_free(ctx, idx);
 				idx = NULL;
 			}

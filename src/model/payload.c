@@ -37,7 +37,7 @@ uint32_t pc_pv_member(const struct pc_model *m, uint32_t obj, const char *key)
 	if (o->kind != PC_VAL_OBJ)
 		return PC_NONE;
 	klen = (uint32_t)strlen(key);
-	for (i = 0, c = obj + 1; i < o->v.n; i++, c += m->pv.nodes[c].span) {
+	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_val_span(&m->pv.nodes[c])) {
 		uint32_t k = m->pv.nodes[c].key;
 
 		if (m->pv.text.lens[k] == klen && memcmp(m->pv.text.ptr[k], key, klen) == 0)
@@ -118,7 +118,8 @@ static uint32_t pvb_node(struct pc_pvb *b, uint8_t kind)
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
 	v->key = b->key;
-	v->span = 1;
+	if (kind >= PC_VAL_OBJ)
+		v->v.sp = 1;
 	b->key = PC_NONE;
 	if (b->root == PC_NONE)
 		b->root = i;
@@ -149,7 +150,7 @@ static void pvb_close(struct pc_pvb *b, uint8_t kind)
 		return;
 	}
 	i = b->open[--b->depth];
-	b->m->pv.nodes[i].span = b->m->pv.len - i;
+	b->m->pv.nodes[i].v.sp = b->m->pv.len - i;
 }
 
 void pc_pvb_begin(struct pc_pvb *b, struct pc_model *m, int arr)
@@ -174,6 +175,12 @@ void pc_pvb_key(struct pc_pvb *b, const char *k, size_t len)
 	b->key = pc_pv_text_intern(b->m, k, len);
 	if (b->key == PC_NONE)
 		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
+}
+
+void pc_pvb_key_row(struct pc_pvb *b, uint32_t row)
+{
+	if (!b->err)
+		b->key = row;
 }
 
 void pc_pvb_key_z(struct pc_pvb *b, const char *k)
@@ -233,6 +240,14 @@ void pc_pvb_str(struct pc_pvb *b, const char *s, size_t len)
 	pvb_text(b, PC_VAL_STR, s, len);
 }
 
+void pc_pvb_str_row(struct pc_pvb *b, uint32_t row)
+{
+	uint32_t i = pvb_node(b, PC_VAL_STR);
+
+	if (i != PC_NONE)
+		b->m->pv.nodes[i].v.s = row;
+}
+
 void pc_pvb_str_z(struct pc_pvb *b, const char *s)
 {
 	if (s)
@@ -288,11 +303,10 @@ void pc_pvb_copy(struct pc_pvb *b, uint32_t node)
 	if (b->err)
 		return;
 	src = pv->nodes[node];
-	span = src.span;
+	span = pc_val_span(&src);
 	dst = pvb_node(b, src.kind);
 	if (dst == PC_NONE)
 		return;
-	pv->nodes[dst].span = span;
 	pv->nodes[dst].v = src.v;
 	if (span > 1 && (pv->len > UINT32_MAX - span ||
 			 pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
@@ -367,7 +381,8 @@ const char *pc_schema_field_format(const struct pc_model *m, uint32_t schema, co
 	fields = pc_pv_member(m, m->schemas.rows[schema].body, "fields");
 	if (fields == PC_NONE || m->pv.nodes[fields].kind != PC_VAL_ARR)
 		return NULL;
-	for (i = 0, c = fields + 1; i < m->pv.nodes[fields].v.n; i++, c += m->pv.nodes[c].span) {
+	for (i = 0, c = fields + 1; i < m->pv.nodes[fields].v.n;
+	     i++, c += pc_val_span(&m->pv.nodes[c])) {
 		uint32_t k = pc_pv_member(m, c, "key"), f = pc_pv_member(m, c, "format");
 
 		if (k != PC_NONE && f != PC_NONE && text_is(m, k, key) &&

@@ -205,7 +205,11 @@ struct pc_markers {
 	uint8_t *phase;	    /* enum pc_marker_phase */
 	uint16_t *category; /* category index */
 	uint32_t *payload;  /* payload object root (m->pv), or PC_NONE (null data) */
-	/* The cause: a stack (first-class, remapped by symbolication). */
+	/*
+	 * The cause: a stack (first-class, remapped by symbolication).  These
+	 * four columns are NULL in a model with lean_markers set until a row
+	 * has a cause or a context set (pc_model_markers_full() adds them).
+	 */
 	uint32_t *cause_stack; /* stack row, or PC_NONE: no cause */
 	int64_t *cause_time;   /* ns, or PC_NO_TIME */
 	int64_t *cause_tid;    /* PC_NO_TID: none */
@@ -304,16 +308,29 @@ enum pc_val_kind {
 struct pc_val {
 	uint8_t kind; /* enum pc_val_kind */
 	uint8_t pad[3];
-	uint32_t key;  /* text row of the member name; PC_NONE outside objects */
-	uint32_t span; /* nodes in this subtree, itself included */
-	uint32_t pad2;
+	uint32_t key; /* text row of the member name; PC_NONE outside objects */
 	union {
 		int64_t i;
 		double d;
 		uint32_t s;
-		uint32_t n;
+		struct {
+			uint32_t n;  /* OBJ, ARR: members or elements */
+			uint32_t sp; /* OBJ, ARR, CAUSE: nodes in the subtree (pc_val_span()) */
+		};
 	} v;
 };
+
+/*
+ * Nodes in the subtree of v, itself included: a scalar has none below it;
+ * containers, and a cause placeholder (which keeps the nodes of the object
+ * it replaced), record theirs.  16 bytes a node: a Chrome trace's payloads
+ * are most of its model.
+ */
+static inline uint32_t pc_val_span(const struct pc_val *v)
+{
+	return v->kind >= PC_VAL_OBJ ? v->v.sp : 1;
+}
+_Static_assert(sizeof(struct pc_val) == 16, "payload nodes are 16 bytes");
 
 struct pc_payloads {
 	struct pc_val *nodes;
@@ -445,6 +462,15 @@ struct pc_meta {
 
 struct pc_model {
 	struct profconv_ctx *ctx;
+	/*
+	 * Set by a reader whose markers rarely have causes or context sets (a
+	 * Chrome trace: millions of markers, none with a cause): a thread's
+	 * cause_stack, cause_time, cause_tid and context_set columns are only
+	 * allocated once one of its markers needs them (24 bytes a marker).
+	 * Code that indexes them checks for NULL; pc_model_markers_full()
+	 * allocates them all (symbolication rewrites cause stacks in place).
+	 */
+	int lean_markers;
 	struct pc_meta meta;
 	struct pc_strtab strings;
 	struct pc_lib_table libs;
@@ -698,6 +724,9 @@ void pc_pvb_begin(struct pc_pvb *b, struct pc_model *m, int arr);
 void pc_pvb_begin_scalar(struct pc_pvb *b, struct pc_model *m);
 void pc_pvb_key(struct pc_pvb *b, const char *k, size_t len);
 void pc_pvb_key_z(struct pc_pvb *b, const char *k);
+/* The same with a text row already interned (pc_pv_text_intern()): no lookup. */
+void pc_pvb_key_row(struct pc_pvb *b, uint32_t row);
+void pc_pvb_str_row(struct pc_pvb *b, uint32_t row);
 void pc_pvb_null(struct pc_pvb *b);
 void pc_pvb_bool(struct pc_pvb *b, int v);
 void pc_pvb_int(struct pc_pvb *b, int64_t v);
@@ -754,6 +783,8 @@ struct pc_marker_row {
 };
 /* A row with every optional field null (name 0, category 0, instant). */
 void pc_marker_row_init(struct pc_marker_row *r);
+/* Give every thread's markers their cause and context columns (see lean_markers).  0 or error. */
+int pc_model_markers_full(struct pc_model *m);
 int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_marker_row *r);
 /* The time a marker sorts by: its start, else its end. */
 static inline int64_t pc_marker_sort_time(const struct pc_markers *k, uint32_t i)

@@ -236,7 +236,7 @@ uint32_t pc_jr_resolve_srefs(struct pc_model *m, uint32_t payload, uint32_t nstr
 	if (schema == PC_NONE && !shot)
 		return 0;
 	o = pc_pv(m, payload);
-	for (i = 0, c = payload + 1; i < o->v.n; i++, c += pc_pv(m, c)->span) {
+	for (i = 0, c = payload + 1; i < o->v.n; i++, c += pc_val_span(pc_pv(m, c))) {
 		const struct pc_val *v = pc_pv(m, c);
 		const char *key = pc_pv_text(m, v->key, NULL);
 		int64_t idx;
@@ -335,7 +335,7 @@ int pc_jr_pages(struct pc_model *m, uint32_t root, uint64_t *skipped)
 		(*skipped)++;
 		return 0;
 	}
-	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n; i++, e += pc_pv(m, e)->span) {
+	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n; i++, e += pc_val_span(pc_pv(m, e))) {
 		struct pc_page pg;
 		uint32_t u, pb, fav;
 

@@ -8,12 +8,14 @@
 #include <cJSON.h>
 #include <uthash.h>
 
+#include "json/pc_jscan.h"
 #include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 
 #define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
 #define DERIVED_NS 1000000	    /* derived samples: one per ms */
 #define MAX_ARG_KEYS 64
+#define LF_SLOTS 4096 /* the label frame cache (a power of 2) */
 
 #define W_TRUNCATED "truncated traces (the events before the cut were read)"
 #define W_SKIPPED "events of kinds not imported"
@@ -31,11 +33,11 @@ struct open_b {
 	uint32_t order;	   /* file order */
 };
 
-/* A slice kept to derive samples (threads without real samples). */
-struct slice {
-	int64_t start, end;
-	uint32_t frame;
-	uint32_t thread; /* index into r->tinfo */
+/* A label frame remembered by (name, category). */
+struct lf_slot {
+	uint32_t name;
+	uint16_t cat;
+	uint32_t frame; /* PC_NONE: empty */
 };
 
 /* Per-thread reader state. */
@@ -47,6 +49,10 @@ struct tinfo {
 	int64_t sort_index;
 	int has_sort;
 	int has_real_samples;
+	/* which of t's markers are slices (X, B/E), for derived samples: a bit per row */
+	uint64_t *sbits;
+	uint32_t sbits_cap, sbits_used; /* words */
+	uint32_t nslices;
 };
 
 /* What M events say of a process: process_sort_index and process_labels. */
@@ -59,7 +65,8 @@ struct pmeta {
 
 /* An async span waiting for its end: key (cat, id, scope, pid if local). */
 struct async_open {
-	char *key; /* owned (pc_alloc) */
+	char *key; /* owned (pc_alloc); NULL once closed */
+	uint32_t prev; /* the open span of the same key begun before it: index + 1, or 0 */
 	uint32_t thread;
 	uint32_t name;
 	uint16_t cat;
@@ -132,21 +139,62 @@ struct csnap {
 	const char *url;  /* the snapshot's url (frames), kept, or NULL */
 };
 
+/*
+ * An event member as cJSON would have typed it (read_chrome.c scans events
+ * straight from their bytes; only some kinds go through cJSON).
+ */
+enum cjk { CJ_NONE = 0 /* absent */, CJ_NUM, CJ_STR, CJ_TRUE, CJ_FALSE, CJ_NULL, CJ_OBJ, CJ_ARR };
+
+struct cjv {
+	uint8_t kind;	/* enum cjk */
+	double d;	/* CJ_NUM */
+	const char *s;	/* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
+			   CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
+	size_t off, len; /* where s is in the scanner's scratch while scanning; len: of s */
+};
+
+struct carg {
+	const char *key; /* decoded, ends at its first NUL */
+	size_t koff, klen;
+	struct cjv v;
+};
+
+/* The members of one event the reader uses (the first of each name, as cJSON finds them). */
+struct cev {
+	uint32_t nmembers;
+	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, id2,
+		id2_local, id2_global, args;
+	struct carg *a; /* args members in order (duplicates too), when args is an object */
+	uint32_t na;
+};
+
 struct rd {
 	struct profconv_ctx *ctx;
 	struct pc_model *m;
 	struct pc_jpull *p;
 	const char *name;
+	/* the event scanner and what it found */
+	struct pc_jscan js;
+	struct cev ev;
+	const char *ev_text; /* the event being read: its bytes after the '{' */
+	size_t ev_len;
+	uint32_t args_cap;
+	uint32_t row_type, row_trace_event, row_cat; /* payload text rows */
+	uint32_t noted[64]; /* args keys' text rows (+ 1) note_arg_key() has seen */
+	/* the last event's thread (most events follow one of the same thread) */
+	int64_t last_pid, last_tid;
+	uint32_t last_th; /* index + 1, 0: none */
 	struct tinfo *th;
 	uint32_t nth, th_cap;
-	struct async_open *as;
+	struct async_open *as; /* open spans in begin order (and closed ones, key NULL) */
 	uint32_t nas, as_cap;
+	uint32_t nas_closed;	  /* closed ones still in as (dropped when they are half) */
+	struct pc_smap as_latest; /* key -> the latest open span with it (index + 1), or 0 */
 	struct v8prof *prof;
 	uint32_t nprof, prof_cap;
 	struct counter_key *ck;
 	uint32_t nck, ck_cap;
-	struct slice *slices;
-	uint32_t nslices, slices_cap;
+	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;
@@ -154,6 +202,7 @@ struct rd {
 	char *arg_keys[MAX_ARG_KEYS];
 	int arg_num[MAX_ARG_KEYS];
 	uint32_t narg_keys;
+	struct pc_smap arg_seen; /* every key note_arg_key() has seen (value unused) */
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;

@@ -8,8 +8,11 @@
  *                leaves it when it cannot finish, is one warning), or the
  *                object form {"traceEvents": [...], "metadata": {...}, ...};
  *                streamed with the pull tokenizer; each event object is
- *                captured and parsed alone with cJSON (events are small;
- *                the document is never a tree)
+ *                scanned once where it lies in the input chunk (read_event(),
+ *                scan_event(): syntax checked, the members used decoded,
+ *                args members kept; the document is never a tree); only C,
+ *                P, context events and a process's stackFrames are parsed
+ *                with cJSON (with_cjson())
  *   M            process_name, thread_name, process/thread_sort_index,
  *                process_labels
  *   X, B/E       interval markers (B without E: an IntervalStart marker)
@@ -36,9 +39,11 @@
  */
 #include "core/pc_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/pc_itab.h"
 #include "readers/pc_chrome.h"
 
 /* --- detection --- */
@@ -85,22 +90,66 @@ int pc_chrome_jnum(const cJSON *o, const char *key, double *out)
 	return 0;
 }
 
-/* pid/tid: numbers; a string is hashed into a stable negative id. */
-static int64_t jid(const cJSON *o, const char *key, int64_t dflt)
+/* A member as pc_chrome_jstr() / pc_chrome_jnum() read it. */
+static const char *cv_str(const struct cjv *v)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return v->kind == CJ_STR ? v->s : NULL;
+}
 
-	if (cJSON_IsNumber(v))
-		return (int64_t)v->valuedouble;
-	if (cJSON_IsString(v)) {
+static int cv_num(const struct cjv *v, double *out)
+{
+	char *end;
+
+	if (v->kind == CJ_NUM && pc_jnum_finite(v->d)) {
+		*out = v->d;
+		return 1;
+	}
+	if (v->kind == CJ_STR && v->s[0]) {
+		*out = strtod(v->s, &end);
+		return !*end && pc_jnum_finite(*out);
+	}
+	return 0;
+}
+
+/*
+ * A double as int64, truncated; INT64_MIN when it does not fit (what the
+ * x86-64 conversion the reader used to rely on gives, without the
+ * undefined behaviour).
+ */
+static int64_t to_i64(double d)
+{
+	if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+		return (int64_t)d;
+	return INT64_MIN;
+}
+
+/* pid/tid: numbers; a string is hashed into a stable negative id. */
+static int64_t cv_id(const struct cjv *v, int64_t dflt)
+{
+	if (v->kind == CJ_NUM)
+		return to_i64(v->d);
+	if (v->kind == CJ_STR) {
 		char *end;
-		long long n = strtoll(v->valuestring, &end, 10);
+		long long n = strtoll(v->s, &end, 10);
 
-		if (v->valuestring[0] && !*end)
+		if (v->s[0] && !*end)
 			return n;
-		return -(int64_t)(pc_hash_bytes(v->valuestring, strlen(v->valuestring), 0) >> 2) - 2;
+		return -(int64_t)(pc_hash_bytes(v->s, strlen(v->s), 0) >> 2) - 2;
 	}
 	return dflt;
+}
+
+/* The first args member named key (cJSON_GetObjectItemCaseSensitive), or NULL. */
+static const struct cjv *cv_arg(const struct cev *e, const char *key)
+{
+	uint32_t i;
+
+	if (e->args.kind != CJ_OBJ)
+		return NULL;
+	for (i = 0; i < e->na; i++)
+		if (strcmp(e->a[i].key, key) == 0)
+			return &e->a[i].v;
+	return NULL;
 }
 
 int64_t pc_chrome_us_to_ns(double us)
@@ -119,8 +168,8 @@ static uint32_t intern(struct rd *r, const char *s)
 	return pc_str_intern_z(r->m, s ? s : "");
 }
 
-static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
-		    const char *name, char *key, size_t cap);
+static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
+		    char *key, size_t cap);
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
@@ -147,14 +196,21 @@ uint16_t pc_chrome_category(struct rd *r, const char *cat)
 
 struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 {
-	struct pc_thread *t = pc_thread_find(r->m, pid, tid);
+	struct pc_thread *t;
 	uint32_t i;
 	char name[64];
 
+	if (r->last_th && r->last_pid == pid && r->last_tid == tid)
+		return &r->th[r->last_th - 1];
+	t = pc_thread_find(r->m, pid, tid);
 	if (t) {
 		for (i = 0; i < r->nth; i++)
-			if (r->th[i].t == t)
+			if (r->th[i].t == t) {
+				r->last_pid = pid;
+				r->last_tid = tid;
+				r->last_th = i + 1;
 				return &r->th[i];
+			}
 	}
 	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1) ||
 	    pc_grow(r->ctx, (void **)&r->cs, sizeof(*r->cs), &r->cs_cap, (size_t)r->nth + 1))
@@ -175,32 +231,35 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 /* Remember an args key for the schema (first value's type decides its format). */
 static void note_arg_key(struct rd *r, const char *k, int is_num)
 {
-	uint32_t i;
+	size_t n = strlen(k);
 
-	for (i = 0; i < r->narg_keys; i++)
-		if (strcmp(r->arg_keys[i], k) == 0)
-			return;
-	if (r->narg_keys == MAX_ARG_KEYS)
+	if (pc_smap_get(&r->arg_seen, k, n) != PC_NONE || r->narg_keys == MAX_ARG_KEYS)
 		return;
 	r->arg_keys[r->narg_keys] = pc_strdup(r->ctx, k);
-	if (r->arg_keys[r->narg_keys])
-		r->arg_num[r->narg_keys++] = is_num;
+	if (!r->arg_keys[r->narg_keys])
+		return;
+	if (pc_smap_put(&r->arg_seen, k, n, r->narg_keys)) {
+		pc_free(r->ctx, r->arg_keys[r->narg_keys]);
+		return;
+	}
+	r->arg_num[r->narg_keys++] = is_num;
 }
 
 /* {type, cat, args...} for a marker; PC_NONE on OOM (ctx set). */
-static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t set)
+static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args"), *a;
 	struct pc_pvb b;
+	uint32_t i;
+	int noted;
 	char ctxs[1024];
 	int wrote_ctx = 0, wrote_flow = 0;
 
 	pc_pvb_begin(&b, r->m, 0);
-	pc_pvb_key_z(&b, "type");
-	pc_pvb_str_z(&b, "TraceEvent");
+	pc_pvb_key_row(&b, r->row_type);
+	pc_pvb_str_row(&b, r->row_trace_event);
 	if (cat) {
-		pc_pvb_key_z(&b, "cat");
-		pc_pvb_str_z(&b, cat);
+		pc_pvb_key_row(&b, r->row_cat);
+		pc_pvb_str(&b, cat, cat == e->cat.s ? e->cat.len : strlen(cat));
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
 		pc_pvb_key_z(&b, "contexts");
@@ -208,71 +267,80 @@ static uint32_t payload(struct rd *r, const cJSON *ev, const char *cat, uint32_t
 		wrote_ctx = 1;
 	}
 	/* flow v2: a slice bound to a flow that goes on (flow_out) or ends there */
-	if (cJSON_GetObjectItemCaseSensitive(ev, "bind_id")) {
-		const cJSON *in = cJSON_GetObjectItemCaseSensitive(ev, "flow_in");
-		const cJSON *out = cJSON_GetObjectItemCaseSensitive(ev, "flow_out");
+	if (e->bind_id.kind != CJ_NONE) {
+		int in = e->flow_in.kind == CJ_TRUE, out = e->flow_out.kind == CJ_TRUE;
 		char key[600];
 
-		if ((cJSON_IsTrue(in) || cJSON_IsTrue(out)) &&
-		    flow_key(ev, "bind_id", 0, NULL, NULL, key, sizeof(key)) == 0) {
+		if ((in || out) && flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)) == 0) {
 			uint32_t row = pc_str_intern_z(r->m, key);
 
 			if (row == PC_NONE)
 				return PC_NONE;
-			pc_pvb_key_z(&b, cJSON_IsTrue(out) ? "flow" : "terminatingFlow");
+			pc_pvb_key_z(&b, out ? "flow" : "terminatingFlow");
 			pc_pvb_sref(&b, row);
 			r->any_flow_slices = 1;
 			wrote_flow = 1;
 		}
 	}
-	if (cJSON_IsObject(args)) {
-		cJSON_ArrayForEach(a, args)
-		{
-			if (!a->string || strcmp(a->string, "type") == 0 ||
-			    strcmp(a->string, "cat") == 0 ||
-			    (wrote_ctx && strcmp(a->string, "contexts") == 0) ||
-			    (wrote_flow && (strcmp(a->string, "flow") == 0 ||
-					    strcmp(a->string, "terminatingFlow") == 0)))
-				continue;
-			pc_pvb_key_z(&b, a->string);
-			if (cJSON_IsNumber(a)) {
-				pc_pvb_dbl(&b, a->valuedouble);
-				note_arg_key(r, a->string, 1);
-			} else if (cJSON_IsString(a)) {
-				pc_pvb_str_z(&b, a->valuestring);
-				note_arg_key(r, a->string, 0);
-			} else if (cJSON_IsBool(a)) {
-				pc_pvb_bool(&b, cJSON_IsTrue(a));
-				note_arg_key(r, a->string, 0);
-			} else if (cJSON_IsNull(a)) {
-				pc_pvb_null(&b);
-			} else {
-				/* nested: kept as JSON text, which the marker table shows */
-				char *s = cJSON_PrintUnformatted(a);
+	for (i = 0; e->args.kind == CJ_OBJ && i < e->na; i++) {
+		const struct carg *a = &e->a[i];
 
-				pc_pvb_str_z(&b, s ? s : "");
-				free(s);
-				note_arg_key(r, a->string, 0);
-			}
+		if (strcmp(a->key, "type") == 0 || strcmp(a->key, "cat") == 0 ||
+		    (wrote_ctx && strcmp(a->key, "contexts") == 0) ||
+		    (wrote_flow &&
+		     (strcmp(a->key, "flow") == 0 || strcmp(a->key, "terminatingFlow") == 0)))
+			continue;
+		pc_pvb_key(&b, a->key, a->klen);
+		/* the schema lists each key once: skip note_arg_key() for a key
+		 * (by its text row) noted lately */
+		noted = b.key != PC_NONE && r->noted[b.key % PC_ARRAY_SIZE(r->noted)] == b.key + 1;
+		if (!noted && b.key != PC_NONE && a->v.kind != CJ_NULL)
+			r->noted[b.key % PC_ARRAY_SIZE(r->noted)] = b.key + 1;
+		switch (a->v.kind) {
+		case CJ_NUM:
+			pc_pvb_dbl(&b, a->v.d);
+			if (!noted)
+				note_arg_key(r, a->key, 1);
+			break;
+		case CJ_STR:
+			pc_pvb_str(&b, a->v.s, a->v.len);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
+			break;
+		case CJ_TRUE:
+		case CJ_FALSE:
+			pc_pvb_bool(&b, a->v.kind == CJ_TRUE);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
+			break;
+		case CJ_NULL:
+			pc_pvb_null(&b);
+			break;
+		default:
+			/* nested: kept as cJSON's JSON text, which the marker table shows */
+			pc_pvb_str(&b, a->v.s, a->v.len);
+			if (!noted)
+				note_arg_key(r, a->key, 0);
+			break;
 		}
 	}
 	return pc_pvb_end(&b);
 }
 
 /* An E event's args are merged into its B's payload (catapult does so). */
-static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
+static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
 	struct pc_pvb b;
 	uint32_t epl, i, c;
 
-	if (!cJSON_IsObject(args) || !args->child)
+	if (e->args.kind != CJ_OBJ || !e->na)
 		return bpl;
-	epl = payload(r, ev, NULL, PC_NONE); /* {type, args...} */
+	epl = payload(r, e, NULL, PC_NONE); /* {type, args...} */
 	if (epl == PC_NONE)
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
-	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+	for (i = 0, c = bpl + 1; i < pc_pv(r->m, bpl)->v.n;
+	     i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 
@@ -281,7 +349,8 @@ static uint32_t merge_end_args(struct rd *r, uint32_t bpl, const cJSON *ev)
 		pc_pvb_key(&b, k, len);
 		pc_pvb_copy(&b, c);
 	}
-	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n; i++, c += pc_pv(r->m, c)->span) {
+	for (i = 0, c = epl + 1; i < pc_pv(r->m, epl)->v.n;
+	     i++, c += pc_val_span(pc_pv(r->m, c))) {
 		size_t len;
 		const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
 
@@ -315,46 +384,63 @@ static int push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t st
 	return push_marker_set(r, ti, name, start, end, phase, cat, pl, PC_NONE);
 }
 
+/* pc_chrome_label_frame() through a small direct-mapped cache. */
+static uint32_t label_frame(struct rd *r, uint32_t name, uint16_t cat)
+{
+	struct lf_slot *sl = &r->lf[(name * 31u + cat) & (LF_SLOTS - 1)];
+
+	if (sl->frame != PC_NONE && sl->name == name && sl->cat == cat)
+		return sl->frame;
+	sl->name = name;
+	sl->cat = cat;
+	sl->frame = pc_chrome_label_frame(r, name, cat);
+	return sl->frame;
+}
+
+/*
+ * The marker just pushed on ti is a slice (X, or B closed by E): its frame
+ * is made now, in file order, and the marker is flagged for
+ * derive_samples(), which reads the slices back from the marker table.
+ */
 static int keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end, uint32_t name,
 		      uint16_t cat)
 {
-	struct slice *s;
+	uint32_t row = ti->t->markers.len - 1;
 
 	if (end < start)
 		return 0;
-	if (pc_grow(r->ctx, (void **)&r->slices, sizeof(*r->slices), &r->slices_cap,
-		    (size_t)r->nslices + 1))
+	if (pc_grow(r->ctx, (void **)&ti->sbits, sizeof(*ti->sbits), &ti->sbits_cap,
+		    (size_t)row / 64 + 1))
 		return PROFCONV_ERR_NOMEM;
-	s = &r->slices[r->nslices++];
-	s->start = start;
-	s->end = end;
-	s->frame = pc_chrome_label_frame(r, name, cat);
-	s->thread = (uint32_t)(ti - r->th);
-	return s->frame == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
+	if (row / 64 >= ti->sbits_used) {
+		memset(ti->sbits + ti->sbits_used, 0,
+		       (size_t)(row / 64 + 1 - ti->sbits_used) * sizeof(*ti->sbits));
+		ti->sbits_used = row / 64 + 1;
+	}
+	ti->sbits[row / 64] |= (uint64_t)1 << (row % 64);
+	ti->nslices++;
+	return label_frame(r, name, cat) == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 }
 
 static struct pmeta *pmeta_of(struct rd *r, int64_t pid);
 
 /* --- async spans --- */
 
-static int async_key(const cJSON *ev, int64_t pid, char *key, size_t cap)
+static int async_key(const struct cev *e, int64_t pid, char *key, size_t cap)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
-	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
-	const char *cat = pc_chrome_jstr(ev, "cat"), *scope = pc_chrome_jstr(ev, "scope");
+	const struct cjv *id = &e->id;
+	const char *cat = cv_str(&e->cat), *scope = cv_str(&e->scope);
 	char idt[64];
 	int local = 0;
 
-	if (cJSON_IsObject(id2)) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
-
-		local = l != NULL;
-		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	if (e->id2.kind == CJ_OBJ) {
+		local = e->id2_local.kind != CJ_NONE;
+		id = local ? &e->id2_local : &e->id2_global;
 	}
-	if (cJSON_IsString(id))
-		pc_snprintf(idt, sizeof(idt), "s%s", id->valuestring);
-	else if (cJSON_IsNumber(id))
-		pc_snprintf(idt, sizeof(idt), "n%.17g", id->valuedouble);
+	if (id->kind == CJ_STR)
+		pc_snprintf(idt, sizeof(idt), "s%s", id->s);
+	else if (id->kind == CJ_NUM)
+		pc_snprintf(idt, sizeof(idt), "n%.17g", id->d);
 	else
 		return -1;
 	pc_snprintf(key, cap, "%s\x1f%s\x1f%s\x1f%lld", cat ? cat : "", scope ? scope : "", idt,
@@ -389,13 +475,13 @@ static struct tinfo *async_thread(struct rd *r, int64_t pid)
 	return ti;
 }
 
-static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
-		       uint32_t name, uint16_t cat, const char *catname)
+static int async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,
+		       int64_t ts, uint32_t name, uint16_t cat, const char *catname)
 {
 	char key[512];
 	struct async_open *a;
 	struct tinfo *at;
-	uint32_t set;
+	uint32_t set, prev;
 
 	if (async_key(ev, pid, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: an async event without an id",
@@ -415,33 +501,74 @@ static int async_begin(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t 
 	a->cat = cat;
 	a->start = ts;
 	a->payload = payload(r, ev, catname, a->set);
+	prev = pc_smap_get(&r->as_latest, key, strlen(key));
+	a->prev = prev == PC_NONE ? 0 : prev;
 	r->nas++; /* owned from here (freed with the others) */
 	if (a->payload == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	return pc_smap_put(&r->as_latest, key, strlen(key), r->nas);
+}
+
+/*
+ * Drop the closed spans from r->as, keeping the open ones in their order
+ * (close_open() makes the unclosed ones markers in that order), and
+ * renumber the per-key chains.
+ */
+static int async_compact(struct rd *r)
+{
+	uint32_t *to = pc_alloc(r->ctx, (size_t)r->nas * sizeof(*to) + 1);
+	uint32_t i, j = 0;
+
+	if (!to)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < r->nas; i++) {
+		to[i] = 0;
+		if (r->as[i].key) {
+			r->as[j] = r->as[i];
+			to[i] = ++j;
+		}
+	}
+	r->nas = j;
+	r->nas_closed = 0;
+	for (i = 0; i < j; i++) {
+		if (r->as[i].prev)
+			r->as[i].prev = to[r->as[i].prev - 1];
+		/* in order: the last put for a key is its latest span */
+		if (pc_smap_put(&r->as_latest, r->as[i].key, strlen(r->as[i].key), i + 1)) {
+			pc_free(r->ctx, to);
+			return PROFCONV_ERR_NOMEM;
+		}
+	}
+	pc_free(r->ctx, to);
 	return 0;
 }
 
-static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
+static int async_end(struct rd *r, const struct cev *ev, int64_t pid, int64_t ts)
 {
 	char key[512];
-	uint32_t i;
+	struct async_open a;
+	uint32_t cur;
+	size_t n;
+	int err;
 
 	if (async_key(ev, pid, key, sizeof(key)))
 		return 0;
 	/* the latest open span with this key (spans of one id nest) */
-	for (i = r->nas; i-- > 0;) {
-		if (strcmp(r->as[i].key, key) == 0) {
-			struct async_open a = r->as[i];
-			int err = push_marker_set(r, &r->th[a.thread], a.name, a.start, ts,
-						  PC_PHASE_INTERVAL, a.cat, a.payload, a.set);
-
-			pc_free(r->ctx, a.key);
-			memmove(&r->as[i], &r->as[i + 1], (r->nas - i - 1) * sizeof(*r->as));
-			r->nas--;
-			return err;
-		}
-	}
-	return 0;
+	n = strlen(key);
+	cur = pc_smap_get(&r->as_latest, key, n);
+	if (cur == PC_NONE || cur == 0)
+		return 0;
+	a = r->as[cur - 1];
+	err = push_marker_set(r, &r->th[a.thread], a.name, a.start, ts, PC_PHASE_INTERVAL, a.cat,
+			      a.payload, a.set);
+	pc_free(r->ctx, a.key);
+	r->as[cur - 1].key = NULL; /* closed */
+	r->nas_closed++;
+	if (!err)
+		err = pc_smap_put(&r->as_latest, key, n, a.prev);
+	if (!err && r->nas_closed > 64 && r->nas_closed > r->nas / 2)
+		err = async_compact(r);
+	return err;
 }
 
 /* --- flows --- */
@@ -452,24 +579,21 @@ static int async_end(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts)
  * scoped to the process, and for v1 events the category and name too
  * (catapult and Perfetto key a v1 flow by id, cat and name).  -1: no id.
  */
-static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char *cat,
-		    const char *name, char *key, size_t cap)
+static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
+		    char *key, size_t cap)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, idkey);
-	const cJSON *id2 = cJSON_GetObjectItemCaseSensitive(ev, "id2");
+	const struct cjv *id = bind ? &e->bind_id : &e->id;
 	char idt[128];
 	int local = 0;
 
-	if (!id && cJSON_IsObject(id2)) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(id2, "local");
-
-		local = l != NULL;
-		id = l ? l : cJSON_GetObjectItemCaseSensitive(id2, "global");
+	if (id->kind == CJ_NONE && e->id2.kind == CJ_OBJ) {
+		local = e->id2_local.kind != CJ_NONE;
+		id = local ? &e->id2_local : &e->id2_global;
 	}
-	if (cJSON_IsNumber(id) && id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19) {
-		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->valuedouble);
-	} else if (cJSON_IsString(id) && id->valuestring[0]) {
-		const char *v = id->valuestring;
+	if (id->kind == CJ_NUM && id->d >= 0 && id->d < 1.8446744073709552e19) {
+		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->d);
+	} else if (id->kind == CJ_STR && id->s[0]) {
+		const char *v = id->s;
 		char *end;
 		unsigned long long n = strtoull(v, &end, 16);
 
@@ -493,14 +617,14 @@ static int flow_key(const cJSON *ev, const char *idkey, int64_t pid, const char 
 }
 
 /* s, t, f: an instant marker carrying the flow (f ends it). */
-static int flow_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
+static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid, int64_t ts,
 		      const char *name, const char *cat, char ph, uint64_t off)
 {
 	char key[600];
 	struct pc_pvb b;
 	uint32_t row, nm, pl;
 
-	if (flow_key(ev, "id", pid, cat, name, key, sizeof(key)))
+	if (flow_key(ev, 0, pid, cat, name, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a flow ('%c') event without an id", ph);
 	row = pc_str_intern_z(r->m, key);
@@ -649,8 +773,8 @@ static uint32_t v8_frame(struct rd *r, const cJSON *cf)
 	fk.is_js = cat == r->cat_js;
 	fk.relevant_for_js = 0;
 	/* 0-based in the trace, 1-based in the profile; -1: unknown */
-	fk.line = line >= 0 ? (uint32_t)line + 1 : 0;
-	fk.column = col >= 0 ? (uint32_t)col + 1 : 0;
+	fk.line = line >= 0 && line < 4294967295.0 ? (uint32_t)line + 1 : 0;
+	fk.column = col >= 0 && col < 4294967295.0 ? (uint32_t)col + 1 : 0;
 	memset(&k, 0, sizeof(k));
 	k.address = PC_NO_ADDRESS;
 	k.lib = PC_NONE;
@@ -695,7 +819,10 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 	if (cJSON_IsString(id))
 		pc_snprintf(idbuf, sizeof(idbuf), "%s", id->valuestring);
 	else if (cJSON_IsNumber(id))
-		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx", (unsigned long long)id->valuedouble);
+		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx",
+			    id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19
+				    ? (unsigned long long)id->valuedouble
+				    : (unsigned long long)to_i64(id->valuedouble));
 	else
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a %s event without an id", r->name,
 			       name);
@@ -730,8 +857,8 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 				    (size_t)pf->nnodes + 1))
 				return PROFCONV_ERR_NOMEM;
 			n = &pf->nodes[pf->nnodes++];
-			n->id = (int64_t)nid;
-			n->parent = (int64_t)par;
+			n->id = to_i64(nid);
+			n->parent = to_i64(par);
 			n->stack = PC_NONE;
 			n->frame = v8_frame(r, cJSON_GetObjectItemCaseSensitive(nd, "callFrame"));
 			if (n->frame == PC_NONE)
@@ -757,7 +884,7 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 				continue;
 			/* the running sum, negative deltas included */
 			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(d->valuedouble));
-			n = node_of(pf, (int64_t)s->valuedouble);
+			n = node_of(pf, to_i64(s->valuedouble));
 			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
 			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
 			if (err)
@@ -790,11 +917,11 @@ static struct pmeta *pmeta_of(struct rd *r, int64_t pid)
 	return &r->pm[r->npm++];
 }
 
-static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid,
+static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t pid,
 			  const char *name)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-	const char *s = pc_chrome_jstr(args, "name");
+	const struct cjv *sv = cv_arg(e, "name"), *nv;
+	const char *s = sv ? cv_str(sv) : NULL;
 	double v;
 
 	if (strcmp(name, "thread_name") == 0 && s && ti) {
@@ -809,17 +936,17 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
 		return 0;
 	}
-	if (strcmp(name, "stackFrames") == 0)
-		return pc_chrome_stack_frames_event(r, ev, pid);
-	if (strcmp(name, "process_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
+	nv = cv_arg(e, "sort_index");
+	if (strcmp(name, "process_sort_index") == 0 && nv && cv_num(nv, &v)) {
 		struct pmeta *pm = pmeta_of(r, pid);
 
 		if (!pm)
 			return PROFCONV_ERR_NOMEM;
-		pm->sort_index = (int64_t)v;
+		pm->sort_index = to_i64(v);
 		return 0;
 	}
-	if (strcmp(name, "process_labels") == 0 && (s = pc_chrome_jstr(args, "labels")) && *s) {
+	sv = cv_arg(e, "labels");
+	if (strcmp(name, "process_labels") == 0 && sv && (s = cv_str(sv)) && *s) {
 		struct pmeta *pm = pmeta_of(r, pid);
 
 		if (!pm)
@@ -827,8 +954,8 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 		pm->labels = pc_model_keep(r->m, s, strlen(s));
 		return pm->labels ? 0 : PROFCONV_ERR_NOMEM;
 	}
-	if (ti && strcmp(name, "thread_sort_index") == 0 && pc_chrome_jnum(args, "sort_index", &v)) {
-		ti->sort_index = (int64_t)v;
+	if (ti && strcmp(name, "thread_sort_index") == 0 && nv && cv_num(nv, &v)) {
+		ti->sort_index = to_i64(v);
 		ti->has_sort = 1;
 	}
 	return 0;
@@ -836,60 +963,95 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64
 
 /* --- one event --- */
 
-static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
+/*
+ * The kinds whose handlers read deep into the event (V8 profiles, stack
+ * samples, contexts, counters, a process's stackFrames): the event text
+ * parsed with cJSON.  Lone surrogate escapes become U+FFFD first, as the
+ * scanner decodes them (cJSON refuses them).
+ */
+static int with_cjson(struct rd *r, uint64_t off, cJSON **out)
 {
-	const char *name = pc_chrome_jstr(ev, "name"), *ph = pc_chrome_jstr(ev, "ph");
-	const char *cat = pc_chrome_jstr(ev, "cat");
+	size_t len = r->ev_len;
+	char *doc = pc_alloc(r->ctx, len + 2);
+
+	*out = NULL;
+	if (!doc)
+		return PROFCONV_ERR_NOMEM;
+	doc[0] = '{';
+	memcpy(doc + 1, r->ev_text, len);
+	doc[len + 1] = 0;
+	pc_json_fix_surrogates(doc, len + 1, "", NULL, 0);
+	*out = cJSON_ParseWithLength(doc, len + 1);
+	pc_free(r->ctx, doc);
+	return *out ? 0
+		    : pc_fail_at(r->ctx, PROFCONV_ERR_NOMEM, r->name, off,
+				 "an object could not be parsed (out of memory)");
+}
+
+static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
+{
+	const char *name = cv_str(&e->name), *ph = cv_str(&e->ph);
+	const char *cat = cv_str(&e->cat);
 	struct pc_loc loc = { r->name, off, 0, 0 };
-	int64_t pid = jid(ev, "pid", 0), tid, ts;
+	int64_t pid = cv_id(&e->pid, 0), tid, ts;
 	double tsu = 0, dur;
 	struct tinfo *ti;
 	uint32_t nm, set;
 	uint16_t c;
+	cJSON *cj;
+	int err;
 
 	if (!ph || !ph[0] || ph[1])
-		return cJSON_GetArraySize(ev) == 0 ? 0 /* {} */
-						    : pc_warn(r->ctx, W_BAD_EVENT, &loc,
-							      "an event without a one-letter ph");
-	tid = jid(ev, "tid", pid);
-	if (!pc_chrome_jnum(ev, "ts", &tsu) && ph[0] != 'M')
+		return e->nmembers == 0 ? 0 /* {} */
+					: pc_warn(r->ctx, W_BAD_EVENT, &loc,
+						  "an event without a one-letter ph");
+	tid = cv_id(&e->tid, pid);
+	if (!cv_num(&e->ts, &tsu) && ph[0] != 'M')
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a numeric ts", ph);
 	ts = pc_chrome_us_to_ns(tsu);
 	if (ph[0] != 'M' && (r->first_ts == PC_NO_TIME || ts < r->first_ts))
 		r->first_ts = ts;
 	if (ph[0] != 'M' && ts > r->last_ts)
 		r->last_ts = ts;
-	if (ph[0] == 'X' && pc_chrome_jnum(ev, "dur", &dur) && dur > 0 &&
+	if (ph[0] == 'X' && cv_num(&e->dur, &dur) && dur > 0 &&
 	    pc_time_add(ts, pc_chrome_us_to_ns(dur)) > r->last_ts)
 		r->last_ts = pc_time_add(ts, pc_chrome_us_to_ns(dur));
 	if (ph[0] == 'M' && name && strncmp(name, "process_", 8) == 0)
-		return metadata_event(r, NULL, ev, pid, name); /* no thread of its own */
+		return metadata_event(r, NULL, e, pid, name); /* no thread of its own */
 	ti = pc_chrome_thread(r, pid, tid);
 	if (!ti)
 		return PROFCONV_ERR_NOMEM;
-	if (ph[0] == 'M')
-		return name ? metadata_event(r, ti, ev, pid, name) : 0;
+	if (ph[0] == 'M') {
+		if (!name)
+			return 0;
+		if (strcmp(name, "stackFrames") != 0)
+			return metadata_event(r, ti, e, pid, name);
+		err = with_cjson(r, off, &cj);
+		if (!err)
+			err = pc_chrome_stack_frames_event(r, cj, pid);
+		cJSON_Delete(cj);
+		return err;
+	}
 	if (!name && ph[0] != 'E')
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a name", ph);
 	switch (ph[0]) {
 	case 'X': {
 		uint32_t pl;
-		int err;
+		int64_t end;
 
-		if (!pc_chrome_jnum(ev, "dur", &dur) || dur < 0)
+		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
 		nm = intern(r, name);
 		c = pc_chrome_category(r, cat);
 		set = pc_chrome_active_set(r, ti);
-		pl = payload(r, ev, cat, set);
+		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		err = push_marker_set(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)),
-				      PC_PHASE_INTERVAL, c, pl, set);
+		end = pc_time_add(ts, pc_chrome_us_to_ns(dur));
+		err = push_marker_set(r, ti, nm, ts, end, PC_PHASE_INTERVAL, c, pl, set);
 		if (!err && r->blame)
-			err = pc_chrome_add_cslice(r, ti, nm, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), set,
-						   0, r->norder++);
-		return err ? err : keep_slice(r, ti, ts, pc_time_add(ts, pc_chrome_us_to_ns(dur)), nm, c);
+			err = pc_chrome_add_cslice(r, ti, nm, ts, end, set, 0, r->norder++);
+		return err ? err : keep_slice(r, ti, ts, end, nm, c);
 	}
 	case 'B': {
 		struct open_b *b;
@@ -902,7 +1064,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 		b->start = ts;
 		b->cat = pc_chrome_category(r, cat);
 		b->set = pc_chrome_active_set(r, ti);
-		b->payload = payload(r, ev, cat, b->set);
+		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		b->order = r->norder++;
@@ -911,14 +1073,13 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	}
 	case 'E': {
 		struct open_b b;
-		int err;
 
 		if (!ti->nopen)
 			return pc_warn(r->ctx, W_UNMATCHED, &loc,
 				       "an E event at %.3f us on thread %lld closes no B", tsu,
 				       (long long)tid);
 		b = ti->open[--ti->nopen];
-		b.payload = merge_end_args(r, b.payload, ev);
+		b.payload = merge_end_args(r, b.payload, e);
 		if (b.payload == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		err = push_marker_set(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload,
@@ -931,7 +1092,7 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 	case 'i':
 	case 'R':
 	case 'n': {
-		uint32_t pl = payload(r, ev, cat, PC_NONE); /* instants get no context (R6) */
+		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
 		nm = intern(r, name);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -942,34 +1103,404 @@ static int handle_event(struct rd *r, const cJSON *ev, uint64_t off)
 			if (!ti)
 				return PROFCONV_ERR_NOMEM;
 		}
-		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
+		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT,
+				   pc_chrome_category(r, cat), pl);
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, ev, pid, ts, intern(r, name), pc_chrome_category(r, cat), cat);
+		return async_begin(r, ti, e, pid, ts, intern(r, name), pc_chrome_category(r, cat),
+				   cat);
 	case 'e':
 	case 'F':
-		return async_end(r, ev, pid, ts);
+		return async_end(r, e, pid, ts);
+	case 's':
+	case 't':
+	case 'f':
+		return flow_event(r, ti, e, pid, ts, name, cat, ph[0], off);
 	case 'C':
-		return counter_event(r, ev, pid, ts, name, cat);
 	case '(':
 	case ')':
 	case 'O':
 	case 'D':
 	case 'N':
-		return pc_chrome_context_event(r, ti, ev, pid, ts, ph[0]);
-	case 's':
-	case 't':
-	case 'f':
-		return flow_event(r, ti, ev, pid, ts, name, cat, ph[0], off);
 	case 'P':
-		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
-			return profile_event(r, ti, ev, pid, ts, name);
-		return pc_chrome_p_sample(r, ti, ev, pid, ts, off);
+		break;
 	default:
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
 			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
+	/* the kinds read through cJSON */
+	err = with_cjson(r, off, &cj);
+	if (err)
+		return err;
+	switch (ph[0]) {
+	case 'C':
+		err = counter_event(r, cj, pid, ts, name, cat);
+		break;
+	case 'P':
+		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
+			err = profile_event(r, ti, cj, pid, ts, name);
+		else
+			err = pc_chrome_p_sample(r, ti, cj, pid, ts, off);
+		break;
+	default:
+		err = pc_chrome_context_event(r, ti, cj, pid, ts, ph[0]);
+		break;
+	}
+	cJSON_Delete(cj);
+	return err;
+}
+
+/* --- scanning an event --- */
+
+enum mkey {
+	K_OTHER,
+	K_NAME,
+	K_CAT,
+	K_PH,
+	K_SCOPE,
+	K_TS,
+	K_DUR,
+	K_PID,
+	K_TID,
+	K_ID,
+	K_BIND_ID,
+	K_FLOW_IN,
+	K_FLOW_OUT,
+	K_ID2,
+	K_ARGS,
+};
+
+/* Which member a key names (compared as C strings, as cJSON compares them). */
+static enum mkey member_key(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return K_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return K_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		break;
+	case 3:
+		if (memcmp(k, "cat", 3) == 0)
+			return K_CAT;
+		if (memcmp(k, "dur", 3) == 0)
+			return K_DUR;
+		if (memcmp(k, "pid", 3) == 0)
+			return K_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return K_TID;
+		if (memcmp(k, "id2", 3) == 0)
+			return K_ID2;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return K_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return K_ARGS;
+		break;
+	case 5:
+		if (memcmp(k, "scope", 5) == 0)
+			return K_SCOPE;
+		break;
+	case 7:
+		if (memcmp(k, "bind_id", 7) == 0)
+			return K_BIND_ID;
+		if (memcmp(k, "flow_in", 7) == 0)
+			return K_FLOW_IN;
+		break;
+	case 8:
+		if (memcmp(k, "flow_out", 8) == 0)
+			return K_FLOW_OUT;
+		break;
+	default:
+		break;
+	}
+	return K_OTHER;
+}
+
+/* The kind of the value at the cursor, by its first byte. */
+static uint8_t value_kind(int c)
+{
+	switch (c) {
+	case '{':
+		return CJ_OBJ;
+	case '[':
+		return CJ_ARR;
+	case '"':
+		return CJ_STR;
+	case 't':
+		return CJ_TRUE;
+	case 'f':
+		return CJ_FALSE;
+	case 'n':
+		return CJ_NULL;
+	default:
+		return CJ_NUM;
+	}
+}
+
+/*
+ * A scalar value into v (strings decoded into the scratch, numbers parsed);
+ * containers are only checked (v->kind says what they were); with print,
+ * containers are printed as cJSON prints them.
+ */
+static int scan_value(struct rd *r, struct cjv *v, int print)
+{
+	struct pc_jscan *js = &r->js;
+	int c = pc_jscan_ws(js);
+
+	v->kind = value_kind(c);
+	switch (v->kind) {
+	case CJ_STR:
+		c = pc_jscan_string(js, &v->off, &v->len);
+		if (!c && js->nul) /* cJSON's C string ends at the NUL */
+			v->len = strlen(pc_jscan_at(js, v->off));
+		return c;
+	case CJ_NUM:
+		return pc_jscan_number(js, &v->d);
+	case CJ_OBJ:
+	case CJ_ARR:
+		if (print) {
+			v->off = js->olen;
+			c = pc_jscan_print(js);
+			if (c)
+				return c;
+			v->len = js->olen - v->off;
+			return pc_jscan_put(js, "", 1); /* a NUL after the text */
+		}
+		return pc_jscan_skip(js);
+	default:
+		return pc_jscan_skip(js);
+	}
+}
+
+/* The members of an object at the cursor: each key and value to fn. */
+#define SCAN_OBJECT(js, err, KEYVAR, KLEN, BODY)                                                  \
+	do {                                                                                       \
+		int mc_;                                                                            \
+		if (pc_jscan_ws(js) != '{' || (js)->depth >= (js)->max_depth) {                    \
+			err = PC_JSCAN_BAD;                                                        \
+			break;                                                                     \
+		}                                                                                  \
+		(js)->depth++;                                                                     \
+		(js)->p++;                                                                         \
+		mc_ = pc_jscan_ws(js);                                                              \
+		if (mc_ == '}') {                                                                   \
+			(js)->p++;                                                                 \
+			(js)->depth--;                                                             \
+			break;                                                                     \
+		}                                                                                  \
+		for (;;) {                                                                         \
+			size_t KEYVAR, KLEN;                                                       \
+			if (mc_ != '"') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			err = pc_jscan_string(js, &KEYVAR, &KLEN);                                 \
+			if (!err && pc_jscan_ws(js) != ':')                                        \
+				err = PC_JSCAN_BAD;                                                \
+			if (err)                                                                   \
+				break;                                                             \
+			(js)->p++;                                                                 \
+			BODY;                                                                      \
+			if (err)                                                                   \
+				break;                                                             \
+			mc_ = pc_jscan_ws(js);                                                      \
+			if (mc_ == '}') {                                                           \
+				(js)->p++;                                                         \
+				(js)->depth--;                                                     \
+				break;                                                             \
+			}                                                                          \
+			if (mc_ != ',') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			(js)->p++;                                                                 \
+			mc_ = pc_jscan_ws(js);                                                      \
+		}                                                                                  \
+	} while (0)
+
+/* A string value's pointer from its offset, cut at its first NUL (cJSON's C string). */
+static void fix_str(struct rd *r, struct cjv *v)
+{
+	if (v->kind == CJ_STR)
+		v->s = pc_jscan_at(&r->js, v->off); /* len: scan_value() cut it at a NUL */
+}
+
+/*
+ * Scan the event text "{" + text[0..len) into r->ev: check its syntax
+ * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
+ * uses and every args member.  max_depth: containers that may be open.
+ */
+static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_depth,
+		      size_t *used)
+{
+	struct pc_jscan *js = &r->js;
+	struct cev *e = &r->ev;
+	int err = 0;
+	uint32_t i;
+
+	memset(e, 0, offsetof(struct cev, a));
+	e->na = 0;
+	pc_jscan_start(js, text, len, max_depth);
+	/* the text starts after the '{': begin inside the object */
+	js->depth = 1;
+	{
+		int c_ = pc_jscan_ws(js);
+
+		if (c_ == '}') {
+			js->p++;
+			goto done;
+		}
+		for (;;) {
+			size_t ko, kl;
+			struct cjv *v = NULL, dummy;
+
+			if (c_ != '"')
+				return PC_JSCAN_BAD;
+			err = pc_jscan_string(js, &ko, &kl);
+			if (err)
+				return err;
+			if (pc_jscan_ws(js) != ':')
+				return PC_JSCAN_BAD;
+			js->p++;
+			e->nmembers++;
+			if (js->nul)
+				kl = strlen(pc_jscan_at(js, ko));
+			switch (member_key(pc_jscan_at(js, ko), kl)) {
+			case K_NAME:
+				v = &e->name;
+				break;
+			case K_CAT:
+				v = &e->cat;
+				break;
+			case K_PH:
+				v = &e->ph;
+				break;
+			case K_SCOPE:
+				v = &e->scope;
+				break;
+			case K_TS:
+				v = &e->ts;
+				break;
+			case K_DUR:
+				v = &e->dur;
+				break;
+			case K_PID:
+				v = &e->pid;
+				break;
+			case K_TID:
+				v = &e->tid;
+				break;
+			case K_ID:
+				v = &e->id;
+				break;
+			case K_BIND_ID:
+				v = &e->bind_id;
+				break;
+			case K_FLOW_IN:
+				v = &e->flow_in;
+				break;
+			case K_FLOW_OUT:
+				v = &e->flow_out;
+				break;
+			case K_ID2:
+				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					e->id2.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						const char *kk = pc_jscan_at(js, k2);
+						struct cjv *w = &dummy;
+
+						(void)l2;
+						if (strcmp(kk, "local") == 0 &&
+						    e->id2_local.kind == CJ_NONE)
+							w = &e->id2_local;
+						else if (strcmp(kk, "global") == 0 &&
+							 e->id2_global.kind == CJ_NONE)
+							w = &e->id2_global;
+						err = scan_value(r, w, 0);
+					});
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			case K_ARGS:
+				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					e->args.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						struct carg *a;
+
+						if (e->na == r->args_cap &&
+						    pc_grow(r->ctx, (void **)&e->a, sizeof(*e->a),
+							    &r->args_cap, (size_t)e->na + 1)) {
+							err = PROFCONV_ERR_NOMEM;
+							break;
+						}
+						a = &e->a[e->na++];
+						a->koff = k2;
+						a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
+						err = scan_value(r, &a->v, 1);
+					});
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			default:
+				break;
+			}
+			if (v && v->kind == CJ_NONE) {
+				err = scan_value(r, v, 0);
+			} else {
+				pc_jscan_ws(js);
+				err = pc_jscan_skip(js);
+			}
+			if (err)
+				return err;
+next:
+			c_ = pc_jscan_ws(js);
+			if (c_ == '}') {
+				js->p++;
+				break;
+			}
+			if (c_ != ',')
+				return PC_JSCAN_BAD;
+			js->p++;
+			c_ = pc_jscan_ws(js);
+		}
+	}
+done:
+	if (used)
+		*used = (size_t)(js->p - text);
+	else if (js->p != js->end)
+		return PC_JSCAN_BAD;
+	/* the scratch no longer moves: offsets become pointers */
+	fix_str(r, &e->name);
+	fix_str(r, &e->cat);
+	fix_str(r, &e->ph);
+	fix_str(r, &e->scope);
+	fix_str(r, &e->ts);
+	fix_str(r, &e->dur);
+	fix_str(r, &e->pid);
+	fix_str(r, &e->tid);
+	fix_str(r, &e->id);
+	fix_str(r, &e->bind_id);
+	fix_str(r, &e->id2_local);
+	fix_str(r, &e->id2_global);
+	for (i = 0; i < e->na; i++) {
+		struct carg *a = &e->a[i];
+
+		a->key = pc_jscan_at(js, a->koff);
+		if (a->v.kind == CJ_STR)
+			fix_str(r, &a->v);
+		else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
+			a->v.s = pc_jscan_at(js, a->v.off);
+	}
+	return 0;
 }
 
 /* --- the event array --- */
@@ -998,6 +1529,46 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
 				 "an object could not be parsed (out of memory)");
 }
 
+/*
+ * One event after its OBJ_BEGIN token t: scanned in one pass (scan_event())
+ * where it lies in the input chunk, or, when it does not end there (or the
+ * scanner refuses it), from the bytes pc_jpull_raw_rest() gathers; then
+ * handled.  A text the scanner refuses is handed to the strict tokenizer for
+ * its FILE:LINE:COL message.
+ */
+static int read_event(struct rd *r, const struct pc_jtok *t)
+{
+	uint64_t off = t->offset;
+	uint32_t line = t->line, col = t->col;
+	unsigned depth = pc_jpull_depth(r->p);
+	unsigned max_depth = pc_jpull_max_depth(r->p) - (depth - 1);
+	size_t used;
+	int err;
+
+	pc_jpull_window(r->p, &r->ev_text, &r->ev_len);
+	if (r->ev_len && scan_event(r, r->ev_text, r->ev_len, max_depth, &used) == 0) {
+		r->ev_len = used;
+		pc_jpull_consume_object(r->p, used);
+		r->nevents++;
+		return handle_event(r, &r->ev, off);
+	}
+	err = pc_jpull_raw_rest(r->p, &r->ev_text, &r->ev_len, EVENT_MAX);
+	if (err)
+		return err;
+	err = scan_event(r, r->ev_text, r->ev_len, max_depth, NULL);
+	if (err == PC_JSCAN_BAD) {
+		err = pc_jpull_recheck(r->p, r->ev_text, r->ev_len, off, line, col, depth);
+		if (!err)
+			err = pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, off,
+					 "the event scanner refused an event the tokenizer accepts");
+		return err;
+	}
+	if (err)
+		return err;
+	r->nevents++;
+	return handle_event(r, &r->ev, off);
+}
+
 static int read_events(struct rd *r)
 {
 	const struct pc_jtok *t;
@@ -1008,22 +1579,13 @@ static int read_events(struct rd *r)
 		if (!err && t->type == PC_JT_ARR_END)
 			return 0;
 		if (!err && t->type == PC_JT_OBJ_BEGIN) {
-			uint64_t off = t->offset;
-			cJSON *ev;
-
-			err = parse_rest(r, off, &ev);
-			if (!err) {
-				r->nevents++;
-				err = handle_event(r, ev, off);
-				cJSON_Delete(ev);
-				if (err)
-					return err;
+			err = read_event(r, t);
+			if (!err)
 				continue;
-			}
-		}
-		if (!err)
+		} else if (!err) {
 			return pc_jr_corrupt(r->ctx, r->p, t, "expected an event object, got %s",
 					     pc_jr_type_name(t->type));
+		}
 		if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
 			/* Chrome could not finish the file: keep what came before */
 			char why[1024];
@@ -1151,84 +1713,195 @@ static int read_top(struct rd *r)
 
 /* --- after the events --- */
 
-static int slice_cmp(const void *a, const void *b)
+/* Slice a before slice b: earlier start, then the longer one (it encloses), then file order. */
+static int slice_before(const struct pc_markers *mk, uint32_t a, uint32_t b)
 {
-	const struct slice *x = a, *y = b;
+	if (mk->start[a] != mk->start[b])
+		return mk->start[a] < mk->start[b];
+	if (mk->end[a] != mk->end[b])
+		return mk->end[a] > mk->end[b];
+	return a < b;
+}
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1; /* the longer one encloses */
+/* Sort marker rows idx[0..n) with slice_before() (a merge sort; tmp holds n). */
+static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tmp, uint32_t n)
+{
+	uint32_t width, i;
+
+	for (width = 1; width < n; width *= 2) {
+		for (i = 0; i < n; i += 2 * width) {
+			uint32_t lo = i, mid = i + width < n ? i + width : n;
+			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
+			uint32_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi)
+				tmp[o++] = slice_before(mk, idx[b], idx[a]) ? idx[b++] : idx[a++];
+			while (a < mid)
+				tmp[o++] = idx[a++];
+			while (b < hi)
+				tmp[o++] = idx[b++];
+		}
+		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+	}
+}
+
+/*
+ * The derived samples' stacks: interned as pc_stack_intern() would (the
+ * same rows in the same order), through an index of 8-byte slots that
+ * keeps only the row and the hash (the model's keeps the whole key in 16
+ * bytes: half a million derived stacks made it grow to 32 MiB, 48 MiB while
+ * it doubled, the top of a large conversion's memory).  The rows are added
+ * with pc_stack_add_new(); the model rebuilds its own index if anything
+ * interns a stack later.
+ */
+struct dstacks {
+	struct pc_model *m;
+	struct pc_itab index;
+};
+
+static int dstack_eq(const void *table, uint32_t row, const void *key)
+{
+	const struct pc_stack_table *t = table;
+	uint64_t k;
+
+	memcpy(&k, key, sizeof(k));
+	return t->prefix[row] == (uint32_t)(k >> 32) && t->frame[row] == (uint32_t)k;
+}
+
+static uint32_t dstack_intern(struct dstacks *d, uint32_t prefix, uint32_t frame)
+{
+	uint64_t key = (uint64_t)prefix << 32 | frame;
+	uint32_t h = (uint32_t)pc_hash64(key), slot, row;
+
+	row = pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot);
+	if (row != PC_NONE)
+		return row;
+	row = pc_stack_add_new(d->m, prefix, frame);
+	if (row == PC_NONE || pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
+		return PC_NONE;
+	return row;
+}
+
+/* The index of the stacks there are so far. */
+static int dstacks_init(struct dstacks *d, struct pc_model *m)
+{
+	uint32_t i;
+
+	d->m = m;
+	memset(&d->index, 0, sizeof(d->index));
+	for (i = 0; i < m->stacks.len; i++) {
+		uint64_t key = (uint64_t)m->stacks.prefix[i] << 32 | m->stacks.frame[i];
+		uint32_t h = (uint32_t)pc_hash64(key), slot;
+
+		if (pc_itab_find(&d->index, h, dstack_eq, &m->stacks, &key, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &d->index, slot, h, i))
+			return PROFCONV_ERR_NOMEM;
+	}
 	return 0;
 }
 
 /*
  * Threads with slices and no samples: a sample every DERIVED_NS whose stack
- * is the slices open at that time, outermost first.
+ * is the slices open at that time, outermost first.  The slices are the
+ * thread's markers keep_slice() flagged, taken in order of start (the
+ * longer first, then file order).
  */
 static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 {
-	uint32_t i = 0, depth;
+	uint32_t th, depth;
 	uint32_t stack_frames[256];
 	int64_t stack_end[256];
+	uint32_t *idx = NULL, *tmp = NULL;
+	size_t cap = 0;
+	struct dstacks ds;
 	int err = 0;
 
-	if (!r->nslices)
-		return 0;
-	qsort(r->slices, r->nslices, sizeof(*r->slices), slice_cmp);
-	while (i < r->nslices && !err) {
-		uint32_t th = r->slices[i].thread, j;
+	for (th = 0; th < r->nth; th++)
+		if (r->th[th].nslices && !r->th[th].has_real_samples)
+			break;
+	if (th == r->nth)
+		return 0; /* nothing to derive */
+	err = dstacks_init(&ds, r->m);
+	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
-		int64_t t0, tend = INT64_MIN;
+		const struct pc_markers *mk = &ti->t->markers;
+		uint32_t n = 0, k, w;
+		int64_t t0, t, tend = INT64_MIN;
 
-		for (j = i; j < r->nslices && r->slices[j].thread == th; j++)
-			if (r->slices[j].end > tend)
-				tend = r->slices[j].end;
-		if (ti->has_real_samples) {
-			i = j;
+		if (!ti->nslices || ti->has_real_samples)
 			continue;
-		}
-		/* sample times on the global 1 ms grid from the trace's start */
-		t0 = r->slices[i].start;
-		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
-		depth = 0;
-		{
-			uint32_t k = i;
-			int64_t t;
-
-			for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
-				uint32_t s = PC_NONE, d;
-
-				while (k < j && r->slices[k].start <= t) {
-					/* close what ended before this slice starts */
-					while (depth && stack_end[depth - 1] <= r->slices[k].start)
-						depth--;
-					if (depth < PC_ARRAY_SIZE(stack_frames)) {
-						stack_frames[depth] = r->slices[k].frame;
-						stack_end[depth] = r->slices[k].end;
-						depth++;
-					}
-					k++;
-				}
-				while (depth && stack_end[depth - 1] <= t)
-					depth--;
-				if (!depth)
-					continue;
-				for (d = 0; d < depth; d++) {
-					s = pc_stack_intern(r->m, s, stack_frames[d]);
-					if (s == PC_NONE)
-						return r->ctx->status ? r->ctx->status
-								      : PROFCONV_ERR_NOMEM;
-				}
-				err = pc_sample_add(r->m, ti->t, s, t, weight);
-				if (t == INT64_MAX)
-					break;
+		if (ti->nslices > cap) {
+			pc_free(r->ctx, idx);
+			pc_free(r->ctx, tmp);
+			cap = ti->nslices;
+			idx = pc_alloc(r->ctx, cap * sizeof(*idx));
+			tmp = pc_alloc(r->ctx, cap * sizeof(*tmp));
+			if (!idx || !tmp) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
 			}
 		}
-		i = j;
+		for (w = 0; w < ti->sbits_used; w++) {
+			uint64_t bits = ti->sbits[w];
+
+			while (bits) {
+				k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				bits &= bits - 1;
+				idx[n++] = k;
+				if (mk->end[k] > tend)
+					tend = mk->end[k];
+			}
+		}
+		sort_slices(mk, idx, tmp, n);
+		/* sample times on the global 1 ms grid from the trace's start */
+		t0 = mk->start[idx[0]];
+		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
+		depth = 0;
+		k = 0;
+		for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
+			uint32_t s = PC_NONE, d;
+
+			while (k < n && mk->start[idx[k]] <= t) {
+				uint32_t row = idx[k];
+
+				/* close what ended before this slice starts */
+				while (depth && stack_end[depth - 1] <= mk->start[row])
+					depth--;
+				if (depth < PC_ARRAY_SIZE(stack_frames)) {
+					stack_frames[depth] =
+						label_frame(r, mk->name[row], mk->category[row]);
+					if (stack_frames[depth] == PC_NONE) {
+						err = PROFCONV_ERR_NOMEM;
+						break;
+					}
+					stack_end[depth] = mk->end[row];
+					depth++;
+				}
+				k++;
+			}
+			while (depth && stack_end[depth - 1] <= t)
+				depth--;
+			if (err || !depth) {
+				if (t == INT64_MAX)
+					break; /* (the step would not move t any more) */
+				continue;
+			}
+			for (d = 0; d < depth; d++) {
+				s = dstack_intern(&ds, s, stack_frames[d]);
+				if (s == PC_NONE) {
+					err = r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+					break;
+				}
+			}
+			if (!err)
+				err = pc_sample_add(r->m, ti->t, s, t, weight);
+			if (t == INT64_MAX)
+				break;
+		}
 	}
+	pc_free(r->ctx, idx);
+	pc_free(r->ctx, tmp);
+	pc_itab_free(r->ctx, &ds.index);
 	return err;
 }
 
@@ -1244,9 +1917,10 @@ static int close_open(struct rd *r)
 					  PC_NO_TIME, PC_PHASE_START, r->th[i].open[k].cat,
 					  r->th[i].open[k].payload);
 	for (i = 0; i < r->nas && !err; i++)
-		err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name, r->as[i].start,
-				  PC_NO_TIME, PC_PHASE_START, r->as[i].cat,
-				  r->as[i].payload);
+		if (r->as[i].key) /* still open */
+			err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name,
+					  r->as[i].start, PC_NO_TIME, PC_PHASE_START, r->as[i].cat,
+					  r->as[i].payload);
 	return err;
 }
 
@@ -1508,8 +2182,10 @@ static void rd_free(struct rd *r)
 {
 	uint32_t i;
 
-	for (i = 0; i < r->nth; i++)
+	for (i = 0; i < r->nth; i++) {
 		pc_free(r->ctx, r->th[i].open);
+		pc_free(r->ctx, r->th[i].sbits);
+	}
 	pc_free(r->ctx, r->th);
 	for (i = 0; i < r->nas; i++)
 		pc_free(r->ctx, r->as[i].key);
@@ -1522,11 +2198,15 @@ static void rd_free(struct rd *r)
 	for (i = 0; i < r->nck; i++)
 		pc_free(r->ctx, r->ck[i].key);
 	pc_free(r->ctx, r->ck);
-	pc_free(r->ctx, r->slices);
 	pc_free(r->ctx, r->pm);
 	for (i = 0; i < r->narg_keys; i++)
 		pc_free(r->ctx, r->arg_keys[i]);
 	pc_smap_free(&r->cats);
+	pc_smap_free(&r->arg_seen);
+	pc_smap_free(&r->as_latest);
+	pc_jscan_free(&r->js);
+	pc_free(r->ctx, r->ev.a);
+	pc_free(r->ctx, r->lf);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);
 	pc_jpull_free(r->p);
@@ -1537,6 +2217,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		      struct pc_text_out *blame, int json)
 {
 	struct rd r;
+	uint32_t i;
 	int err;
 
 	memset(&r, 0, sizeof(r));
@@ -1547,16 +2228,28 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.name = pc_input_name(in);
 	r.first_ts = PC_NO_TIME;
 	r.last_ts = INT64_MIN;
+	m->lean_markers = 1; /* few Chrome markers have a cause or a context set */
 	pc_smap_init(&r.cats, ctx);
-	err = pc_jpull_new(ctx, in, NULL, &r.p);
+	pc_smap_init(&r.arg_seen, ctx);
+	pc_smap_init(&r.as_latest, ctx);
+	pc_jscan_init(&r.js, ctx);
+	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
+	err = r.lf ? pc_jpull_new(ctx, in, NULL, &r.p) : PROFCONV_ERR_NOMEM;
+	for (i = 0; r.lf && i < LF_SLOTS; i++)
+		r.lf[i].frame = PC_NONE;
 	if (!err) {
 		/* the categories the V8 samples use; trace categories follow */
 		r.cat_idle = pc_model_add_category(m, "Idle", "transparent");
 		r.cat_js = pc_model_add_category(m, "JavaScript", "yellow");
 		r.cat_gc = pc_model_add_category(m, "GC / CC", "orange");
 		r.cat_native = pc_model_add_category(m, "Native", "blue");
+		/* the payload text every TraceEvent marker has */
+		r.row_type = pc_pv_text_intern(m, "type", 4);
+		r.row_trace_event = pc_pv_text_intern(m, "TraceEvent", 10);
+		r.row_cat = pc_pv_text_intern(m, "cat", 3);
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
-		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY)
+		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
+		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	if (!err)

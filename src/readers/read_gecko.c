@@ -1291,7 +1291,7 @@ static int add_paused(struct gr *r, const struct gproc *pr, struct pc_thread *th
 	if (pr->paused == PC_NONE || pc_pv(m, pr->paused)->kind != PC_VAL_ARR)
 		return 0;
 	for (i = 0, e = pr->paused + 1; i < pc_pv(m, pr->paused)->v.n && !err;
-	     i++, e += pc_pv(m, e)->span) {
+	     i++, e += pc_val_span(pc_pv(m, e))) {
 		int64_t start = PC_NO_TIME, end = PC_NO_TIME;
 		uint32_t reason = pc_pv_member(m, e, "reason");
 
@@ -1363,7 +1363,7 @@ static int add_counters(struct gr *r, uint32_t pi)
 			break;
 		}
 	for (i = 0, c = pr->counters + 1; i < pc_pv(m, pr->counters)->v.n && !err;
-	     i++, c += pc_pv(m, c)->span) {
+	     i++, c += pc_val_span(pc_pv(m, c))) {
 		uint32_t smp = pc_pv_member(m, c, "samples"), sch, data, ct, row, k;
 		int64_t ti = -1, ci = -1, ni = -1;
 		const char *name, *cat, *desc;
@@ -1389,14 +1389,15 @@ static int add_counters(struct gr *r, uint32_t pi)
 		if (ct == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 		for (k = 0, row = data + 1; k < pc_pv(m, data)->v.n && !err;
-		     k++, row += pc_pv(m, row)->span) {
+		     k++, row += pc_val_span(pc_pv(m, row))) {
 			uint32_t tn = PC_NONE, cn = PC_NONE, nn = PC_NONE, e, j;
 			double cnt = 0, num = 0;
 			int64_t t;
 
 			if (pc_pv(m, row)->kind != PC_VAL_ARR)
 				continue;
-			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n; j++, e += pc_pv(m, e)->span) {
+			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n;
+			     j++, e += pc_val_span(pc_pv(m, e))) {
 				if ((int64_t)j == ti)
 					tn = e;
 				if ((int64_t)j == ci)

@@ -858,14 +858,14 @@ static int load_extra(struct rd *r)
 	if (err || pc_pv(m, root)->kind != PC_VAL_ARR)
 		return err;
 	for (i = 0, sec = root + 1; i < pc_pv(m, root)->v.n && !err;
-	     i++, sec += pc_pv(m, sec)->span) {
+	     i++, sec += pc_val_span(pc_pv(m, sec))) {
 		const char *label = pv_str(m, sec, "label");
 
 		entries = pc_pv_member(m, sec, "entries");
 		if (!label || entries == PC_NONE || pc_pv(m, entries)->kind != PC_VAL_ARR)
 			continue;
 		for (j = 0, e = entries + 1; j < pc_pv(m, entries)->v.n && !err;
-		     j++, e += pc_pv(m, e)->span) {
+		     j++, e += pc_val_span(pc_pv(m, e))) {
 			const char *el = pv_str(m, e, "label"), *fmt = pv_str(m, e, "format");
 			uint32_t v = pc_pv_member(m, e, "value");
 
@@ -1255,7 +1255,8 @@ static int load_paused(struct rd *r, struct pc_thread *th, const struct pc_jtok 
 	if (pc_pv(m, root)->kind != PC_VAL_ARR)
 		return pc_warn(r->ctx, WARN_PAUSED, &loc,
 			       "threads[%u].pausedRanges is not an array; ignored", m->nthreads - 1);
-	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n && !err; i++, e += pc_pv(m, e)->span) {
+	for (i = 0, e = root + 1; i < pc_pv(m, root)->v.n && !err;
+	     i++, e += pc_val_span(pc_pv(m, e))) {
 		int64_t start = PC_NO_TIME, end = PC_NO_TIME;
 
 		if (pc_pv(m, e)->kind != PC_VAL_OBJ) {
@@ -1614,7 +1615,7 @@ static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, u
 	*out = pc_alloc(m->ctx, ((size_t)n + 1) * sizeof(**out));
 	if (!*out)
 		return PROFCONV_ERR_NOMEM;
-	for (i = 0, e = a + 1; i < n; i++, e += pc_pv(m, e)->span)
+	for (i = 0, e = a + 1; i < n; i++, e += pc_val_span(pc_pv(m, e)))
 		if (!pc_jr_pv_double(m, e, &(*out)[i]))
 			(*out)[i] = 0;
 	return 0;
@@ -1639,7 +1640,8 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		return err;
 	if (pc_pv(m, root)->kind != PC_VAL_ARR)
 		return pc_warn(r->ctx, WARN_COUNTERS, &loc, "counters is not an array; dropped");
-	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err; i++, c += pc_pv(m, c)->span) {
+	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err;
+	     i++, c += pc_val_span(pc_pv(m, c))) {
 		uint32_t smp = pc_pv_member(m, c, "samples"), ci, proc = PC_NONE, disp;
 		double *time = NULL, *count = NULL, *number = NULL;
 		int64_t n = -1, pid, mti;

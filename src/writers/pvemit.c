@@ -79,7 +79,7 @@ static void walk(struct pc_jw *w, const struct pc_model *m, uint32_t first, uint
 			const char *k = pc_pv_text(m, v->key, NULL);
 
 			if (depth == 0 && skip && skip(k, skip_user)) {
-				i += v->span;
+				i += pc_val_span(v);
 				continue;
 			}
 			pc_jw_key(w, k);
@@ -91,17 +91,17 @@ static void walk(struct pc_jw *w, const struct pc_model *m, uint32_t first, uint
 				pc_jw_arr_begin(w);
 			if (depth == PC_PV_MAX_DEPTH) { /* cannot happen: the builder refuses it */
 				pc_jw_null(w);
-				i += v->span;
+				i += pc_val_span(v);
 				continue;
 			}
 			depth++;
-			stack_end[depth] = i + v->span;
+			stack_end[depth] = i + pc_val_span(v);
 			stack_obj[depth] = v->kind == PC_VAL_OBJ;
 			i++;
 			continue;
 		}
 		scalar(w, m, v, e);
-		i += v->span; /* a cause placeholder may keep the nodes it replaced */
+		i += pc_val_span(v); /* a cause placeholder may keep the nodes it replaced */
 	}
 	while (depth) {
 		if (stack_obj[depth])
@@ -130,7 +130,7 @@ void pc_pv_emit(struct pc_jw *w, const struct pc_model *m, uint32_t node,
 		pc_jw_obj_begin(w);
 	else
 		pc_jw_arr_begin(w);
-	walk(w, m, node + 1, node + v->span, v->kind == PC_VAL_OBJ, e, NULL, NULL);
+	walk(w, m, node + 1, node + pc_val_span(v), v->kind == PC_VAL_OBJ, e, NULL, NULL);
 	if (v->kind == PC_VAL_OBJ)
 		pc_jw_obj_end(w);
 	else
@@ -148,5 +148,5 @@ void pc_pv_emit_members(struct pc_jw *w, const struct pc_model *m, uint32_t obj,
 	v = pc_pv(m, obj);
 	if (v->kind != PC_VAL_OBJ)
 		return;
-	walk(w, m, obj + 1, obj + v->span, 1, e, skip, skip_user);
+	walk(w, m, obj + 1, obj + pc_val_span(v), 1, e, skip, skip_user);
 }

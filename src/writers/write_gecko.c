@@ -143,7 +143,7 @@ static void use_payload_strs(struct gw *g, uint32_t node)
 
 	if (node == PC_NONE)
 		return;
-	end = node + pc_pv(m, node)->span;
+	end = node + pc_val_span(pc_pv(m, node));
 	for (i = node; i < end; i++)
 		if (pc_pv(m, i)->kind == PC_VAL_SREF)
 			use_str(g, pc_pv(m, i)->v.s);
@@ -497,7 +497,7 @@ static void write_gc_timings(struct gw *g, uint32_t timings, int slice, const st
 	if (pt != PC_NONE && pc_pv(m, pt)->kind == PC_VAL_OBJ) {
 		pc_jw_key(g->w, slice ? "times" : "totals");
 		pc_jw_obj_begin(g->w);
-		for (i = 0, c = pt + 1; i < pc_pv(m, pt)->v.n; i++, c += pc_pv(m, c)->span) {
+		for (i = 0, c = pt + 1; i < pc_pv(m, pt)->v.n; i++, c += pc_val_span(pc_pv(m, c))) {
 			double d = num_value(m, c, &ok);
 			size_t len;
 
@@ -709,7 +709,8 @@ static void write_schema(struct pc_jw *w, const struct pc_model *m, uint32_t bod
 	if (fields != PC_NONE && pc_pv(m, fields)->kind == PC_VAL_ARR) {
 		uint32_t i, c;
 
-		for (i = 0, c = fields + 1; i < pc_pv(m, fields)->v.n; i++, c += pc_pv(m, c)->span)
+		for (i = 0, c = fields + 1; i < pc_pv(m, fields)->v.n;
+		     i++, c += pc_val_span(pc_pv(m, c)))
 			pc_pv_emit(w, m, c, NULL);
 	}
 	if (desc != PC_NONE) {

@@ -618,7 +618,7 @@ static void write_cause(struct pc_jw *w, const struct pc_model *m, void *user)
 	const struct pc_markers *mk = c->mk;
 
 	(void)m;
-	if (mk->cause_stack[c->row] == PC_NONE) {
+	if (!mk->cause_stack || mk->cause_stack[c->row] == PC_NONE) {
 		pc_jw_null(w);
 		return;
 	}
@@ -639,7 +639,7 @@ static int has_cause_node(const struct pc_model *m, uint32_t obj)
 
 	if (o->kind != PC_VAL_OBJ)
 		return 0;
-	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_pv(m, c)->span)
+	for (i = 0, c = obj + 1; i < o->v.n; i++, c += pc_val_span(pc_pv(m, c)))
 		if (pc_pv(m, c)->kind == PC_VAL_CAUSE)
 			return 1;
 	return 0;
@@ -656,7 +656,7 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 	struct cause_ctx cc = { mk, i };
 	struct pc_pvemit e = { NULL, write_cause, &cc };
 	uint32_t p = mk->payload[i];
-	int cause = mk->cause_stack[i] != PC_NONE;
+	int cause = mk->cause_stack && mk->cause_stack[i] != PC_NONE;
 
 	if (p == PC_NONE && !cause) {
 		pc_jw_null(w);

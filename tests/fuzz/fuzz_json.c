@@ -20,6 +20,8 @@
  *   - a successful write is well-formed JSON with an object holding "meta"
  *     at the top (checked for outputs up to CHECK_MAX bytes);
  *   - our own processed output reads back and writes the same bytes;
+ *   - no read fails with PROFCONV_ERR_INTERNAL (a bug by definition; the
+ *     Chrome reader's scanner and the strict tokenizer disagreeing is one);
  *   - strict mode succeeds exactly when the lenient pass succeeded without
  *     a warning (unless a memory limit intervened).
  * See README.md in this directory for how to build and run fuzzers.
@@ -62,6 +64,10 @@ static struct pc_model *read_with(struct profconv_ctx *ctx, const struct pc_read
 	err = profconv_read_mem(ctx, data, size, "fuzz.json", &p);
 	if (err && !profconv_errmsg(ctx)[0])
 		fuzz_die("a read failed without recording an error and a message", ctx);
+	/* an internal error is a bug: e.g. the Chrome reader's event scanner
+	 * refusing an event the strict tokenizer accepts */
+	if ((err & 0xff) == PROFCONV_ERR_INTERNAL)
+		fuzz_die("a read failed with an internal error", ctx);
 	if (!err != !!p)
 		fuzz_die("profconv_read_mem's result and its profile disagree", ctx);
 	*errp = err;

@@ -42,10 +42,10 @@ static void test_payloads(struct pc_model *m)
 	PC_CHECK_EQ_INT(pc_pv(m, root)->kind, PC_VAL_OBJ);
 	PC_CHECK_EQ_INT(pc_pv(m, root)->v.n, 4);
 	/* root, type, inner, n, list, -3, 0.25, null, cause, name */
-	PC_CHECK_EQ_INT(pc_pv(m, root)->span, 10);
+	PC_CHECK_EQ_INT(pc_val_span(pc_pv(m, root)), 10);
 	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, root, "type")), "FileIO");
 	inner = pc_pv_member(m, root, "inner");
-	PC_CHECK_EQ_INT(pc_pv(m, inner)->span, 6);
+	PC_CHECK_EQ_INT(pc_val_span(pc_pv(m, inner)), 6);
 	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, inner, "n")), "1.50");
 	arr = pc_pv_member(m, inner, "list");
 	PC_CHECK_EQ_INT(pc_pv(m, arr)->v.n, 3);
@@ -65,7 +65,7 @@ static void test_payloads(struct pc_model *m)
 	copy = pc_pvb_end(&b);
 	PC_CHECK(copy != PC_NONE);
 	PC_CHECK_EQ_INT(pc_pv(m, copy)->v.n, 2);
-	PC_CHECK_EQ_INT(pc_pv(m, copy)->span, 8);
+	PC_CHECK_EQ_INT(pc_val_span(pc_pv(m, copy)), 8);
 	PC_CHECK_EQ_STR(text(m, pc_pv_member(m, copy + 1, "n")), "1.50");
 	PC_CHECK_EQ_STR(text(m, copy + 7), "after");
 

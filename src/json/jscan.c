@@ -1,0 +1,572 @@
+/*
+ * jscan.c - the in-memory checking scanner (see pc_jscan.h).
+ *
+ * One pass over the bytes: a value is checked, and decoded or printed in
+ * the same loop.  String bodies go 8 bytes at a time (SWAR, as jpull.c):
+ * runs without '"', '\\' or control bytes are copied whole.  Numbers take
+ * the exact fast path (integers up to 19 digits; at most 15 significant
+ * digits with a power of ten up to 22) or strtod() under a private "C"
+ * locale: the same doubles jpull.c and cJSON (strtod) produce.
+ *
+ * pc_jscan_print() follows what cJSON 1.7's printer does with the value its
+ * parser builds (checked against cJSON itself in tests/unit/test_jscan.c):
+ * no whitespace; strings cut at a decoded NUL, with '"', '\\', \b \f \n \r
+ * \t escaped short, other control bytes as \u00xx (lower-case hex), the
+ * rest as they are; numbers as "%1.15g" when that reads back within
+ * DBL_EPSILON relative, else "%1.17g" (so -0 stays "-0"); infinities as
+ * null.  That is what cJSON 1.7.15 (the version this was checked against)
+ * prints; some cJSON versions print integral values in int range with "%d"
+ * instead ("-0" becomes "0").  The bytes no longer depend on the cJSON a
+ * build links.
+ */
+#include "json/pc_jscan.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+void pc_jscan_free(struct pc_jscan *s)
+{
+	if (s->cloc != (locale_t)0)
+		freelocale(s->cloc);
+	pc_free(s->ctx, s->out);
+	memset(s, 0, sizeof(*s));
+}
+
+void pc_jscan_start(struct pc_jscan *s, const char *text, size_t len, unsigned max_depth)
+{
+	s->p = text;
+	s->end = text + len;
+	s->depth = 0;
+	s->max_depth = max_depth;
+	s->olen = 0;
+}
+
+static int grow(struct pc_jscan *s, size_t n)
+{
+	size_t cap = s->ocap ? s->ocap : 4096;
+	char *b;
+
+	while (cap < s->olen + n + 1)
+		cap *= 2;
+	b = pc_realloc(s->ctx, s->out, cap);
+	if (!b)
+		return PROFCONV_ERR_NOMEM;
+	s->out = b;
+	s->ocap = cap;
+	return 0;
+}
+
+int pc_jscan_put(struct pc_jscan *s, const void *b, size_t n)
+{
+	if (PC_UNLIKELY(s->olen + n + 1 > s->ocap)) {
+		int err = grow(s, n);
+
+		if (err)
+			return err;
+	}
+	memcpy(s->out + s->olen, b, n);
+	s->olen += n;
+	return 0;
+}
+
+static inline int put1(struct pc_jscan *s, char c)
+{
+	if (PC_UNLIKELY(s->olen + 2 > s->ocap)) {
+		int err = grow(s, 1);
+
+		if (err)
+			return err;
+	}
+	s->out[s->olen++] = c;
+	return 0;
+}
+
+/* --- strings --- */
+
+/* Non-zero if any of the 8 bytes is '"', '\\' or below 0x20 (bytes >= 0x80 pass). */
+static inline int special8(uint64_t v)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t q = v ^ (ones * '"');
+	uint64_t b = v ^ (ones * '\\');
+	uint64_t m = ((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v);
+
+	return (m & high) != 0;
+}
+
+static inline int special1(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\';
+}
+
+static int hex4(const char *p, uint32_t *out)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v = v * 16 + (uint32_t)(c - 'A' + 10);
+		else
+			return PC_JSCAN_BAD;
+	}
+	*out = v;
+	return 0;
+}
+
+enum mode {
+	DECODE = 0, /* strings decoded into out */
+	PRINT = 1,  /* values printed into out as cJSON prints them */
+	CHECK = 2,  /* checked only */
+};
+
+/* One decoded code point: as UTF-8, or (PRINT) as cJSON prints it. */
+static int emit_cp(struct pc_jscan *s, uint32_t cp, int print, int *cut)
+{
+	char u[8];
+	size_t n;
+
+	if (print == CHECK)
+		return 0;
+	if (print == DECODE && cp == 0)
+		s->nul = 1;
+	if (print == PRINT) {
+		if (*cut)
+			return 0;
+		if (cp == 0) {
+			*cut = 1; /* cJSON's strings end at a NUL */
+			return 0;
+		}
+		if (cp < 0x20 || cp == '"' || cp == '\\') {
+			static const char hexd[] = "0123456789abcdef";
+
+			u[0] = '\\';
+			switch (cp) {
+			case '"':
+			case '\\':
+				u[1] = (char)cp;
+				return pc_jscan_put(s, u, 2);
+			case '\b':
+				u[1] = 'b';
+				return pc_jscan_put(s, u, 2);
+			case '\f':
+				u[1] = 'f';
+				return pc_jscan_put(s, u, 2);
+			case '\n':
+				u[1] = 'n';
+				return pc_jscan_put(s, u, 2);
+			case '\r':
+				u[1] = 'r';
+				return pc_jscan_put(s, u, 2);
+			case '\t':
+				u[1] = 't';
+				return pc_jscan_put(s, u, 2);
+			default:
+				u[1] = 'u';
+				u[2] = '0';
+				u[3] = '0';
+				u[4] = hexd[cp >> 4];
+				u[5] = hexd[cp & 15];
+				return pc_jscan_put(s, u, 6);
+			}
+		}
+	}
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return pc_jscan_put(s, u, n);
+}
+
+#define REPLACEMENT 0xfffdu
+
+/*
+ * At a '"': check the string and decode it (DECODE), print it as cJSON does
+ * (PRINT, quotes included) into out, or only check it (CHECK).
+ */
+static int string_body(struct pc_jscan *s, int print)
+{
+	const char *p = s->p + 1, *e = s->end;
+	int cut = 0, err;
+
+	if (print == PRINT && (err = put1(s, '"')))
+		return err;
+	if (print == CHECK)
+		cut = 1;
+	for (;;) {
+		const char *run = p;
+		unsigned char c;
+
+		while (e - p >= 8) {
+			uint64_t v;
+
+			memcpy(&v, p, 8);
+			if (special8(v))
+				break;
+			p += 8;
+		}
+		while (p < e && !special1((unsigned char)*p))
+			p++;
+		if (p > run && !cut && (err = pc_jscan_put(s, run, (size_t)(p - run))))
+			return err;
+		if (p == e)
+			return PC_JSCAN_BAD;
+		c = (unsigned char)*p++;
+		if (c == '"')
+			break;
+		if (c != '\\')
+			return PC_JSCAN_BAD; /* a raw control byte */
+		if (p == e)
+			return PC_JSCAN_BAD;
+		c = (unsigned char)*p++;
+		switch (c) {
+		case '"':
+		case '\\':
+		case '/':
+			err = emit_cp(s, c, print, &cut);
+			break;
+		case 'b':
+			err = emit_cp(s, '\b', print, &cut);
+			break;
+		case 'f':
+			err = emit_cp(s, '\f', print, &cut);
+			break;
+		case 'n':
+			err = emit_cp(s, '\n', print, &cut);
+			break;
+		case 'r':
+			err = emit_cp(s, '\r', print, &cut);
+			break;
+		case 't':
+			err = emit_cp(s, '\t', print, &cut);
+			break;
+		case 'u': {
+			uint32_t u;
+
+			if (e - p < 4 || hex4(p, &u))
+				return PC_JSCAN_BAD;
+			p += 4;
+			err = 0;
+			/* a high surrogate wants "\uDC00-DFFF" next; anything else: U+FFFD */
+			while (!err && u >= 0xd800 && u <= 0xdbff) {
+				uint32_t lo;
+
+				if (e - p >= 2 && p[0] == '\\' && p[1] == 'u') {
+					if (e - p < 6 || hex4(p + 2, &lo))
+						return PC_JSCAN_BAD;
+					p += 6;
+					if (lo >= 0xdc00 && lo <= 0xdfff) {
+						u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+						break;
+					}
+					err = emit_cp(s, REPLACEMENT, print, &cut);
+					u = lo;
+				} else {
+					u = REPLACEMENT;
+				}
+			}
+			if (u >= 0xdc00 && u <= 0xdfff)
+				u = REPLACEMENT;
+			if (!err)
+				err = emit_cp(s, u, print, &cut);
+			break;
+		}
+		default:
+			return PC_JSCAN_BAD;
+		}
+		if (err)
+			return err;
+	}
+	s->p = p;
+	if (print == PRINT)
+		return put1(s, '"');
+	return 0;
+}
+
+int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
+{
+	int err;
+
+	*off = s->olen;
+	s->nul = 0;
+	err = string_body(s, DECODE);
+	if (err)
+		return err;
+	*len = s->olen - *off;
+	return put1(s, 0); /* the NUL stays in out, outside the length */
+}
+
+/* --- numbers --- */
+
+static const double pow10_exact[] = {
+	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* strtod() of text[0..len) (a checked JSON number) under the "C" locale.  0 or an error. */
+static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
+{
+	char small[128], *buf = small;
+	locale_t old = (locale_t)0;
+
+	if (len >= sizeof(small)) {
+		buf = pc_alloc(s->ctx, len + 1);
+		if (!buf)
+			return PROFCONV_ERR_NOMEM;
+	}
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	if (s->cloc != (locale_t)0)
+		old = uselocale(s->cloc);
+	*d = strtod(buf, NULL);
+	if (s->cloc != (locale_t)0)
+		uselocale(old);
+	if (buf != small)
+		pc_free(s->ctx, buf);
+	return 0;
+}
+
+static inline int digit(const char *p, const char *e)
+{
+	return p < e && *p >= '0' && *p <= '9';
+}
+
+int pc_jscan_number(struct pc_jscan *s, double *out)
+{
+	const char *p = s->p, *e = s->end, *start = p;
+	int neg = 0, exact = 1, nd = 0, has_frac = 0, has_exp = 0;
+	uint64_t m = 0;
+	long e10 = 0;
+	double d;
+
+	if (p < e && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (p < e && *p == '0') {
+		p++;
+	} else if (digit(p, e)) {
+		do {
+			if (nd < 19) {
+				m = m * 10 + (unsigned)(*p - '0');
+				nd++;
+			} else {
+				exact = 0;
+				e10++;
+			}
+			p++;
+		} while (digit(p, e));
+	} else {
+		return PC_JSCAN_BAD;
+	}
+	if (p < e && *p == '.') {
+		has_frac = 1;
+		p++;
+		if (!digit(p, e))
+			return PC_JSCAN_BAD;
+		do {
+			unsigned dv = (unsigned)(*p - '0');
+
+			if (m == 0 && dv == 0) {
+				e10--;
+			} else if (nd < 19) {
+				m = m * 10 + dv;
+				nd++;
+				e10--;
+			} else {
+				exact = 0;
+			}
+			p++;
+		} while (digit(p, e));
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		long ev = 0;
+		int eneg = 0;
+
+		has_exp = 1;
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (!digit(p, e))
+			return PC_JSCAN_BAD;
+		do {
+			if (ev < 100000)
+				ev = ev * 10 + (*p - '0');
+			p++;
+		} while (digit(p, e));
+		e10 += eneg ? -ev : ev;
+	}
+	s->p = p;
+	if (!has_frac && !has_exp && exact) {
+		if (!neg && m <= (uint64_t)INT64_MAX) {
+			*out = (double)(int64_t)m;
+			return 0;
+		}
+		if (neg && m <= (uint64_t)INT64_MAX + 1) {
+			*out = m == (uint64_t)INT64_MAX + 1 ? (double)INT64_MIN
+			       : m			    ? (double)-(int64_t)m
+							    : -0.0;
+			return 0;
+		}
+	}
+	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
+		d = (double)m;
+		d = e10 < 0 ? d / pow10_exact[-e10] : d * pow10_exact[e10];
+		*out = neg ? -d : d;
+		return 0;
+	}
+	return c_strtod(s, start, (size_t)(p - start), out);
+}
+
+/* cJSON's text for a number it parsed as d. */
+static int print_number(struct pc_jscan *s, double d)
+{
+	char b[40];
+	locale_t old = (locale_t)0;
+	size_t n;
+
+	if (!isfinite(d))
+		return pc_jscan_put(s, "null", 4);
+	if (s->cloc != (locale_t)0)
+		old = uselocale(s->cloc);
+	n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);
+	{
+		double t = strtod(b, NULL), a = fabs(t), c = fabs(d);
+
+		if (!(fabs(t - d) <= (a > c ? a : c) * DBL_EPSILON))
+			n = (size_t)snprintf(b, sizeof(b), "%1.17g", d);
+	}
+	if (s->cloc != (locale_t)0)
+		uselocale(old);
+	return pc_jscan_put(s, b, n < sizeof(b) ? n : sizeof(b) - 1);
+}
+
+/* --- values --- */
+
+static int literal(struct pc_jscan *s, const char *word, size_t n, int print)
+{
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0)
+		return PC_JSCAN_BAD;
+	s->p += n;
+	return print == PRINT ? pc_jscan_put(s, word, n) : 0;
+}
+
+static int value(struct pc_jscan *s, int print); /* print: enum mode */
+
+static int container(struct pc_jscan *s, int print)
+{
+	char open = *s->p, close = open == '{' ? '}' : ']';
+	int c, err, first = 1;
+
+	if (s->depth >= s->max_depth)
+		return PC_JSCAN_BAD;
+	s->depth++;
+	s->p++;
+	if (print == PRINT && (err = put1(s, open)))
+		return err;
+	c = pc_jscan_ws(s);
+	if (c == close) {
+		s->p++;
+	} else {
+		for (;;) {
+			if (!first && print == PRINT && (err = put1(s, ',')))
+				return err;
+			first = 0;
+			if (open == '{') {
+				if (c != '"')
+					return PC_JSCAN_BAD;
+				err = string_body(s, print);
+				if (err)
+					return err;
+				if (pc_jscan_ws(s) != ':')
+					return PC_JSCAN_BAD;
+				s->p++;
+				if (print == PRINT && (err = put1(s, ':')))
+					return err;
+				pc_jscan_ws(s);
+			}
+			err = value(s, print);
+			if (err)
+				return err;
+			c = pc_jscan_ws(s);
+			if (c == close) {
+				s->p++;
+				break;
+			}
+			if (c != ',')
+				return PC_JSCAN_BAD;
+			s->p++;
+			c = pc_jscan_ws(s);
+		}
+	}
+	s->depth--;
+	return print == PRINT ? put1(s, close) : 0;
+}
+
+/* At a value's first byte (whitespace skipped). */
+static int value(struct pc_jscan *s, int print)
+{
+	double d;
+	int err;
+
+	if (s->p == s->end)
+		return PC_JSCAN_BAD;
+	switch (*s->p) {
+	case '{':
+	case '[':
+		return container(s, print);
+	case '"':
+		return string_body(s, print);
+	case 't':
+		return literal(s, "true", 4, print);
+	case 'f':
+		return literal(s, "false", 5, print);
+	case 'n':
+		return literal(s, "null", 4, print);
+	default:
+		err = pc_jscan_number(s, &d);
+		if (err || print != PRINT)
+			return err;
+		return print_number(s, d);
+	}
+}
+
+int pc_jscan_skip(struct pc_jscan *s)
+{
+	return value(s, CHECK);
+}
+
+int pc_jscan_print(struct pc_jscan *s)
+{
+	return value(s, PRINT);
+}

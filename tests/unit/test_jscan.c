@@ -1,0 +1,345 @@
+/*
+ * test_jscan.c - the in-memory checking scanner (src/json/jscan.c) and the
+ * pull tokenizer's fast paths for it (pc_jpull_raw_rest(), recheck):
+ * string escapes and surrogates, numbers (exactly strtod's doubles),
+ * values printed byte for byte as cJSON prints them (fixed cases and
+ * random ones checked against cJSON itself), the same accept/refuse
+ * decisions as the strict tokenizer, raw capture across chunk boundaries,
+ * and Chrome events whose errors still name FILE:LINE:COL.
+ */
+#include "core/pc_config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <cJSON.h>
+
+#include "json/pc_jpull.h"
+#include "json/pc_jscan.h"
+#include "pc_test.h"
+
+static struct profconv_ctx *ctx;
+static struct pc_jscan js;
+
+/* Decode the JSON string s; its bytes in out (NUL-terminated), the length, or -1. */
+static long decode(const char *s, char *out, size_t cap)
+{
+	size_t off, len;
+
+	pc_jscan_start(&js, s, strlen(s), 64);
+	if (pc_jscan_string(&js, &off, &len) || js.p != js.end || len + 1 > cap)
+		return -1;
+	memcpy(out, pc_jscan_at(&js, off), len + 1);
+	return (long)len;
+}
+
+static void test_strings(void)
+{
+	char b[256];
+
+	PC_CHECK_EQ_INT(decode("\"plain\"", b, sizeof(b)), 5);
+	PC_CHECK_EQ_STR(b, "plain");
+	PC_CHECK_EQ_INT(decode("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", b, sizeof(b)), 12);
+	PC_CHECK(memcmp(b, "a\"b\\c/d\b\f\n\r\t", 13) == 0);
+	/* \u escapes: 2- and 3-byte UTF-8, a surrogate pair */
+	PC_CHECK_EQ_INT(decode("\"\\u00e9\\u20AC\\ud83d\\ude00\"", b, sizeof(b)), 9);
+	PC_CHECK(memcmp(b, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9) == 0);
+	/* lone surrogates become U+FFFD, as the tokenizer decodes them */
+	PC_CHECK_EQ_INT(decode("\"x\\udc00y\"", b, sizeof(b)), 5);
+	PC_CHECK(memcmp(b, "x\xef\xbf\xbdy", 5) == 0);
+	PC_CHECK_EQ_INT(decode("\"\\ud800\\n\"", b, sizeof(b)), 4);
+	PC_CHECK(memcmp(b, "\xef\xbf\xbd\n", 4) == 0);
+	PC_CHECK_EQ_INT(decode("\"\\ud800\\ud800\\udc00\"", b, sizeof(b)), 7);
+	PC_CHECK(memcmp(b, "\xef\xbf\xbd\xf0\x90\x80\x80", 7) == 0);
+	PC_CHECK_EQ_INT(decode("\"\\ud800\"", b, sizeof(b)), 3);
+	/* \u0000 is a NUL inside the length; invalid UTF-8 is kept as it is (as cJSON keeps it) */
+	PC_CHECK_EQ_INT(decode("\"a\\u0000b\"", b, sizeof(b)), 3);
+	PC_CHECK(b[0] == 'a' && b[1] == 0 && b[2] == 'b' && b[3] == 0);
+	PC_CHECK_EQ_INT(decode("\"\xff\xc3(\"", b, sizeof(b)), 3);
+	PC_CHECK(memcmp(b, "\xff\xc3(", 3) == 0);
+	/* long runs (the 8-byte loop) with an escape near the end */
+	PC_CHECK_EQ_INT(decode("\"0123456789abcdefghijklmnopqrstuvwxyz\\t!\"", b, sizeof(b)), 38);
+	PC_CHECK_EQ_STR(b, "0123456789abcdefghijklmnopqrstuvwxyz\t!");
+	/* refused: raw control bytes, bad escapes, bad hex, unterminated */
+	PC_CHECK_EQ_INT(decode("\"a\nb\"", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"a\tb\"", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"\\q\"", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"\\u12g4\"", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"\\ud800\\u12\"", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"abc", b, sizeof(b)), -1);
+	PC_CHECK_EQ_INT(decode("\"abc\\", b, sizeof(b)), -1);
+}
+
+/* The number at the start of s: 0 and *d, or -1; all of s must be the number. */
+static int number(const char *s, double *d)
+{
+	pc_jscan_start(&js, s, strlen(s), 64);
+	if (pc_jscan_number(&js, d))
+		return -1;
+	return js.p == js.end ? 0 : -1;
+}
+
+static void test_numbers(void)
+{
+	static const char *const ok[] = {
+		"0", "-0", "7", "-12", "1.5", "0.1", "1e9", "1E+9", "2.5e-3", "1706968000000.123",
+		"123456789012345678", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "123456789012345678901234567890", "0.30000000000000004",
+		"1e400", "-1e400", "5e-324", "1e-400", "2.2250738585072014e-308",
+		"1.7976931348623157e308", "0.000001", "100000000000000000000000",
+		"3.141592653589793238462643383279", "1e22", "1e23", "4.35", "0.0000001234",
+	};
+	static const char *const bad[] = { "01", "-", "1.", "1e", ".5", "+1", "1.e5", "-a", "0x10",
+					   "1e+", "--1" };
+	double d;
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(ok); i++) {
+		double want = strtod(ok[i], NULL);
+
+		PC_CHECK_EQ_INT(number(ok[i], &d), 0);
+		if (memcmp(&d, &want, sizeof(d)) != 0) {
+			fprintf(stderr, "number %s: %.17g, strtod %.17g\n", ok[i], d, want);
+			PC_CHECK(0);
+		}
+	}
+	PC_CHECK(number("-0", &d) == 0 && d == 0 && signbit(d));
+	PC_CHECK(number("1e400", &d) == 0 && isinf(d));
+	for (i = 0; i < PC_ARRAY_SIZE(bad); i++)
+		PC_CHECK_EQ_INT(number(bad[i], &d), -1);
+}
+
+/* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
+static int same_as_cjson(const char *s)
+{
+	cJSON *j = cJSON_Parse(s);
+	char *want = j ? cJSON_PrintUnformatted(j) : NULL;
+	int ok;
+
+	pc_jscan_start(&js, s, strlen(s), 64);
+	ok = want && pc_jscan_ws(&js) >= 0 && pc_jscan_print(&js) == 0 &&
+	     js.olen == strlen(want) && memcmp(js.out, want, js.olen) == 0;
+	if (!ok)
+		fprintf(stderr, "print %s:\n  got:   %.*s\n  cJSON: %s\n", s, (int)js.olen,
+			js.out ? js.out : "", want ? want : "(parse failed)");
+	free(want);
+	cJSON_Delete(j);
+	return ok;
+}
+
+static void test_print(void)
+{
+	static const char *const cases[] = {
+		"{}",
+		"[]",
+		" { \"a\" : [ 1 , 2.5 , \"x\" , true , false , null ] , \"b\" : { } } ",
+		"{\"frame\":\"0x1b3c5e7d9f\",\"nodes\":123}",
+		"[1e9,1.5e300,-0,0.1,123456789012345678,2147483647,-2147483648,2147483648,1e400]",
+		"[1E-7,12345.678901234567,3.14159,1e21,5e-324,-1.7976931348623157e308,-2147483649]",
+		"[0.30000000000000004,100,1e2,2.5,1706968000000.123,4294967296.5,-0.0,1e15,1e16]",
+		"[\"\\u0001\\u001f\\\"\\\\\\/\\b\\f\\n\\r\\t\\u007f\",\"\\u00e9\\ud83d\\ude00\"]",
+		"{\"k\\u0000x\":\"v\\u0000w\",\"\\n\":\"\\u0000\"}",
+		"[[[[[[]]]]],{\"a\":{\"b\":{\"c\":[{}]}}}]",
+		"{\"a\":1,\"a\":2}",
+		"[\"\xff raw bytes \xc3\"]",
+	};
+	size_t i;
+	unsigned seed = 12345;
+
+	for (i = 0; i < PC_ARRAY_SIZE(cases); i++)
+		PC_CHECK(same_as_cjson(cases[i]));
+	/* random numbers of every shape, and random strings */
+	for (i = 0; i < 3000; i++) {
+		char doc[512];
+		double d;
+		int n;
+
+		seed = seed * 1103515245u + 12345u;
+		switch (seed % 5) {
+		case 0: /* a random double, shortest and longest forms */
+			memcpy(&d, (uint64_t[]){ ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^
+						 (uint64_t)rand() },
+			       sizeof(d));
+			if (!isfinite(d))
+				d = 1.25;
+			n = snprintf(doc, sizeof(doc), "[%.17g,%.15g,%g]", d, d, d);
+			break;
+		case 1: /* integers around the int and 2^53 limits */
+			n = snprintf(doc, sizeof(doc), "[%lld,%lld,%u]",
+				     (long long)((int64_t)rand() * rand()) - (1LL << 40),
+				     (long long)rand() - 2147483648LL + (long long)(seed % 4),
+				     seed);
+			break;
+		case 2: /* decimals like trace timestamps */
+			n = snprintf(doc, sizeof(doc), "{\"ts\":%u.%03u,\"x\":%u.%u}", seed % 100000000u,
+				     (unsigned)rand() % 1000, (unsigned)rand() % 1000,
+				     (unsigned)rand() % 100000);
+			break;
+		case 3: /* exponents */
+			n = snprintf(doc, sizeof(doc), "[%de%d,-%d.%dE%+d]", rand() % 1000,
+				     rand() % 600 - 300, rand() % 10, rand() % 1000, rand() % 40 - 20);
+			break;
+		default: { /* a string of random bytes and escapes */
+			static const char *const parts[] = { "a", "\\n", "\\u0003", "\\u00e9", "\\\\",
+							     "\\\"", "\xe2\x82\xac", "\\ud83d\\ude00",
+							     "\\t", "z", "\\/", "\\u001F" };
+			size_t k, m = seed % 9;
+
+			n = snprintf(doc, sizeof(doc), "[\"");
+			for (k = 0; k < m && n < 400; k++)
+				n += snprintf(doc + n, sizeof(doc) - (size_t)n, "%s",
+					      parts[(unsigned)rand() % PC_ARRAY_SIZE(parts)]);
+			n += snprintf(doc + n, sizeof(doc) - (size_t)n, "\"]");
+			break;
+		}
+		}
+		if (n > 0 && (size_t)n < sizeof(doc))
+			PC_CHECK(same_as_cjson(doc));
+	}
+}
+
+/* Does the strict tokenizer accept doc as one whole value? */
+static int jpull_accepts(const char *doc)
+{
+	const struct pc_jtok *t;
+	struct pc_input *in;
+	struct pc_jpull *p;
+	int err;
+
+	pc_clear_error(ctx);
+	if (pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in))
+		return -1;
+	if (pc_jpull_new(ctx, in, NULL, &p)) {
+		pc_input_close(in);
+		return -1;
+	}
+	while (!(err = pc_jpull_next(p, &t)) && t->type != PC_JT_EOF)
+		;
+	pc_jpull_free(p);
+	pc_input_close(in);
+	pc_clear_error(ctx);
+	return !err;
+}
+
+static int jscan_accepts(const char *doc, unsigned depth)
+{
+	pc_jscan_start(&js, doc, strlen(doc), depth);
+	return pc_jscan_ws(&js) >= 0 && pc_jscan_skip(&js) == 0 && pc_jscan_ws(&js) < 0;
+}
+
+static void test_same_decisions(void)
+{
+	static const char *const docs[] = {
+		"{\"a\":1}", "[1,2,3]", "\"s\"", "true", "null", "-0.5e-3", " [ ] ",
+		"{\"a\":1,}", "[1,]", "[,1]", "{\"a\" 1}", "{a:1}", "[01]", "[1.]", "[tru]",
+		"[truex]", "[nul]", "{\"a\":1}}", "[1 2]", "[\"\\x\"]", "[\"a\nb\"]", "{\"a\":}",
+		"[1,{\"b\":[true,false,null,\"\\u00e9\"]}]", "[\"\\ud800\"]", "{\"\":\"\"}",
+		"[1e5,1E+5,1e-5,-0]", "[-]", "[1e]", "[.1]", "[+1]", "[\"abc]", "[\"a\\\"]",
+		"[[[[[[[[1]]]]]]]]", "{\"a\":[}", "{\"a\":\"b\",\"c\"}", "[\"\x01\"]",
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(docs); i++) {
+		int a = jpull_accepts(docs[i]), b = jscan_accepts(docs[i], 512);
+
+		if (a != b)
+			fprintf(stderr, "disagree on %s: jpull %d, jscan %d\n", docs[i], a, b);
+		PC_CHECK_EQ_INT(a, b);
+	}
+	/* the depth limit counts the containers open at once */
+	PC_CHECK(jscan_accepts("[[[1]]]", 3));
+	PC_CHECK(!jscan_accepts("[[[[1]]]]", 3));
+}
+
+/*
+ * pc_jpull_raw_rest() over a document read 5 bytes at a time: each event's
+ * bytes after its '{', whatever chunks they straddle; then the strict
+ * error for an event the input ends inside.
+ */
+static void test_raw_rest(void)
+{
+	static const char doc[] = "[{\"a\":\"x}]\\\"\",\n \"b\":[1,{\"c\":2}]},\n{},{\"d\":\"\\\\\"}\n,"
+				  "{\"e\":[1,2";
+	static const char *const want[] = { "\"a\":\"x}]\\\"\",\n \"b\":[1,{\"c\":2}]}", "}",
+					    "\"d\":\"\\\\\"}" };
+	struct pc_jpull_opts o = { 5, 0, 0 };
+	const struct pc_jtok *t;
+	struct pc_input *in;
+	struct pc_jpull *p;
+	const char *buf;
+	size_t len, i;
+
+	pc_clear_error(ctx);
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, sizeof(doc) - 1, "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, &o, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(t->type, PC_JT_ARR_BEGIN);
+	for (i = 0; i < PC_ARRAY_SIZE(want); i++) {
+		PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+		PC_CHECK_EQ_INT(t->type, PC_JT_OBJ_BEGIN);
+		PC_CHECK_EQ_INT(pc_jpull_raw_rest(p, &buf, &len, 1000), 0);
+		PC_CHECK(len == strlen(want[i]) && memcmp(buf, want[i], len) == 0);
+		PC_CHECK_EQ_INT(pc_jpull_depth(p), 1);
+	}
+	/* the line count went on through the events: the next token is at 4:1 */
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(t->type, PC_JT_OBJ_BEGIN);
+	PC_CHECK_EQ_INT(t->line, 4);
+	PC_CHECK_EQ_INT(t->col, 2);
+	PC_CHECK(pc_jpull_raw_rest(p, &buf, &len, 1000) != 0);
+	PC_CHECK_EQ_STR(profconv_errmsg(ctx),
+			"t.json:4:11: unexpected end of input: array opened at 4:7 is not closed");
+	PC_CHECK(pc_jpull_at_eof(p));
+	pc_jpull_free(p);
+	pc_input_close(in);
+}
+
+/* Convert doc as a Chrome trace; the error message ("" on success). */
+static const char *convert(const char *doc)
+{
+	struct profconv_profile *prof = NULL;
+	int err;
+
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	err = profconv_read_mem(ctx, doc, strlen(doc), "t.json", &prof);
+	profconv_profile_free(prof);
+	return err ? profconv_errmsg(ctx) : "";
+}
+
+static void test_chrome_errors(void)
+{
+	/* errors inside an event name the line and column the tokenizer names */
+	PC_CHECK_EQ_STR(convert("[{\"ph\":\"X\",\n \"name\":\"a\",\n\t\"ts\":1,\"pid\":1,\"tid\":1},\n\n"
+				"  {\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"pid\":1,\n \"tid\":1, \"x\": 01}]"),
+			"t.json:6:16: invalid number '01'");
+	PC_CHECK_EQ_STR(convert("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"b\", \"args\":{\"x\":\"\\q\"},\n"
+				"\"ts\":1}]}"),
+			"t.json:1:52: invalid escape in string: '\\' followed by 'q'");
+	PC_CHECK_EQ_STR(convert("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
+				"{\"ph\":\"X\" \"name\":\"b\",\n\"ts\":2"),
+			"t.json:2:11: expected ',' or '}' after object member, got '\"'");
+	PC_CHECK_EQ_STR(convert("[{\"ph\":\"X\",\"name\":\"b\",\"ts\":1,\"args\":{\"x\":[1,]}}]"),
+			"t.json:1:45: expected a value after ',', got ']'");
+	/* well-formed events with escapes, nested args and a lone surrogate convert */
+	PC_CHECK_EQ_STR(convert("[{\"ph\":\"X\",\"name\":\"\\u00e9\\ud800\",\"ts\":1.5,\"dur\":\"2\","
+				"\"pid\":\"7\",\"tid\":1,\"args\":{\"o\":{\"a\":[1e9,\"\\n\"]}}}]"),
+			"");
+}
+
+int main(void)
+{
+	ctx = profconv_ctx_new();
+	if (!ctx)
+		return 1;
+	pc_jscan_init(&js, ctx);
+	test_strings();
+	test_numbers();
+	test_print();
+	test_same_decisions();
+	test_raw_rest();
+	test_chrome_errors();
+	pc_jscan_free(&js);
+	profconv_ctx_free(ctx);
+	return pc_test_done();
+}
