@@ -4,8 +4,8 @@
 # `perf script -F tid,ip,sym,dso` (perf's own unwinding and symbols) on the
 # same file, in the same run, round-robin.
 #
-# usage: bench/bench_dwarf.sh [PERF.DATA]
-#   (none)  record $BENCH_DIR/dwarf.data: tests/fixtures/perf/src/dwarfprog
+# usage: bench/bench_dwarf.sh [PERF.DATA]   (default $BENCH_DIR/dwarf.data)
+#   When PERF.DATA does not exist it is recorded: tests/fixtures/perf/src/dwarfprog
 #           (no frame pointers; qsort callbacks through libc, system calls,
 #           the vdso) under perf record -e cpu-clock --call-graph dwarf -F 4000
 #           for SECONDS_REC seconds (default 8: about 31,000 samples and 260 MB
@@ -26,6 +26,7 @@ PROFCONV=${PROFCONV:-$top/build/profconv}
 command -v perf >/dev/null || { echo "needs perf"; exit 2; }
 mkdir -p "$BENCH_DIR"
 data=${1:-$BENCH_DIR/dwarf.data}
+mkdir -p "$(dirname "$data")"
 if [ ! -s "$data" ]; then
 	prog=$top/tests/fixtures/perf/src/dwarfprog
 	[ -x "$prog" ] || make -s -C "$top/tests/fixtures/perf/src" dwarfprog

@@ -20,7 +20,10 @@
 #                the case where interning, not decoding, dominates
 #   (default)    with no PERF.DATA and neither --quick nor --one, the
 #                --deep benchmark runs after the first, so one run prints
-#                both ratios
+#                both ratios, and then bench_dwarf.sh: a --call-graph dwarf
+#                recording of tests/fixtures/perf/src/dwarfprog (about
+#                31,000 samples) converted with unwinding and symbols beside
+#                perf script -F tid,ip,sym,dso on it
 #   --one        only the first recording
 #
 # environment:
@@ -436,5 +439,10 @@ if [ $deep = 0 ] && [ $quick = 0 ] && [ $one = 0 ] && [ -z "$input" ]; then
 	extra=()
 	[ $rerecord = 1 ] && extra+=(--rerecord)
 	PROFCONV=$profconv "$0" --deep "${extra[@]}" || status=1
+	echo
+	echo "== the third recording: --call-graph dwarf (bench_dwarf.sh)"
+	[ $rerecord = 0 ] || rm -f "$BENCH_DIR/dwarf.data"
+	BENCH_DIR=$BENCH_DIR PROFCONV=$profconv RUNS=$RUNS "$here/bench_dwarf.sh" "$BENCH_DIR/dwarf.data" ||
+		status=1
 fi
 exit $status
