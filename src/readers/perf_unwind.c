@@ -240,9 +240,12 @@ static int walk(struct perf *p, struct process *pr, const struct sample *s,
 				u->stop_cfi++;
 			return 0;
 		}
-		if (regs->r[sp_reg] <= old_sp || regs->pc == 0) {
-			/* a stack that does not grow loops; pc 0 ends the chain (glibc's
-			 * clone() leaves it for threads) */
+		if (regs->r[sp_reg] < old_sp || (regs->r[sp_reg] == old_sp && depth > 0) ||
+		    regs->pc == 0) {
+			/* a stack that does not grow loops (only the innermost frame may
+			 * leave it as it is: an aarch64 leaf keeps its return address in
+			 * x30); pc 0 ends the chain (glibc's clone() leaves it for
+			 * threads) */
 			if (regs->pc == 0)
 				u->stop_end++;
 			else
