@@ -180,7 +180,7 @@ static const char W_BACKWARDS[] = "records out of time order";
 static const char W_NO_USER_STACK[] =
 	"samples without user stacks (--call-graph dwarf with unwinding off)";
 static const char W_UNWIND_NO_CFI[] =
-	"user stacks cut short at binaries without unwind tables";
+	"user stacks through binaries without unwind tables (frame pointers only)";
 static const char W_UNWIND_ABI[] = "user stacks of 32-bit processes not unwound";
 static const char W_UNWIND_ARCH[] =
 	"user stacks not unwound (architecture or recorded registers not supported)";
@@ -191,7 +191,7 @@ static const char W_UNWIND_ARCH[] =
 struct unwind_lib {
 	struct pc_symsrc *src; /* "elf-cfi", or NULL */
 	uint8_t tried;
-	uint64_t cut;	       /* samples whose user stack ended here without tables */
+	uint64_t cut;	       /* samples whose user stack reached it, without tables */
 };
 
 struct perf_unwind {
@@ -204,7 +204,8 @@ struct perf_unwind {
 	uint32_t chain_cap;
 	uint64_t samples, frames, stop_end, stop_no_map, stop_no_cfi, stop_no_fde, stop_cfi, stop_stack,
 		stop_regs, stop_loop, stop_depth;
-	uint64_t cut_more; /* samples cut at a binary that was warned about already */
+	uint64_t cut_more; /* samples that reached a binary warned about already */
+	uint64_t fp_frames; /* steps taken by the frame pointer (no CFI for the code) */
 };
 
 

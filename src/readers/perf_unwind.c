@@ -67,6 +67,33 @@ static int read_stack(void *user, uint64_t addr, uint64_t *val)
 	return 0;
 }
 
+/*
+ * One step by the frame pointer, for code no CFI describes (a binary without
+ * tables, or code no FDE covers: crt's _init/_fini, hand-written assembly,
+ * JIT code): the frame record at rbp (x29 on aarch64) holds the caller's
+ * frame pointer and the return address.  perf's unwinders (libunwind's
+ * x86_64 step, libdw's) do the same.  0 stepped, -1 not possible.
+ */
+static int fp_step(int arch, struct pc_cfi_regs *regs, struct stack_copy *sc)
+{
+	unsigned fp = arch == PC_ARCH_AARCH64 ? 29 : 6, sp = arch == PC_ARCH_AARCH64 ? 31 : 7;
+	unsigned ra = arch == PC_ARCH_AARCH64 ? 30 : 16;
+	uint64_t f, nfp, ret;
+
+	if (!(regs->valid & (1ull << fp)))
+		return -1;
+	f = regs->r[fp];
+	if (f < regs->r[sp] || read_stack(sc, f, &nfp) || read_stack(sc, f + 8, &ret))
+		return -1;
+	regs->r[fp] = nfp;
+	regs->r[sp] = f + 16;
+	regs->r[ra] = ret;
+	regs->valid |= 1ull << ra;
+	regs->pc = arch == PC_ARCH_AARCH64 ? ret & 0x0000ffffffffffffULL : ret;
+	regs->exact_pc = 0;
+	return 0;
+}
+
 /* Notes of the table search go on to the conversion's context (-v). */
 static void finder_diag(void *user, enum profconv_severity sev, const char *msg)
 {
@@ -143,8 +170,9 @@ static struct pc_symsrc *lib_tables(struct perf *p, uint32_t lib, uint64_t off)
 				(unsigned long long)pc_cfi_fde_count(pc_elf_cfi(ul->src, NULL)));
 		} else if (pc_warn(p->ctx, W_UNWIND_NO_CFI,
 				   &(struct pc_loc){ p->path, off, 0, 0 },
-				   "no unwind tables for %s, user stacks end there (tried: %s); "
-				   "give its binary or the perf build-id cache with --symbol-dir",
+				   "no unwind tables for %s: user stacks go on through it only by "
+				   "frame pointers, where it keeps them (tried: %s); give its binary "
+				   "or the perf build-id cache with --symbol-dir",
 				   name, why)) {
 			pc_free(p->ctx, why);
 			return NULL;
@@ -179,7 +207,7 @@ static int walk(struct perf *p, struct process *pr, const struct sample *s,
 	struct stack_copy sc;
 	uint32_t depth;
 	uint64_t sp_reg = u->arch == PC_ARCH_AARCH64 ? 31 : 7;
-	int exact = 1;
+	int exact = 1, reached = 0;
 
 	sc.data = s->stack;
 	sc.size = s->stack ? s->stack_size : 0;
@@ -207,24 +235,32 @@ static int walk(struct perf *p, struct process *pr, const struct sample *s,
 			return 0;
 		}
 		src = lib_tables(p, mp->lib, off);
+		if (!src && p->ctx->status)
+			return p->ctx->status;
 		if (!src) {
-			if (p->ctx->status)
-				return p->ctx->status;
-			u->libs[mp->lib].cut++;
-			u->stop_no_cfi++;
-			/* every cut sample counts: the first of each binary warned already */
-			if (u->libs[mp->lib].cut > 1)
+			/* each sample counts once, at the first such binary it reaches
+			 * (the first sample of each binary was warned about already) */
+			if (!reached++ && ++u->libs[mp->lib].cut > 1)
 				u->cut_more++;
-			return 0;
+			r = PC_CFI_NO_FDE;
+		} else if (pc_elf_cfi_svma(src, look - mp->rel_base, &svma)) {
+			r = PC_CFI_NO_FDE;
+		} else {
+			r = pc_cfi_step(pc_elf_cfi(src, NULL), svma, regs, read_stack, &sc);
+			if (u->fctx->status) /* out of memory for the row cache */
+				return pc_fail(p->ctx, u->fctx->status, NULL, "%s",
+					       profconv_errmsg(u->fctx));
 		}
-		if (pc_elf_cfi_svma(src, look - mp->rel_base, &svma)) {
-			u->stop_no_map++;
-			return 0;
+		if (r == PC_CFI_NO_FDE) {
+			/* no CFI for this code: its frame record, if it keeps one */
+			if (fp_step(u->arch, regs, &sc) == 0) {
+				r = PC_CFI_STEPPED;
+				u->fp_frames++;
+			} else if (!src) {
+				u->stop_no_cfi++;
+				return 0;
+			}
 		}
-		r = pc_cfi_step(pc_elf_cfi(src, NULL), svma, regs, read_stack, &sc);
-		if (u->fctx->status) /* out of memory for the row cache */
-			return pc_fail(p->ctx, u->fctx->status, NULL, "%s",
-				       profconv_errmsg(u->fctx));
 		if (r == PC_CFI_END) {
 			u->stop_end++;
 			return 0;
@@ -324,12 +360,14 @@ int perf_unwind_report(struct perf *p)
 	if (!u->samples)
 		return 0;
 	pc_note(p->ctx,
-		"unwound %llu user stacks, %llu frames; chains ended: %llu at the outermost frame, "
+		"unwound %llu user stacks, %llu frames (%llu through frame pointers where no CFI "
+		"covered the code); chains ended: %llu at the outermost frame, "
 		"%llu at the end of the stack copy, %llu outside every mapping, %llu at binaries "
 		"without unwind tables, %llu at code no CFI covers, %llu by CFI that could not be "
 		"evaluated, %llu for an unrecorded register, %llu where the stack did not grow, "
 		"%llu at %d frames",
 		(unsigned long long)u->samples, (unsigned long long)u->frames,
+		(unsigned long long)u->fp_frames,
 		(unsigned long long)u->stop_end, (unsigned long long)u->stop_stack,
 		(unsigned long long)u->stop_no_map, (unsigned long long)u->stop_no_cfi,
 		(unsigned long long)u->stop_no_fde,
@@ -338,7 +376,7 @@ int perf_unwind_report(struct perf *p)
 		MAX_USER_FRAMES);
 	for (i = 0; i < u->nlibs; i++)
 		if (u->libs[i].cut)
-			pc_note(p->ctx, "  %llu user stacks end at %s (no unwind tables)",
+			pc_note(p->ctx, "  %llu user stacks reached %s (no unwind tables)",
 				(unsigned long long)u->libs[i].cut,
 				pc_str(p->m, p->m->libs.rows[i].path));
 	return u->cut_more ? pc_warn_n(p->ctx, W_UNWIND_NO_CFI, u->cut_more, NULL, "%s",
