@@ -596,11 +596,6 @@ static inline int numchar(unsigned char c)
 	       c == '+';
 }
 
-static inline int digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static const double pow10_exact[] = {
 	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -619,110 +614,125 @@ static double c_strtod(struct pc_jpull *p, const char *s)
 	return d;
 }
 
+size_t pc_jnum_scan(const char *s, const char *e, struct pc_jnum *n)
+{
+	const char *p = s;
+
+#define DIGIT(q) ((q) < e && *(q) >= '0' && *(q) <= '9')
+	memset(n, 0, sizeof(*n));
+	n->exact = 1;
+	if (p < e && *p == '-') {
+		n->neg = 1;
+		p++;
+	}
+	if (p < e && *p == '0') {
+		p++;
+	} else if (DIGIT(p)) {
+		do {
+			if (n->nd < 19) {
+				n->m = n->m * 10 + (unsigned)(*p - '0');
+				n->nd++;
+			} else {
+				n->exact = 0;
+				n->e10++;
+			}
+			p++;
+		} while (DIGIT(p));
+	} else {
+		return 0;
+	}
+	if (p < e && *p == '.') {
+		n->has_frac = 1;
+		p++;
+		if (!DIGIT(p))
+			return 0;
+		do {
+			unsigned dv = (unsigned)(*p - '0');
+
+			if (n->m == 0 && dv == 0) {
+				n->e10--;
+			} else if (n->nd < 19) {
+				n->m = n->m * 10 + dv;
+				n->nd++;
+				n->e10--;
+			} else {
+				n->exact = 0;
+			}
+			p++;
+		} while (DIGIT(p));
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		long ev = 0;
+		int eneg = 0;
+
+		n->has_exp = 1;
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (!DIGIT(p))
+			return 0;
+		do {
+			if (ev < 100000)
+				ev = ev * 10 + (*p - '0');
+			p++;
+		} while (DIGIT(p));
+		n->e10 += eneg ? -ev : ev;
+	}
+#undef DIGIT
+	return (size_t)(p - s);
+}
+
+int pc_jnum_value(const struct pc_jnum *n, double *d)
+{
+	if (!n->has_frac && !n->has_exp && n->exact) {
+		/* integer syntax with at most 19 digits: exact unless out of int64 */
+		if (!n->neg && n->m <= (uint64_t)INT64_MAX) {
+			*d = (double)(int64_t)n->m;
+			return 1;
+		}
+		if (n->neg && n->m <= (uint64_t)INT64_MAX + 1) {
+			*d = n->m == (uint64_t)INT64_MAX + 1 ? (double)INT64_MIN
+			     : n->m			  ? (double)-(int64_t)n->m
+							  : -0.0;
+			return 1;
+		}
+	}
+	if (n->exact && n->nd <= 15 && n->e10 >= -22 && n->e10 <= 22) {
+		double v = (double)n->m;
+
+		v = n->e10 < 0 ? v / pow10_exact[-n->e10] : v * pow10_exact[n->e10];
+		*d = n->neg ? -v : v;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Check s[0..len) against the JSON number grammar and, with convert, fill
- * tok's value in the same pass.  Up to 19 significant digits are kept in m
- * (e10 is the power of ten that goes with them); exact says none were lost.
+ * tok's value (pc_jnum_scan(), pc_jnum_value(); strtod() when those cannot
+ * give it exactly).
  */
 static int parse_number(struct pc_jpull *p, const char *s, size_t len, int convert)
 {
 	struct pc_jtok *t = &p->tok;
-	int neg = 0, exact = 1, nd = 0, has_frac = 0, has_exp = 0;
-	uint64_t m = 0;
-	long e10 = 0;
-	size_t i = 0;
-	double d;
+	struct pc_jnum n;
 
-	if (s[i] == '-') {
-		neg = 1;
-		i++;
-	}
-	if (s[i] == '0') {
-		i++;
-	} else if (digit(s[i])) {
-		do {
-			if (nd < 19) {
-				m = m * 10 + (unsigned)(s[i] - '0');
-				nd++;
-			} else {
-				exact = 0;
-				e10++;
-			}
-			i++;
-		} while (digit(s[i]));
-	} else {
-		goto bad;
-	}
-	if (s[i] == '.') {
-		has_frac = 1;
-		i++;
-		if (!digit(s[i]))
-			goto bad;
-		do {
-			unsigned dv = (unsigned)(s[i] - '0');
-
-			if (m == 0 && dv == 0) {
-				e10--;
-			} else if (nd < 19) {
-				m = m * 10 + dv;
-				nd++;
-				e10--;
-			} else {
-				exact = 0;
-			}
-			i++;
-		} while (digit(s[i]));
-	}
-	if (s[i] == 'e' || s[i] == 'E') {
-		long ev = 0;
-		int eneg = 0;
-
-		has_exp = 1;
-		i++;
-		if (s[i] == '+' || s[i] == '-')
-			eneg = s[i++] == '-';
-		if (!digit(s[i]))
-			goto bad;
-		do {
-			if (ev < 100000)
-				ev = ev * 10 + (s[i] - '0');
-			i++;
-		} while (digit(s[i]));
-		e10 += eneg ? -ev : ev;
-	}
-	if (i != len)
-		goto bad;
+	if (pc_jnum_scan(s, s + len, &n) != len)
+		return fail_tok(p, PROFCONV_ERR_CORRUPT, "invalid number '%.40s'", s);
 	t->str = s;
 	t->len = len;
 	if (!convert)
 		return 0;
-
 	t->is_int = 0;
-	if (!has_frac && !has_exp && exact) {
-		/* integer syntax with at most 19 digits: exact int64 unless out of range */
-		if (!neg && m <= (uint64_t)INT64_MAX) {
-			t->is_int = 1;
-			t->i = (int64_t)m;
-			t->d = (double)t->i;
-			return 0;
-		}
-		if (neg && m <= (uint64_t)INT64_MAX + 1) {
-			t->is_int = 1;
-			t->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
-			t->d = m ? (double)t->i : -0.0;
-			return 0;
-		}
+	if (!n.has_frac && !n.has_exp && n.exact && n.m <= (uint64_t)INT64_MAX + n.neg) {
+		/* integer syntax with at most 19 digits that fits int64 */
+		t->is_int = 1;
+		t->i = n.neg ? (n.m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)n.m)
+			     : (int64_t)n.m;
 	}
-	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
-		d = (double)m;
-		d = e10 < 0 ? d / pow10_exact[-e10] : d * pow10_exact[e10];
-		t->d = neg ? -d : d;
-		return 0;
-	}
-	t->d = c_strtod(p, s);
+	if (!pc_jnum_value(&n, &t->d))
+		t->d = c_strtod(p, s);
 	return 0;
-bad:
-	return fail_tok(p, PROFCONV_ERR_CORRUPT, "invalid number '%.40s'", s);
 }
 
 static int lex_number(struct pc_jpull *p, int convert)

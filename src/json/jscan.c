@@ -20,6 +20,7 @@
  * build links.
  */
 #include "json/pc_jscan.h"
+#include "json/pc_jpull.h"
 
 #include <float.h>
 #include <math.h>
@@ -328,11 +329,6 @@ int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 
 /* --- numbers --- */
 
-static const double pow10_exact[] = {
-	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
 /* strtod() of text[0..len) (a checked JSON number) under the "C" locale.  0 or an error. */
 static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
 {
@@ -356,96 +352,18 @@ static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
 	return 0;
 }
 
-static inline int digit(const char *p, const char *e)
-{
-	return p < e && *p >= '0' && *p <= '9';
-}
-
 int pc_jscan_number(struct pc_jscan *s, double *out)
 {
-	const char *p = s->p, *e = s->end, *start = p;
-	int neg = 0, exact = 1, nd = 0, has_frac = 0, has_exp = 0;
-	uint64_t m = 0;
-	long e10 = 0;
-	double d;
+	const char *start = s->p;
+	struct pc_jnum n;
+	size_t len = pc_jnum_scan(s->p, s->end, &n);
 
-	if (p < e && *p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (p < e && *p == '0') {
-		p++;
-	} else if (digit(p, e)) {
-		do {
-			if (nd < 19) {
-				m = m * 10 + (unsigned)(*p - '0');
-				nd++;
-			} else {
-				exact = 0;
-				e10++;
-			}
-			p++;
-		} while (digit(p, e));
-	} else {
+	if (!len)
 		return PC_JSCAN_BAD;
-	}
-	if (p < e && *p == '.') {
-		has_frac = 1;
-		p++;
-		if (!digit(p, e))
-			return PC_JSCAN_BAD;
-		do {
-			unsigned dv = (unsigned)(*p - '0');
-
-			if (m == 0 && dv == 0) {
-				e10--;
-			} else if (nd < 19) {
-				m = m * 10 + dv;
-				nd++;
-				e10--;
-			} else {
-				exact = 0;
-			}
-			p++;
-		} while (digit(p, e));
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		long ev = 0;
-		int eneg = 0;
-
-		has_exp = 1;
-		p++;
-		if (p < e && (*p == '+' || *p == '-'))
-			eneg = *p++ == '-';
-		if (!digit(p, e))
-			return PC_JSCAN_BAD;
-		do {
-			if (ev < 100000)
-				ev = ev * 10 + (*p - '0');
-			p++;
-		} while (digit(p, e));
-		e10 += eneg ? -ev : ev;
-	}
-	s->p = p;
-	if (!has_frac && !has_exp && exact) {
-		if (!neg && m <= (uint64_t)INT64_MAX) {
-			*out = (double)(int64_t)m;
-			return 0;
-		}
-		if (neg && m <= (uint64_t)INT64_MAX + 1) {
-			*out = m == (uint64_t)INT64_MAX + 1 ? (double)INT64_MIN
-			       : m			    ? (double)-(int64_t)m
-							    : -0.0;
-			return 0;
-		}
-	}
-	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
-		d = (double)m;
-		d = e10 < 0 ? d / pow10_exact[-e10] : d * pow10_exact[e10];
-		*out = neg ? -d : d;
+	s->p += len;
+	if (pc_jnum_value(&n, out))
 		return 0;
-	}
-	return c_strtod(s, start, (size_t)(p - start), out);
+	return c_strtod(s, start, len, out);
 }
 
 /* cJSON's text for a number it parsed as d. */

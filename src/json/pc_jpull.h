@@ -82,6 +82,22 @@ static inline int pc_jnum_is_finite(const struct pc_jtok *t)
 	return t->type == PC_JT_NUMBER && t->d - t->d == 0; /* not inf, not nan */
 }
 
+/*
+ * The JSON number grammar, for the tokenizer and the Chrome event scanner
+ * alike: the parts of the number at [s, e), as many bytes as make one
+ * (what follows is the caller's to check), 0 when the grammar fails.  Up to
+ * 19 significant digits are kept in m, e10 is the power of ten that goes
+ * with them, exact says none were lost.
+ */
+struct pc_jnum {
+	uint64_t m;
+	long e10;
+	int neg, exact, nd, has_frac, has_exp;
+};
+size_t pc_jnum_scan(const char *s, const char *e, struct pc_jnum *n);
+/* Its value where that needs no strtod(): 1 with *d set exactly, else 0. */
+int pc_jnum_value(const struct pc_jnum *n, double *d);
+
 /* The same rule for a number cJSON read from a small subtree. */
 static inline int pc_jnum_finite(double d)
 {
