@@ -109,51 +109,46 @@ def main(argv):
         struct.pack_into('<H', new, 6, len(new))
         return new
 
-    write('dwarf_head.data', samples)
-    out = []
-    for r in samples:
-        r = cut(r, 1024)
-        o = parse_sample(r, sample_type, nregs)
+    def variant(name, edit):
+        """Each sample with its stack copy cut to 1 KiB, changed by edit(i, rec, offsets)."""
+        out = []
+        for i, r in enumerate(samples):
+            r = cut(r, 1024)
+            edit(i, r, parse_sample(r, sample_type, nregs))
+            out.append(bytes(r))
+        write(name, out)
+
+    def short_stack(i, r, o):
         struct.pack_into('<Q', r, o['stack'] + 8 + 1024, 64)
-        out.append(bytes(r))
-    write('dwarf_short_stack.data', out)
-    out = []
-    for i, r in enumerate(samples):
-        r = cut(r, 1024)
-        o = parse_sample(r, sample_type, nregs)
+
+    def bad_regs(i, r, o):
         regs = o['regs'] + 8
         # perf x86_64 order: AX BX CX DX SI DI BP SP IP ...
         struct.pack_into('<Q', r, regs + 8 * 6, 0)
         struct.pack_into('<Q', r, regs + 8 * 7, 0xfffffffffffffff8)
         struct.pack_into('<Q', r, regs + 8 * 8, 1 if i % 2 == 0 else 0xffffffff81000000)
-        out.append(bytes(r))
-    write('dwarf_bad_regs.data', out)
-    out = []
-    x = 0x243f6a8885a308d3
-    for r in samples:
-        r = cut(r, 1024)
-        o = parse_sample(r, sample_type, nregs)
+
+    rng = [0x243f6a8885a308d3]
+
+    def junk_stack(i, r, o):
         for k in range(0, 1024, 8):
-            x = (x * 6364136223846793005 + 1442695040888963407) & (2 ** 64 - 1)
-            struct.pack_into('<Q', r, o['stack'] + 8 + k, x)
-        out.append(bytes(r))
-    write('dwarf_junk_stack.data', out)
-    out = []
-    for r in samples:
-        r = cut(r, 1024)
-        o = parse_sample(r, sample_type, nregs)
+            rng[0] = (rng[0] * 6364136223846793005 + 1442695040888963407) & (2 ** 64 - 1)
+            struct.pack_into('<Q', r, o['stack'] + 8 + k, rng[0])
+
+    def loop_stack(i, r, o):
         ip = struct.unpack_from('<Q', r, o['regs'] + 8 + 8 * 8)[0]
         for k in range(0, 1024, 8):
             struct.pack_into('<Q', r, o['stack'] + 8 + k, ip)
-        out.append(bytes(r))
-    write('dwarf_loop_stack.data', out)
-    out = []
-    for r in samples:
-        r = cut(r, 1024)
-        o = parse_sample(r, sample_type, nregs)
+
+    def abi32(i, r, o):
         struct.pack_into('<Q', r, o['regs'], 1)
-        out.append(bytes(r))
-    write('dwarf_abi32.data', out)
+
+    write('dwarf_head.data', samples)
+    variant('dwarf_short_stack.data', short_stack)
+    variant('dwarf_bad_regs.data', bad_regs)
+    variant('dwarf_junk_stack.data', junk_stack)
+    variant('dwarf_loop_stack.data', loop_stack)
+    variant('dwarf_abi32.data', abi32)
     out = []
     for r in samples:
         o = parse_sample(r, sample_type, nregs)
