@@ -439,6 +439,48 @@ int pc_fail_at(struct profconv_ctx *ctx, int code, const char *path, uint64_t of
 	return code;
 }
 
+struct profconv_ctx *pc_ctx_worker(const struct profconv_ctx *parent)
+{
+	struct profconv_ctx *w = profconv_ctx_new();
+
+	if (!w)
+		return NULL;
+	w->mem_limit = 0;
+	w->strict = parent->strict;
+	return w;
+}
+
+int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *w)
+{
+	unsigned i;
+	int err = 0;
+
+	/* unsigned: a block allocated on one and freed on the other balances out */
+	dst->mem_used += w->mem_used;
+	if (dst->mem_used > dst->mem_peak && dst->mem_used < (uint64_t)1 << 62)
+		dst->mem_peak = dst->mem_used;
+	w->mem_used = 0;
+	for (i = 0; i < w->nwarns && !err; i++)
+		err = pc_warn_n(dst, w->warns[i].kind, w->warns[i].count, NULL, "%s",
+				w->warns[i].kind);
+	w->nwarns = 0;
+	w->warn_total = 0;
+	if (w->status && !dst->status) {
+		struct pc_loc loc = { dst->err_file, w->err_offset, w->err_line, w->err_col };
+
+		pc_snprintf(dst->err_file, sizeof(dst->err_file), "%s", w->err_file);
+		dst->status = w->status;
+		pc_snprintf(dst->errmsg, sizeof(dst->errmsg), "%s", w->errmsg);
+		dst->err_offset = w->err_offset;
+		dst->err_line = w->err_line;
+		dst->err_col = w->err_col;
+		if (dst->diag2)
+			emit(dst, PROFCONV_ERROR, dst->status, NULL, dst->err_file[0] ? &loc : NULL,
+			     dst->errmsg);
+	}
+	return dst->status ? dst->status : err;
+}
+
 void pc_clear_error(struct profconv_ctx *ctx)
 {
 	ctx->status = 0;

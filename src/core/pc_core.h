@@ -157,6 +157,16 @@ int pc_diag_warning(struct profconv_ctx *ctx, const char *msg);
 int pc_has_diag(const struct profconv_ctx *ctx);
 /* A note, shown only when verbose. */
 void pc_note(struct profconv_ctx *ctx, const char *fmt, ...) PC_PRINTF(2, 3);
+/*
+ * A ctx for a worker thread of one conversion (the caller's ctx is not
+ * thread-safe): no callbacks, no memory limit (a worker's memory is bounded
+ * by its design), strict as the parent.  pc_ctx_adopt() then moves what it
+ * counted into the parent: its memory balance (blocks may change hands), its
+ * warnings (counts; the first message of a kind becomes the kind's text),
+ * and its error when the parent has none.  NULL when out of memory.
+ */
+struct profconv_ctx *pc_ctx_worker(const struct profconv_ctx *parent);
+int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *worker);
 /* Clear the error state (between independent operations on one ctx). */
 void pc_clear_error(struct profconv_ctx *ctx);
 

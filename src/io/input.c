@@ -77,6 +77,22 @@ static void progress(struct pc_input *in, size_t n)
 	}
 }
 
+void pc_input_set_ctx(struct pc_input *in, struct profconv_ctx *ctx)
+{
+	in->ctx = ctx;
+}
+
+int pc_input_any_thread(const struct pc_input *in)
+{
+	return in->kind != SRC_CB && in->raw_kind != SRC_CB;
+}
+
+void pc_input_progress(const struct pc_input *in, uint64_t *done, uint64_t *total)
+{
+	*done = in->raw_done;
+	*total = in->raw_total;
+}
+
 const char *pc_input_name(const struct pc_input *in)
 {
 	return in->name;

@@ -39,6 +39,16 @@ void pc_input_close(struct pc_input *in);
 
 /* The name for messages (the path as given, "<stdin>", ...). */
 const char *pc_input_name(const struct pc_input *in);
+/*
+ * For a reader that reads on a thread of its own: the ctx the input reports
+ * to (its errors, memory and progress) from now on, and whether reading may
+ * move to another thread at all (not when it calls the caller's read
+ * callback, which the caller may expect on its own thread).
+ */
+void pc_input_set_ctx(struct pc_input *in, struct profconv_ctx *ctx);
+int pc_input_any_thread(const struct pc_input *in);
+/* Bytes pulled from the underlying file so far and its size (0: unknown). */
+void pc_input_progress(const struct pc_input *in, uint64_t *done, uint64_t *total);
 /* "gzip", "xz", "zstd", "tar", ... or NULL when the input is read as is. */
 const char *pc_input_filter(const struct pc_input *in);
 

@@ -1409,6 +1409,17 @@ unsigned pc_jpull_depth(const struct pc_jpull *p)
 	return p->depth;
 }
 
+void pc_jpull_set_ctx(struct pc_jpull *p, struct profconv_ctx *ctx)
+{
+	p->ctx = ctx;
+	pc_input_set_ctx(p->in, ctx);
+}
+
+struct pc_input *pc_jpull_input(const struct pc_jpull *p)
+{
+	return p->in;
+}
+
 unsigned pc_jpull_max_depth(const struct pc_jpull *p)
 {
 	return p->max_depth;

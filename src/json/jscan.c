@@ -327,6 +327,42 @@ int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 	return put1(s, 0); /* the NUL stays in out, outside the length */
 }
 
+/*
+ * A key only looked at: with no escape in it, it is left where it is in the
+ * text (no copy); else decoded into out, cut at a decoded NUL as cJSON
+ * compares keys, and the caller takes out back to where it was.
+ */
+int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
+{
+	const char *p = s->p + 1, *e = s->end;
+	size_t off;
+	int err;
+
+	while (e - p >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		if (special8(v))
+			break;
+		p += 8;
+	}
+	while (p < e && !special1((unsigned char)*p))
+		p++;
+	if (p < e && *p == '"') {
+		*k = s->p + 1;
+		*len = (size_t)(p - *k);
+		s->p = p + 1;
+		return 0;
+	}
+	err = pc_jscan_string(s, &off, len);
+	if (err)
+		return err;
+	*k = pc_jscan_at(s, off);
+	if (s->nul)
+		*len = strlen(*k);
+	return 0;
+}
+
 /* --- numbers --- */
 
 /* strtod() of text[0..len) (a checked JSON number) under the "C" locale.  0 or an error. */
@@ -375,6 +411,20 @@ static int print_number(struct pc_jscan *s, double d)
 
 	if (!isfinite(d))
 		return pc_jscan_put(s, "null", 4);
+	/* integers below 1e15 (not -0): "%1.15g" prints their digits, exactly */
+	if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d && (d != 0 || !signbit(d))) {
+		int64_t i = (int64_t)d;
+		uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+
+		n = sizeof(b);
+		do {
+			b[--n] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (i < 0)
+			b[--n] = '-';
+		return pc_jscan_put(s, b + n, sizeof(b) - n);
+	}
 	if (s->cloc != (locale_t)0)
 		old = uselocale(s->cloc);
 	n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);

@@ -190,6 +190,12 @@ void pc_jpull_consume_object(struct pc_jpull *p, size_t n);
 int pc_jpull_recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off, uint32_t line,
 		     uint32_t col, unsigned depth);
 
+/* The ctx the parser and its input report to from now on (a reader that
+ * reads on a thread of its own gives it that thread's). */
+void pc_jpull_set_ctx(struct pc_jpull *p, struct profconv_ctx *ctx);
+/* The input the parser reads. */
+struct pc_input *pc_jpull_input(const struct pc_jpull *p);
+
 /* Open containers right now. */
 unsigned pc_jpull_depth(const struct pc_jpull *p);
 /* How many may be open at once (pc_jpull_opts.max_depth). */

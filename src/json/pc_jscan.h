@@ -68,6 +68,13 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
  * PROFCONV_ERR_NOMEM.
  */
 int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len);
+/*
+ * At a '"': a key to compare, not to keep: *k points into the text when it
+ * has no escape, else into out (decoded, *len up to a decoded NUL; the
+ * caller may take olen back to where it was).  0, PC_JSCAN_BAD or
+ * PROFCONV_ERR_NOMEM.
+ */
+int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len);
 /* At a number's first byte: its value.  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM. */
 int pc_jscan_number(struct pc_jscan *s, double *d);
 /* At a value's first byte: check it and skip it.  0, PC_JSCAN_BAD or an error. */

@@ -40,6 +40,23 @@ struct lf_slot {
 	uint32_t frame; /* PC_NONE: empty */
 };
 
+/*
+ * A marker payload remembered by what it is made of: the event's cat, its
+ * context set and its args object's text as it is in the trace.  Most
+ * events repeat the args of an earlier one (89 % of the slices of a real
+ * Chromium 156 trace): they share its payload instead of building,
+ * interning and storing it again.
+ */
+struct pl_slot {
+	uint64_t hash;
+	uint32_t pl; /* payload root; PC_NONE: empty */
+	uint32_t set;
+	uint32_t catlen, alen, cap;
+	char *key; /* cat then the args text */
+};
+#define PL_SLOTS 4096	  /* a power of 2 */
+#define PL_MAX_KEY 1024 /* longer ones are not remembered */
+
 /* Per-thread reader state. */
 struct tinfo {
 	struct pc_thread *t;
@@ -163,9 +180,33 @@ struct carg {
 struct cev {
 	uint32_t nmembers;
 	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, id2,
-		id2_local, id2_global, args;
+		id2_local, id2_global, args; /* args.s: the object's text, as it is in the trace */
 	struct carg *a; /* args members in order (duplicates too), when args is an object */
 	uint32_t na;
+	uint32_t a_first; /* while scanning: where a starts in the batch's args */
+};
+
+/* A scanned event: its members, where it began, and for the kinds handled
+ * with cJSON its text after the '{' (else text is NULL). */
+struct cevr {
+	struct cev e;
+	uint64_t off;
+	const char *text;
+	size_t toff, len;
+	int keep;
+};
+
+/* Events in file order, as the scanner hands them over (chrome_scan.c). */
+struct cbatch {
+	struct cevr *ev;
+	uint32_t n;
+	struct carg *args;
+	uint32_t nargs, args_cap;
+	char *scratch; /* every string the events point to */
+	size_t scap;
+	int end;	      /* the last batch: the array ended, or err */
+	int err;	      /* the error the scanner stopped at (its ctx has the message) */
+	uint64_t done, total; /* the input's progress after this batch */
 };
 
 struct rd {
@@ -173,12 +214,6 @@ struct rd {
 	struct pc_model *m;
 	struct pc_jpull *p;
 	const char *name;
-	/* the event scanner and what it found */
-	struct pc_jscan js;
-	struct cev ev;
-	const char *ev_text; /* the event being read: its bytes after the '{' */
-	size_t ev_len;
-	uint32_t args_cap;
 	uint32_t row_type, row_trace_event, row_cat; /* payload text rows */
 	uint32_t noted[64]; /* args keys' text rows (+ 1) note_arg_key() has seen */
 	/* the last event's thread (most events follow one of the same thread) */
@@ -195,6 +230,7 @@ struct rd {
 	struct counter_key *ck;
 	uint32_t nck, ck_cap;
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
+	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;
@@ -233,6 +269,17 @@ struct rd {
 	int64_t v8_first, v8_last;
 };
 
+
+/* chrome_scan.c */
+struct cscan;
+/* Start scanning the events array p stands in (after its '['); p and its
+ * input belong to the scanner until pc_chrome_scan_end(). */
+int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out);
+/* The next batch, valid until the next call; NULL after the last one. */
+const struct cbatch *pc_chrome_scan_next(struct cscan *s);
+/* Stop and free the scanner; its error (after the events before it) when
+ * ctx has none yet, else ctx's status. */
+int pc_chrome_scan_end(struct cscan *s);
 
 /* read_chrome.c */
 const char *pc_chrome_jstr(const cJSON *o, const char *key);

@@ -245,8 +245,55 @@ static void note_arg_key(struct rd *r, const char *k, int is_num)
 	r->arg_num[r->narg_keys++] = is_num;
 }
 
-/* {type, cat, args...} for a marker; PC_NONE on OOM (ctx set). */
+static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
+
+
+/*
+ * {type, cat, args...} for a marker; PC_NONE on OOM (ctx set).  One that
+ * the same cat, context set and args text made before is shared (a payload
+ * is never changed once built); flows make payloads of their own.
+ */
 static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
+{
+	size_t clen, alen = e->args.kind == CJ_OBJ ? e->args.len : 0;
+	const char *args = e->args.kind == CJ_OBJ ? e->args.s : "";
+	struct pl_slot *sl;
+	uint64_t h;
+	uint32_t pl;
+
+	if (!cat || e->bind_id.kind != CJ_NONE)
+		return build_payload(r, e, cat, set);
+	clen = cat == e->cat.s ? e->cat.len : strlen(cat);
+	if (clen + alen > PL_MAX_KEY)
+		return build_payload(r, e, cat, set);
+	h = pc_hash_bytes(args, alen, pc_hash_bytes(cat, clen, set));
+	sl = &r->pl[h & (PL_SLOTS - 1)];
+	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->catlen == clen &&
+	    sl->alen == alen && memcmp(sl->key, cat, clen) == 0 &&
+	    memcmp(sl->key + clen, args, alen) == 0)
+		return sl->pl;
+	pl = build_payload(r, e, cat, set);
+	if (pl == PC_NONE)
+		return pl;
+	if (sl->cap < clen + alen) {
+		char *k = pc_realloc(r->ctx, sl->key, PL_MAX_KEY);
+
+		if (!k)
+			return PC_NONE;
+		sl->key = k;
+		sl->cap = PL_MAX_KEY;
+	}
+	memcpy(sl->key, cat, clen);
+	memcpy(sl->key + clen, args, alen);
+	sl->hash = h;
+	sl->pl = pl;
+	sl->set = set;
+	sl->catlen = (uint32_t)clen;
+	sl->alen = (uint32_t)alen;
+	return pl;
+}
+
+static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
 	struct pc_pvb b;
 	uint32_t i;
@@ -969,16 +1016,17 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
  * parsed with cJSON.  Lone surrogate escapes become U+FFFD first, as the
  * scanner decodes them (cJSON refuses them).
  */
-static int with_cjson(struct rd *r, uint64_t off, cJSON **out)
+static int with_cjson(struct rd *r, const struct cevr *ev, cJSON **out)
 {
-	size_t len = r->ev_len;
+	size_t len = ev->len;
 	char *doc = pc_alloc(r->ctx, len + 2);
+	uint64_t off = ev->off;
 
 	*out = NULL;
 	if (!doc)
 		return PROFCONV_ERR_NOMEM;
 	doc[0] = '{';
-	memcpy(doc + 1, r->ev_text, len);
+	memcpy(doc + 1, ev->text, len);
 	doc[len + 1] = 0;
 	pc_json_fix_surrogates(doc, len + 1, "", NULL, 0);
 	*out = cJSON_ParseWithLength(doc, len + 1);
@@ -988,8 +1036,10 @@ static int with_cjson(struct rd *r, uint64_t off, cJSON **out)
 				 "an object could not be parsed (out of memory)");
 }
 
-static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
+static int handle_event(struct rd *r, const struct cevr *ev)
 {
+	const struct cev *e = &ev->e;
+	uint64_t off = ev->off;
 	const char *name = cv_str(&e->name), *ph = cv_str(&e->ph);
 	const char *cat = cv_str(&e->cat);
 	struct pc_loc loc = { r->name, off, 0, 0 };
@@ -1026,7 +1076,7 @@ static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
 			return 0;
 		if (strcmp(name, "stackFrames") != 0)
 			return metadata_event(r, ti, e, pid, name);
-		err = with_cjson(r, off, &cj);
+		err = with_cjson(r, ev, &cj);
 		if (!err)
 			err = pc_chrome_stack_frames_event(r, cj, pid);
 		cJSON_Delete(cj);
@@ -1130,7 +1180,7 @@ static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
 			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
 	/* the kinds read through cJSON */
-	err = with_cjson(r, off, &cj);
+	err = with_cjson(r, ev, &cj);
 	if (err)
 		return err;
 	switch (ph[0]) {
@@ -1149,358 +1199,6 @@ static int handle_event(struct rd *r, const struct cev *e, uint64_t off)
 	}
 	cJSON_Delete(cj);
 	return err;
-}
-
-/* --- scanning an event --- */
-
-enum mkey {
-	K_OTHER,
-	K_NAME,
-	K_CAT,
-	K_PH,
-	K_SCOPE,
-	K_TS,
-	K_DUR,
-	K_PID,
-	K_TID,
-	K_ID,
-	K_BIND_ID,
-	K_FLOW_IN,
-	K_FLOW_OUT,
-	K_ID2,
-	K_ARGS,
-};
-
-/* Which member a key names (compared as C strings, as cJSON compares them). */
-static enum mkey member_key(const char *k, size_t n)
-{
-	switch (n) {
-	case 2:
-		if (k[0] == 'p' && k[1] == 'h')
-			return K_PH;
-		if (k[0] == 't' && k[1] == 's')
-			return K_TS;
-		if (k[0] == 'i' && k[1] == 'd')
-			return K_ID;
-		break;
-	case 3:
-		if (memcmp(k, "cat", 3) == 0)
-			return K_CAT;
-		if (memcmp(k, "dur", 3) == 0)
-			return K_DUR;
-		if (memcmp(k, "pid", 3) == 0)
-			return K_PID;
-		if (memcmp(k, "tid", 3) == 0)
-			return K_TID;
-		if (memcmp(k, "id2", 3) == 0)
-			return K_ID2;
-		break;
-	case 4:
-		if (memcmp(k, "name", 4) == 0)
-			return K_NAME;
-		if (memcmp(k, "args", 4) == 0)
-			return K_ARGS;
-		break;
-	case 5:
-		if (memcmp(k, "scope", 5) == 0)
-			return K_SCOPE;
-		break;
-	case 7:
-		if (memcmp(k, "bind_id", 7) == 0)
-			return K_BIND_ID;
-		if (memcmp(k, "flow_in", 7) == 0)
-			return K_FLOW_IN;
-		break;
-	case 8:
-		if (memcmp(k, "flow_out", 8) == 0)
-			return K_FLOW_OUT;
-		break;
-	default:
-		break;
-	}
-	return K_OTHER;
-}
-
-/* The kind of the value at the cursor, by its first byte. */
-static uint8_t value_kind(int c)
-{
-	switch (c) {
-	case '{':
-		return CJ_OBJ;
-	case '[':
-		return CJ_ARR;
-	case '"':
-		return CJ_STR;
-	case 't':
-		return CJ_TRUE;
-	case 'f':
-		return CJ_FALSE;
-	case 'n':
-		return CJ_NULL;
-	default:
-		return CJ_NUM;
-	}
-}
-
-/*
- * A scalar value into v (strings decoded into the scratch, numbers parsed);
- * containers are only checked (v->kind says what they were); with print,
- * containers are printed as cJSON prints them.
- */
-static int scan_value(struct rd *r, struct cjv *v, int print)
-{
-	struct pc_jscan *js = &r->js;
-	int c = pc_jscan_ws(js);
-
-	v->kind = value_kind(c);
-	switch (v->kind) {
-	case CJ_STR:
-		c = pc_jscan_string(js, &v->off, &v->len);
-		if (!c && js->nul) /* cJSON's C string ends at the NUL */
-			v->len = strlen(pc_jscan_at(js, v->off));
-		return c;
-	case CJ_NUM:
-		return pc_jscan_number(js, &v->d);
-	case CJ_OBJ:
-	case CJ_ARR:
-		if (print) {
-			v->off = js->olen;
-			c = pc_jscan_print(js);
-			if (c)
-				return c;
-			v->len = js->olen - v->off;
-			return pc_jscan_put(js, "", 1); /* a NUL after the text */
-		}
-		return pc_jscan_skip(js);
-	default:
-		return pc_jscan_skip(js);
-	}
-}
-
-/* The members of an object at the cursor: each key and value to fn. */
-#define SCAN_OBJECT(js, err, KEYVAR, KLEN, BODY)                                                  \
-	do {                                                                                       \
-		int mc_;                                                                            \
-		if (pc_jscan_ws(js) != '{' || (js)->depth >= (js)->max_depth) {                    \
-			err = PC_JSCAN_BAD;                                                        \
-			break;                                                                     \
-		}                                                                                  \
-		(js)->depth++;                                                                     \
-		(js)->p++;                                                                         \
-		mc_ = pc_jscan_ws(js);                                                              \
-		if (mc_ == '}') {                                                                   \
-			(js)->p++;                                                                 \
-			(js)->depth--;                                                             \
-			break;                                                                     \
-		}                                                                                  \
-		for (;;) {                                                                         \
-			size_t KEYVAR, KLEN;                                                       \
-			if (mc_ != '"') {                                                           \
-				err = PC_JSCAN_BAD;                                                \
-				break;                                                             \
-			}                                                                          \
-			err = pc_jscan_string(js, &KEYVAR, &KLEN);                                 \
-			if (!err && pc_jscan_ws(js) != ':')                                        \
-				err = PC_JSCAN_BAD;                                                \
-			if (err)                                                                   \
-				break;                                                             \
-			(js)->p++;                                                                 \
-			BODY;                                                                      \
-			if (err)                                                                   \
-				break;                                                             \
-			mc_ = pc_jscan_ws(js);                                                      \
-			if (mc_ == '}') {                                                           \
-				(js)->p++;                                                         \
-				(js)->depth--;                                                     \
-				break;                                                             \
-			}                                                                          \
-			if (mc_ != ',') {                                                           \
-				err = PC_JSCAN_BAD;                                                \
-				break;                                                             \
-			}                                                                          \
-			(js)->p++;                                                                 \
-			mc_ = pc_jscan_ws(js);                                                      \
-		}                                                                                  \
-	} while (0)
-
-/* A string value's pointer from its offset, cut at its first NUL (cJSON's C string). */
-static void fix_str(struct rd *r, struct cjv *v)
-{
-	if (v->kind == CJ_STR)
-		v->s = pc_jscan_at(&r->js, v->off); /* len: scan_value() cut it at a NUL */
-}
-
-/*
- * Scan the event text "{" + text[0..len) into r->ev: check its syntax
- * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
- * uses and every args member.  max_depth: containers that may be open.
- */
-static int scan_event(struct rd *r, const char *text, size_t len, unsigned max_depth,
-		      size_t *used)
-{
-	struct pc_jscan *js = &r->js;
-	struct cev *e = &r->ev;
-	int err = 0;
-	uint32_t i;
-
-	memset(e, 0, offsetof(struct cev, a));
-	e->na = 0;
-	pc_jscan_start(js, text, len, max_depth);
-	/* the text starts after the '{': begin inside the object */
-	js->depth = 1;
-	{
-		int c_ = pc_jscan_ws(js);
-
-		if (c_ == '}') {
-			js->p++;
-			goto done;
-		}
-		for (;;) {
-			size_t ko, kl;
-			struct cjv *v = NULL, dummy;
-
-			if (c_ != '"')
-				return PC_JSCAN_BAD;
-			err = pc_jscan_string(js, &ko, &kl);
-			if (err)
-				return err;
-			if (pc_jscan_ws(js) != ':')
-				return PC_JSCAN_BAD;
-			js->p++;
-			e->nmembers++;
-			if (js->nul)
-				kl = strlen(pc_jscan_at(js, ko));
-			switch (member_key(pc_jscan_at(js, ko), kl)) {
-			case K_NAME:
-				v = &e->name;
-				break;
-			case K_CAT:
-				v = &e->cat;
-				break;
-			case K_PH:
-				v = &e->ph;
-				break;
-			case K_SCOPE:
-				v = &e->scope;
-				break;
-			case K_TS:
-				v = &e->ts;
-				break;
-			case K_DUR:
-				v = &e->dur;
-				break;
-			case K_PID:
-				v = &e->pid;
-				break;
-			case K_TID:
-				v = &e->tid;
-				break;
-			case K_ID:
-				v = &e->id;
-				break;
-			case K_BIND_ID:
-				v = &e->bind_id;
-				break;
-			case K_FLOW_IN:
-				v = &e->flow_in;
-				break;
-			case K_FLOW_OUT:
-				v = &e->flow_out;
-				break;
-			case K_ID2:
-				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
-					e->id2.kind = CJ_OBJ;
-					SCAN_OBJECT(js, err, k2, l2, {
-						const char *kk = pc_jscan_at(js, k2);
-						struct cjv *w = &dummy;
-
-						(void)l2;
-						if (strcmp(kk, "local") == 0 &&
-						    e->id2_local.kind == CJ_NONE)
-							w = &e->id2_local;
-						else if (strcmp(kk, "global") == 0 &&
-							 e->id2_global.kind == CJ_NONE)
-							w = &e->id2_global;
-						err = scan_value(r, w, 0);
-					});
-					if (err)
-						return err;
-					goto next;
-				}
-				break;
-			case K_ARGS:
-				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
-					e->args.kind = CJ_OBJ;
-					SCAN_OBJECT(js, err, k2, l2, {
-						struct carg *a;
-
-						if (e->na == r->args_cap &&
-						    pc_grow(r->ctx, (void **)&e->a, sizeof(*e->a),
-							    &r->args_cap, (size_t)e->na + 1)) {
-							err = PROFCONV_ERR_NOMEM;
-							break;
-						}
-						a = &e->a[e->na++];
-						a->koff = k2;
-						a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
-						err = scan_value(r, &a->v, 1);
-					});
-					if (err)
-						return err;
-					goto next;
-				}
-				break;
-			default:
-				break;
-			}
-			if (v && v->kind == CJ_NONE) {
-				err = scan_value(r, v, 0);
-			} else {
-				pc_jscan_ws(js);
-				err = pc_jscan_skip(js);
-			}
-			if (err)
-				return err;
-next:
-			c_ = pc_jscan_ws(js);
-			if (c_ == '}') {
-				js->p++;
-				break;
-			}
-			if (c_ != ',')
-				return PC_JSCAN_BAD;
-			js->p++;
-			c_ = pc_jscan_ws(js);
-		}
-	}
-done:
-	if (used)
-		*used = (size_t)(js->p - text);
-	else if (js->p != js->end)
-		return PC_JSCAN_BAD;
-	/* the scratch no longer moves: offsets become pointers */
-	fix_str(r, &e->name);
-	fix_str(r, &e->cat);
-	fix_str(r, &e->ph);
-	fix_str(r, &e->scope);
-	fix_str(r, &e->ts);
-	fix_str(r, &e->dur);
-	fix_str(r, &e->pid);
-	fix_str(r, &e->tid);
-	fix_str(r, &e->id);
-	fix_str(r, &e->bind_id);
-	fix_str(r, &e->id2_local);
-	fix_str(r, &e->id2_global);
-	for (i = 0; i < e->na; i++) {
-		struct carg *a = &e->a[i];
-
-		a->key = pc_jscan_at(js, a->koff);
-		if (a->v.kind == CJ_STR)
-			fix_str(r, &a->v);
-		else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
-			a->v.s = pc_jscan_at(js, a->v.off);
-	}
-	return 0;
 }
 
 /* --- the event array --- */
@@ -1530,74 +1228,42 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
 }
 
 /*
- * One event after its OBJ_BEGIN token t: scanned in one pass (scan_event())
- * where it lies in the input chunk, or, when it does not end there (or the
- * scanner refuses it), from the bytes pc_jpull_raw_rest() gathers; then
- * handled.  A text the scanner refuses is handed to the strict tokenizer for
- * its FILE:LINE:COL message.
+ * The events array, from chrome_scan.c's batches (scanned on a thread of
+ * its own while the previous ones are handled here, in file order).
  */
-static int read_event(struct rd *r, const struct pc_jtok *t)
-{
-	uint64_t off = t->offset;
-	uint32_t line = t->line, col = t->col;
-	unsigned depth = pc_jpull_depth(r->p);
-	unsigned max_depth = pc_jpull_max_depth(r->p) - (depth - 1);
-	size_t used;
-	int err;
-
-	pc_jpull_window(r->p, &r->ev_text, &r->ev_len);
-	if (r->ev_len && scan_event(r, r->ev_text, r->ev_len, max_depth, &used) == 0) {
-		r->ev_len = used;
-		pc_jpull_consume_object(r->p, used);
-		r->nevents++;
-		return handle_event(r, &r->ev, off);
-	}
-	err = pc_jpull_raw_rest(r->p, &r->ev_text, &r->ev_len, EVENT_MAX);
-	if (err)
-		return err;
-	err = scan_event(r, r->ev_text, r->ev_len, max_depth, NULL);
-	if (err == PC_JSCAN_BAD) {
-		err = pc_jpull_recheck(r->p, r->ev_text, r->ev_len, off, line, col, depth);
-		if (!err)
-			err = pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, off,
-					 "the event scanner refused an event the tokenizer accepts");
-		return err;
-	}
-	if (err)
-		return err;
-	r->nevents++;
-	return handle_event(r, &r->ev, off);
-}
-
 static int read_events(struct rd *r)
 {
-	const struct pc_jtok *t;
-	int err;
+	const struct cbatch *b;
+	struct cscan *s;
+	uint64_t reported = 0;
+	int err = pc_chrome_scan_begin(r->ctx, r->p, &s);
 
-	for (;;) {
-		err = pc_jpull_next(r->p, &t);
-		if (!err && t->type == PC_JT_ARR_END)
-			return 0;
-		if (!err && t->type == PC_JT_OBJ_BEGIN) {
-			err = read_event(r, t);
-			if (!err)
-				continue;
-		} else if (!err) {
-			return pc_jr_corrupt(r->ctx, r->p, t, "expected an event object, got %s",
-					     pc_jr_type_name(t->type));
-		}
-		if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
-			/* Chrome could not finish the file: keep what came before */
-			char why[1024];
+	while (!err && (b = pc_chrome_scan_next(s)) != NULL) {
+		uint32_t i;
 
-			pc_snprintf(why, sizeof(why), "%s", r->ctx->errmsg);
-			pc_clear_error(r->ctx);
-			return pc_warn(r->ctx, W_TRUNCATED, NULL,
-				       "%s (the trace is cut off; the %llu events before the cut were read)",
-				       why, (unsigned long long)r->nevents);
+		for (i = 0; i < b->n && !err; i++) {
+			r->nevents++;
+			err = handle_event(r, &b->ev[i]);
 		}
-		return err;
+		if (!err && r->ctx->progress && b->done - reported >= ((uint64_t)1 << 20)) {
+			reported = b->done;
+			r->ctx->progress(r->ctx->progress_user, b->done, b->total);
+		}
+		if (b->end)
+			break;
 	}
+	err = pc_chrome_scan_end(s);
+	if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
+		/* Chrome could not finish the file: keep what came before */
+		char why[1024];
+
+		pc_snprintf(why, sizeof(why), "%s", r->ctx->errmsg);
+		pc_clear_error(r->ctx);
+		return pc_warn(r->ctx, W_TRUNCATED, NULL,
+			       "%s (the trace is cut off; the %llu events before the cut were read)",
+			       why, (unsigned long long)r->nevents);
+	}
+	return err;
 }
 
 /* The object form's stackFrames: {"id": {name, category, parent}, ...}, member by member. */
@@ -2204,9 +1870,10 @@ static void rd_free(struct rd *r)
 	pc_smap_free(&r->cats);
 	pc_smap_free(&r->arg_seen);
 	pc_smap_free(&r->as_latest);
-	pc_jscan_free(&r->js);
-	pc_free(r->ctx, r->ev.a);
 	pc_free(r->ctx, r->lf);
+	for (i = 0; r->pl && i < PL_SLOTS; i++)
+		pc_free(r->ctx, r->pl[i].key);
+	pc_free(r->ctx, r->pl);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);
 	pc_jpull_free(r->p);
@@ -2232,9 +1899,11 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.cats, ctx);
 	pc_smap_init(&r.arg_seen, ctx);
 	pc_smap_init(&r.as_latest, ctx);
-	pc_jscan_init(&r.js, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
-	err = r.lf ? pc_jpull_new(ctx, in, NULL, &r.p) : PROFCONV_ERR_NOMEM;
+	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
+	for (i = 0; r.pl && i < PL_SLOTS; i++)
+		r.pl[i].pl = PC_NONE;
+	err = r.lf && r.pl ? pc_jpull_new(ctx, in, NULL, &r.p) : PROFCONV_ERR_NOMEM;
 	for (i = 0; r.lf && i < LF_SLOTS; i++)
 		r.lf[i].frame = PC_NONE;
 	if (!err) {

@@ -1,0 +1,681 @@
+/*
+ * chrome_scan.c - the Chrome reader's event scanner: the events array read
+ * and each event scanned in one pass (syntax checked, the members the reader
+ * uses decoded, args members kept), a batch of events at a time, on a
+ * thread of its own while read_chrome.c turns the previous batches into the
+ * model.
+ *
+ * Pipeline: the scanner thread owns the pull tokenizer, the input and the
+ * scanner for as long as the events array lasts, and reports to a ctx of
+ * its own (pc_ctx_worker()); read_chrome.c's thread owns the model and the
+ * caller's ctx.  They share only the ring of batches, under its mutex.  A
+ * batch holds its events, their args and one scratch buffer with every
+ * decoded string, printed nested value and (for the kinds handled with
+ * cJSON) the event's own text.  Batches come out in file order, so what the
+ * reader does, and the output, do not depend on the thread: when no thread
+ * can be started (or the input is read through the caller's callback) the
+ * same batches are filled on the caller's thread as they are asked for.
+ *
+ * The scanner stops at the end of the array, or at the first error, which
+ * travels in the last batch: the reader first handles the events before it,
+ * then adopts the error (pc_ctx_adopt()), so messages and the events read
+ * before a cut are what they were when reading and handling alternated.
+ * When the reader fails first, the scanner is stopped and its error, if
+ * any, dropped (the reader's comes first in the file).
+ */
+#include "core/pc_config.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "readers/pc_chrome.h"
+
+#define BATCH_EVENTS 1024
+#define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
+#define NBATCH 4			/* in the ring */
+
+struct cscan {
+	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
+	struct profconv_ctx *rctx; /* the reader's (the caller's) */
+	struct pc_jpull *p;
+	struct pc_jscan js;
+	struct cbatch b[NBATCH];
+	unsigned fill;	    /* the batch the scanner fills next */
+	unsigned take;	    /* the batch the reader takes next */
+	unsigned full;	    /* batches filled and not yet given back */
+	int held;	    /* the reader holds batch take - 1 */
+	int ended;	    /* the scanner filled its last batch */
+	int stop;	    /* the reader wants no more */
+	int threaded;
+	pthread_t th;
+	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
+	pthread_cond_t cv;
+};
+
+/* --- scanning an event --- */
+
+enum mkey {
+	K_OTHER,
+	K_NAME,
+	K_CAT,
+	K_PH,
+	K_SCOPE,
+	K_TS,
+	K_DUR,
+	K_PID,
+	K_TID,
+	K_ID,
+	K_BIND_ID,
+	K_FLOW_IN,
+	K_FLOW_OUT,
+	K_ID2,
+	K_ARGS,
+};
+
+/* Which member a key names (compared as C strings, as cJSON compares them). */
+static enum mkey member_key(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return K_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return K_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		break;
+	case 3:
+		if (memcmp(k, "cat", 3) == 0)
+			return K_CAT;
+		if (memcmp(k, "dur", 3) == 0)
+			return K_DUR;
+		if (memcmp(k, "pid", 3) == 0)
+			return K_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return K_TID;
+		if (memcmp(k, "id2", 3) == 0)
+			return K_ID2;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return K_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return K_ARGS;
+		break;
+	case 5:
+		if (memcmp(k, "scope", 5) == 0)
+			return K_SCOPE;
+		break;
+	case 7:
+		if (memcmp(k, "bind_id", 7) == 0)
+			return K_BIND_ID;
+		if (memcmp(k, "flow_in", 7) == 0)
+			return K_FLOW_IN;
+		break;
+	case 8:
+		if (memcmp(k, "flow_out", 8) == 0)
+			return K_FLOW_OUT;
+		break;
+	default:
+		break;
+	}
+	return K_OTHER;
+}
+
+/* The kind of the value at the cursor, by its first byte. */
+static uint8_t value_kind(int c)
+{
+	switch (c) {
+	case '{':
+		return CJ_OBJ;
+	case '[':
+		return CJ_ARR;
+	case '"':
+		return CJ_STR;
+	case 't':
+		return CJ_TRUE;
+	case 'f':
+		return CJ_FALSE;
+	case 'n':
+		return CJ_NULL;
+	default:
+		return CJ_NUM;
+	}
+}
+
+/*
+ * A scalar value into v (strings decoded into the scratch, numbers parsed);
+ * containers are only checked (v->kind says what they were); with print,
+ * containers are printed as cJSON prints them.
+ */
+static int scan_value(struct cscan *s, struct cjv *v, int print)
+{
+	struct pc_jscan *js = &s->js;
+	int c = pc_jscan_ws(js);
+
+	v->kind = value_kind(c);
+	switch (v->kind) {
+	case CJ_STR:
+		c = pc_jscan_string(js, &v->off, &v->len);
+		if (!c && js->nul) /* cJSON's C string ends at the NUL */
+			v->len = strlen(pc_jscan_at(js, v->off));
+		return c;
+	case CJ_NUM:
+		return pc_jscan_number(js, &v->d);
+	case CJ_OBJ:
+	case CJ_ARR:
+		if (print) {
+			v->off = js->olen;
+			c = pc_jscan_print(js);
+			if (c)
+				return c;
+			v->len = js->olen - v->off;
+			return pc_jscan_put(js, "", 1); /* a NUL after the text */
+		}
+		return pc_jscan_skip(js);
+	default:
+		return pc_jscan_skip(js);
+	}
+}
+
+/* The members of an object at the cursor: each key and value to fn. */
+#define SCAN_OBJECT(js, err, KEYVAR, KLEN, BODY)                                                  \
+	do {                                                                                       \
+		int mc_;                                                                            \
+		if (pc_jscan_ws(js) != '{' || (js)->depth >= (js)->max_depth) {                    \
+			err = PC_JSCAN_BAD;                                                        \
+			break;                                                                     \
+		}                                                                                  \
+		(js)->depth++;                                                                     \
+		(js)->p++;                                                                         \
+		mc_ = pc_jscan_ws(js);                                                              \
+		if (mc_ == '}') {                                                                   \
+			(js)->p++;                                                                 \
+			(js)->depth--;                                                             \
+			break;                                                                     \
+		}                                                                                  \
+		for (;;) {                                                                         \
+			size_t KEYVAR, KLEN;                                                       \
+			if (mc_ != '"') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			err = pc_jscan_string(js, &KEYVAR, &KLEN);                                 \
+			if (!err && pc_jscan_ws(js) != ':')                                        \
+				err = PC_JSCAN_BAD;                                                \
+			if (err)                                                                   \
+				break;                                                             \
+			(js)->p++;                                                                 \
+			BODY;                                                                      \
+			if (err)                                                                   \
+				break;                                                             \
+			mc_ = pc_jscan_ws(js);                                                      \
+			if (mc_ == '}') {                                                           \
+				(js)->p++;                                                         \
+				(js)->depth--;                                                     \
+				break;                                                             \
+			}                                                                          \
+			if (mc_ != ',') {                                                           \
+				err = PC_JSCAN_BAD;                                                \
+				break;                                                             \
+			}                                                                          \
+			(js)->p++;                                                                 \
+			mc_ = pc_jscan_ws(js);                                                      \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * Scan the event text "{" + text[0..len) into e: check its syntax
+ * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
+ * uses and every args member (into the batch's args).  Strings are left as
+ * offsets into the scratch, which holds the whole batch (batch_fix() makes
+ * them pointers).  max_depth: containers that may be open.
+ */
+static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const char *text,
+		      size_t len, unsigned max_depth, size_t *used)
+{
+	struct pc_jscan *js = &s->js;
+	size_t base = js->olen;
+	int err = 0;
+
+	memset(e, 0, offsetof(struct cev, a));
+	e->na = 0;
+	e->a = NULL;
+	e->a_first = b->nargs;
+	pc_jscan_start(js, text, len, max_depth);
+	js->olen = base; /* the batch's scratch goes on */
+	/* the text starts after the '{': begin inside the object */
+	js->depth = 1;
+	{
+		int c_ = pc_jscan_ws(js);
+
+		if (c_ == '}') {
+			js->p++;
+			goto done;
+		}
+		for (;;) {
+			const char *key;
+			size_t kl, at = js->olen;
+			struct cjv *v = NULL, dummy;
+			enum mkey mk;
+
+			if (c_ != '"')
+				return PC_JSCAN_BAD;
+			err = pc_jscan_key(js, &key, &kl);
+			if (err)
+				return err;
+			mk = member_key(key, kl);
+			js->olen = at;
+			if (pc_jscan_ws(js) != ':')
+				return PC_JSCAN_BAD;
+			js->p++;
+			e->nmembers++;
+			switch (mk) {
+			case K_NAME:
+				v = &e->name;
+				break;
+			case K_CAT:
+				v = &e->cat;
+				break;
+			case K_PH:
+				v = &e->ph;
+				break;
+			case K_SCOPE:
+				v = &e->scope;
+				break;
+			case K_TS:
+				v = &e->ts;
+				break;
+			case K_DUR:
+				v = &e->dur;
+				break;
+			case K_PID:
+				v = &e->pid;
+				break;
+			case K_TID:
+				v = &e->tid;
+				break;
+			case K_ID:
+				v = &e->id;
+				break;
+			case K_BIND_ID:
+				v = &e->bind_id;
+				break;
+			case K_FLOW_IN:
+				v = &e->flow_in;
+				break;
+			case K_FLOW_OUT:
+				v = &e->flow_out;
+				break;
+			case K_ID2:
+				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					e->id2.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						const char *kk = pc_jscan_at(js, k2);
+						struct cjv *w = &dummy;
+
+						(void)l2;
+						if (strcmp(kk, "local") == 0 &&
+						    e->id2_local.kind == CJ_NONE)
+							w = &e->id2_local;
+						else if (strcmp(kk, "global") == 0 &&
+							 e->id2_global.kind == CJ_NONE)
+							w = &e->id2_global;
+						err = scan_value(s, w, 0);
+					});
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			case K_ARGS:
+				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
+					const char *from = js->p;
+
+					e->args.kind = CJ_OBJ;
+					SCAN_OBJECT(js, err, k2, l2, {
+						struct carg *a;
+
+						if (b->nargs == b->args_cap &&
+						    pc_grow(s->ctx, (void **)&b->args, sizeof(*b->args),
+							    &b->args_cap, (size_t)b->nargs + 1)) {
+							err = PROFCONV_ERR_NOMEM;
+							break;
+						}
+						a = &b->args[b->nargs++];
+						e->na++;
+						a->koff = k2;
+						a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
+						err = scan_value(s, &a->v, 1);
+					});
+					if (err)
+						return err;
+					/* its text: the reader's payload cache key */
+					e->args.off = js->olen;
+					e->args.len = (size_t)(js->p - from);
+					err = pc_jscan_put(js, from, e->args.len);
+					if (err)
+						return err;
+					goto next;
+				}
+				break;
+			default:
+				break;
+			}
+			if (v && v->kind == CJ_NONE) {
+				err = scan_value(s, v, 0);
+			} else {
+				pc_jscan_ws(js);
+				err = pc_jscan_skip(js);
+			}
+			if (err)
+				return err;
+next:
+			c_ = pc_jscan_ws(js);
+			if (c_ == '}') {
+				js->p++;
+				break;
+			}
+			if (c_ != ',')
+				return PC_JSCAN_BAD;
+			js->p++;
+			c_ = pc_jscan_ws(js);
+		}
+	}
+done:
+	if (used)
+		*used = (size_t)(js->p - text);
+	else if (js->p != js->end)
+		return PC_JSCAN_BAD;
+	return 0;
+}
+
+
+/* --- one event, the batch --- */
+
+/* The kinds read_chrome.c hands to cJSON, which needs the event's text. */
+static int keeps_text(const struct pc_jscan *js, const struct cev *e)
+{
+	const char *ph;
+
+	if (e->ph.kind != CJ_STR || e->ph.len != 1)
+		return 0;
+	ph = pc_jscan_at(js, e->ph.off);
+	if (ph[0] == 'M')
+		return e->name.kind == CJ_STR && e->name.len == 11 &&
+		       memcmp(pc_jscan_at(js, e->name.off), "stackFrames", 11) == 0;
+	return strchr("C()ODNP", ph[0]) != NULL;
+}
+
+/*
+ * One event after its OBJ_BEGIN token t into the next slot of b: scanned in
+ * one pass where it lies in the input chunk, or, when it does not end there
+ * (or the scanner refuses it), from the bytes pc_jpull_raw_rest() gathers.
+ * A text the scanner refuses is handed to the strict tokenizer for its
+ * FILE:LINE:COL message.
+ */
+static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
+{
+	struct pc_jscan *js = &s->js;
+	struct cevr *r = &b->ev[b->n];
+	uint64_t off = t->offset;
+	uint32_t line = t->line, col = t->col;
+	unsigned depth = pc_jpull_depth(s->p);
+	unsigned max_depth = pc_jpull_max_depth(s->p) - (depth - 1);
+	size_t olen = js->olen, used, len;
+	uint32_t nargs = b->nargs;
+	const char *text;
+	int err;
+
+	r->off = off;
+	r->text = NULL;
+	r->len = 0;
+	r->keep = 0;
+	pc_jpull_window(s->p, &text, &len);
+	if (len && scan_event(s, b, &r->e, text, len, max_depth, &used) == 0) {
+		len = used;
+		pc_jpull_consume_object(s->p, used);
+	} else {
+		js->olen = olen;
+		b->nargs = nargs;
+		err = pc_jpull_raw_rest(s->p, &text, &len, EVENT_MAX);
+		if (err)
+			return err;
+		err = scan_event(s, b, &r->e, text, len, max_depth, NULL);
+		if (err == PC_JSCAN_BAD) {
+			err = pc_jpull_recheck(s->p, text, len, off, line, col, depth);
+			if (!err)
+				err = pc_fail_at(s->ctx, PROFCONV_ERR_INTERNAL,
+						 pc_input_name(pc_jpull_input(s->p)), off,
+						 "the event scanner refused an event the tokenizer accepts");
+			return err;
+		}
+		if (err)
+			return err;
+	}
+	if (keeps_text(js, &r->e)) {
+		r->toff = js->olen;
+		r->len = len;
+		err = pc_jscan_put(js, text, len);
+		if (err)
+			return err;
+		r->keep = 1;
+	}
+	b->n++;
+	return 0;
+}
+
+static void fix_str(const char *base, struct cjv *v)
+{
+	if (v->kind == CJ_STR)
+		v->s = base + v->off; /* len: scan_value() cut it at a NUL */
+}
+
+/* The scratch no longer moves: offsets become pointers. */
+static void batch_fix(struct cbatch *b)
+{
+	const char *base = b->scratch;
+	uint32_t i, k;
+
+	for (i = 0; i < b->n; i++) {
+		struct cevr *r = &b->ev[i];
+		struct cev *e = &r->e;
+
+		fix_str(base, &e->name);
+		fix_str(base, &e->cat);
+		fix_str(base, &e->ph);
+		fix_str(base, &e->scope);
+		fix_str(base, &e->ts);
+		fix_str(base, &e->dur);
+		fix_str(base, &e->pid);
+		fix_str(base, &e->tid);
+		fix_str(base, &e->id);
+		fix_str(base, &e->bind_id);
+		fix_str(base, &e->id2_local);
+		fix_str(base, &e->id2_global);
+		e->a = e->na ? b->args + e->a_first : NULL;
+		if (e->args.kind == CJ_OBJ)
+			e->args.s = base + e->args.off;
+		for (k = 0; k < e->na; k++) {
+			struct carg *a = &e->a[k];
+
+			a->key = base + a->koff;
+			if (a->v.kind == CJ_STR)
+				fix_str(base, &a->v);
+			else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
+				a->v.s = base + a->v.off;
+		}
+		if (r->keep)
+			r->text = base + r->toff;
+	}
+}
+
+/*
+ * Fill b with the next events (the scanner's thread, or the reader's when
+ * there is none).  The batch's scratch becomes the scanner's while it fills.
+ */
+static void batch_fill(struct cscan *s, struct cbatch *b)
+{
+	struct pc_jscan *js = &s->js;
+	const struct pc_jtok *t;
+	int err = 0;
+
+	b->n = 0;
+	b->nargs = 0;
+	b->end = 0;
+	b->err = 0;
+	js->out = b->scratch;
+	js->ocap = b->scap;
+	js->olen = 0;
+	if (!b->ev) {
+		b->ev = pc_alloc(s->ctx, BATCH_EVENTS * sizeof(*b->ev));
+		if (!b->ev)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	while (!err && b->n < BATCH_EVENTS && js->olen < BATCH_BYTES) {
+		err = pc_jpull_next(s->p, &t);
+		if (err)
+			break;
+		if (t->type == PC_JT_ARR_END) {
+			b->end = 1;
+			break;
+		}
+		if (t->type != PC_JT_OBJ_BEGIN) {
+			err = pc_jr_corrupt(s->ctx, s->p, t, "expected an event object, got %s",
+					    pc_jr_type_name(t->type));
+			break;
+		}
+		err = scan_one(s, b, t);
+	}
+	if (err) {
+		b->end = 1;
+		b->err = err;
+	}
+	b->scratch = js->out;
+	b->scap = js->ocap;
+	js->out = NULL;
+	js->ocap = 0;
+	pc_input_progress(pc_jpull_input(s->p), &b->done, &b->total);
+	batch_fix(b);
+}
+
+/* --- the thread and the ring --- */
+
+static void *scan_thread(void *arg)
+{
+	struct cscan *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		struct cbatch *b;
+
+		while (!s->stop && !s->ended && s->full == NBATCH)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->stop || s->ended)
+			break;
+		b = &s->b[s->fill % NBATCH];
+		pthread_mutex_unlock(&s->mu);
+		batch_fill(s, b);
+		pthread_mutex_lock(&s->mu);
+		s->fill++;
+		s->full++;
+		s->ended = b->end;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out)
+{
+	struct cscan *s = pc_calloc(ctx, 1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return PROFCONV_ERR_NOMEM;
+	s->rctx = ctx;
+	s->p = p;
+	s->ctx = pc_ctx_worker(ctx);
+	if (!s->ctx) {
+		pc_free(ctx, s);
+		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+	}
+	pc_jscan_init(&s->js, s->ctx);
+	pc_jpull_set_ctx(p, s->ctx);
+	*out = s;
+	if (!pc_input_any_thread(pc_jpull_input(p)))
+		return 0;
+	if (pthread_mutex_init(&s->mu, NULL))
+		return 0;
+	if (pthread_cond_init(&s->cv, NULL)) {
+		pthread_mutex_destroy(&s->mu);
+		return 0;
+	}
+	if (pthread_create(&s->th, NULL, scan_thread, s)) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+		return 0;
+	}
+	s->threaded = 1;
+	return 0;
+}
+
+const struct cbatch *pc_chrome_scan_next(struct cscan *s)
+{
+	struct cbatch *b;
+
+	if (!s->threaded) {
+		b = &s->b[0];
+		if (s->ended)
+			return NULL;
+		batch_fill(s, b);
+		s->ended = b->end;
+		return b;
+	}
+	pthread_mutex_lock(&s->mu);
+	if (s->held) { /* the reader is done with the last one */
+		s->held = 0;
+		s->full--;
+		pthread_cond_broadcast(&s->cv);
+	}
+	while (!s->full && !s->ended)
+		pthread_cond_wait(&s->cv, &s->mu);
+	b = NULL;
+	if (s->full) {
+		b = &s->b[s->take % NBATCH];
+		s->take++;
+		s->held = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return b;
+}
+
+int pc_chrome_scan_end(struct cscan *s)
+{
+	unsigned i;
+	int err;
+
+	if (!s)
+		return 0;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = 1;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+	}
+	for (i = 0; i < NBATCH; i++) {
+		pc_free(s->ctx, s->b[i].ev);
+		pc_free(s->ctx, s->b[i].args);
+		pc_free(s->ctx, s->b[i].scratch);
+	}
+	pc_jscan_free(&s->js);
+	pc_jpull_set_ctx(s->p, s->rctx);
+	err = pc_ctx_adopt(s->rctx, s->ctx);
+	profconv_ctx_free(s->ctx);
+	pc_free(s->rctx, s);
+	return err;
+}
