@@ -382,9 +382,14 @@ assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
 mk = th["Main"]["markers"]
 got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
 assert got == [("RunTask", 0, 5, 1), ("flow", 0.1, None, 0), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
-assert mk["data"][1] == {"type": "TraceEventFlow", "cat": "toplevel", "phase": "start", "flow": mk["data"][1]["flow"]}
+assert mk["data"][1] == {"type": "TraceEventFlow", "cat": mk["data"][1]["cat"], "phase": "start", "flow": mk["data"][1]["flow"]}
+assert strs[mk["data"][1]["cat"]] == "toplevel", mk["data"][1]
 assert strs[mk["data"][1]["flow"]] == "5 toplevel/flow", strs[mk["data"][1]["flow"]]
-assert mk["data"][2]["nodes"] == 12 and mk["data"][0]["src"] == "a.cc", mk["data"][:3]
+# string values are string-table indexes (format unique-string), numbers numbers
+fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "TraceEvent" for f in s["fields"]}
+assert fmt["src"] == "unique-string" and fmt["cat"] == "unique-string" and fmt["nodes"] == "number", fmt
+assert mk["data"][2]["nodes"] == 12 and strs[mk["data"][0]["src"]] == "a.cc", mk["data"][:3]
+assert strs[mk["data"][0]["cat"]] == "toplevel", mk["data"][0]
 w = th["Worker"]["markers"]
 assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Open", 2)]
 # async spans go to the process's own track
@@ -440,6 +445,26 @@ assert fmt("TraceEventFlow")["flow"] == "flow-id" and fmt("TraceEventFlow")["ter
 assert fmt("TraceEvent")["flow"] == "flow-id" and fmt("TraceEvent")["terminatingFlow"] == "terminating-flow-id"
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
 assert main["data"][4]["flow"] == main["data"][5]["terminatingFlow"] and "n" in main["data"][5]
+PY
+	# args string values are string-table indexes (unique-string); a key
+	# that also had a number or a boolean keeps plain strings (string)
+	printf '%s\n' '[{"name":"A","cat":"c","ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"args":{"k":"x","m":"y","o":{"p":1}}},' \
+		'{"name":"B","cat":"c","ph":"X","pid":1,"tid":1,"ts":4,"dur":2,"args":{"k":7,"m":"y","b":true}},' \
+		'{"name":"C","cat":"d","ph":"i","pid":1,"tid":1,"ts":5,"args":{"k":"x","m":"z"}}]' >"$T/mixed.json"
+	"$PC" -q --no-symbols "$T/mixed.json" -o "$T/mixed.out.json" || fail "mixed args: conversion"
+	"$PC" validate "$T/mixed.out.json" >/dev/null || fail "mixed args: output invalid"
+	python3 - "$T/mixed.out.json" <<'PY' || fail "mixed args"
+import json, sys
+d = json.load(open(sys.argv[1]))
+strs = d["shared"]["stringArray"]
+fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "TraceEvent" for f in s["fields"]}
+assert fmt == {"cat": "unique-string", "k": "string", "m": "unique-string", "o": "unique-string", "b": "string"}, fmt
+mk = d["threads"][0]["markers"]
+got = [(strs[mk["name"][i]], {k: (strs[v] if fmt.get(k) == "unique-string" else v) for k, v in mk["data"][i].items()})
+       for i in range(mk["length"])]
+assert got == [("A", {"type": "TraceEvent", "cat": "c", "k": "x", "m": "y", "o": '{"p":1}'}),
+               ("B", {"type": "TraceEvent", "cat": "c", "k": 7, "m": "y", "b": True}),
+               ("C", {"type": "TraceEvent", "cat": "d", "k": "x", "m": "z"})], got
 PY
 	# thread order and process names as the front-end's Chrome importer
 	# makes them: process_sort_index, thread_sort_index (CrBrowserMain -1),

@@ -93,20 +93,40 @@ static inline int put1(struct pc_jscan *s, char c)
 
 /* --- strings --- */
 
-/* Non-zero if any of the 8 bytes is '"', '\\' or below 0x20 (bytes >= 0x80 pass). */
-static inline int special8(uint64_t v)
-{
-	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-	uint64_t q = v ^ (ones * '"');
-	uint64_t b = v ^ (ones * '\\');
-	uint64_t m = ((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v);
-
-	return (m & high) != 0;
-}
-
 static inline int special1(unsigned char c)
 {
 	return c < 0x20 || c == '"' || c == '\\';
+}
+
+/*
+ * The first byte from p on that is '"', '\\' or below 0x20, or e.  Where
+ * loads are little-endian the lowest flagged byte of a word is exact (a
+ * borrow only runs upward from a flagged byte), so no byte loop is needed
+ * after a word that has one.
+ */
+static inline const char *skip_plain(const char *p, const char *e)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+
+	while (e - p >= 8) {
+		uint64_t v, q, b, m;
+
+		memcpy(&v, p, 8);
+		q = v ^ (ones * '"');
+		b = v ^ (ones * '\\');
+		m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & high;
+		if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < e && !special1((unsigned char)*p))
+		p++;
+	return p;
 }
 
 static int hex4(const char *p, uint32_t *out)
@@ -228,16 +248,7 @@ static int string_body(struct pc_jscan *s, int print)
 		const char *run = p;
 		unsigned char c;
 
-		while (e - p >= 8) {
-			uint64_t v;
-
-			memcpy(&v, p, 8);
-			if (special8(v))
-				break;
-			p += 8;
-		}
-		while (p < e && !special1((unsigned char)*p))
-			p++;
+		p = skip_plain(p, e);
 		if (p > run && !cut && (err = pc_jscan_put(s, run, (size_t)(p - run))))
 			return err;
 		if (p == e)
@@ -338,16 +349,7 @@ int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
 	size_t off;
 	int err;
 
-	while (e - p >= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		if (special8(v))
-			break;
-		p += 8;
-	}
-	while (p < e && !special1((unsigned char)*p))
-		p++;
+	p = skip_plain(p, e);
 	if (p < e && *p == '"') {
 		*k = s->p + 1;
 		*len = (size_t)(p - *k);

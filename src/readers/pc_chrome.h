@@ -163,16 +163,22 @@ struct csnap {
 enum cjk { CJ_NONE = 0 /* absent */, CJ_NUM, CJ_STR, CJ_TRUE, CJ_FALSE, CJ_NULL, CJ_OBJ, CJ_ARR };
 
 struct cjv {
-	uint8_t kind;	/* enum cjk */
-	double d;	/* CJ_NUM */
-	const char *s;	/* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
-			   CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
-	size_t off, len; /* where s is in the scanner's scratch while scanning; len: of s */
+	uint8_t kind; /* enum cjk */
+	size_t len;   /* of s */
+	union {
+		double d;      /* CJ_NUM */
+		const char *s; /* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
+				  CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
+		size_t off;    /* while scanning: where s will be in the batch's scratch */
+	};
 };
 
 struct carg {
-	const char *key; /* decoded, ends at its first NUL */
-	size_t koff, klen;
+	union {
+		const char *key; /* decoded, ends at its first NUL */
+		size_t koff;	 /* while scanning */
+	};
+	size_t klen;
 	struct cjv v;
 };
 
@@ -236,9 +242,11 @@ struct rd {
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;
 	/* args keys seen in marker payloads (for the schema) */
 	char *arg_keys[MAX_ARG_KEYS];
-	int arg_num[MAX_ARG_KEYS];
 	uint32_t narg_keys;
 	struct pc_smap arg_seen; /* every key note_arg_key() has seen (value unused) */
+	uint8_t *kinds; /* payload text row of an args key -> KIND_* of its values */
+	uint32_t nkinds;
+	uint32_t row_contexts, row_flow, row_tflow; /* payload text rows */
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;

@@ -229,7 +229,7 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 }
 
 /* Remember an args key for the schema (first value's type decides its format). */
-static void note_arg_key(struct rd *r, const char *k, int is_num)
+static void note_arg_key(struct rd *r, const char *k)
 {
 	size_t n = strlen(k);
 
@@ -242,7 +242,38 @@ static void note_arg_key(struct rd *r, const char *k, int is_num)
 		pc_free(r->ctx, r->arg_keys[r->narg_keys]);
 		return;
 	}
-	r->arg_num[r->narg_keys++] = is_num;
+	r->narg_keys++;
+}
+
+/* What values an args key had (its schema format: unique-string when only strings). */
+#define KIND_STR 1
+#define KIND_NUM 2
+#define KIND_OTHER 4
+
+static int note_kind(struct rd *r, uint32_t key, uint8_t kind)
+{
+	if (key == PC_NONE)
+		return 0;
+	if (key >= r->nkinds) {
+		uint32_t n = r->nkinds;
+
+		if (pc_grow(r->ctx, (void **)&r->kinds, 1, &r->nkinds, (size_t)key + 1))
+			return PROFCONV_ERR_NOMEM;
+		memset(r->kinds + n, 0, r->nkinds - n);
+	}
+	r->kinds[key] |= kind;
+	return 0;
+}
+
+/* A string value as a reference to the profile's string table (unique-string). */
+static void pvb_sref_text(struct pc_pvb *b, struct rd *r, const char *s, size_t len)
+{
+	uint32_t row = pc_str_intern(r->m, s, len);
+
+	if (row == PC_NONE || note_kind(r, b->key, KIND_STR))
+		b->err = PROFCONV_ERR_NOMEM;
+	else
+		pc_pvb_sref(b, row);
 }
 
 static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
@@ -263,7 +294,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 
 	if (!cat || e->bind_id.kind != CJ_NONE)
 		return build_payload(r, e, cat, set);
-	clen = cat == e->cat.s ? e->cat.len : strlen(cat);
+	clen = e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
 	if (clen + alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
 	h = pc_hash_bytes(args, alen, pc_hash_bytes(cat, clen, set));
@@ -276,12 +307,13 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	if (pl == PC_NONE)
 		return pl;
 	if (sl->cap < clen + alen) {
-		char *k = pc_realloc(r->ctx, sl->key, PL_MAX_KEY);
+		size_t cap = (clen + alen + 63) & ~(size_t)63;
+		char *k = pc_realloc(r->ctx, sl->key, cap);
 
 		if (!k)
 			return PC_NONE;
 		sl->key = k;
-		sl->cap = PL_MAX_KEY;
+		sl->cap = (uint32_t)cap;
 	}
 	memcpy(sl->key, cat, clen);
 	memcpy(sl->key + clen, args, alen);
@@ -306,11 +338,12 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 	pc_pvb_str_row(&b, r->row_trace_event);
 	if (cat) {
 		pc_pvb_key_row(&b, r->row_cat);
-		pc_pvb_str(&b, cat, cat == e->cat.s ? e->cat.len : strlen(cat));
+		pvb_sref_text(&b, r, cat,
+			      e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat));
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
-		pc_pvb_key_z(&b, "contexts");
-		pc_pvb_str_z(&b, ctxs);
+		pc_pvb_key_row(&b, r->row_contexts);
+		pvb_sref_text(&b, r, ctxs, strlen(ctxs));
 		wrote_ctx = 1;
 	}
 	/* flow v2: a slice bound to a flow that goes on (flow_out) or ends there */
@@ -343,33 +376,33 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		noted = b.key != PC_NONE && r->noted[b.key % PC_ARRAY_SIZE(r->noted)] == b.key + 1;
 		if (!noted && b.key != PC_NONE && a->v.kind != CJ_NULL)
 			r->noted[b.key % PC_ARRAY_SIZE(r->noted)] = b.key + 1;
+		/* strings go to the string table (fields of format unique-string,
+		 * see strings_or_refs()) */
 		switch (a->v.kind) {
 		case CJ_NUM:
+			if (note_kind(r, b.key, KIND_NUM))
+				return PC_NONE;
 			pc_pvb_dbl(&b, a->v.d);
-			if (!noted)
-				note_arg_key(r, a->key, 1);
 			break;
 		case CJ_STR:
-			pc_pvb_str(&b, a->v.s, a->v.len);
-			if (!noted)
-				note_arg_key(r, a->key, 0);
+			pvb_sref_text(&b, r, a->v.s, a->v.len);
 			break;
 		case CJ_TRUE:
 		case CJ_FALSE:
+			if (note_kind(r, b.key, KIND_OTHER))
+				return PC_NONE;
 			pc_pvb_bool(&b, a->v.kind == CJ_TRUE);
-			if (!noted)
-				note_arg_key(r, a->key, 0);
 			break;
 		case CJ_NULL:
 			pc_pvb_null(&b);
 			break;
 		default:
 			/* nested: kept as cJSON's JSON text, which the marker table shows */
-			pc_pvb_str(&b, a->v.s, a->v.len);
-			if (!noted)
-				note_arg_key(r, a->key, 0);
+			pvb_sref_text(&b, r, a->v.s, a->v.len);
 			break;
 		}
+		if (!noted && a->v.kind != CJ_NULL)
+			note_arg_key(r, a->key);
 	}
 	return pc_pvb_end(&b);
 }
@@ -682,8 +715,8 @@ static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int6
 	pc_pvb_key_z(&b, "type");
 	pc_pvb_str_z(&b, "TraceEventFlow");
 	if (cat) {
-		pc_pvb_key_z(&b, "cat");
-		pc_pvb_str_z(&b, cat);
+		pc_pvb_key_row(&b, r->row_cat);
+		pvb_sref_text(&b, r, cat, strlen(cat));
 	}
 	pc_pvb_key_z(&b, "phase");
 	pc_pvb_str_z(&b, ph == 's' ? "start" : ph == 't' ? "step" : "end");
@@ -1591,6 +1624,78 @@ static int close_open(struct rd *r)
 }
 
 /* The TraceEvent schema: type, cat and every args key seen. */
+/* The kinds of values an args key had (0: none seen). */
+static uint8_t arg_kinds(struct rd *r, const char *key)
+{
+	uint32_t row = pc_pv_text_intern(r->m, key, strlen(key)); /* there already */
+
+	return row != PC_NONE && row < r->nkinds ? r->kinds[row] : 0;
+}
+
+/*
+ * TraceEvent payloads hold their string values as string-table references
+ * (format unique-string: a repeated value is written once, in the string
+ * table).  A key that also had numbers or booleans, or that did not make
+ * it into the schema (more than MAX_ARG_KEYS keys), gets format string: its
+ * references become plain strings again.  A payload may be shared by many
+ * markers; one already mended is left as it is.
+ */
+static int strings_or_refs(struct rd *r)
+{
+	struct pc_model *m = r->m;
+	uint8_t *plain;
+	uint32_t i, k;
+	int any = 0;
+
+	if (!r->nkinds)
+		return 0;
+	plain = pc_calloc(r->ctx, r->nkinds, 1);
+	if (!plain)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < r->nkinds; i++) {
+		size_t len;
+		const char *key;
+
+		if (!(r->kinds[i] & KIND_STR) || i == r->row_cat || i == r->row_flow ||
+		    i == r->row_tflow)
+			continue;
+		key = pc_pv_text(m, i, &len);
+		plain[i] = r->kinds[i] != KIND_STR ||
+			   (i != r->row_contexts && pc_smap_get(&r->arg_seen, key, len) == PC_NONE);
+		any |= plain[i];
+	}
+	for (i = 0; any && i < r->nth; i++) {
+		const struct pc_markers *mk = &r->th[i].t->markers;
+
+		for (k = 0; k < mk->len; k++) {
+			uint32_t p = mk->payload[k], c, j;
+			const struct pc_val *o;
+
+			if (p == PC_NONE || (o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
+			    pc_pv(m, p + 1)->key != r->row_type ||
+			    pc_pv(m, p + 1)->kind != PC_VAL_STR ||
+			    pc_pv(m, p + 1)->v.s != r->row_trace_event)
+				continue;
+			for (j = 0, c = p + 1; j < o->v.n; j++, c += pc_val_span(pc_pv(m, c))) {
+				struct pc_val *v = &m->pv.nodes[c];
+				uint32_t row;
+
+				if (v->kind != PC_VAL_SREF || v->key >= r->nkinds || !plain[v->key])
+					continue;
+				row = pc_pv_text_intern(m, pc_str(m, v->v.s), m->strings.lens[v->v.s]);
+				if (row == PC_NONE) {
+					pc_free(r->ctx, plain);
+					return PROFCONV_ERR_NOMEM;
+				}
+				v->kind = PC_VAL_STR;
+				v->v.s = row;
+			}
+		}
+	}
+	pc_free(r->ctx, plain);
+	return 0;
+}
+
 static int add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
@@ -1600,12 +1705,14 @@ static int add_schema(struct rd *r)
 
 	f[n].key = "cat";
 	f[n].label = "Category";
-	f[n].format = "string";
+	f[n].format = "unique-string";
 	f[n++].hidden = 0;
 	for (i = 0; i < r->narg_keys; i++) {
+		uint8_t k = arg_kinds(r, r->arg_keys[i]);
+
 		f[n].key = r->arg_keys[i];
 		f[n].label = r->arg_keys[i];
-		f[n].format = r->arg_num[i] ? "number" : "string";
+		f[n].format = k == KIND_STR ? "unique-string" : k == KIND_NUM ? "number" : "string";
 		f[n++].hidden = 0;
 	}
 	if (r->any_flow_slices) {
@@ -1620,7 +1727,7 @@ static int add_schema(struct rd *r)
 	}
 	if (r->any_flows) {
 		static const struct pc_schema_field ff[] = {
-			{ "cat", "Category", "string", 0 },
+			{ "cat", "Category", "unique-string", 0 },
 			{ "phase", "Flow phase", "string", 0 },
 			{ "flow", "Flow", "flow-id", 0 },
 			{ "terminatingFlow", "Flow (ends here)", "terminating-flow-id", 0 },
@@ -1639,7 +1746,7 @@ static int add_schema(struct rd *r)
 
 		f[n].key = "contexts";
 		f[n].label = "Contexts";
-		f[n].format = "string";
+		f[n].format = arg_kinds(r, "contexts") == KIND_STR ? "unique-string" : "string";
 		f[n++].hidden = 0;
 		if (pc_schema_add_simple(r->m, "Context", display, cf, PC_ARRAY_SIZE(cf),
 					 "{marker.name} {marker.data.name}",
@@ -1794,6 +1901,8 @@ static int finish(struct rd *r)
 	if (!err)
 		err = pc_chrome_blame_finish(r);
 	if (!err)
+		err = strings_or_refs(r);
+	if (!err)
 		err = add_schema(r);
 	if (err)
 		return err;
@@ -1871,6 +1980,7 @@ static void rd_free(struct rd *r)
 	pc_smap_free(&r->arg_seen);
 	pc_smap_free(&r->as_latest);
 	pc_free(r->ctx, r->lf);
+	pc_free(r->ctx, r->kinds);
 	for (i = 0; r->pl && i < PL_SLOTS; i++)
 		pc_free(r->ctx, r->pl[i].key);
 	pc_free(r->ctx, r->pl);
@@ -1916,9 +2026,13 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.row_type = pc_pv_text_intern(m, "type", 4);
 		r.row_trace_event = pc_pv_text_intern(m, "TraceEvent", 10);
 		r.row_cat = pc_pv_text_intern(m, "cat", 3);
+		r.row_contexts = pc_pv_text_intern(m, "contexts", 8);
+		r.row_flow = pc_pv_text_intern(m, "flow", 4);
+		r.row_tflow = pc_pv_text_intern(m, "terminatingFlow", 15);
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
 		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
-		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE)
+		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE ||
+		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	if (!err)
