@@ -90,7 +90,7 @@ static uint32_t ref_obj(struct rd *r, const cJSON *ref, int64_t pid)
 		return PC_NONE;
 	scope = pc_chrome_jstr(ref, "scope");
 	return pc_ctxobj_intern(r->m, scope ? scope : "ptr", buf,
-				cJSON_IsNumber(p) ? (int64_t)p->valuedouble : pid);
+				cJSON_IsNumber(p) ? pc_chrome_to_i64(p->valuedouble) : pid);
 }
 
 static const char *ctx_type(const struct rd *r, uint32_t c)

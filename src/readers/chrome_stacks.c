@@ -221,8 +221,9 @@ int pc_chrome_global_sample(struct rd *r, const cJSON *o, uint64_t off)
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a samples entry without a numeric tid and ts and an sf");
 	s.thread = UINT32_MAX;
-	s.tid = (int64_t)tid->valuedouble;
+	s.tid = pc_chrome_to_i64(tid->valuedouble);
 	s.ts = pc_chrome_us_to_ns(ts);
+	/* in range before the cast (a NaN fails the test too) */
 	s.weight = pc_chrome_jnum(o, "weight", &w) && w >= 1 && w < 9e18 ? (int64_t)w : 1;
 	s.stack = PC_NONE;
 	/* global samples name global frames only */

@@ -298,6 +298,20 @@ uint16_t pc_chrome_category(struct rd *r, const char *cat);
 /* Microseconds (possibly fractional) to ns, rounded and clamped. */
 int64_t pc_chrome_us_to_ns(double us);
 
+/*
+ * A number of the trace used as an integer id (pid, tid, pidRef): truncated
+ * toward zero; INT64_MIN when it does not fit (1e300, -1e300, 2^63), as
+ * read_chrome.c's to_i64() gives for an event's own pid and tid, so a
+ * reference and the event it names agree.  Casting such a double is
+ * undefined behaviour in C; a NaN (never parsed from JSON) gives INT64_MIN.
+ */
+static inline int64_t pc_chrome_to_i64(double d)
+{
+	if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+		return (int64_t)d;
+	return INT64_MIN;
+}
+
 /* chrome_stacks.c */
 /* A label frame: a func named name, category cat; PC_NONE on OOM. */
 uint32_t pc_chrome_label_frame(struct rd *r, uint32_t name, uint16_t cat);

@@ -1881,7 +1881,7 @@ static int finish(struct rd *r)
 	/* derived samples: 1 ms apart, or a thousandth of a trace shorter than 1 s */
 	step = DERIVED_NS;
 	if (r->first_ts != PC_NO_TIME && r->last_ts > r->first_ts &&
-	    r->last_ts - r->first_ts < (int64_t)1000 * DERIVED_NS)
+	    pc_time_sub(r->last_ts, r->first_ts) < (int64_t)1000 * DERIVED_NS)
 		step = (r->last_ts - r->first_ts) / 1000 > 1000 ? (r->last_ts - r->first_ts) / 1000
 								 : 1000;
 	/* never more than about two million derived samples a thread, whatever the
@@ -1891,7 +1891,8 @@ static int finish(struct rd *r)
 		step = pc_time_sub(r->last_ts, r->first_ts) / 2000000 + 1;
 	mt->interval_ns = step;
 	if (r->nv8_samples > 1 && r->v8_last > r->v8_first)
-		mt->interval_ns = (r->v8_last - r->v8_first) / (int64_t)(r->nv8_samples - 1);
+		mt->interval_ns =
+			pc_time_sub(r->v8_last, r->v8_first) / (int64_t)(r->nv8_samples - 1);
 	if (mt->interval_ns <= 0)
 		mt->interval_ns = step;
 	if (!err)

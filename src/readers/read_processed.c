@@ -21,14 +21,16 @@
  * References between tables are checked at the end, with the location of
  * the column that holds a bad index.
  *
- * Dropped, with a counted warning: counters, source-mapped locations
- * (originalLocation, sourceLocationTable), allocation tables; samples'
+ * Counters are kept, their times exact (load_counters()).  Dropped, with
+ * a counted warning: source-mapped locations (originalLocation,
+ * sourceLocationTable), allocation tables; samples'
  * eventDelay/threadCPUDelta (a note).  Versions other than 70 are refused.
  */
 #include "core/pc_config.h"
 
 #include <cJSON.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -1601,9 +1603,65 @@ static int derive_frame_libs(struct rd *r)
 	return err;
 }
 
+/*
+ * Counters are read as one payload tree with every number kept as its text
+ * (PC_VAL_NUM), so that times can be converted exactly: a counter time is
+ * int64 ns written as ms with up to six decimals, and anything past 2^53 ns
+ * (about 104 days) does not survive a trip through a double.
+ */
+
+/* A number node as the double the tokenizer gives for its text; 0 if it is
+ * not a finite number.  *cloc is a "C" locale made on first use (strtod). */
+static int pv_real(const struct pc_model *m, uint32_t node, locale_t *cloc, double *out)
+{
+	const struct pc_val *v;
+	const char *s;
+	struct pc_jnum n;
+	size_t len;
+	locale_t old;
+	double d;
+
+	if (node == PC_NONE)
+		return 0;
+	v = pc_pv(m, node);
+	if (v->kind != PC_VAL_NUM)
+		return pc_jr_pv_double(m, node, out);
+	s = pc_pv_text(m, v->v.s, &len); /* NUL-terminated */
+	if (pc_jnum_scan(s, s + len, &n) != len || len == 0)
+		return 0;
+	if (!pc_jnum_value(&n, &d)) {
+		if (*cloc == (locale_t)0)
+			*cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+		if (*cloc != (locale_t)0) {
+			old = uselocale(*cloc);
+			d = strtod(s, NULL);
+			uselocale(old);
+		} else {
+			d = strtod(s, NULL);
+		}
+	}
+	if (!pc_jnum_finite(d)) /* 1e400: what a null would give */
+		return 0;
+	*out = d;
+	return 1;
+}
+
+/* An integer node exactly (any int64 written as an integer); 0 if it is not one. */
+static int pv_i64(const struct pc_model *m, uint32_t node, int64_t *out)
+{
+	const struct pc_val *v;
+
+	if (node == PC_NONE)
+		return 0;
+	v = pc_pv(m, node);
+	if (v->kind == PC_VAL_NUM && pc_jr_parse_i64(pc_pv_text(m, v->v.s, NULL), out))
+		return 1;
+	return pc_jr_pv_int(m, node, out);
+}
+
 /* A number column of a payload object as doubles (NULL when absent). */
 static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
-		      double **out)
+		      locale_t *cloc, double **out)
 {
 	uint32_t a = pc_pv_member(m, obj, key), i, e;
 
@@ -1616,8 +1674,41 @@ static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, u
 	if (!*out)
 		return PROFCONV_ERR_NOMEM;
 	for (i = 0, e = a + 1; i < n; i++, e += pc_val_span(pc_pv(m, e)))
-		if (!pc_jr_pv_double(m, e, &(*out)[i]))
+		if (!pv_real(m, e, cloc, &(*out)[i]))
 			(*out)[i] = 0;
+	return 0;
+}
+
+/*
+ * A time column (ms, or ms between samples with delta) as exact ns (NULL
+ * when absent); -1 when its length is not n or a time is not a number that
+ * fits int64 ns (pc_jr_ms_to_ns(); PC_NO_TIME excluded), or a running sum
+ * of deltas leaves that range.
+ */
+static int pv_times(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
+		    int delta, int64_t **out)
+{
+	uint32_t a = pc_pv_member(m, obj, key), i, e;
+	int64_t ns, sum = 0;
+
+	*out = NULL;
+	if (a == PC_NONE || pc_pv(m, a)->kind != PC_VAL_ARR)
+		return 0;
+	if (pc_pv(m, a)->v.n != n)
+		return -1;
+	*out = pc_alloc(m->ctx, ((size_t)n + 1) * sizeof(**out));
+	if (!*out)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0, e = a + 1; i < n; i++, e += pc_val_span(pc_pv(m, e))) {
+		if (!pc_jr_pv_ns(m, e, &ns))
+			return -1;
+		if (delta && i) {
+			if (__builtin_add_overflow(sum, ns, &ns) || ns == PC_NO_TIME)
+				return -1;
+		}
+		sum = ns;
+		(*out)[i] = ns;
+	}
 	return 0;
 }
 
@@ -1631,11 +1722,12 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 	struct pc_model *m = r->m;
 	uint32_t root, c, i, k;
 	uint64_t dropped = 0;
+	locale_t cloc = (locale_t)0;
 	struct pc_loc loc;
 	int err;
 
 	pc_jpull_loc(r->p, key, &loc);
-	err = pc_jr_pv_read(r->ctx, r->p, m, 0, &root);
+	err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
 	if (err)
 		return err;
 	if (pc_pv(m, root)->kind != PC_VAL_ARR)
@@ -1643,25 +1735,23 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 	for (i = 0, c = root + 1; i < pc_pv(m, root)->v.n && !err;
 	     i++, c += pc_val_span(pc_pv(m, c))) {
 		uint32_t smp = pc_pv_member(m, c, "samples"), ci, proc = PC_NONE, disp;
-		double *time = NULL, *count = NULL, *number = NULL;
-		int64_t n = -1, pid, mti;
-		int delta = 0, bad;
+		double *count = NULL, *number = NULL;
+		int64_t *time = NULL, n = -1, pid, mti;
+		int bad;
 
 		if (pc_pv(m, c)->kind != PC_VAL_OBJ || smp == PC_NONE ||
-		    !pc_jr_pv_int(m, pc_pv_member(m, smp, "length"), &n) || n < 0 ||
+		    !pv_i64(m, pc_pv_member(m, smp, "length"), &n) || n < 0 ||
 		    n > UINT32_MAX - 1) {
 			dropped++;
 			continue;
 		}
-		bad = pv_numbers(m, smp, "time", (uint32_t)n, &time);
-		if (!bad && !time) {
-			bad = pv_numbers(m, smp, "timeDeltas", (uint32_t)n, &time);
-			delta = 1;
-		}
+		bad = pv_times(m, smp, "time", (uint32_t)n, 0, &time);
+		if (!bad && !time)
+			bad = pv_times(m, smp, "timeDeltas", (uint32_t)n, 1, &time);
 		if (!bad)
-			bad = pv_numbers(m, smp, "count", (uint32_t)n, &count);
+			bad = pv_numbers(m, smp, "count", (uint32_t)n, &cloc, &count);
 		if (!bad)
-			bad = pv_numbers(m, smp, "number", (uint32_t)n, &number);
+			bad = pv_numbers(m, smp, "number", (uint32_t)n, &cloc, &number);
 		if (bad > 0) {
 			err = bad;
 		} else if (bad || !time || !count) {
@@ -1669,7 +1759,7 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		} else {
 			uint32_t pidv = pc_pv_member(m, c, "pid");
 
-			if (pc_jr_pv_int(m, pidv, &pid) ||
+			if (pv_i64(m, pidv, &pid) ||
 			    (pidv != PC_NONE && pc_pv(m, pidv)->kind == PC_VAL_STR &&
 			     pc_jr_parse_i64(pc_pv_text(m, pc_pv(m, pidv)->v.s, NULL), &pid)))
 				proc = pc_process_get(m, pid);
@@ -1677,27 +1767,22 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 					    pv_str(m, c, "description"), proc);
 			if (ci == PC_NONE)
 				err = PROFCONV_ERR_NOMEM;
-			if (!err && pc_jr_pv_int(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
+			if (!err && pv_i64(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
 			    mti >= 0 && mti < UINT32_MAX)
 				m->counters.rows[ci].main_thread = (uint32_t)mti;
 			disp = pc_pv_member(m, c, "display");
 			if (!err && disp != PC_NONE && pc_pv(m, disp)->kind == PC_VAL_OBJ)
 				m->counters.rows[ci].display = disp;
-			for (k = 0; k < (uint32_t)n && !err; k++) {
-				double t = delta && k ? time[k] + time[k - 1] : time[k];
-				int64_t ns;
-
-				if (delta)
-					time[k] = t;
-				ns = t > 9.2e12 || t < -9.2e12 ? 0 : (int64_t)(t * 1e6 + (t < 0 ? -0.5 : 0.5));
-				err = pc_counter_sample(m, ci, ns, count[k], number != NULL,
+			for (k = 0; k < (uint32_t)n && !err; k++)
+				err = pc_counter_sample(m, ci, time[k], count[k], number != NULL,
 							number ? number[k] : 0);
-			}
 		}
 		pc_free(r->ctx, time);
 		pc_free(r->ctx, count);
 		pc_free(r->ctx, number);
 	}
+	if (cloc != (locale_t)0)
+		freelocale(cloc);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_COUNTERS, dropped, &loc,
 				"%llu counters have unusable samples; dropped",

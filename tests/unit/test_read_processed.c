@@ -5,7 +5,8 @@
  *     again gives the same bytes, also with its top-level members reordered
  *     (threads before shared, meta last);
  *   - duplicate rows (strings, frames, funcs, stacks) keep their row numbers;
- *   - broken inputs fail with FILE:LINE:COL and the documented message.
+ *   - broken inputs fail with FILE:LINE:COL and the documented message;
+ *   - counter times are exact to the ends of int64 ns.
  */
 #include "readers/pc_reader.h"
 #include "writers/pc_writer.h"
@@ -346,6 +347,74 @@ static void foreign(void)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * Counter times are exact ns (as sample and marker times are), up to the
+ * ends of int64: a Chrome counter at a huge ts is written as
+ * 9223372036854.775807 ms and must read back as INT64_MAX ns, not 0 (the
+ * old double path clamped past 9.2e12 ms and rounded above 2^53 ns).
+ * Counts keep the tokenizer's doubles; integer pids keep every digit.  A
+ * counter with a null time or deltas running out of int64 is dropped with
+ * the counted warning.
+ */
+static void counter_times(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\"}],"
+		"\"counters\":["
+		"{\"name\":\"a\",\"pid\":9007199254740993,\"samples\":{\"time\":[0,"
+		"9200000000001.000001,9223372036854.775807,-9223372036854.775807,"
+		"9007199254.740993],"
+		"\"count\":[1,0.30000000000000004,2.2250738585072014e-308,1e3,-0],\"length\":5}},"
+		"{\"name\":\"b\",\"samples\":{\"timeDeltas\":[0.000001,9223372036854.775806],"
+		"\"count\":[1,2],\"length\":2}},"
+		"{\"name\":\"c\",\"samples\":{\"time\":[null],\"count\":[1],\"length\":1}},"
+		"{\"name\":\"d\",\"samples\":{\"timeDeltas\":[9223372036854.775807,0.000001],"
+		"\"count\":[1,2],\"length\":2}},"
+		"{\"name\":\"e\",\"samples\":{\"time\":[1e300],\"count\":[1],\"length\":1}}],"
+		"\"shared\":{\"stringArray\":[]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 }, again = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "counters.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "counter_times: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 3); /* c, d and e dropped */
+	if (m) {
+		PC_CHECK_EQ_INT(m->counters.len, 2);
+		if (m->counters.len == 2) {
+			const struct pc_counter *a = &m->counters.rows[0], *b = &m->counters.rows[1];
+
+			PC_CHECK_EQ_INT(a->len, 5);
+			PC_CHECK_EQ_INT(a->time[1], 9200000000001000001LL);
+			PC_CHECK_EQ_INT(a->time[2], INT64_MAX);
+			PC_CHECK_EQ_INT(a->time[3], -INT64_MAX);
+			PC_CHECK_EQ_INT(a->time[4], 9007199254740993LL);
+			PC_CHECK(a->count[1] == 0.1 + 0.2);
+			PC_CHECK(a->count[2] == 2.2250738585072014e-308);
+			PC_CHECK(a->count[3] == 1000.0);
+			PC_CHECK(a->process != PC_NONE &&
+				 m->processes.rows[a->process].pid == 9007199254740993LL);
+			PC_CHECK_EQ_INT(b->len, 2);
+			PC_CHECK_EQ_INT(b->time[0], 1);
+			PC_CHECK_EQ_INT(b->time[1], INT64_MAX);
+		}
+		pc_model_free(m);
+	}
+	/* and our output reads back to the same bytes */
+	if (!err) {
+		PC_CHECK_EQ_INT(convert(ctx, out.p, out.len, "out.json", &again, NULL), 0);
+		PC_CHECK(again.len == out.len && memcmp(again.p, out.p, out.len) == 0);
+		PC_CHECK(strstr(out.p, "9223372036854.775807") != NULL);
+	}
+	free(out.p);
+	free(again.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void bids(void)
 {
 	static const char a[] = "\xef\xbb\xbf {\"meta\":{\"preprocessedProfileVersion\":70}}";
@@ -368,6 +437,7 @@ int main(void)
 	duplicates();
 	broken_inputs();
 	foreign();
+	counter_times();
 	bids();
 	return pc_test_done();
 }
