@@ -392,9 +392,26 @@ static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
 
 int pc_jscan_number(struct pc_jscan *s, double *out)
 {
-	const char *start = s->p;
+	const char *start = s->p, *p = s->p, *e = s->end;
 	struct pc_jnum n;
-	size_t len = pc_jnum_scan(s->p, s->end, &n);
+	size_t len;
+
+	/* an integer of 1 to 18 digits (a time, an id, a count): exact as it is */
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p >= '1' && *p <= '9') {
+		const char *d = p;
+		uint64_t m = 0;
+
+		while (p < e && *p >= '0' && *p <= '9' && p - d < 19)
+			m = m * 10 + (uint64_t)(*p++ - '0');
+		if (p - d < 19 && (p == e || (*p != '.' && *p != 'e' && *p != 'E' && (*p < '0' || *p > '9')))) {
+			*out = start[0] == '-' ? -(double)m : (double)m;
+			s->p = p;
+			return 0;
+		}
+	}
+	len = pc_jnum_scan(s->p, s->end, &n);
 
 	if (!len)
 		return PC_JSCAN_BAD;

@@ -39,6 +39,7 @@
  */
 #include "core/pc_config.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,25 +507,95 @@ static struct pmeta *pmeta_of(struct rd *r, int64_t pid);
 
 /* --- async spans --- */
 
+/*
+ * Keys built without printf (a flow or an async event is one in five of a
+ * trace's events): kb_*() append to key[0..cap), cut where snprintf() would
+ * cut, NUL-terminated.
+ */
+struct kbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void kb_put(struct kbuf *k, const char *s, size_t len)
+{
+	size_t room = k->cap - 1 - k->n;
+
+	if (len > room)
+		len = room;
+	memcpy(k->p + k->n, s, len);
+	k->n += len;
+	k->p[k->n] = 0;
+}
+
+static void kb_z(struct kbuf *k, const char *s)
+{
+	kb_put(k, s, strlen(s));
+}
+
+/* "%llx" */
+static void kb_hex(struct kbuf *k, unsigned long long v)
+{
+	char t[16];
+	int i = 16;
+
+	do {
+		t[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	kb_put(k, t + i, (size_t)(16 - i));
+}
+
+/* "%lld" */
+static void kb_dec(struct kbuf *k, long long v)
+{
+	char t[24];
+	int i = 24;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		t[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		t[--i] = '-';
+	kb_put(k, t + i, (size_t)(24 - i));
+}
+
 static int async_key(const struct cev *e, int64_t pid, char *key, size_t cap)
 {
 	const struct cjv *id = &e->id;
 	const char *cat = cv_str(&e->cat), *scope = cv_str(&e->scope);
 	char idt[64];
+	struct kbuf it = { idt, 0, sizeof(idt) }, k = { key, 0, cap };
 	int local = 0;
 
 	if (e->id2.kind == CJ_OBJ) {
 		local = e->id2_local.kind != CJ_NONE;
 		id = local ? &e->id2_local : &e->id2_global;
 	}
-	if (id->kind == CJ_STR)
-		pc_snprintf(idt, sizeof(idt), "s%s", id->s);
-	else if (id->kind == CJ_NUM)
+	idt[0] = 0;
+	if (id->kind == CJ_STR) {
+		kb_put(&it, "s", 1);
+		kb_z(&it, id->s);
+	} else if (id->kind == CJ_NUM && id->d > -1e17 && id->d < 1e17 &&
+		   id->d == (double)(long long)id->d && (id->d != 0 || !signbit(id->d))) {
+		kb_put(&it, "n", 1); /* what "%.17g" prints for an integer below 1e17 */
+		kb_dec(&it, (long long)id->d);
+	} else if (id->kind == CJ_NUM) {
 		pc_snprintf(idt, sizeof(idt), "n%.17g", id->d);
-	else
+		it.n = strlen(idt);
+	} else {
 		return -1;
-	pc_snprintf(key, cap, "%s\x1f%s\x1f%s\x1f%lld", cat ? cat : "", scope ? scope : "", idt,
-		    local ? (long long)pid : -1LL);
+	}
+	key[0] = 0;
+	kb_z(&k, cat ? cat : "");
+	kb_put(&k, "\x1f", 1);
+	kb_z(&k, scope ? scope : "");
+	kb_put(&k, "\x1f", 1);
+	kb_put(&k, idt, it.n);
+	kb_put(&k, "\x1f", 1);
+	kb_dec(&k, local ? (long long)pid : -1LL);
 	return 0;
 }
 
@@ -664,34 +735,39 @@ static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat,
 {
 	const struct cjv *id = bind ? &e->bind_id : &e->id;
 	char idt[128];
+	struct kbuf it = { idt, 0, sizeof(idt) }, k = { key, 0, cap };
 	int local = 0;
 
+	idt[0] = 0;
 	if (id->kind == CJ_NONE && e->id2.kind == CJ_OBJ) {
 		local = e->id2_local.kind != CJ_NONE;
 		id = local ? &e->id2_local : &e->id2_global;
 	}
 	if (id->kind == CJ_NUM && id->d >= 0 && id->d < 1.8446744073709552e19) {
-		pc_snprintf(idt, sizeof(idt), "%llx", (unsigned long long)id->d);
+		kb_hex(&it, (unsigned long long)id->d);
 	} else if (id->kind == CJ_STR && id->s[0]) {
 		const char *v = id->s;
 		char *end;
 		unsigned long long n = strtoull(v, &end, 16);
 
 		if (*end == 0 && v[0] != '-' && v[0] != '+' && v[0] != ' ')
-			pc_snprintf(idt, sizeof(idt), "%llx", n);
+			kb_hex(&it, n);
 		else
-			pc_snprintf(idt, sizeof(idt), "%s", v);
+			kb_z(&it, v);
 	} else {
 		return -1;
 	}
-	if (local)
-		pc_snprintf(key, cap, "%s@%lld", idt, (long long)pid);
-	else
-		pc_snprintf(key, cap, "%s", idt);
+	key[0] = 0;
+	kb_put(&k, idt, it.n);
+	if (local) {
+		kb_put(&k, "@", 1);
+		kb_dec(&k, (long long)pid);
+	}
 	if (name) {
-		size_t n = strlen(key);
-
-		pc_snprintf(key + n, cap - n, " %s/%s", cat ? cat : "", name);
+		kb_put(&k, " ", 1);
+		kb_z(&k, cat ? cat : "");
+		kb_put(&k, "/", 1);
+		kb_z(&k, name);
 	}
 	return 0;
 }
