@@ -533,7 +533,8 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 		if (!b->ev)
 			err = PROFCONV_ERR_NOMEM;
 	}
-	while (!err && b->n < BATCH_EVENTS && js->olen < BATCH_BYTES) {
+	while (!err && b->n < BATCH_EVENTS && js->olen < BATCH_BYTES &&
+	       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		err = pc_jpull_next(s->p, &t);
 		if (err)
 			break;
@@ -660,7 +661,7 @@ int pc_chrome_scan_end(struct cscan *s)
 		return 0;
 	if (s->threaded) {
 		pthread_mutex_lock(&s->mu);
-		s->stop = 1;
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED); /* batch_fill() looks too */
 		pthread_cond_broadcast(&s->cv);
 		pthread_mutex_unlock(&s->mu);
 		pthread_join(s->th, NULL);
