@@ -1003,16 +1003,63 @@ static void merge_sort(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_
 	}
 }
 
-#define PERMUTE(ctx, col, idx, n, type, fail)                                                       \
+/*
+ * Sorting every thread's columns by time: the permutation, its merge
+ * buffer, the key and the column being permuted live in buffers kept for
+ * the whole call, sized for the largest thread, instead of fresh blocks per
+ * column (fresh blocks are fresh pages the kernel zeroes: a tenth of a
+ * large Chrome conversion).
+ */
+struct sortbufs {
+	uint32_t *idx, *tmp;
+	int64_t *key;
+	void *scratch; /* a column being permuted */
+	uint32_t cap;  /* rows each holds */
+};
+
+static int sortbufs_need(struct profconv_ctx *ctx, struct sortbufs *b, uint32_t n)
+{
+	size_t want = (size_t)n + 1;
+	uint32_t *idx, *tmp;
+	int64_t *key;
+	void *col;
+
+	if (n <= b->cap)
+		return 0;
+	idx = pc_realloc(ctx, b->idx, want * sizeof(*idx));
+	if (idx)
+		b->idx = idx;
+	tmp = pc_realloc(ctx, b->tmp, want * sizeof(*tmp));
+	if (tmp)
+		b->tmp = tmp;
+	key = pc_realloc(ctx, b->key, want * sizeof(*key));
+	if (key)
+		b->key = key;
+	col = pc_realloc(ctx, b->scratch, want * sizeof(int64_t));
+	if (col)
+		b->scratch = col;
+	if (!idx || !tmp || !key || !col)
+		return PROFCONV_ERR_NOMEM;
+	b->cap = n;
+	return 0;
+}
+
+static void sortbufs_free(struct profconv_ctx *ctx, struct sortbufs *b)
+{
+	pc_free(ctx, b->idx);
+	pc_free(ctx, b->tmp);
+	pc_free(ctx, b->key);
+	pc_free(ctx, b->scratch);
+}
+
+/* col[i] = col[idx[i]] for i < n, through the scratch column. */
+#define PERMUTE(b, col, n, type)                                                                   \
 	do {                                                                                       \
-		type *pc_n_ = pc_alloc((ctx), (size_t)(n) * sizeof(type) + 1);                     \
+		type *pc_n_ = (type *)(b)->scratch;                                                    \
 		uint32_t pc_i_;                                                                    \
-		if (!pc_n_)                                                                        \
-			goto fail;                                                                 \
 		for (pc_i_ = 0; pc_i_ < (n); pc_i_++)                                              \
-			pc_n_[pc_i_] = (col)[(idx)[pc_i_]];                                        \
+			pc_n_[pc_i_] = (col)[(b)->idx[pc_i_]];                                     \
 		memcpy((col), pc_n_, (size_t)(n) * sizeof(type));                                  \
-		pc_free((ctx), pc_n_);                                                             \
 	} while (0)
 
 static int is_sorted(const int64_t *t, uint32_t n)
@@ -1025,89 +1072,71 @@ static int is_sorted(const int64_t *t, uint32_t n)
 	return 1;
 }
 
-static int sort_perm(struct profconv_ctx *ctx, const int64_t *key, uint32_t n, uint32_t **out)
+/* b->idx: the stable order of key[0..n) (b holds n rows). */
+static void sort_perm(struct sortbufs *b, const int64_t *key, uint32_t n)
 {
-	uint32_t *idx, *tmp, i;
+	uint32_t i;
 
-	*out = NULL;
-	idx = pc_alloc(ctx, (size_t)n * sizeof(*idx) + 1);
-	tmp = pc_alloc(ctx, (size_t)n * sizeof(*tmp) + 1);
-	if (!idx || !tmp) {
-		pc_free(ctx, idx);
-		pc_free(ctx, tmp);
-		return PROFCONV_ERR_NOMEM;
-	}
 	for (i = 0; i < n; i++)
-		idx[i] = i;
-	merge_sort(idx, tmp, key, n);
-	pc_free(ctx, tmp);
-	*out = idx;
-	return 0;
+		b->idx[i] = i;
+	merge_sort(b->idx, b->tmp, key, n);
 }
 
 int pc_model_sort_threads(struct pc_model *m)
 {
 	struct profconv_ctx *ctx = m->ctx;
-	uint32_t i, *idx = NULL;
+	struct sortbufs b = { NULL, NULL, NULL, NULL, 0 };
+	uint32_t i;
 
 	for (i = 0; i < m->nthreads; i++) {
 		struct pc_samples *s = &m->threads[i]->samples;
 		struct pc_markers *k = &m->threads[i]->markers;
 
 		if (!is_sorted(s->time, s->len)) {
-			if (sort_perm(ctx, s->time, s->len, &idx))
-				return PROFCONV_ERR_NOMEM;
-			PERMUTE(ctx, s->stack, idx, s->len, uint32_t, fail);
-			PERMUTE(ctx, s->time, idx, s->len, int64_t, fail);
+			if (sortbufs_need(ctx, &b, s->len))
+				goto fail;
+			sort_perm(&b, s->time, s->len);
+			PERMUTE(&b, s->stack, s->len, uint32_t);
+			PERMUTE(&b, s->time, s->len, int64_t);
 			if (s->weight)
-				PERMUTE(ctx, s->weight, idx, s->len, int64_t, fail);
+				PERMUTE(&b, s->weight, s->len, int64_t);
 			if (s->cpu_delta)
-				PERMUTE(ctx, s->cpu_delta, idx, s->len, int64_t, fail);
+				PERMUTE(&b, s->cpu_delta, s->len, int64_t);
 			if (s->event_delay)
-				PERMUTE(ctx, s->event_delay, idx, s->len, int64_t, fail);
+				PERMUTE(&b, s->event_delay, s->len, int64_t);
 			if (s->context_set)
-				PERMUTE(ctx, s->context_set, idx, s->len, uint32_t, fail);
-			pc_free(ctx, idx);
-			idx = NULL;
+				PERMUTE(&b, s->context_set, s->len, uint32_t);
 		}
 		if (k->len) {
 			/* The sort key is the start, else the end (an IntervalEnd
 			 * marker has no start): a null start must not sort first. */
-			int64_t *key = pc_alloc(ctx, (size_t)k->len * sizeof(*key));
 			uint32_t j;
 
-			if (!key)
-				return PROFCONV_ERR_NOMEM;
+			if (sortbufs_need(ctx, &b, k->len))
+				goto fail;
 			for (j = 0; j < k->len; j++)
-				key[j] = pc_marker_sort_time(k, j);
-			if (!is_sorted(key, k->len)) {
-				if (sort_perm(ctx, key, k->len, &idx)) {
-					pc_free(ctx, key);
-					return PROFCONV_ERR_NOMEM;
-				}
-				pc_free(ctx, key);
-				key = NULL;
-				PERMUTE(ctx, k->name, idx, k->len, uint32_t, fail);
-				PERMUTE(ctx, k->start, idx, k->len, int64_t, fail);
-				PERMUTE(ctx, k->end, idx, k->len, int64_t, fail);
-				PERMUTE(ctx, k->phase, idx, k->len, uint8_t, fail);
-				PERMUTE(ctx, k->category, idx, k->len, uint16_t, fail);
-				PERMUTE(ctx, k->payload, idx, k->len, uint32_t, fail);
+				b.key[j] = pc_marker_sort_time(k, j);
+			if (!is_sorted(b.key, k->len)) {
+				sort_perm(&b, b.key, k->len);
+				PERMUTE(&b, k->name, k->len, uint32_t);
+				PERMUTE(&b, k->start, k->len, int64_t);
+				PERMUTE(&b, k->end, k->len, int64_t);
+				PERMUTE(&b, k->phase, k->len, uint8_t);
+				PERMUTE(&b, k->category, k->len, uint16_t);
+				PERMUTE(&b, k->payload, k->len, uint32_t);
 				if (k->cause_stack) {
-					PERMUTE(ctx, k->cause_stack, idx, k->len, uint32_t, fail);
-					PERMUTE(ctx, k->cause_time, idx, k->len, int64_t, fail);
-					PERMUTE(ctx, k->cause_tid, idx, k->len, int64_t, fail);
-					PERMUTE(ctx, k->context_set, idx, k->len, uint32_t, fail);
+					PERMUTE(&b, k->cause_stack, k->len, uint32_t);
+					PERMUTE(&b, k->cause_time, k->len, int64_t);
+					PERMUTE(&b, k->cause_tid, k->len, int64_t);
+					PERMUTE(&b, k->context_set, k->len, uint32_t);
 				}
-				pc_free(ctx, idx);
-				idx = NULL;
 			}
-			pc_free(ctx, key);
 		}
 	}
+	sortbufs_free(ctx, &b);
 	return 0;
 fail:
-	pc_free(ctx, idx);
+	sortbufs_free(ctx, &b);
 	return PROFCONV_ERR_NOMEM;
 }
 
