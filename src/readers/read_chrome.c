@@ -1583,8 +1583,9 @@ static int dstacks_init(struct dstacks *d, struct pc_model *m)
  */
 static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 {
-	uint32_t th, depth;
+	uint32_t th, depth, known;
 	uint32_t stack_frames[256];
+	uint32_t stack_rows[256]; /* [d]: the stack of frames 0..d; rows below known are */
 	int64_t stack_end[256];
 	uint32_t *idx = NULL, *tmp = NULL;
 	size_t cap = 0;
@@ -1632,6 +1633,7 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 		t0 = mk->start[idx[0]];
 		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
 		depth = 0;
+		known = 0;
 		k = 0;
 		for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
 			uint32_t s = PC_NONE, d;
@@ -1642,6 +1644,8 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 				/* close what ended before this slice starts */
 				while (depth && stack_end[depth - 1] <= mk->start[row])
 					depth--;
+				if (known > depth)
+					known = depth;
 				if (depth < PC_ARRAY_SIZE(stack_frames)) {
 					stack_frames[depth] =
 						label_frame(r, mk->name[row], mk->category[row]);
@@ -1656,17 +1660,27 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 			}
 			while (depth && stack_end[depth - 1] <= t)
 				depth--;
+			if (known > depth)
+				known = depth;
 			if (err || !depth) {
 				if (t == INT64_MAX)
 					break; /* (the step would not move t any more) */
 				continue;
 			}
-			for (d = 0; d < depth; d++) {
-				s = dstack_intern(&ds, s, stack_frames[d]);
+			/* the open slices' stack, interned from the first level not
+			 * known since they last changed (the same rows, in the same
+			 * order, as interning the whole path each time) */
+			for (d = known; d < depth; d++) {
+				s = dstack_intern(&ds, d ? stack_rows[d - 1] : PC_NONE, stack_frames[d]);
 				if (s == PC_NONE) {
 					err = r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 					break;
 				}
+				stack_rows[d] = s;
+			}
+			if (!err) {
+				known = depth;
+				s = stack_rows[depth - 1];
 			}
 			if (!err)
 				err = pc_sample_add(r->m, ti->t, s, t, weight);
