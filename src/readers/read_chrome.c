@@ -1529,9 +1529,18 @@ static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tm
  * with pc_stack_add_new(); the model rebuilds its own index if anything
  * interns a stack later.
  */
+#define DS_CACHE 4096 /* a power of 2 */
+
 struct dstacks {
 	struct pc_model *m;
 	struct pc_itab index;
+	/* the (prefix, frame) pairs looked up lately: the index is as big as
+	 * the stack table and misses the caches; a thread's samples repeat a
+	 * few stacks */
+	struct {
+		uint64_t key; /* UINT64_MAX: empty (a frame is never PC_NONE) */
+		uint32_t row;
+	} cache[DS_CACHE];
 };
 
 static int dstack_eq(const void *table, uint32_t row, const void *key)
@@ -1547,13 +1556,18 @@ static uint32_t dstack_intern(struct dstacks *d, uint32_t prefix, uint32_t frame
 {
 	uint64_t key = (uint64_t)prefix << 32 | frame;
 	uint32_t h = (uint32_t)pc_hash64(key), slot, row;
+	uint32_t c = h & (DS_CACHE - 1);
 
+	if (d->cache[c].key == key)
+		return d->cache[c].row;
 	row = pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot);
-	if (row != PC_NONE)
-		return row;
-	row = pc_stack_add_new(d->m, prefix, frame);
-	if (row == PC_NONE || pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
-		return PC_NONE;
+	if (row == PC_NONE) {
+		row = pc_stack_add_new(d->m, prefix, frame);
+		if (row == PC_NONE || pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
+			return PC_NONE;
+	}
+	d->cache[c].key = key;
+	d->cache[c].row = row;
 	return row;
 }
 
@@ -1564,6 +1578,7 @@ static int dstacks_init(struct dstacks *d, struct pc_model *m)
 
 	d->m = m;
 	memset(&d->index, 0, sizeof(d->index));
+	memset(d->cache, 0xff, sizeof(d->cache));
 	for (i = 0; i < m->stacks.len; i++) {
 		uint64_t key = (uint64_t)m->stacks.prefix[i] << 32 | m->stacks.frame[i];
 		uint32_t h = (uint32_t)pc_hash64(key), slot;
