@@ -307,6 +307,108 @@ static const char *convert(const char *doc)
 	return err ? profconv_errmsg(ctx) : "";
 }
 
+/* Bytes through the caller's callback, 7 at a time: the scanner then runs on the caller's thread. */
+struct chunks {
+	const char *data;
+	size_t len, pos;
+};
+
+static long read_7(void *user, void *buf, size_t cap)
+{
+	struct chunks *c = user;
+	size_t n = c->len - c->pos;
+
+	if (n > 7)
+		n = 7;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, c->data + c->pos, n);
+	c->pos += n;
+	return (long)n;
+}
+
+struct grow {
+	char *p;
+	size_t len;
+};
+
+static int put_mem(void *user, const void *buf, size_t len)
+{
+	struct grow *g = user;
+	char *q = realloc(g->p, g->len + len);
+
+	if (!q)
+		return -1;
+	memcpy(q + g->len, buf, len);
+	g->p = q;
+	g->len += len;
+	return 0;
+}
+
+/*
+ * doc read from memory (events scanned on a thread of their own) and through
+ * a callback (on the caller's thread): the same error, or the same output
+ * bytes; the error message ("" on success).
+ */
+static const char *convert_both(const char *doc, char *msg, size_t cap)
+{
+	struct profconv_profile *a = NULL, *b = NULL;
+	struct chunks c = { doc, strlen(doc), 0 };
+	struct grow ga = { NULL, 0 }, gb = { NULL, 0 };
+	int ea, eb;
+
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	ea = profconv_read_mem(ctx, doc, strlen(doc), "t.json", &a);
+	snprintf(msg, cap, "%s", ea ? profconv_errmsg(ctx) : "");
+	pc_clear_error(ctx);
+	eb = profconv_read_cb(ctx, read_7, &c, "t.json", &b);
+	PC_CHECK_EQ_INT(ea, eb);
+	PC_CHECK_EQ_STR(msg, eb ? profconv_errmsg(ctx) : "");
+	if (a && b) {
+		PC_CHECK_EQ_INT(profconv_write_cb(ctx, a, PROFCONV_OUT_PROCESSED, put_mem, &ga), 0);
+		PC_CHECK_EQ_INT(profconv_write_cb(ctx, b, PROFCONV_OUT_PROCESSED, put_mem, &gb), 0);
+		PC_CHECK(ga.len > 0 && ga.len == gb.len && memcmp(ga.p, gb.p, ga.len) == 0);
+	}
+	free(ga.p);
+	free(gb.p);
+	profconv_profile_free(a);
+	profconv_profile_free(b);
+	return msg;
+}
+
+/* Many batches of events (the scanner hands over about a thousand at a time), then an error. */
+static void test_chrome_batches(void)
+{
+	size_t cap = 6000 * 120 + 200, n = 0;
+	char *doc = malloc(cap), msg[1024];
+	int i;
+
+	if (!doc)
+		return;
+	n += (size_t)snprintf(doc + n, cap - n, "[");
+	for (i = 0; i < 6000; i++)
+		n += (size_t)snprintf(doc + n, cap - n,
+				      "%s{\"ph\":\"X\",\"name\":\"s%d\",\"cat\":\"c\",\"ts\":%d,"
+				      "\"dur\":3,\"pid\":1,\"tid\":%d,\"args\":{\"k\":\"v%d\"}}\n",
+				      i ? "," : "", i % 50, i * 10, 1 + i % 3, i % 7);
+	snprintf(doc + n, cap - n, "]");
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "");
+	/* an error in the 5001st event: the events before it were handled first */
+	{
+		char *bad = strstr(doc, "\"ts\":50000,");
+
+		PC_CHECK(bad != NULL);
+		if (bad)
+			bad[5] = 'x'; /* "ts":x0000 */
+	}
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:5001:39: expected a value after ':', got 'x'");
+	/* cut off in the 5001st event: a warning, the 5000 events before it kept */
+	doc[strstr(doc, "\"ts\":x0000,") - doc] = 0;
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "");
+	free(doc);
+}
+
 static void test_chrome_errors(void)
 {
 	/* errors inside an event name the line and column the tokenizer names */
@@ -339,6 +441,7 @@ int main(void)
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
+	test_chrome_batches();
 	pc_jscan_free(&js);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
