@@ -54,8 +54,22 @@ struct pl_slot {
 	uint32_t catlen, alen, cap;
 	char *key; /* cat then the args text */
 };
-#define PL_SLOTS 4096	  /* a power of 2 */
+#define PL_SLOTS 16384	  /* a power of 2 */
 #define PL_MAX_KEY 1024 /* longer ones are not remembered */
+
+/*
+ * The strings nearly every event repeats (its name, its cat) remembered by
+ * their bytes in a small direct-mapped table: a hash of a few bytes and one
+ * cache line instead of a lookup in the string table or the category map.
+ */
+struct smemo {
+	uint64_t hash;
+	uint32_t len; /* UINT32_MAX: empty */
+	uint32_t row; /* string row (PC_NONE: not yet) */
+	uint16_t cat; /* category (cats' memo) */
+	char s[46];   /* the bytes (longer strings are not remembered) */
+};
+#define SMEMO_SLOTS 1024 /* a power of 2 */
 
 /* Per-thread reader state. */
 struct tinfo {
@@ -237,6 +251,7 @@ struct rd {
 	uint32_t nck, ck_cap;
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
+	struct smemo *names, *catm; /* SMEMO_SLOTS each, allocated */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;

@@ -172,7 +172,75 @@ static uint32_t intern(struct rd *r, const char *s)
 static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
 		    char *key, size_t cap);
 
+/* The memo slot for s[0..len), NULL when it is too long to remember; *hit: it holds s. */
+static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int *hit)
+{
+	uint64_t h;
+	struct smemo *m;
+
+	*hit = 0;
+	if (len > sizeof(t->s))
+		return NULL;
+	h = pc_hash_bytes(s, len, 0);
+	m = &t[h & (SMEMO_SLOTS - 1)];
+	if (m->hash == h && m->len == len && memcmp(m->s, s, len) == 0) {
+		*hit = 1;
+		return m;
+	}
+	m->hash = h;
+	m->len = (uint32_t)len;
+	m->row = PC_NONE;
+	memcpy(m->s, s, len);
+	return m;
+}
+
+/* intern() of an event's name (len bytes), through the names' memo. */
+static uint32_t name_row(struct rd *r, const char *s, size_t len)
+{
+	int hit;
+	struct smemo *m;
+
+	if (!s)
+		return intern(r, s);
+	m = smemo_slot(r->names, s, len, &hit);
+	if (!m)
+		return pc_str_intern(r->m, s, len);
+	if (!hit || m->row == PC_NONE)
+		m->row = pc_str_intern(r->m, s, len);
+	return m->row;
+}
+
+static uint16_t category_of(struct rd *r, const char *cat);
+
+/* The category of cat (len bytes) and, when row is not NULL, cat's string row. */
+static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *row)
+{
+	int hit;
+	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, &hit) : NULL;
+
+	if (!m) {
+		if (row)
+			*row = pc_str_intern(r->m, cat ? cat : "", cat ? len : 0);
+		return category_of(r, cat);
+	}
+	if (!hit) {
+		m->cat = category_of(r, cat);
+		m->row = PC_NONE;
+	}
+	if (row) {
+		if (m->row == PC_NONE)
+			m->row = pc_str_intern(r->m, cat, len);
+		*row = m->row;
+	}
+	return m->cat;
+}
+
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
+{
+	return cat ? cat_memo(r, cat, strlen(cat), NULL) : category_of(r, cat);
+}
+
+static uint16_t category_of(struct rd *r, const char *cat)
 {
 	char name[128];
 	size_t n;
@@ -338,9 +406,14 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 	pc_pvb_key_row(&b, r->row_type);
 	pc_pvb_str_row(&b, r->row_trace_event);
 	if (cat) {
+		uint32_t row;
+
 		pc_pvb_key_row(&b, r->row_cat);
-		pvb_sref_text(&b, r, cat,
-			      e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat));
+		cat_memo(r, cat, e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat),
+			 &row);
+		if (row == PC_NONE || note_kind(r, b.key, KIND_STR))
+			return PC_NONE;
+		pc_pvb_sref(&b, row);
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
 		pc_pvb_key_row(&b, r->row_contexts);
@@ -1200,8 +1273,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 
 		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
-		nm = intern(r, name);
-		c = pc_chrome_category(r, cat);
+		nm = name_row(r, name, e->name.len);
+		c = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
 		set = pc_chrome_active_set(r, ti);
 		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -1219,9 +1292,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			    (size_t)ti->nopen + 1))
 			return PROFCONV_ERR_NOMEM;
 		b = &ti->open[ti->nopen];
-		b->name = intern(r, name);
+		b->name = name_row(r, name, e->name.len);
 		b->start = ts;
-		b->cat = pc_chrome_category(r, cat);
+		b->cat = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
 		b->set = pc_chrome_active_set(r, ti);
 		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
@@ -1253,7 +1326,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	case 'n': {
 		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
-		nm = intern(r, name);
+		nm = name_row(r, name, e->name.len);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		if (ph[0] == 'n') {
@@ -1267,7 +1340,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, e, pid, ts, intern(r, name), pc_chrome_category(r, cat),
+		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len),
+				   cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL),
 				   cat);
 	case 'e':
 	case 'F':
@@ -2086,6 +2160,8 @@ static void rd_free(struct rd *r)
 	pc_smap_free(&r->arg_seen);
 	pc_smap_free(&r->as_latest);
 	pc_free(r->ctx, r->lf);
+	pc_free(r->ctx, r->names);
+	pc_free(r->ctx, r->catm);
 	pc_free(r->ctx, r->kinds);
 	for (i = 0; r->pl && i < PL_SLOTS; i++)
 		pc_free(r->ctx, r->pl[i].key);
@@ -2117,9 +2193,14 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.as_latest, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
 	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
+	r.names = pc_alloc(ctx, SMEMO_SLOTS * sizeof(*r.names));
+	r.catm = pc_alloc(ctx, SMEMO_SLOTS * sizeof(*r.catm));
+	for (i = 0; r.names && r.catm && i < SMEMO_SLOTS; i++)
+		r.names[i].len = r.catm[i].len = UINT32_MAX;
 	for (i = 0; r.pl && i < PL_SLOTS; i++)
 		r.pl[i].pl = PC_NONE;
-	err = r.lf && r.pl ? pc_jpull_new(ctx, in, NULL, &r.p) : PROFCONV_ERR_NOMEM;
+	err = r.lf && r.pl && r.names && r.catm ? pc_jpull_new(ctx, in, NULL, &r.p)
+						 : PROFCONV_ERR_NOMEM;
 	for (i = 0; r.lf && i < LF_SLOTS; i++)
 		r.lf[i].frame = PC_NONE;
 	if (!err) {
