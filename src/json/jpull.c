@@ -849,7 +849,7 @@ static int lex_value(struct pc_jpull *p, int c, int skip)
 		t->type = PC_JT_STRING;
 		err = lex_string(p, !skip);
 		if (!skip) {
-			t->str = p->s;
+			t->str = p->s ? p->s : "";
 			t->len = p->slen;
 		}
 		break;
@@ -952,7 +952,7 @@ static int next_tok(struct pc_jpull *p, int skip)
 			if (err)
 				return err;
 			if (!skip) {
-				t->str = p->s;
+				t->str = p->s ? p->s : ""; /* (an empty key before any buffer) */
 				t->len = p->slen;
 			}
 			t->depth = p->depth;

@@ -117,6 +117,8 @@ static struct ctx_stack *stack_of(struct rd *r, struct ctx_state *cs, const char
 		return NULL;
 	memset(&cs->stacks[cs->nstacks], 0, sizeof(cs->stacks[0]));
 	cs->stacks[cs->nstacks].type = pc_model_keep(r->m, type, strlen(type));
+	if (!cs->stacks[cs->nstacks].type)
+		return NULL;
 	return &cs->stacks[cs->nstacks++];
 }
 

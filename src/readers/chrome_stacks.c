@@ -205,7 +205,11 @@ int pc_chrome_p_sample(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t 
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a P event with neither sf nor stack");
 	}
-	return push(r, &s);
+	if (push(r, &s)) {
+		pc_free(r->ctx, s.sf);
+		return PROFCONV_ERR_NOMEM;
+	}
+	return 0;
 }
 
 /* One member of the object form's samples array. */
@@ -241,7 +245,11 @@ int pc_chrome_global_sample(struct rd *r, const cJSON *o, uint64_t off)
 		r->first_ts = s.ts;
 	if (s.ts > r->last_ts)
 		r->last_ts = s.ts;
-	return push(r, &s);
+	if (push(r, &s)) {
+		pc_free(r->ctx, s.sf);
+		return PROFCONV_ERR_NOMEM;
+	}
+	return 0;
 }
 
 /* The stack of a frame: its parents' first (iteratively: chains may be deep). */

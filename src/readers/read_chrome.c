@@ -924,8 +924,10 @@ static int counter_event(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts,
 				return PROFCONV_ERR_NOMEM;
 			c = pc_counter_add(r->m, cname, catname ? catname : "Trace", cname, proc);
 			r->ck[r->nck].key = pc_strdup(r->ctx, key);
-			if (c == PC_NONE || !r->ck[r->nck].key)
+			if (c == PC_NONE || !r->ck[r->nck].key) {
+				pc_free(r->ctx, r->ck[r->nck].key);
 				return PROFCONV_ERR_NOMEM;
+			}
 			r->ck[r->nck++].counter = c;
 		}
 		err = pc_counter_sample(r->m, c, ts, v, 0, 0);
@@ -1421,6 +1423,8 @@ static int read_events(struct rd *r)
 	uint64_t reported = 0;
 	int err = pc_chrome_scan_begin(r->ctx, r->p, &s);
 
+	if (err)
+		return err;
 	while (!err && (b = pc_chrome_scan_next(s)) != NULL) {
 		uint32_t i;
 
@@ -1435,7 +1439,10 @@ static int read_events(struct rd *r)
 		if (b->end)
 			break;
 	}
-	err = pc_chrome_scan_end(s);
+	if (err) /* the reader's error comes first in the file: the scanner's is dropped */
+		pc_chrome_scan_end(s);
+	else
+		err = pc_chrome_scan_end(s);
 	if ((err & 0xff) == PROFCONV_ERR_CORRUPT && pc_jpull_at_eof(r->p)) {
 		/* Chrome could not finish the file: keep what came before */
 		char why[1024];
