@@ -520,11 +520,15 @@ gecko-writer)
 	# --to gecko: the Gecko profile read back holds the same profile as the
 	# direct processed conversion (every sample's stack by function and
 	# library, every marker with its payload fields, counters, pages), it
-	# validates, and two runs give the same bytes.
+	# validates, and two runs give the same bytes.  No thread of a
+	# `processes` entry is without samples: the front-end's
+	# adjustTableTimeDeltas() would give its empty samples table a one-entry
+	# timeDeltas (the Chromium cut has 35 such threads, now top-level ones).
 	G="$here/fixtures/gecko"
 	SP="$here/fixtures/symperf"
 	for spec in "perf:$FX/y_fp.data:--no-symbols" "sym:$SP/y_sym.data:--symbol-dir=$SP" \
-		"cut:$G/esr153-cut.json:--no-symbols" "extras:$G/esr153-extras.json:--no-symbols"; do
+		"cut:$G/esr153-cut.json:--no-symbols" "extras:$G/esr153-extras.json:--no-symbols" \
+		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:--no-symbols"; do
 		n=${spec%%:*}
 		rest=${spec#*:}
 		in=${rest%:*}
@@ -538,6 +542,14 @@ gecko-writer)
 		"$PC" -q --no-symbols "$T/$n.gecko.json" -o "$T/$n.back.json" || fail "$n: reading the gecko output"
 		python3 "$G/same_profile.py" "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
 			fail "$n: not the same profile: $(cat "$T/same")"
+		python3 - "$T/$n.gecko.json" >"$T/empty" <<'PY' || fail "$n: $(cat "$T/empty")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+bad = ["processes[%d] %s (pid %s, tid %s)" % (i, t["name"], t["pid"], t["tid"])
+       for i, sub in enumerate(p["processes"]) for t in sub["threads"] if not t["samples"]["data"]]
+if bad:
+    sys.exit("%d subprocess threads without samples, e.g. %s" % (len(bad), bad[0]))
+PY
 	done
 	"$PC" --no-symbols --weight period -t gecko "$FX/y_fp.data" -o "$T/w.json" 2>"$T/err" || fail "weights"
 	grep -q "4 threads whose sample weights were dropped (the Gecko format has none)" "$T/err" || fail "weights: $(cat "$T/err")"

@@ -7,7 +7,8 @@
  * From the model (processed-shaped, shared tables) to Gecko (per thread):
  *   - the first process (the one whose threads come first) is the top
  *     level; every other process is an entry of `processes`, each a Gecko
- *     profile with the short meta;
+ *     profile with the short meta; their threads without samples are
+ *     top-level threads instead (moves_to_top());
  *   - each process's `libs` are its own mappings, plus the kernel's (the
  *     model keeps those under pid -1), sorted by start;
  *   - each thread gets its own stackTable, frameTable and stringTable with
@@ -59,6 +60,7 @@ struct gw {
 	/* the thread being written */
 	const struct pc_thread *t;
 	uint32_t proc;	 /* its process row, or PC_NONE */
+	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
 	uint32_t kernel; /* the kernel's process row, or PC_NONE */
 };
 
@@ -952,12 +954,85 @@ static uint32_t thread_process(const struct pc_thread *t)
 	return t->process;
 }
 
+/* Do mappings a and b (either NULL) place a lib at the same addresses? */
+static int same_mapping(const struct pc_mapping *a, const struct pc_mapping *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->lib == b->lib && a->start == b->start && a->end == b->end &&
+	       a->offset == b->offset;
+}
+
+/*
+ * Is thread t, of a process other than top, written among the top-level
+ * threads instead of in its process's `processes` entry?  Those with no
+ * samples are, when nothing is lost by it.  The front-end shifts every
+ * subprocess thread's samples with adjustTableTimeDeltas(), which adds the
+ * shift to timeDeltas[0] even when there is no sample: an empty samples
+ * table comes out with a one-entry timeDeltas (NaN) and length 0, a
+ * data-consistency failure.  Top-level threads are not shifted.  The thread
+ * keeps its pid, tid, processType and processName (all per thread), and
+ * every process has the same meta.startTime, so it is the same thread once
+ * processed.  It stays when moving it would change something:
+ *   - it is named GeckoMain (counters attach to their sub-profile's
+ *     GeckoMain, the top level's go to the first one among its threads),
+ *     or its process has counters (they stay with its threads);
+ *   - a frame it writes as an address ("0x...") would not be in the same
+ *     mapping among the top level's libs.
+ * Uses collect(): call it before write_thread(), which collects again.
+ */
+static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
+{
+	const struct pc_model *m = g->m;
+	const struct pc_frame_table *ft = &m->frames;
+	const char *name = mstr(m, t->name);
+	uint32_t i;
+
+	if (thread_process(t) == top || t->samples.len)
+		return 0;
+	if (name && strcmp(name, "GeckoMain") == 0)
+		return 0;
+	for (i = 0; i < m->counters.len; i++)
+		if (m->counters.rows[i].process == thread_process(t) && m->counters.rows[i].len)
+			return 0;
+	g->t = t;
+	g->proc = t->process;
+	collect(g, t);
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t f = g->frames[i], lib = ft->lib[f];
+		const struct pc_mapping *own, *there;
+
+		/* as location() decides that a frame is an address */
+		if (m->funcs.is_js[ft->func[f]] || lib == PC_NONE || lib >= m->libs.len ||
+		    ft->address[f] == PC_NO_ADDRESS || !hex_name(mstr(m, m->funcs.name[ft->func[f]])))
+			continue;
+		g->proc = t->process;
+		own = mapping_of(g, lib);
+		g->proc = top;
+		there = mapping_of(g, lib);
+		g->proc = t->process;
+		if (own && !same_mapping(own, there))
+			return 0;
+	}
+	return 1;
+}
+
+/* Is thread i written in process proc's Gecko profile (top: the top level)? */
+static int written_in(const struct gw *g, uint32_t i, uint32_t proc, uint32_t top)
+{
+	if (proc == top)
+		return thread_process(g->m->threads[i]) == top || g->moved[i];
+	return thread_process(g->m->threads[i]) == proc && !g->moved[i];
+}
+
 /*
  * One Gecko profile for process proc (PC_NONE: threads with no process):
- * meta, libs, threads; at the top, the other processes nest in it.
+ * meta, libs, threads; at the top, the other processes nest in it, each
+ * written when at least one of its threads stays in it (moves_to_top()).
  */
-static int write_process(struct gw *g, uint32_t proc, int top)
+static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
 {
+	int top = proc == top_proc;
 	const struct pc_model *m = g->m;
 	struct pc_jw *w = g->w;
 	uint32_t i;
@@ -973,7 +1048,7 @@ static int write_process(struct gw *g, uint32_t proc, int top)
 	pc_jw_key(w, "threads");
 	pc_jw_arr_begin(w);
 	for (i = 0; i < m->nthreads && !err; i++)
-		if (thread_process(m->threads[i]) == proc)
+		if (written_in(g, i, proc, top_proc))
 			err = write_thread(g, m->threads[i]);
 	pc_jw_arr_end(w);
 	if (err)
@@ -989,13 +1064,15 @@ static int write_process(struct gw *g, uint32_t proc, int top)
 		for (i = 0; i < m->nthreads && !err; i++) {
 			uint32_t p = thread_process(m->threads[i]), k;
 
-			if (p == proc)
+			if (p == proc || !written_in(g, i, p, proc))
 				continue;
-			for (k = 0; k < i && thread_process(m->threads[k]) != p; k++)
+			for (k = 0; k < i && !(thread_process(m->threads[k]) == p &&
+					       written_in(g, k, p, proc));
+			     k++)
 				;
 			if (k < i)
 				continue; /* already written */
-			err = write_process(g, p, 0);
+			err = write_process(g, p, proc);
 		}
 		pc_jw_arr_end(w);
 	} else {
@@ -1025,12 +1102,13 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	g.moved = pc_calloc(ctx, (size_t)m->nthreads + 1, 1);
 	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
 	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
 	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller ||
-	    !g.str_map || !g.strs || !g.w) {
+	    !g.moved || !g.str_map || !g.strs || !g.w) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1040,7 +1118,13 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 		g.frame_map[i] = PC_NONE;
 	for (i = 0; i < m->strings.len; i++)
 		g.str_map[i] = PC_NONE;
-	err = write_process(&g, m->nthreads ? thread_process(m->threads[0]) : PC_NONE, 1);
+	{
+		uint32_t top = m->nthreads ? thread_process(m->threads[0]) : PC_NONE;
+
+		for (i = 0; i < m->nthreads; i++)
+			g.moved[i] = (uint8_t)moves_to_top(&g, m->threads[i], top);
+		err = write_process(&g, top, top);
+	}
 out:
 	if (err) {
 		pc_jw_free(g.w);
@@ -1061,6 +1145,7 @@ out:
 	pc_free(ctx, g.frames);
 	pc_free(ctx, g.loc_str);
 	pc_free(ctx, g.caller);
+	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);
 	return err ? err : werr;
