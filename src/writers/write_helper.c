@@ -1,14 +1,17 @@
 /*
  * write_helper.c - the writer's helper thread (see pc_write_helper.h).
  *
- * Jobs are taken in order: `next` is the first job nobody has taken.  The
- * writer takes job j itself when it comes to it and next is still j;
- * otherwise the helper has it, in the oldest of its result slots (the
- * helper takes jobs in order and the writer hands them over in order, so
- * the slots form a ring).  The helper takes a job only while it has a free
- * slot.  One mutex guards next, the ring and the slots' state; a slot's
- * bytes belong to the helper until it marks the slot done, then to the
- * writer until it gives the slot back.
+ * Each job is taken once, by the writer or by the helper (owner[]).  The
+ * writer takes job j itself when it comes to it and nobody has; otherwise
+ * the helper has it, in the oldest of its result slots (the helper takes
+ * jobs in increasing order and the writer hands them over in order, so the
+ * slots form a ring).  The helper takes a job only while it has a free
+ * slot, and never the job after the one the writer is at: when the writer
+ * waits for the helper's job j, the helper goes on with j + 2 and leaves
+ * j + 1 to the writer, rather than the two taking turns at waiting.  One
+ * mutex guards owner[], the ring and the slots' state; a slot's bytes
+ * belong to the helper until it marks the slot done, then to the writer
+ * until it gives the slot back.
  */
 #include "core/pc_config.h"
 
@@ -18,6 +21,8 @@
 #include "writers/pc_write_helper.h"
 
 #define NSLOT 4 /* results the helper may hold: its lead, in jobs */
+
+enum { OWN_WRITER = 1, OWN_HELPER = 2 };
 
 struct membuf {
 	char *p;
@@ -36,7 +41,9 @@ struct pc_wh {
 	pc_wh_job_fn *fn;
 	void *user;
 	uint32_t njobs;
-	uint32_t next;	 /* first job not taken */
+	uint8_t *owner;	 /* per job: 0 nobody yet, OWN_WRITER, OWN_HELPER */
+	uint32_t hnext;	 /* the helper looks for a job from here on */
+	uint32_t at;	 /* the job the writer is at, plus 1 (0: none yet) */
 	unsigned head;	 /* the helper's oldest slot */
 	unsigned nused;	 /* slots taken by the helper and not given back */
 	int stop;
@@ -87,11 +94,19 @@ static void *helper(void *arg)
 		uint32_t job;
 		int err;
 
-		while (!h->stop && h->next < h->njobs && h->nused == NSLOT)
+		while (!h->stop && h->hnext < h->njobs && h->nused == NSLOT)
 			pthread_cond_wait(&h->cv_free, &h->mu);
-		if (h->stop || h->next >= h->njobs)
+		if (h->stop)
 			break;
-		job = h->next++;
+		job = h->at ? h->at + 1 : 0; /* not the writer's next */
+		if (job < h->hnext)
+			job = h->hnext;
+		while (job < h->njobs && h->owner[job])
+			job++;
+		if (job >= h->njobs)
+			break;
+		h->owner[job] = OWN_HELPER;
+		h->hnext = job + 1;
 		s = &h->slot[(h->head + h->nused) % NSLOT];
 		h->nused++;
 		s->done = 0;
@@ -130,6 +145,7 @@ static void wh_free(struct pc_wh *h)
 	pthread_cond_destroy(&h->cv_done);
 	pthread_mutex_destroy(&h->mu);
 	pc_jw_free(h->jw);
+	free(h->owner);
 	for (i = 0; i < NSLOT; i++)
 		free(h->slot[i].out.p);
 	free(h);
@@ -147,18 +163,26 @@ struct pc_wh *pc_wh_start(uint32_t njobs, pc_wh_job_fn *fn, void *user)
 	h->fn = fn;
 	h->user = user;
 	h->njobs = njobs;
+	h->owner = calloc(njobs, 1);
+	if (!h->owner) {
+		free(h);
+		return NULL;
+	}
 	if (pthread_mutex_init(&h->mu, NULL) != 0) {
+		free(h->owner);
 		free(h);
 		return NULL;
 	}
 	if (pthread_cond_init(&h->cv_done, NULL) != 0) {
 		pthread_mutex_destroy(&h->mu);
+		free(h->owner);
 		free(h);
 		return NULL;
 	}
 	if (pthread_cond_init(&h->cv_free, NULL) != 0) {
 		pthread_cond_destroy(&h->cv_done);
 		pthread_mutex_destroy(&h->mu);
+		free(h->owner);
 		free(h);
 		return NULL;
 	}
@@ -179,8 +203,9 @@ void pc_wh_put(struct pc_wh *h, struct pc_jw *w, uint32_t job, pc_wh_job_fn *fn,
 		return;
 	}
 	pthread_mutex_lock(&h->mu);
-	if (h->next == job) { /* nobody has it: format it here */
-		h->next++;
+	h->at = job + 1;
+	if (!h->owner[job]) { /* nobody has it: format it here */
+		h->owner[job] = OWN_WRITER;
 		pthread_mutex_unlock(&h->mu);
 		fn(w, job, user);
 		return;
