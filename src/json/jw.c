@@ -21,9 +21,12 @@
  * surrogates, code points above U+10FFFF, stray continuation bytes and
  * truncated sequences.
  *
- * Numbers never go through printf except doubles, which use snprintf under
- * a private "C" locale (uselocale), so a host's setlocale() cannot turn the
- * decimal point into a comma.
+ * Numbers never go through printf except doubles that are not integers
+ * below 1e15, which use snprintf under a private "C" locale (uselocale), so
+ * a host's setlocale() cannot turn the decimal point into a comma.
+ *
+ * A writer made by pc_jw_new_elems() has no ctx and is used by one thread
+ * (a writer's helper formatting part of an array); its errors stay in it.
  */
 #include "json/pc_jw.h"
 
@@ -42,10 +45,11 @@ enum {
 };
 
 struct pc_jw {
-	struct profconv_ctx *ctx;
+	struct profconv_ctx *ctx; /* NULL: an element writer (pc_jw_new_elems()) */
 	profconv_write_fn *fn;
 	void *user;
 	uint64_t replaced; /* strings with invalid UTF-8 replaced */
+	uint64_t flushed;  /* bytes handed to the sink so far (pc_jw_tell()) */
 	locale_t c_locale; /* made on the first pc_jw_double(); (locale_t)0 until then */
 	size_t len;	   /* bytes used in buf */
 	int err;	   /* latched first error */
@@ -132,32 +136,34 @@ static char *fmt_i64(char *p, int64_t v)
 static char *fmt_ns_ms(char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	uint32_t frac = (uint32_t)(mag % 1000000);
-	char f[6];
-	int k, n;
+	uint64_t ms = mag / 1000000;
+	uint32_t frac = (uint32_t)(mag - ms * 1000000), lo;
+	int n;
 
 	if (ns < 0)
 		*p++ = '-';
-	p = fmt_u64(p, mag / 1000000);
+	p = ms <= UINT32_MAX ? fmt_u32(p, (uint32_t)ms) : fmt_u64(p, ms);
 	if (!frac)
 		return p;
-	for (k = 5; k >= 0; k--) {
-		f[k] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	for (n = 6; f[n - 1] == '0'; n--)
-		;
+	/* six decimals as three digit pairs, then the trailing zeros cut */
 	*p++ = '.';
-	memcpy(p, f, (size_t)n);
+	lo = frac % 10000;
+	memcpy(p, digits2 + 2 * (frac / 10000), 2);
+	memcpy(p + 2, digits2 + 2 * (lo / 100), 2);
+	memcpy(p + 4, digits2 + 2 * (lo % 100), 2);
+	for (n = 6; p[n - 1] == '0'; n--)
+		;
 	return p + n;
 }
 
+/* An element writer has no ctx: its error is only latched (its owner redoes the work). */
 static void latch(struct pc_jw *w, int code, const char *what)
 {
 	if (w->err)
 		return;
 	w->err = code;
-	pc_fail(w->ctx, code, NULL, "%s", what);
+	if (w->ctx)
+		pc_fail(w->ctx, code, NULL, "%s", what);
 }
 
 static void misuse(struct pc_jw *w, const char *what)
@@ -165,13 +171,15 @@ static void misuse(struct pc_jw *w, const char *what)
 	if (w->err)
 		return;
 	w->err = PROFCONV_ERR_INTERNAL;
-	pc_fail(w->ctx, PROFCONV_ERR_INTERNAL, NULL, "JSON writer misuse: %s", what);
+	if (w->ctx)
+		pc_fail(w->ctx, PROFCONV_ERR_INTERNAL, NULL, "JSON writer misuse: %s", what);
 }
 
 static void sink(struct pc_jw *w, const void *p, size_t n)
 {
 	if (w->err || !n)
 		return;
+	w->flushed += n;
 	if (w->fn(w->user, p, n))
 		latch(w, PROFCONV_ERR_IO, "writing the output failed");
 }
@@ -336,13 +344,15 @@ static void put_escape(struct pc_jw *w, unsigned c)
 	}
 }
 
-static void put_string(struct pc_jw *w, const char *s, size_t len)
+/*
+ * The body of a string from p[i] on (its opening quote and p[0..i) are
+ * written), escaped, and its closing quote: the general path.
+ */
+static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s; /* never classify plain char */
-	size_t i = 0, run = 0, n, bad;
+	size_t run = i, n, bad;
 	int replaced = 0;
 
-	put1(w, '"');
 	while (i < len) {
 		switch (byte_class[p[i]]) {
 		case 0:
@@ -372,6 +382,59 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 	w->replaced += (uint64_t)replaced;
 }
 
+#define ONES  0x0101010101010101u
+#define HIGHS 0x8080808080808080u
+
+/*
+ * Non-zero when one of the 8 bytes of x may need more than a copy (a
+ * control byte, '"', '\\' or a byte >= 0x80).  A byte below 0x20 or equal
+ * to '"' or '\\' borrows in its subtraction; a borrow only carries out of
+ * such a byte, so the word is flagged exactly when one of its bytes is.
+ */
+static inline uint64_t special8(uint64_t x)
+{
+	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+
+	return ((x - ONES * 0x20) | (q - ONES) | (b - ONES) | x) & HIGHS;
+}
+
+/*
+ * A string: when it fits in the buffer, its bytes are copied eight at a
+ * time while no word holds a byte that needs care; from the first such byte
+ * on (or when it does not fit) string_rest() goes on byte by byte.
+ */
+static void put_string(struct pc_jw *w, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s; /* never classify plain char */
+	size_t i = 0;
+	char *d;
+
+	if (PC_UNLIKELY(len + 2 > BUF_SIZE - w->len)) {
+		put1(w, '"');
+		string_rest(w, p, 0, len);
+		return;
+	}
+	d = w->buf + w->len;
+	*d++ = '"';
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, p + i, 8);
+		if (special8(x))
+			break;
+		memcpy(d + i, &x, 8);
+	}
+	for (; i < len && !byte_class[p[i]]; i++)
+		d[i] = (char)p[i];
+	if (i == len) {
+		d[len] = '"';
+		w->len += len + 2;
+		return;
+	}
+	w->len += i + 1;
+	string_rest(w, p, i, len);
+}
+
 struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *user)
 {
 	struct pc_jw *w = pc_alloc(ctx, sizeof(*w));
@@ -382,6 +445,7 @@ struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *u
 	w->fn = fn;
 	w->user = user;
 	w->replaced = 0;
+	w->flushed = 0;
 	w->c_locale = (locale_t)0;
 	w->len = 0;
 	w->err = 0;
@@ -391,13 +455,50 @@ struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *u
 	return w;
 }
 
+struct pc_jw *pc_jw_new_elems(profconv_write_fn *fn, void *user)
+{
+	struct pc_jw *w = malloc(sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->ctx = NULL;
+	w->fn = fn;
+	w->user = user;
+	w->c_locale = (locale_t)0;
+	w->err = 0;
+	pc_jw_elems_reset(w);
+	return w;
+}
+
+void pc_jw_elems_reset(struct pc_jw *w)
+{
+	w->replaced = 0;
+	w->flushed = 0;
+	w->len = 0;
+	w->err = 0;
+	w->key_pending = 0;
+	memset(w->st, 0, sizeof(w->st));
+	w->depth = 1; /* inside the array the elements belong to */
+}
+
+int pc_jw_elems_flush(struct pc_jw *w)
+{
+	if (!w->err && (w->depth != 1 || w->key_pending))
+		misuse(w, "elements ended inside an open object or array");
+	flush(w);
+	return w->err;
+}
+
 void pc_jw_free(struct pc_jw *w)
 {
 	if (!w)
 		return;
 	if (w->c_locale != (locale_t)0)
 		freelocale(w->c_locale);
-	pc_free(w->ctx, w);
+	if (w->ctx)
+		pc_free(w->ctx, w);
+	else
+		free(w);
 }
 
 int pc_jw_finish(struct pc_jw *w)
@@ -467,6 +568,11 @@ void pc_jw_arr_end(struct pc_jw *w)
 
 void pc_jw_key(struct pc_jw *w, const char *k)
 {
+	pc_jw_key_n(w, k, k ? strlen(k) : 0);
+}
+
+void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len)
+{
 	uint8_t *s = &w->st[w->depth];
 
 	if (w->err)
@@ -478,7 +584,7 @@ void pc_jw_key(struct pc_jw *w, const char *k)
 	if (*s & F_COMMA)
 		put1(w, ',');
 	*s |= F_COMMA;
-	put_string(w, k, strlen(k));
+	put_string(w, k, len);
 	put1(w, ':');
 	w->key_pending = 1;
 }
@@ -563,6 +669,19 @@ void pc_jw_double(struct pc_jw *w, double v)
 		put(w, "null", 4);
 		return;
 	}
+	/*
+	 * An integer below 1e15 in magnitude: %.15g prints its digits (the
+	 * exponent is below the precision), which read back exactly.  -0 is
+	 * left to snprintf ("-0").
+	 */
+	if (v > -1e15 && v < 1e15) {
+		int64_t i = (int64_t)v;
+
+		if ((double)i == v && (i || !signbit(v))) {
+			put(w, b, (size_t)(fmt_i64(b, i) - b));
+			return;
+		}
+	}
 	if (w->c_locale == (locale_t)0) {
 		w->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 		if (w->c_locale == (locale_t)0) {
@@ -597,6 +716,52 @@ void pc_jw_raw(struct pc_jw *w, const char *json, size_t len)
 uint64_t pc_jw_replaced(const struct pc_jw *w)
 {
 	return w->replaced;
+}
+
+uint64_t pc_jw_tell(const struct pc_jw *w)
+{
+	return w->flushed + w->len;
+}
+
+int pc_jw_again(struct pc_jw *w, uint64_t from, uint64_t to)
+{
+	const char *s;
+	size_t n;
+
+	if (w->err)
+		return 1; /* nothing is written any more */
+	if (from < w->flushed || to < from || to > w->flushed + w->len)
+		return 0;
+	s = w->buf + (from - w->flushed);
+	n = (size_t)(to - from);
+	if (n && *s == ',') {
+		s++;
+		n--;
+	}
+	/* the comma and the copy must not flush the buffer the copy comes from */
+	if (!n || n + 1 > BUF_SIZE - w->len)
+		return 0;
+	if (begin_value(w))
+		return 1;
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+	return 1;
+}
+
+void pc_jw_raw_elems(struct pc_jw *w, const char *json, size_t len)
+{
+	uint8_t *s = &w->st[w->depth];
+
+	if (w->err || !len)
+		return;
+	if (w->key_pending || !w->depth || (*s & F_OBJ)) {
+		misuse(w, "elements outside an array");
+		return;
+	}
+	if (*s & F_COMMA)
+		put1(w, ',');
+	*s |= F_COMMA;
+	put(w, json, len);
 }
 
 /*

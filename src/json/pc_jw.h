@@ -5,9 +5,10 @@
  * document is ever built in memory.  Commas are automatic (a per-depth
  * "need comma" flag), the first sink failure is latched and every later
  * call is a no-op, and pc_jw_finish() returns it.  Strings are escaped on
- * unsigned bytes; invalid UTF-8 becomes U+FFFD and is counted.  Integers and
- * times are printed by hand, doubles by snprintf under a private "C" locale,
- * so a host's setlocale() cannot change them.
+ * unsigned bytes; invalid UTF-8 becomes U+FFFD and is counted.  Integers,
+ * times and integral doubles below 1e15 are printed by hand, other doubles
+ * by snprintf under a private "C" locale, so a host's setlocale() cannot
+ * change them.
  *
  * Misuse (a value in an object without a key, a key outside an object,
  * unbalanced ends, nesting deeper than PC_JW_MAX_DEPTH) latches
@@ -30,12 +31,33 @@ int pc_jw_finish(struct pc_jw *w);
 /* Free without flushing (after an error). Accepts NULL. */
 void pc_jw_free(struct pc_jw *w);
 
+/*
+ * An element writer, for formatting part of an array on another thread: it
+ * has no ctx (it is allocated with malloc, and its errors are latched in it
+ * and reported to nobody: its owner formats the same part again with a
+ * writer of its own, which reports them), and it starts inside an open
+ * array with no element yet, where the values written into it are
+ * elements; pc_jw_raw_elems() puts them into the real array.  NULL on OOM.
+ */
+struct pc_jw *pc_jw_new_elems(profconv_write_fn *fn, void *user);
+/* Flush an element writer and return its error (0 if none). */
+int pc_jw_elems_flush(struct pc_jw *w);
+/* Start an element writer over: empty array, no error, counters 0. */
+void pc_jw_elems_reset(struct pc_jw *w);
+/*
+ * Array elements already in JSON, separated by commas (an element writer's
+ * output), appended to the array currently open.  len 0 writes nothing.
+ */
+void pc_jw_raw_elems(struct pc_jw *w, const char *json, size_t len);
+
 void pc_jw_obj_begin(struct pc_jw *w);
 void pc_jw_obj_end(struct pc_jw *w);
 void pc_jw_arr_begin(struct pc_jw *w);
 void pc_jw_arr_end(struct pc_jw *w);
 /* An object key (the next value belongs to it). */
 void pc_jw_key(struct pc_jw *w, const char *k);
+/* The same with its length (k need not end with a NUL). */
+void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len);
 void pc_jw_str(struct pc_jw *w, const char *s, size_t len); /* NULL writes null */
 void pc_jw_str_z(struct pc_jw *w, const char *s); /* NULL writes null */
 void pc_jw_i64(struct pc_jw *w, int64_t v);
@@ -50,6 +72,16 @@ void pc_jw_double(struct pc_jw *w, double v);
 void pc_jw_raw(struct pc_jw *w, const char *json, size_t len);
 /* Number of strings in which invalid UTF-8 was replaced. */
 uint64_t pc_jw_replaced(const struct pc_jw *w);
+
+/*
+ * Writing a value again: pc_jw_tell() before and after a value gives its
+ * byte range [from, to) (with its comma, if it has one); pc_jw_again()
+ * writes those bytes again as one value while they are still in the
+ * writer's buffer and returns 1, else it writes nothing and returns 0 (the
+ * caller then writes the value itself).  After an error it returns 1.
+ */
+uint64_t pc_jw_tell(const struct pc_jw *w);
+int pc_jw_again(struct pc_jw *w, uint64_t from, uint64_t to);
 
 #define PC_JW_MAX_DEPTH 64
 

@@ -25,8 +25,21 @@
 
 #include "json/pc_jw.h"
 #include "writers/pc_pvemit.h"
+#include "writers/pc_write_helper.h"
+
+#include <stdlib.h>
 
 #define CHUNK 1024 /* rows per derived-column chunk */
+/* markers per data job (see write_markers()); fewer markers than MK_HELP
+ * in all: no helper thread.  A test build may set them (-D) to tiny values. */
+#ifndef PC_WRITE_MK_JOB
+#define PC_WRITE_MK_JOB 2048
+#endif
+#ifndef PC_WRITE_MK_HELP
+#define PC_WRITE_MK_HELP 8192
+#endif
+#define MK_JOB	PC_WRITE_MK_JOB
+#define MK_HELP PC_WRITE_MK_HELP
 
 #define WARN_UTF8 "output strings with invalid UTF-8 replaced"
 
@@ -674,7 +687,147 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 	pc_jw_obj_end(w);
 }
 
-static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk)
+/*
+ * The markers' data arrays are most of a Chrome trace's output, so they are
+ * cut into jobs of MK_JOB markers (in thread order, then marker order) that
+ * the helper thread (pc_write_helper.h) formats ahead of the writer.  A
+ * payload that a marker shares with one of the last markers (readers may
+ * give several markers one payload) is copied from where it was written,
+ * while that is still in the writer's buffer.
+ */
+struct mk_job {
+	const struct pc_markers *mk;
+	uint32_t first, end;
+};
+
+struct mk_jobs {
+	const struct pc_model *m;
+	struct mk_job *job;
+	uint32_t njobs;
+	uint32_t at; /* the next job the writer comes to */
+	struct pc_wh *helper;
+};
+
+#define MEMO 16
+
+/*
+ * Prefetching: a marker's payload nodes, the text rows of its strings and
+ * their bytes are rarely in the cache (the payloads were built in input
+ * order, the markers are sorted by time).  They are fetched in three steps
+ * ahead of the marker being written: its nodes PF_NODES markers ahead, the
+ * rows of its strings PF_ROWS ahead (the nodes are there by then), their
+ * bytes PF_TEXT ahead.  A hint only: the output does not depend on it.
+ */
+#define PF_NODES 24
+#define PF_ROWS	 12
+#define PF_TEXT	 4
+#define PF_SPAN	 8 /* nodes of a payload looked at */
+
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+static inline void pf_nodes(const struct pc_model *m, uint32_t p)
+{
+	if (p != PC_NONE) {
+		PREFETCH(&m->pv.nodes[p]);
+		PREFETCH((const char *)&m->pv.nodes[p] + 64);
+	}
+}
+
+/* step 2 (rows 1) or 3 (rows 0) for the strings among a payload's first nodes */
+static inline void pf_text(const struct pc_model *m, uint32_t p, int rows)
+{
+	uint32_t k, n;
+
+	if (p == PC_NONE)
+		return;
+	n = pc_val_span(&m->pv.nodes[p]);
+	if (n > PF_SPAN)
+		n = PF_SPAN;
+	for (k = 0; k < n; k++) {
+		const struct pc_val *v = &m->pv.nodes[p + k];
+
+		if (v->kind != PC_VAL_STR && v->kind != PC_VAL_NUM)
+			continue;
+		if (rows) {
+			PREFETCH(&m->pv.text.ptr[v->v.s]);
+			PREFETCH(&m->pv.text.lens[v->v.s]);
+		} else {
+			PREFETCH(m->pv.text.ptr[v->v.s]);
+		}
+	}
+}
+
+static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user)
+{
+	const struct mk_jobs *j = user;
+	const struct pc_markers *mk = j->job[job].mk;
+	uint32_t memo_pl[MEMO], i;
+	uint64_t memo_from[MEMO], memo_to[MEMO];
+
+	for (i = 0; i < MEMO; i++)
+		memo_pl[i] = PC_NONE;
+	for (i = j->job[job].first; i < j->job[job].end; i++) {
+		uint32_t p = mk->payload[i], slot = p % MEMO;
+		uint64_t from;
+
+		if (i + PF_NODES < mk->len)
+			pf_nodes(j->m, mk->payload[i + PF_NODES]);
+		if (i + PF_ROWS < mk->len)
+			pf_text(j->m, mk->payload[i + PF_ROWS], 1);
+		if (i + PF_TEXT < mk->len)
+			pf_text(j->m, mk->payload[i + PF_TEXT], 0);
+
+		if (p == PC_NONE || (mk->cause_stack && mk->cause_stack[i] != PC_NONE)) {
+			write_marker_data(w, j->m, mk, i); /* null, or a cause of its own */
+			continue;
+		}
+		if (memo_pl[slot] == p && pc_jw_again(w, memo_from[slot], memo_to[slot]))
+			continue;
+		from = pc_jw_tell(w);
+		write_marker_data(w, j->m, mk, i);
+		memo_pl[slot] = p;
+		memo_from[slot] = from;
+		memo_to[slot] = pc_jw_tell(w);
+	}
+}
+
+/* The jobs of every thread's markers; 0 jobs (all written in place) on OOM or a small profile. */
+static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m)
+{
+	uint64_t total = 0, n = 0;
+	uint32_t t, i;
+
+	memset(j, 0, sizeof(*j));
+	j->m = m;
+	for (t = 0; t < m->nthreads; t++) {
+		total += m->threads[t]->markers.len;
+		n += (m->threads[t]->markers.len + MK_JOB - 1) / MK_JOB;
+	}
+	if (total < MK_HELP || n > UINT32_MAX)
+		return;
+	j->job = malloc((size_t)n * sizeof(*j->job));
+	if (!j->job)
+		return;
+	for (t = 0; t < m->nthreads; t++) {
+		const struct pc_markers *mk = &m->threads[t]->markers;
+
+		for (i = 0; i < mk->len; i += MK_JOB) {
+			struct mk_job *jb = &j->job[j->njobs++];
+
+			jb->mk = mk;
+			jb->first = i;
+			jb->end = mk->len - i < MK_JOB ? mk->len : i + MK_JOB;
+		}
+	}
+	j->helper = pc_wh_start(j->njobs, mk_job_fn, j);
+}
+
+static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
+			  struct mk_jobs *jobs)
 {
 	uint32_t i;
 
@@ -687,8 +840,15 @@ static void write_markers(struct pc_jw *w, const struct pc_model *m, const struc
 	col_u16(w, "category", mk->category, mk->len, 0, NULL);
 	pc_jw_key(w, "data");
 	pc_jw_arr_begin(w);
-	for (i = 0; i < mk->len; i++)
-		write_marker_data(w, m, mk, i);
+	if (jobs->njobs) {
+		for (i = 0; i < mk->len; i += MK_JOB)
+			pc_wh_put(jobs->helper, w, jobs->at++, mk_job_fn, jobs);
+	} else if (mk->len) {
+		struct mk_job one = { mk, 0, mk->len };
+		struct mk_jobs j1 = { m, &one, 1, 0, NULL };
+
+		mk_job_fn(w, 0, &j1);
+	}
 	pc_jw_arr_end(w);
 	key_i64(w, "length", mk->len);
 	pc_jw_obj_end(w);
@@ -729,7 +889,8 @@ static int thread_written(const char *key, void *user)
 	return 0;
 }
 
-static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct pc_thread *t)
+static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct pc_thread *t,
+			 struct mk_jobs *jobs)
 {
 	const struct pc_process *pr =
 		t->process < m->processes.len ? &m->processes.rows[t->process] : NULL;
@@ -752,7 +913,7 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	write_paused(w, t);
 	pc_pv_emit_members(w, m, t->more, NULL, thread_written, NULL);
 	write_samples(w, &t->samples);
-	write_markers(w, m, &t->markers);
+	write_markers(w, m, &t->markers, jobs);
 	pc_jw_obj_end(w);
 }
 
@@ -933,30 +1094,38 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	struct pc_jw *w = pc_jw_new(ctx, fn, user);
 	const char *vopt = pc_opt(ctx, "processed-version");
 	int version = vopt && strcmp(vopt, "70") == 0 ? 70 : 69;
+	struct mk_jobs jobs;
 	uint64_t replaced;
 	uint32_t i;
 	int err, werr;
 
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
+	/* the helper starts on the first threads' markers now */
+	mk_jobs_plan(&jobs, m);
 	pc_jw_obj_begin(w);
 	write_meta(w, m, version);
 	write_libs(w, m);
 	write_pages(w, m);
 	err = write_shared(w, m, version);
 	if (err) {
+		pc_wh_stop(jobs.helper);
+		free(jobs.job);
 		pc_jw_free(w);
 		return err;
 	}
 	pc_jw_key(w, "threads");
 	pc_jw_arr_begin(w);
 	for (i = 0; i < m->nthreads; i++)
-		write_thread(w, m, m->threads[i]);
+		write_thread(w, m, m->threads[i], &jobs);
 	pc_jw_arr_end(w);
+	replaced = pc_wh_replaced(jobs.helper);
+	pc_wh_stop(jobs.helper);
+	free(jobs.job);
 	write_counters(w, m);
 	pc_jw_obj_end(w);
 
-	replaced = pc_jw_replaced(w);
+	replaced += pc_jw_replaced(w);
 	err = pc_jw_finish(w);
 	werr = pc_warn_n(ctx, WARN_UTF8, replaced, NULL,
 			 "%llu strings had invalid UTF-8, written with U+FFFD in its place",

@@ -526,6 +526,218 @@ static void test_roundtrip(void)
 	mem_reset(&b);
 }
 
+/* Reference escaping for ASCII and valid UTF-8 (what the byte-by-byte path did). */
+static size_t ref_escape(const unsigned char *in, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	out[o++] = '"';
+	for (i = 0; i < len; i++) {
+		unsigned c = in[i];
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+			out[o++] = '\\';
+			out[o++] = c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		} else if (c < 0x20) {
+			memcpy(out + o, "\\u00", 4);
+			out[o + 4] = hex[c >> 4];
+			out[o + 5] = hex[c & 15];
+			o += 6;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = 0;
+	return o;
+}
+
+/*
+ * The word-at-a-time copy: one byte that needs care (or a UTF-8 sequence)
+ * at every position of strings of every length up to 40, so it falls in
+ * every lane of a word and in the byte-wise tail; each byte value once.
+ */
+static void test_string_words(void)
+{
+	static const unsigned char specials[] = { '"', '\\', 0, 1, '\n', 0x1f, 0x7f, ' ', '~', '#', ']' };
+	unsigned char in[48];
+	char expect[48 * 6 + 3];
+	size_t len, at, k;
+
+	for (len = 1; len <= 40; len++) {
+		for (at = 0; at < len; at++) {
+			for (k = 0; k < sizeof(specials); k++) {
+				memset(in, 'a' + (int)(len % 26), len);
+				in[at] = specials[k];
+				ref_escape(in, len, expect);
+				check_str((const char *)in, len, expect, 0);
+			}
+			if (at + 2 <= len) { /* a two-byte sequence across lanes */
+				memset(in, 'x', len);
+				in[at] = 0xc3;
+				in[at + 1] = 0xa9;
+				ref_escape(in, len, expect);
+				check_str((const char *)in, len, expect, 0);
+			}
+			memset(in, 'y', len); /* a stray continuation byte */
+			in[at] = 0x80;
+			memcpy(expect, "\"", 1);
+			memset(expect + 1, 'y', at);
+			memcpy(expect + 1 + at, FFFD, 3);
+			memset(expect + 4 + at, 'y', len - at - 1);
+			memcpy(expect + 3 + len, "\"", 2);
+			check_str((const char *)in, len, expect, 1);
+		}
+	}
+	for (k = 0; k < 256; k++) { /* each byte value between clean words */
+		unsigned char b[17];
+
+		memset(b, 'z', sizeof(b));
+		b[9] = (unsigned char)k;
+		if (k >= 0x80)
+			continue; /* UTF-8: test_utf8() */
+		ref_escape(b, sizeof(b), expect);
+		check_str((const char *)b, sizeof(b), expect, 0);
+	}
+}
+
+/* Doubles written without printf must match what printf writes. */
+static void test_double_integers(void)
+{
+	static const double v[] = { 1, -1, 7, 10, 99, 100, 12345, -65536, 4294967296.0,
+				    9007199254740992.0, -9007199254740993.0, 999999999999999.0,
+				    -999999999999999.0, 1e15, -1e15, 1e16, 123456789012.0, 0.5,
+				    1e14 + 0.5, -3.0, 1e-300 };
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(v); i++) {
+		char ref[40];
+		int prec;
+
+		for (prec = 15; prec <= 17; prec++) {
+			snprintf(ref, sizeof(ref), "%.*g", prec, v[i]);
+			if (strtod(ref, NULL) == v[i])
+				break;
+		}
+		check_double(v[i], ref);
+	}
+}
+
+/* ns as ms against the digit-by-digit definition. */
+static void test_ns_ms_many(void)
+{
+	uint64_t x = 88172645463325252ull;
+	int k;
+
+	for (k = 0; k < 20000; k++) {
+		int64_t ns;
+		uint64_t mag;
+		char expect[32], f[7];
+		int n, d;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ns = (int64_t)(x >> (k % 40));
+		if (k & 1)
+			ns = -ns;
+		if (k % 7 == 0)
+			ns = ns / 1000 * 1000;
+		mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+		n = snprintf(expect, sizeof(expect), "%s%llu", ns < 0 ? "-" : "",
+			     (unsigned long long)(mag / 1000000));
+		snprintf(f, sizeof(f), "%06u", (unsigned)(mag % 1000000));
+		for (d = 6; d && f[d - 1] == '0'; d--)
+			;
+		if (d)
+			snprintf(expect + n, sizeof(expect) - (size_t)n, ".%.*s", d, f);
+		check_ns(ns, expect);
+	}
+}
+
+/* Element writers, their elements appended to an array, and values written again. */
+static void test_elems(void)
+{
+	struct membuf eb = { 0 }, b = { 0 };
+	struct pc_jw *e = pc_jw_new_elems(mem_write, &eb);
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	uint64_t from, to;
+
+	PC_CHECK(e != NULL && w != NULL);
+	pc_jw_obj_begin(e);
+	pc_jw_key(e, "a");
+	pc_jw_str_z(e, "x\xff");
+	pc_jw_obj_end(e);
+	pc_jw_null(e);
+	pc_jw_i64(e, 3);
+	PC_CHECK_EQ_INT(pc_jw_elems_flush(e), 0);
+	PC_CHECK_EQ_INT(pc_jw_replaced(e), 1);
+	PC_CHECK(eb.len == strlen("{\"a\":\"x" FFFD "\"},null,3") &&
+		 memcmp(eb.p, "{\"a\":\"x" FFFD "\"},null,3", eb.len) == 0);
+
+	pc_jw_arr_begin(w);
+	pc_jw_i64(w, 1);
+	pc_jw_raw_elems(w, eb.p, eb.len);
+	pc_jw_raw_elems(w, "", 0);
+	from = pc_jw_tell(w);
+	pc_jw_obj_begin(w);
+	pc_jw_key_n(w, "kz", 1);
+	pc_jw_bool(w, 1);
+	pc_jw_obj_end(w);
+	to = pc_jw_tell(w);
+	PC_CHECK_EQ_INT(pc_jw_again(w, from, to), 1);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0),
+			"[1,{\"a\":\"x" FFFD "\"},null,3,{\"k\":true},{\"k\":true}]");
+
+	/* the first element of an array, written again as the second */
+	mem_reset(&b);
+	w = pc_jw_new(ctx, mem_write, &b);
+	pc_jw_arr_begin(w);
+	from = pc_jw_tell(w);
+	pc_jw_str_z(w, "s");
+	to = pc_jw_tell(w);
+	PC_CHECK_EQ_INT(pc_jw_again(w, from, to), 1);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_STR(done(w, &b, 0), "[\"s\",\"s\"]");
+
+	/* a value no longer in the buffer is not written again */
+	mem_reset(&b);
+	w = pc_jw_new(ctx, mem_write, &b);
+	pc_jw_arr_begin(w);
+	from = pc_jw_tell(w);
+	pc_jw_str_z(w, "t");
+	to = pc_jw_tell(w);
+	{
+		static char big[100000];
+
+		memset(big, 'b', sizeof(big));
+		pc_jw_str(w, big, sizeof(big));
+	}
+	PC_CHECK_EQ_INT(pc_jw_again(w, from, to), 0);
+	pc_jw_arr_end(w);
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK(b.len == 100000 + 9); /* ["t","b...b"] and the newline */
+
+	/* a reused element writer starts empty; unbalanced elements are an error */
+	mem_reset(&eb);
+	pc_jw_elems_reset(e);
+	pc_jw_arr_begin(e);
+	PC_CHECK_EQ_INT(pc_jw_elems_flush(e), PROFCONV_ERR_INTERNAL);
+	mem_reset(&eb);
+	pc_jw_elems_reset(e);
+	pc_jw_u64(e, 5);
+	PC_CHECK_EQ_INT(pc_jw_elems_flush(e), 0);
+	PC_CHECK(eb.len == 1 && eb.p[0] == '5');
+	pc_jw_free(e);
+	mem_reset(&eb);
+	mem_reset(&b);
+}
+
 int main(void)
 {
 	ctx = profconv_ctx_new();
@@ -543,6 +755,10 @@ int main(void)
 	test_large();
 	test_sink_error();
 	test_roundtrip();
+	test_string_words();
+	test_double_integers();
+	test_ns_ms_many();
+	test_elems();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();

@@ -1,0 +1,43 @@
+/*
+ * pc_write_helper.h - a second thread that formats parts of the output
+ * ahead of the writer.
+ *
+ * The writer cuts some of its arrays into jobs, numbered in the order their
+ * elements appear in the output, and comes to each job in that order with
+ * pc_wh_put().  Meanwhile the helper thread takes the next job nobody has
+ * taken, formats its elements into a memory buffer through an element
+ * writer (pc_jw_new_elems()), and goes on while fewer than a few of its
+ * buffers wait.  pc_wh_put() appends the helper's elements when the helper
+ * took the job, and otherwise formats the job itself, straight into the
+ * writer; so the bytes are the same whichever thread formats a job, and the
+ * helper is never more than a few jobs ahead (its memory is a few jobs'
+ * output).  A job the helper failed (out of memory) is formatted again by
+ * the writer, which reports any error.
+ *
+ * The job function must only read what it is given (the model is read-only
+ * while it is written) and must not touch the ctx: it runs on either thread.
+ * The helper's buffers come from malloc, outside the ctx's accounting.
+ */
+#ifndef PC_WRITE_HELPER_H
+#define PC_WRITE_HELPER_H
+
+#include "json/pc_jw.h"
+
+/* Format job's elements into w, an array being open in it. */
+typedef void pc_wh_job_fn(struct pc_jw *w, uint32_t job, void *user);
+
+struct pc_wh;
+
+/*
+ * Start a helper for jobs 0..njobs-1.  NULL when no thread could be had
+ * (or njobs is 0): pc_wh_put() then formats every job itself.
+ */
+struct pc_wh *pc_wh_start(uint32_t njobs, pc_wh_job_fn *fn, void *user);
+/* Job number job, appended to the array open in w; jobs must come in order. */
+void pc_wh_put(struct pc_wh *h, struct pc_jw *w, uint32_t job, pc_wh_job_fn *fn, void *user);
+/* Strings the helper wrote with U+FFFD in the jobs handed over so far. */
+uint64_t pc_wh_replaced(const struct pc_wh *h);
+/* Stop the helper (it may be mid-job) and free it.  Accepts NULL. */
+void pc_wh_stop(struct pc_wh *h);
+
+#endif /* PC_WRITE_HELPER_H */
