@@ -51,7 +51,7 @@ void pc_jscan_start(struct pc_jscan *s, const char *text, size_t len, unsigned m
 	s->olen = 0;
 }
 
-static int grow(struct pc_jscan *s, size_t n)
+int pc_jscan_grow(struct pc_jscan *s, size_t n)
 {
 	size_t cap = s->ocap ? s->ocap : 4096;
 	char *b;
@@ -69,7 +69,7 @@ static int grow(struct pc_jscan *s, size_t n)
 int pc_jscan_put(struct pc_jscan *s, const void *b, size_t n)
 {
 	if (PC_UNLIKELY(s->olen + n + 1 > s->ocap)) {
-		int err = grow(s, n);
+		int err = pc_jscan_grow(s, n);
 
 		if (err)
 			return err;
@@ -82,7 +82,7 @@ int pc_jscan_put(struct pc_jscan *s, const void *b, size_t n)
 static inline int put1(struct pc_jscan *s, char c)
 {
 	if (PC_UNLIKELY(s->olen + 2 > s->ocap)) {
-		int err = grow(s, 1);
+		int err = pc_jscan_grow(s, 1);
 
 		if (err)
 			return err;
@@ -93,41 +93,6 @@ static inline int put1(struct pc_jscan *s, char c)
 
 /* --- strings --- */
 
-static inline int special1(unsigned char c)
-{
-	return c < 0x20 || c == '"' || c == '\\';
-}
-
-/*
- * The first byte from p on that is '"', '\\' or below 0x20, or e.  Where
- * loads are little-endian the lowest flagged byte of a word is exact (a
- * borrow only runs upward from a flagged byte), so no byte loop is needed
- * after a word that has one.
- */
-static inline const char *skip_plain(const char *p, const char *e)
-{
-	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-
-	while (e - p >= 8) {
-		uint64_t v, q, b, m;
-
-		memcpy(&v, p, 8);
-		q = v ^ (ones * '"');
-		b = v ^ (ones * '\\');
-		m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & high;
-		if (m) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return p + (__builtin_ctzll(m) >> 3);
-#else
-			break;
-#endif
-		}
-		p += 8;
-	}
-	while (p < e && !special1((unsigned char)*p))
-		p++;
-	return p;
-}
 
 static int hex4(const char *p, uint32_t *out)
 {
@@ -248,7 +213,7 @@ static int string_body(struct pc_jscan *s, int print)
 		const char *run = p;
 		unsigned char c;
 
-		p = skip_plain(p, e);
+		p = pc_jscan_plain(p, e);
 		if (p > run && !cut && (err = pc_jscan_put(s, run, (size_t)(p - run))))
 			return err;
 		if (p == e)
@@ -325,7 +290,7 @@ static int string_body(struct pc_jscan *s, int print)
 	return 0;
 }
 
-int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
+int pc_jscan_string_slow(struct pc_jscan *s, size_t *off, size_t *len)
 {
 	int err;
 
@@ -343,20 +308,11 @@ int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
  * text (no copy); else decoded into out, cut at a decoded NUL as cJSON
  * compares keys, and the caller takes out back to where it was.
  */
-int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
+int pc_jscan_key_slow(struct pc_jscan *s, const char **k, size_t *len)
 {
-	const char *p = s->p + 1, *e = s->end;
 	size_t off;
-	int err;
+	int err = pc_jscan_string_slow(s, &off, len);
 
-	p = skip_plain(p, e);
-	if (p < e && *p == '"') {
-		*k = s->p + 1;
-		*len = (size_t)(p - *k);
-		s->p = p + 1;
-		return 0;
-	}
-	err = pc_jscan_string(s, &off, len);
 	if (err)
 		return err;
 	*k = pc_jscan_at(s, off);
@@ -390,28 +346,11 @@ static int c_strtod(struct pc_jscan *s, const char *text, size_t len, double *d)
 	return 0;
 }
 
-int pc_jscan_number(struct pc_jscan *s, double *out)
+int pc_jscan_number_slow(struct pc_jscan *s, double *out)
 {
-	const char *start = s->p, *p = s->p, *e = s->end;
+	const char *start = s->p;
 	struct pc_jnum n;
-	size_t len;
-
-	/* an integer of 1 to 18 digits (a time, an id, a count): exact as it is */
-	if (p < e && *p == '-')
-		p++;
-	if (p < e && *p >= '1' && *p <= '9') {
-		const char *d = p;
-		uint64_t m = 0;
-
-		while (p < e && *p >= '0' && *p <= '9' && p - d < 19)
-			m = m * 10 + (uint64_t)(*p++ - '0');
-		if (p - d < 19 && (p == e || (*p != '.' && *p != 'e' && *p != 'E' && (*p < '0' || *p > '9')))) {
-			*out = start[0] == '-' ? -(double)m : (double)m;
-			s->p = p;
-			return 0;
-		}
-	}
-	len = pc_jnum_scan(s->p, s->end, &n);
+	size_t len = pc_jnum_scan(s->p, s->end, &n);
 
 	if (!len)
 		return PC_JSCAN_BAD;

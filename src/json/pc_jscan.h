@@ -63,20 +63,113 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
 }
 
 /*
+ * The first byte from p on that is '"', '\\' or below 0x20, or e.  Where
+ * loads are little-endian the lowest flagged byte of a word is exact (a
+ * borrow only runs upward from a flagged byte), so no byte loop is needed
+ * after a word that has one.
+ */
+static inline const char *pc_jscan_plain(const char *p, const char *e)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+
+	while (e - p >= 8) {
+		uint64_t v, q, b, m;
+
+		memcpy(&v, p, 8);
+		q = v ^ (ones * '"');
+		b = v ^ (ones * '\\');
+		m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & high;
+		if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+}
+
+int pc_jscan_grow(struct pc_jscan *s, size_t n);
+
+/*
  * At a '"': the string, decoded into out at *off and NUL-terminated (the
  * NUL is kept in out), its decoded length in *len.  0, PC_JSCAN_BAD or
- * PROFCONV_ERR_NOMEM.
+ * PROFCONV_ERR_NOMEM.  A string without escapes is copied here; others go
+ * through pc_jscan_string_slow().
  */
-int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len);
+int pc_jscan_string_slow(struct pc_jscan *s, size_t *off, size_t *len);
+static inline int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
+{
+	const char *b = s->p + 1, *q = pc_jscan_plain(b, s->end);
+	size_t n = (size_t)(q - b);
+
+	if (q == s->end || *q != '"')
+		return pc_jscan_string_slow(s, off, len);
+	if (s->olen + n + 1 > s->ocap) {
+		int err = pc_jscan_grow(s, n + 1);
+
+		if (err)
+			return err;
+	}
+	memcpy(s->out + s->olen, b, n);
+	*off = s->olen;
+	*len = n;
+	s->olen += n;
+	s->out[s->olen++] = 0;
+	s->nul = 0;
+	s->p = q + 1;
+	return 0;
+}
 /*
  * At a '"': a key to compare, not to keep: *k points into the text when it
  * has no escape, else into out (decoded, *len up to a decoded NUL; the
  * caller may take olen back to where it was).  0, PC_JSCAN_BAD or
  * PROFCONV_ERR_NOMEM.
  */
-int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len);
-/* At a number's first byte: its value.  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM. */
-int pc_jscan_number(struct pc_jscan *s, double *d);
+int pc_jscan_key_slow(struct pc_jscan *s, const char **k, size_t *len);
+static inline int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
+{
+	const char *b = s->p + 1, *q = pc_jscan_plain(b, s->end);
+
+	if (q == s->end || *q != '"')
+		return pc_jscan_key_slow(s, k, len);
+	*k = b;
+	*len = (size_t)(q - b);
+	s->p = q + 1;
+	return 0;
+}
+/*
+ * At a number's first byte: its value.  0, PC_JSCAN_BAD or
+ * PROFCONV_ERR_NOMEM.  An integer of 1 to 18 digits (a time, an id, a
+ * count) is read here, exact as strtod() reads it; others go through
+ * pc_jscan_number_slow().
+ */
+int pc_jscan_number_slow(struct pc_jscan *s, double *d);
+static inline int pc_jscan_number(struct pc_jscan *s, double *out)
+{
+	const char *p = s->p, *e = s->end, *d;
+	uint64_t m = 0;
+	int neg = 0;
+
+	if (p < e && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (p == e || *p < '1' || *p > '9')
+		return pc_jscan_number_slow(s, out);
+	d = p;
+	while (p < e && *p >= '0' && *p <= '9' && p - d < 19)
+		m = m * 10 + (uint64_t)(*p++ - '0');
+	if (p - d >= 19 || (p < e && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9'))))
+		return pc_jscan_number_slow(s, out);
+	*out = neg ? -(double)m : (double)m;
+	s->p = p;
+	return 0;
+}
 /* At a value's first byte: check it and skip it.  0, PC_JSCAN_BAD or an error. */
 int pc_jscan_skip(struct pc_jscan *s);
 /*

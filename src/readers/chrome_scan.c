@@ -454,6 +454,13 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		if (err)
 			return err;
 	}
+	/* the hashes the reader's memos and payload cache look things up by */
+	if (r->e.name.kind == CJ_STR)
+		r->e.hname = pc_hash_bytes(pc_jscan_at(js, r->e.name.off), r->e.name.len, 0);
+	if (r->e.cat.kind == CJ_STR)
+		r->e.hcat = pc_hash_bytes(pc_jscan_at(js, r->e.cat.off), r->e.cat.len, 0);
+	if (r->e.args.kind == CJ_OBJ)
+		r->e.hargs = pc_hash_bytes(pc_jscan_at(js, r->e.args.off), r->e.args.len, 0);
 	if (keeps_text(js, &r->e)) {
 		r->toff = js->olen;
 		r->len = len;

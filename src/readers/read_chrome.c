@@ -172,16 +172,20 @@ static uint32_t intern(struct rd *r, const char *s)
 static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
 		    char *key, size_t cap);
 
-/* The memo slot for s[0..len), NULL when it is too long to remember; *hit: it holds s. */
-static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int *hit)
+/*
+ * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
+ * it holds s.  h: pc_hash_bytes(s, len, 0) when the scanner worked it out,
+ * else 0.
+ */
+static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
 {
-	uint64_t h;
 	struct smemo *m;
 
 	*hit = 0;
 	if (len > sizeof(t->s))
 		return NULL;
-	h = pc_hash_bytes(s, len, 0);
+	if (!h)
+		h = pc_hash_bytes(s, len, 0);
 	m = &t[h & (SMEMO_SLOTS - 1)];
 	if (m->hash == h && m->len == len && memcmp(m->s, s, len) == 0) {
 		*hit = 1;
@@ -194,15 +198,15 @@ static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int 
 	return m;
 }
 
-/* intern() of an event's name (len bytes), through the names' memo. */
-static uint32_t name_row(struct rd *r, const char *s, size_t len)
+/* intern() of an event's name (len bytes, hash h or 0), through the names' memo. */
+static uint32_t name_row(struct rd *r, const char *s, size_t len, uint64_t h)
 {
 	int hit;
 	struct smemo *m;
 
 	if (!s)
 		return intern(r, s);
-	m = smemo_slot(r->names, s, len, &hit);
+	m = smemo_slot(r->names, s, len, h, &hit);
 	if (!m)
 		return pc_str_intern(r->m, s, len);
 	if (!hit || m->row == PC_NONE)
@@ -212,11 +216,11 @@ static uint32_t name_row(struct rd *r, const char *s, size_t len)
 
 static uint16_t category_of(struct rd *r, const char *cat);
 
-/* The category of cat (len bytes) and, when row is not NULL, cat's string row. */
-static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *row)
+/* The category of cat (len bytes, hash h or 0) and, when row is not NULL, cat's string row. */
+static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row)
 {
 	int hit;
-	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, &hit) : NULL;
+	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, h, &hit) : NULL;
 
 	if (!m) {
 		if (row)
@@ -237,7 +241,7 @@ static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *ro
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
-	return cat ? cat_memo(r, cat, strlen(cat), NULL) : category_of(r, cat);
+	return cat ? cat_memo(r, cat, strlen(cat), 0, NULL) : category_of(r, cat);
 }
 
 static uint16_t category_of(struct rd *r, const char *cat)
@@ -366,7 +370,13 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	clen = e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
 	if (clen + alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
-	h = pc_hash_bytes(args, alen, pc_hash_bytes(cat, clen, set));
+	{
+		int own = e->cat.kind == CJ_STR && cat == e->cat.s;
+		uint64_t hc = own && e->hcat ? e->hcat : pc_hash_bytes(cat, clen, 0);
+		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_hash_bytes(args, alen, 0);
+
+		h = pc_hash64(ha ^ (hc * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
+	}
 	sl = &r->pl[h & (PL_SLOTS - 1)];
 	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->catlen == clen &&
 	    sl->alen == alen && memcmp(sl->key, cat, clen) == 0 &&
@@ -409,8 +419,10 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		uint32_t row;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat),
-			 &row);
+		if (e->cat.kind == CJ_STR && cat == e->cat.s)
+			cat_memo(r, cat, e->cat.len, e->hcat, &row);
+		else
+			cat_memo(r, cat, strlen(cat), 0, &row);
 		if (row == PC_NONE || note_kind(r, b.key, KIND_STR))
 			return PC_NONE;
 		pc_pvb_sref(&b, row);
@@ -1275,8 +1287,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 
 		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
-		nm = name_row(r, name, e->name.len);
-		c = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
+		nm = name_row(r, name, e->name.len, e->hname);
+		c = cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL);
 		set = pc_chrome_active_set(r, ti);
 		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -1294,9 +1306,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			    (size_t)ti->nopen + 1))
 			return PROFCONV_ERR_NOMEM;
 		b = &ti->open[ti->nopen];
-		b->name = name_row(r, name, e->name.len);
+		b->name = name_row(r, name, e->name.len, e->hname);
 		b->start = ts;
-		b->cat = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
+		b->cat = cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL);
 		b->set = pc_chrome_active_set(r, ti);
 		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
@@ -1328,7 +1340,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	case 'n': {
 		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
-		nm = name_row(r, name, e->name.len);
+		nm = name_row(r, name, e->name.len, e->hname);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		if (ph[0] == 'n') {
@@ -1342,8 +1354,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len),
-				   cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL),
+		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len, e->hname),
+				   cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL),
 				   cat);
 	case 'e':
 	case 'F':
@@ -1694,6 +1706,18 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	if (th == r->nth)
 		return 0; /* nothing to derive */
 	err = dstacks_init(&ds, r->m);
+	{
+		/* the index sized once for what the samples will likely add (about
+		 * two stacks a sample in a generated trace; a doubling chain of
+		 * fresh tables costs more than the lookups), up to 2 M rows */
+		uint64_t n = ds.m->stacks.len;
+
+		for (th = 0; th < r->nth; th++)
+			if (r->th[th].nslices && !r->th[th].has_real_samples)
+				n += (uint64_t)(pc_time_sub(r->last_ts, r->first_ts) / step + 1) * 3;
+		if (!err)
+			err = pc_itab_reserve(r->ctx, &ds.index, n < (1u << 21) ? (uint32_t)n : 1u << 21);
+	}
 	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
 		const struct pc_markers *mk = &ti->t->markers;
