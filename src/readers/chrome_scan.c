@@ -456,11 +456,11 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	}
 	/* the hashes the reader's memos and payload cache look things up by */
 	if (r->e.name.kind == CJ_STR)
-		r->e.hname = pc_hash_bytes(pc_jscan_at(js, r->e.name.off), r->e.name.len, 0);
+		r->e.hname = pc_chrome_hash(pc_jscan_at(js, r->e.name.off), r->e.name.len);
 	if (r->e.cat.kind == CJ_STR)
-		r->e.hcat = pc_hash_bytes(pc_jscan_at(js, r->e.cat.off), r->e.cat.len, 0);
+		r->e.hcat = pc_chrome_hash(pc_jscan_at(js, r->e.cat.off), r->e.cat.len);
 	if (r->e.args.kind == CJ_OBJ)
-		r->e.hargs = pc_hash_bytes(pc_jscan_at(js, r->e.args.off), r->e.args.len, 0);
+		r->e.hargs = pc_chrome_hash(pc_jscan_at(js, r->e.args.off), r->e.args.len);
 	if (keeps_text(js, &r->e)) {
 		r->toff = js->olen;
 		r->len = len;

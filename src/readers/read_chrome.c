@@ -174,7 +174,7 @@ static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat,
 
 /*
  * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
- * it holds s.  h: pc_hash_bytes(s, len, 0) when the scanner worked it out,
+ * it holds s.  h: pc_chrome_hash(s, len) when the scanner worked it out,
  * else 0.
  */
 static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
@@ -185,7 +185,7 @@ static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint
 	if (len > sizeof(t->s))
 		return NULL;
 	if (!h)
-		h = pc_hash_bytes(s, len, 0);
+		h = pc_chrome_hash(s, len);
 	m = &t[h & (SMEMO_SLOTS - 1)];
 	if (m->hash == h && m->len == len && memcmp(m->s, s, len) == 0) {
 		*hit = 1;
@@ -372,8 +372,8 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 		return build_payload(r, e, cat, set);
 	{
 		int own = e->cat.kind == CJ_STR && cat == e->cat.s;
-		uint64_t hc = own && e->hcat ? e->hcat : pc_hash_bytes(cat, clen, 0);
-		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_hash_bytes(args, alen, 0);
+		uint64_t hc = own && e->hcat ? e->hcat : pc_chrome_hash(cat, clen);
+		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen);
 
 		h = pc_hash64(ha ^ (hc * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
 	}
