@@ -9,7 +9,8 @@
 # --unique-args: the generator's worst case (every args object distinct)
 # instead of args that repeat as in the Chromium 156 fixture.
 # environment: BENCH_DIR (default /tmp/profconv-bench-chrome), RUNS (3),
-#              PROFCONV (a profconv binary; default: build/profconv of the tree)
+#              PROFCONV (a profconv binary; default: build/profconv of the tree),
+#              INTERLEAVE=1 (alternate the two tools' runs)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -52,10 +53,22 @@ run() { # label command...
 	tail -1 "$times.err" >>"$times"
 }
 : >"$times.err"
+# Each tool's runs back to back (INTERLEAVE=1: alternating, as before).  On
+# this kind of VM memory a process frees goes back to the host, and the
+# next process to touch fresh memory pays for it: right after json.load
+# freed its 1.6 GB, a profconv run takes about 1.3-1.6x as long (its own
+# 140 MB cost more to fault in), so alternating measures json.load's
+# after-effects on profconv as much as profconv.
+jl() { run json.load python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$trace"; }
 for i in $(seq "$RUNS"); do
 	run profconv "$PROFCONV" -q "$trace" -o "$BENCH_DIR/out.json"
-	[ $big = 1 ] || run json.load python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$trace"
+	[ $big = 1 ] || [ "${INTERLEAVE:-0}" != 1 ] || jl
 done
+if [ $big = 0 ] && [ "${INTERLEAVE:-0}" != 1 ]; then
+	for i in $(seq "$RUNS"); do
+		jl
+	done
+fi
 "$PROFCONV" validate "$BENCH_DIR/out.json" | head -1
 echo "load avg: $(cut -d' ' -f1-3 /proc/loadavg) (at end)"
 python3 - "$times" "$big" <<'PY'
