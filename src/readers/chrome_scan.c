@@ -239,10 +239,17 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 	size_t base = js->olen;
 	int err = 0;
 
-	memset(e, 0, offsetof(struct cev, a));
+	/* each member absent (only kind is read of an absent member; a memset
+	 * of the whole struct was a tenth of the scan) */
+	e->nmembers = 0;
+	e->name.kind = e->cat.kind = e->ph.kind = e->scope.kind = e->ts.kind = CJ_NONE;
+	e->dur.kind = e->pid.kind = e->tid.kind = e->id.kind = e->bind_id.kind = CJ_NONE;
+	e->flow_in.kind = e->flow_out.kind = e->id2.kind = e->id2_local.kind = CJ_NONE;
+	e->id2_global.kind = e->args.kind = CJ_NONE;
 	e->na = 0;
 	e->a = NULL;
 	e->a_first = b->nargs;
+	e->hname = e->hcat = e->hargs = 0;
 	pc_jscan_start(js, text, len, max_depth);
 	js->olen = base; /* the batch's scratch goes on */
 	/* the text starts after the '{': begin inside the object */

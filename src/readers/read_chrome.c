@@ -2224,8 +2224,8 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.as_latest, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
 	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
-	r.names = pc_alloc(ctx, SMEMO_SLOTS * sizeof(*r.names));
-	r.catm = pc_alloc(ctx, SMEMO_SLOTS * sizeof(*r.catm));
+	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));
+	r.catm = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.catm));
 	for (i = 0; r.names && r.catm && i < SMEMO_SLOTS; i++)
 		r.names[i].len = r.catm[i].len = UINT32_MAX;
 	for (i = 0; r.pl && i < PL_SLOTS; i++)
