@@ -9,14 +9,20 @@
 # --unique-args: the generator's worst case (every args object distinct)
 # instead of args that repeat as in the Chromium 156 fixture.
 # environment: BENCH_DIR (default /tmp/profconv-bench-chrome), RUNS (3),
-#              PROFCONV (a profconv binary; default: build/profconv of the tree),
+#              PROFCONV (a profconv binary; default: build-release-gcc/profconv,
+#              the Release build scripts/test.sh makes, else build/profconv),
 #              INTERLEAVE=1 (alternate the two tools' runs)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 BENCH_DIR=${BENCH_DIR:-/tmp/profconv-bench-chrome}
 RUNS=${RUNS:-3}
-PROFCONV=${PROFCONV:-$top/build/profconv}
+# the Release build scripts/test.sh makes (optimized at link time), else the
+# development build
+if [ -z "${PROFCONV:-}" ]; then
+	PROFCONV=$top/build/profconv
+	[ -x "$top/build-release-gcc/profconv" ] && PROFCONV=$top/build-release-gcc/profconv
+fi
 big=0
 shape=gen2
 gen_opt=
@@ -42,6 +48,7 @@ echo "== profconv Chrome benchmark  $(date -u '+%F %T') UTC"
 echo "machine:  nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "load avg: $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
 echo "input:    $trace, $(stat -c %s "$trace") bytes"
+echo "profconv: $PROFCONV"
 cat "$trace" >/dev/null # page cache
 
 times=$BENCH_DIR/times.tsv
