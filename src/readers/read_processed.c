@@ -1659,21 +1659,40 @@ static int pv_i64(const struct pc_model *m, uint32_t node, int64_t *out)
 	return pc_jr_pv_int(m, node, out);
 }
 
-/* A number column of a payload object as doubles (NULL when absent). */
-static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
-		      locale_t *cloc, double **out)
+/*
+ * The array member key of a payload object, of n elements: *out gets room
+ * for them (elem bytes each) and *first its first element's node.  0 with
+ * *out NULL when there is no such array, -1 when its length is not n.
+ */
+static int pv_column(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
+		     size_t elem, void **out, uint32_t *first)
 {
-	uint32_t a = pc_pv_member(m, obj, key), i, e;
+	uint32_t a = pc_pv_member(m, obj, key);
 
 	*out = NULL;
 	if (a == PC_NONE || pc_pv(m, a)->kind != PC_VAL_ARR)
 		return 0;
 	if (pc_pv(m, a)->v.n != n)
 		return -1;
-	*out = pc_alloc(m->ctx, ((size_t)n + 1) * sizeof(**out));
+	*out = pc_alloc(m->ctx, ((size_t)n + 1) * elem);
 	if (!*out)
 		return PROFCONV_ERR_NOMEM;
-	for (i = 0, e = a + 1; i < n; i++, e += pc_val_span(pc_pv(m, e)))
+	*first = a + 1;
+	return 0;
+}
+
+/* A number column of a payload object as doubles (NULL when absent). */
+static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
+		      locale_t *cloc, double **out)
+{
+	uint32_t i, e = 0;
+	void *col;
+	int err = pv_column(m, obj, key, n, sizeof(**out), &col, &e);
+
+	*out = col;
+	if (err || !col)
+		return err;
+	for (i = 0; i < n; i++, e += pc_val_span(pc_pv(m, e)))
 		if (!pv_real(m, e, cloc, &(*out)[i]))
 			(*out)[i] = 0;
 	return 0;
@@ -1688,18 +1707,15 @@ static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, u
 static int pv_times(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
 		    int delta, int64_t **out)
 {
-	uint32_t a = pc_pv_member(m, obj, key), i, e;
+	uint32_t i, e = 0;
 	int64_t ns, sum = 0;
+	void *col;
+	int err = pv_column(m, obj, key, n, sizeof(**out), &col, &e);
 
-	*out = NULL;
-	if (a == PC_NONE || pc_pv(m, a)->kind != PC_VAL_ARR)
-		return 0;
-	if (pc_pv(m, a)->v.n != n)
-		return -1;
-	*out = pc_alloc(m->ctx, ((size_t)n + 1) * sizeof(**out));
-	if (!*out)
-		return PROFCONV_ERR_NOMEM;
-	for (i = 0, e = a + 1; i < n; i++, e += pc_val_span(pc_pv(m, e))) {
+	*out = col;
+	if (err || !col)
+		return err;
+	for (i = 0; i < n; i++, e += pc_val_span(pc_pv(m, e))) {
 		if (!pc_jr_pv_ns(m, e, &ns))
 			return -1;
 		if (delta && i) {
