@@ -398,7 +398,6 @@ done:
 	return 0;
 }
 
-
 /* --- one event, the batch --- */
 
 /* The kinds read_chrome.c hands to cJSON, which needs the event's text. */

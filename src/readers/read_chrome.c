@@ -351,7 +351,6 @@ static void pvb_sref_text(struct pc_pvb *b, struct rd *r, const char *s, size_t 
 
 static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
 
-
 /*
  * {type, cat, args...} for a marker; PC_NONE on OOM (ctx set).  One that
  * the same cat, context set and args text made before is shared (a payload
@@ -385,8 +384,8 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	pl = build_payload(r, e, cat, set);
 	if (pl == PC_NONE)
 		return pl;
-	if (sl->cap < clen + alen) {
-		size_t cap = (clen + alen + 63) & ~(size_t)63;
+	if (!sl->key || sl->cap < clen + alen) { /* (a key, even for "") */
+		size_t cap = (clen + alen + 64) & ~(size_t)63;
 		char *k = pc_realloc(r->ctx, sl->key, cap);
 
 		if (!k)
