@@ -411,6 +411,31 @@ c = {x["name"]: x["samples"]["count"] for x in d["counters"]}
 assert c == {"Heap used": [100, 150], "Heap total": [200, 200]}, c
 PY
 	"$PC" info "$C/y_synth_slices.json" 2>/dev/null | grep -q "^format:      Chrome trace events (JSON)" || fail "info"
+	# a trace big enough for the scanner's batches and the writer's helper
+	# thread (over 8192 markers): every event becomes its marker, twice the
+	# same bytes
+	python3 "$here/../bench/gen_chrome_trace.py" 2 "$T/g2.json" || fail "gen_chrome_trace.py"
+	"$PC" -q --no-symbols "$T/g2.json" -o "$T/g2a.json" || fail "generated trace: conversion"
+	"$PC" -q --no-symbols "$T/g2.json" -o "$T/g2b.json" || fail "generated trace: conversion"
+	cmp -s "$T/g2a.json" "$T/g2b.json" || fail "generated trace: two conversions differ"
+	"$PC" validate "$T/g2a.json" >/dev/null || fail "generated trace: output invalid"
+	python3 - "$T/g2.json" "$T/g2a.json" <<'PY' || fail "generated trace: markers"
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ph = collections.Counter(e["ph"] for e in ev)
+d = json.load(open(sys.argv[2]))
+n = sum(t["markers"]["length"] for t in d["threads"])
+# X, I, R, flows (s, f) one each; an async pair (b, e) one, an unclosed b one
+want = ph["X"] + ph["I"] + ph["R"] + ph["s"] + ph["f"] + ph["b"]
+assert n == want and n > 8192, (n, want, ph)
+strs = d["shared"]["stringArray"]
+names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
+got = collections.Counter(strs[t["markers"]["name"][i]] for t in d["threads"]
+                          for i in range(t["markers"]["length"])
+                          if t["markers"]["data"][i] and t["markers"]["data"][i]["type"] == "TraceEvent"
+                          and t["markers"]["phase"][i] == 1 and t["name"] != "Async events")
+assert got == names, (got, names)
+PY
 	# flows: v1 s/t/f events keyed by (id as hex, cat, name), id2.local per
 	# process; v2 bind_id + flow_in/flow_out on the slices themselves
 	"$PC" --no-symbols "$C/y_synth_flows.json" -o "$T/fl.json" 2>"$T/err" || fail "flows: $(cat "$T/err")"
