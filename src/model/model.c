@@ -9,6 +9,7 @@
  */
 #include "model/pc_model.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define STR_CHUNK (1u << 20)
@@ -1082,62 +1083,128 @@ static void sort_perm(struct sortbufs *b, const int64_t *key, uint32_t n)
 	merge_sort(b->idx, b->tmp, key, n);
 }
 
+/* Sort thread t's samples and markers by time (b: buffers kept across threads). */
+static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sortbufs *b)
+{
+	struct pc_samples *s = &t->samples;
+	struct pc_markers *k = &t->markers;
+
+	if (!is_sorted(s->time, s->len)) {
+		if (sortbufs_need(ctx, b, s->len))
+			return PROFCONV_ERR_NOMEM;
+		sort_perm(b, s->time, s->len);
+		PERMUTE(b, s->stack, s->len, uint32_t);
+		PERMUTE(b, s->time, s->len, int64_t);
+		if (s->weight)
+			PERMUTE(b, s->weight, s->len, int64_t);
+		if (s->cpu_delta)
+			PERMUTE(b, s->cpu_delta, s->len, int64_t);
+		if (s->event_delay)
+			PERMUTE(b, s->event_delay, s->len, int64_t);
+		if (s->context_set)
+			PERMUTE(b, s->context_set, s->len, uint32_t);
+	}
+	if (k->len) {
+		/* The sort key is the start, else the end (an IntervalEnd
+		 * marker has no start): a null start must not sort first. */
+		uint32_t j;
+
+		if (sortbufs_need(ctx, b, k->len))
+			return PROFCONV_ERR_NOMEM;
+		for (j = 0; j < k->len; j++)
+			b->key[j] = pc_marker_sort_time(k, j);
+		if (!is_sorted(b->key, k->len)) {
+			sort_perm(b, b->key, k->len);
+			PERMUTE(b, k->name, k->len, uint32_t);
+			PERMUTE(b, k->start, k->len, int64_t);
+			PERMUTE(b, k->end, k->len, int64_t);
+			PERMUTE(b, k->phase, k->len, uint8_t);
+			PERMUTE(b, k->category, k->len, uint16_t);
+			PERMUTE(b, k->payload, k->len, uint32_t);
+			if (k->cause_stack) {
+				PERMUTE(b, k->cause_stack, k->len, uint32_t);
+				PERMUTE(b, k->cause_time, k->len, int64_t);
+				PERMUTE(b, k->cause_tid, k->len, int64_t);
+				PERMUTE(b, k->context_set, k->len, uint32_t);
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sorting on two threads: each thread's rows are its own, so a second
+ * thread sorts some of the threads (every other one, by rows) with buffers
+ * and a ctx of its own while the caller's sorts the rest.  Only worth a
+ * thread for a large profile.
+ */
+#define SORT_SPLIT_ROWS 200000
+
+struct sort_half {
+	struct pc_model *m;
+	struct profconv_ctx *ctx;
+	const uint8_t *mine; /* thread index -> 1: this half's */
+	int err;
+};
+
+static void *sort_half_run(void *arg)
+{
+	struct sort_half *h = arg;
+	struct sortbufs b = { NULL, NULL, NULL, NULL, 0 };
+	uint32_t i;
+
+	for (i = 0; i < h->m->nthreads && !h->err; i++)
+		if (h->mine[i])
+			h->err = sort_thread(h->ctx, h->m->threads[i], &b);
+	sortbufs_free(h->ctx, &b);
+	return NULL;
+}
+
 int pc_model_sort_threads(struct pc_model *m)
 {
 	struct profconv_ctx *ctx = m->ctx;
 	struct sortbufs b = { NULL, NULL, NULL, NULL, 0 };
+	struct sort_half h = { m, NULL, NULL, 0 };
+	uint8_t *theirs = NULL;
+	uint64_t rows = 0, given = 0;
+	pthread_t th;
+	int started = 0, err = 0;
 	uint32_t i;
 
-	for (i = 0; i < m->nthreads; i++) {
-		struct pc_samples *s = &m->threads[i]->samples;
-		struct pc_markers *k = &m->threads[i]->markers;
+	for (i = 0; i < m->nthreads; i++)
+		rows += (uint64_t)m->threads[i]->samples.len + m->threads[i]->markers.len;
+	if (rows >= SORT_SPLIT_ROWS && m->nthreads > 1 &&
+	    (theirs = calloc(m->nthreads, 1)) != NULL && (h.ctx = pc_ctx_worker(ctx)) != NULL) {
+		/* threads in order, to the second thread while its half has room */
+		for (i = 0; i < m->nthreads; i++) {
+			uint64_t n = (uint64_t)m->threads[i]->samples.len + m->threads[i]->markers.len;
 
-		if (!is_sorted(s->time, s->len)) {
-			if (sortbufs_need(ctx, &b, s->len))
-				goto fail;
-			sort_perm(&b, s->time, s->len);
-			PERMUTE(&b, s->stack, s->len, uint32_t);
-			PERMUTE(&b, s->time, s->len, int64_t);
-			if (s->weight)
-				PERMUTE(&b, s->weight, s->len, int64_t);
-			if (s->cpu_delta)
-				PERMUTE(&b, s->cpu_delta, s->len, int64_t);
-			if (s->event_delay)
-				PERMUTE(&b, s->event_delay, s->len, int64_t);
-			if (s->context_set)
-				PERMUTE(&b, s->context_set, s->len, uint32_t);
-		}
-		if (k->len) {
-			/* The sort key is the start, else the end (an IntervalEnd
-			 * marker has no start): a null start must not sort first. */
-			uint32_t j;
-
-			if (sortbufs_need(ctx, &b, k->len))
-				goto fail;
-			for (j = 0; j < k->len; j++)
-				b.key[j] = pc_marker_sort_time(k, j);
-			if (!is_sorted(b.key, k->len)) {
-				sort_perm(&b, b.key, k->len);
-				PERMUTE(&b, k->name, k->len, uint32_t);
-				PERMUTE(&b, k->start, k->len, int64_t);
-				PERMUTE(&b, k->end, k->len, int64_t);
-				PERMUTE(&b, k->phase, k->len, uint8_t);
-				PERMUTE(&b, k->category, k->len, uint16_t);
-				PERMUTE(&b, k->payload, k->len, uint32_t);
-				if (k->cause_stack) {
-					PERMUTE(&b, k->cause_stack, k->len, uint32_t);
-					PERMUTE(&b, k->cause_time, k->len, int64_t);
-					PERMUTE(&b, k->cause_tid, k->len, int64_t);
-					PERMUTE(&b, k->context_set, k->len, uint32_t);
-				}
+			if (given + n <= rows / 2) {
+				theirs[i] = 1;
+				given += n;
 			}
 		}
+		h.mine = theirs;
+		started = pthread_create(&th, NULL, sort_half_run, &h) == 0;
 	}
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (!started || !theirs[i])
+			err = sort_thread(ctx, m->threads[i], &b);
 	sortbufs_free(ctx, &b);
-	return 0;
-fail:
-	sortbufs_free(ctx, &b);
-	return PROFCONV_ERR_NOMEM;
+	if (started) {
+		pthread_join(th, NULL);
+		if (!err)
+			err = h.err;
+	}
+	if (h.ctx) {
+		int e = pc_ctx_adopt(ctx, h.ctx);
+
+		if (!err)
+			err = e;
+		profconv_ctx_free(h.ctx);
+	}
+	free(theirs);
+	return err ? (ctx->status ? ctx->status : PROFCONV_ERR_NOMEM) : 0;
 }
 
 /* --- faithful loading: appends that keep the input's row numbers --- */
