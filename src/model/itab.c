@@ -58,17 +58,6 @@ int pc_itab_insert(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t slot, u
 	return 0;
 }
 
-int pc_itab_reserve(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows)
-{
-	uint64_t want = 64;
-
-	while (want < (uint64_t)rows * 2 && want < ((uint64_t)1 << 31))
-		want *= 2;
-	if (t->slots && want <= (uint64_t)t->mask + 1)
-		return 0;
-	return rehash(ctx, t, (uint32_t)want);
-}
-
 void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t)
 {
 	pc_free(ctx, t->slots);

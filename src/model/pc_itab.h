@@ -53,9 +53,6 @@ static inline uint32_t pc_itab_find(const struct pc_itab *t, uint32_t hash, pc_i
 /* Insert row at the slot pc_itab_find() returned; grows as needed. 0 or error. */
 int pc_itab_insert(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t slot, uint32_t hash,
 		   uint32_t row);
-/* Room for rows rows without growing (one allocation instead of a doubling
- * chain when the count is known ahead).  0 or error. */
-int pc_itab_reserve(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows);
 void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t);
 
 #endif /* PC_ITAB_H */

@@ -1622,13 +1622,28 @@ static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tm
  * interns a stack later.
  */
 #define DS_CACHE 4096 /* a power of 2 */
+#define DS_NARROW 8	/* children a prefix keeps in a list only */
 
+/*
+ * The derived samples' stacks, found by (prefix, frame).  Nearly every
+ * prefix has a few children (a generated 250 MiB trace: 31,000 of its
+ * 561,000 stacks are children of a prefix with more than 8), so each
+ * stack's children are a list, walked; only the children of the wide
+ * prefixes (and of no prefix, past 8) are in a hash index.  The index
+ * stays small (a few hundred KiB) where one over every stack was as big as
+ * the stack table, missed the caches on nearly every lookup and cost its
+ * fresh pages.  Rows are made in the same order either way.
+ */
 struct dstacks {
 	struct pc_model *m;
-	struct pc_itab index;
-	/* the (prefix, frame) pairs looked up lately: the index is as big as
-	 * the stack table and misses the caches; a thread's samples repeat a
-	 * few stacks */
+	uint32_t *child; /* stack row -> its first child, or PC_NONE */
+	uint32_t *sib;	 /* stack row -> the next child of its prefix, or PC_NONE */
+	uint8_t *nkids;	 /* stack row -> its children, up to 255 */
+	uint32_t cap;	 /* rows child, sib and nkids hold */
+	uint32_t root;	 /* the first stack without a prefix */
+	uint32_t nroot;	 /* stacks without a prefix */
+	struct pc_itab index; /* the children of wide prefixes */
+	/* the (prefix, frame) pairs looked up lately */
 	struct {
 		uint64_t key; /* UINT64_MAX: empty (a frame is never PC_NONE) */
 		uint32_t row;
@@ -1644,42 +1659,132 @@ static int dstack_eq(const void *table, uint32_t row, const void *key)
 	return t->prefix[row] == (uint32_t)(k >> 32) && t->frame[row] == (uint32_t)k;
 }
 
+static int dstacks_room(struct dstacks *d, uint32_t rows)
+{
+	uint32_t cap = d->cap;
+
+	if (rows <= d->cap)
+		return 0;
+	if (pc_grow(d->m->ctx, (void **)&d->child, sizeof(*d->child), &cap, rows))
+		return PROFCONV_ERR_NOMEM;
+	cap = d->cap;
+	if (pc_grow(d->m->ctx, (void **)&d->sib, sizeof(*d->sib), &cap, rows))
+		return PROFCONV_ERR_NOMEM;
+	cap = d->cap;
+	if (pc_grow(d->m->ctx, (void **)&d->nkids, sizeof(*d->nkids), &cap, rows))
+		return PROFCONV_ERR_NOMEM;
+	d->cap = cap;
+	return 0;
+}
+
+/* Row into the index (a child of a wide prefix). */
+static int dstack_index(struct dstacks *d, uint32_t row)
+{
+	uint64_t key = (uint64_t)d->m->stacks.prefix[row] << 32 | d->m->stacks.frame[row];
+	uint32_t h = (uint32_t)pc_hash64(key), slot;
+
+	if (pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot) != PC_NONE)
+		return 0; /* (a duplicate pair: the first one stays found) */
+	return pc_itab_insert(d->m->ctx, &d->index, slot, h, row);
+}
+
 static uint32_t dstack_intern(struct dstacks *d, uint32_t prefix, uint32_t frame)
 {
 	uint64_t key = (uint64_t)prefix << 32 | frame;
-	uint32_t h = (uint32_t)pc_hash64(key), slot, row;
-	uint32_t c = h & (DS_CACHE - 1);
+	uint32_t h = (uint32_t)pc_hash64(key), c = h & (DS_CACHE - 1);
+	const uint32_t *fr = d->m->stacks.frame;
+	uint32_t n = prefix == PC_NONE ? d->nroot : d->nkids[prefix], row, slot = PC_NONE;
 
 	if (d->cache[c].key == key)
 		return d->cache[c].row;
-	row = pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot);
+	if (n > DS_NARROW) {
+		row = pc_itab_find(&d->index, h, dstack_eq, &d->m->stacks, &key, &slot);
+	} else {
+		for (row = prefix == PC_NONE ? d->root : d->child[prefix]; row != PC_NONE;
+		     row = d->sib[row])
+			if (fr[row] == frame)
+				break;
+	}
 	if (row == PC_NONE) {
+		uint32_t *head;
+
 		row = pc_stack_add_new(d->m, prefix, frame);
-		if (row == PC_NONE || pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
+		if (row == PC_NONE || dstacks_room(d, row + 1))
 			return PC_NONE;
+		head = prefix == PC_NONE ? &d->root : &d->child[prefix];
+		d->child[row] = PC_NONE;
+		d->nkids[row] = 0;
+		d->sib[row] = *head;
+		*head = row;
+		if (prefix == PC_NONE)
+			d->nroot++;
+		else if (d->nkids[prefix] < 255)
+			d->nkids[prefix]++;
+		if (n > DS_NARROW) {
+			if (pc_itab_insert(d->m->ctx, &d->index, slot, h, row))
+				return PC_NONE;
+		} else if (n == DS_NARROW) { /* now wide: its children into the index */
+			uint32_t k;
+
+			for (k = *head; k != PC_NONE; k = d->sib[k])
+				if (dstack_index(d, k))
+					return PC_NONE;
+		}
 	}
 	d->cache[c].key = key;
 	d->cache[c].row = row;
 	return row;
 }
 
-/* The index of the stacks there are so far. */
+/* The stacks there are so far (each list in row order: the first row of a pair wins). */
 static int dstacks_init(struct dstacks *d, struct pc_model *m)
 {
 	uint32_t i;
 
 	d->m = m;
+	d->child = d->sib = NULL;
+	d->nkids = NULL;
+	d->cap = 0;
+	d->root = PC_NONE;
+	d->nroot = 0;
 	memset(&d->index, 0, sizeof(d->index));
 	memset(d->cache, 0xff, sizeof(d->cache));
+	if (dstacks_room(d, m->stacks.len + 1))
+		return PROFCONV_ERR_NOMEM;
 	for (i = 0; i < m->stacks.len; i++) {
-		uint64_t key = (uint64_t)m->stacks.prefix[i] << 32 | m->stacks.frame[i];
-		uint32_t h = (uint32_t)pc_hash64(key), slot;
+		d->child[i] = PC_NONE;
+		d->nkids[i] = 0;
+	}
+	for (i = m->stacks.len; i-- > 0;) {
+		uint32_t p = m->stacks.prefix[i];
 
-		if (pc_itab_find(&d->index, h, dstack_eq, &m->stacks, &key, &slot) == PC_NONE &&
-		    pc_itab_insert(m->ctx, &d->index, slot, h, i))
+		if (p == PC_NONE) {
+			d->sib[i] = d->root;
+			d->root = i;
+			d->nroot++;
+		} else {
+			d->sib[i] = d->child[p];
+			d->child[p] = i;
+			if (d->nkids[p] < 255)
+				d->nkids[p]++;
+		}
+	}
+	/* the wide ones' children into the index, in row order */
+	for (i = 0; i < m->stacks.len; i++) {
+		uint32_t p = m->stacks.prefix[i];
+
+		if ((p == PC_NONE ? d->nroot : d->nkids[p]) > DS_NARROW && dstack_index(d, i))
 			return PROFCONV_ERR_NOMEM;
 	}
 	return 0;
+}
+
+static void dstacks_free(struct dstacks *d)
+{
+	pc_free(d->m->ctx, d->child);
+	pc_free(d->m->ctx, d->sib);
+	pc_free(d->m->ctx, d->nkids);
+	pc_itab_free(d->m->ctx, &d->index);
 }
 
 /*
@@ -1705,18 +1810,6 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	if (th == r->nth)
 		return 0; /* nothing to derive */
 	err = dstacks_init(&ds, r->m);
-	{
-		/* the index sized once for what the samples will likely add (about
-		 * two stacks a sample in a generated trace; a doubling chain of
-		 * fresh tables costs more than the lookups), up to 2 M rows */
-		uint64_t n = ds.m->stacks.len;
-
-		for (th = 0; th < r->nth; th++)
-			if (r->th[th].nslices && !r->th[th].has_real_samples)
-				n += (uint64_t)(pc_time_sub(r->last_ts, r->first_ts) / step + 1) * 3;
-		if (!err)
-			err = pc_itab_reserve(r->ctx, &ds.index, n < (1u << 21) ? (uint32_t)n : 1u << 21);
-	}
 	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
 		const struct pc_markers *mk = &ti->t->markers;
@@ -1809,7 +1902,7 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	}
 	pc_free(r->ctx, idx);
 	pc_free(r->ctx, tmp);
-	pc_itab_free(r->ctx, &ds.index);
+	dstacks_free(&ds);
 	return err;
 }
 
