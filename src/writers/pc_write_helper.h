@@ -6,12 +6,12 @@
  * elements appear in the output, and comes to each job in that order with
  * pc_wh_put().  Meanwhile the helper thread takes the next job nobody has
  * taken, formats its elements into a memory buffer through an element
- * writer (pc_jw_new_elems()), and goes on while fewer than a few of its
+ * writer (pc_jw_new_elems()), and goes on while fewer than 32 of its
  * buffers wait.  pc_wh_put() appends the helper's elements when the helper
  * took the job, and otherwise formats the job itself, straight into the
  * writer; so the bytes are the same whichever thread formats a job, and the
- * helper is never more than a few jobs ahead (its memory is a few jobs'
- * output).  A job the helper failed (out of memory) is formatted again by
+ * helper is never more than 32 jobs ahead (its memory is 32 jobs' output,
+ * about 2.5 MiB for the processed writer's marker jobs).  A job the helper failed (out of memory) is formatted again by
  * the writer, which reports any error.
  *
  * The job function must only read what it is given (the model is read-only

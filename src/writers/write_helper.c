@@ -20,7 +20,10 @@
 
 #include "writers/pc_write_helper.h"
 
-#define NSLOT 4 /* results the helper may hold: its lead, in jobs */
+/* results the helper may hold: its lead, in jobs (2048 markers each, some
+ * 80 KiB of output); the writer formats a thread's other columns meanwhile,
+ * and a lead of 4 left it formatting most data jobs itself */
+#define NSLOT 32
 
 enum { OWN_WRITER = 1, OWN_HELPER = 2 };
 
