@@ -249,7 +249,7 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 	e->na = 0;
 	e->a = NULL;
 	e->a_first = b->nargs;
-	e->hname = e->hcat = e->hargs = 0;
+	e->hargs = 0;
 	pc_jscan_start(js, text, len, max_depth);
 	js->olen = base; /* the batch's scratch goes on */
 	/* the text starts after the '{': begin inside the object */
@@ -460,11 +460,9 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		if (err)
 			return err;
 	}
-	/* the hashes the reader's memos and payload cache look things up by */
-	if (r->e.name.kind == CJ_STR)
-		r->e.hname = pc_chrome_hash(pc_jscan_at(js, r->e.name.off), r->e.name.len);
-	if (r->e.cat.kind == CJ_STR)
-		r->e.hcat = pc_chrome_hash(pc_jscan_at(js, r->e.cat.off), r->e.cat.len);
+	/* the args text's hash, which the reader's payload cache looks payloads
+	 * up by (the reader hashes names and cats itself: so the two threads
+	 * take about as long on the generated trace) */
 	if (r->e.args.kind == CJ_OBJ)
 		r->e.hargs = pc_chrome_hash(pc_jscan_at(js, r->e.args.off), r->e.args.len);
 	if (keeps_text(js, &r->e)) {

@@ -227,9 +227,9 @@ struct cev {
 	struct carg *a; /* args members in order (duplicates too), when args is an object */
 	uint32_t na;
 	uint32_t a_first; /* while scanning: where a starts in the batch's args */
-	/* pc_chrome_hash() of name, cat and the args text, worked out by the
-	 * scanner's thread for the reader's memos (0: not known) */
-	uint64_t hname, hcat, hargs;
+	/* pc_chrome_hash() of the args text, worked out by the scanner's
+	 * thread for the reader's payload cache (0: not known) */
+	uint64_t hargs;
 };
 
 /* A scanned event: its members, where it began, and for the kinds handled

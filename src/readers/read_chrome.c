@@ -172,20 +172,16 @@ static uint32_t intern(struct rd *r, const char *s)
 static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
 		    char *key, size_t cap);
 
-/*
- * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
- * it holds s.  h: pc_chrome_hash(s, len) when the scanner worked it out,
- * else 0.
- */
-static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
+/* The memo slot for s[0..len), NULL when it is too long to remember; *hit: it holds s. */
+static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int *hit)
 {
 	struct smemo *m;
+	uint64_t h;
 
 	*hit = 0;
 	if (len > sizeof(t->s))
 		return NULL;
-	if (!h)
-		h = pc_chrome_hash(s, len);
+	h = pc_chrome_hash(s, len);
 	m = &t[h & (SMEMO_SLOTS - 1)];
 	if (m->hash == h && m->len == len && memcmp(m->s, s, len) == 0) {
 		*hit = 1;
@@ -198,15 +194,15 @@ static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint
 	return m;
 }
 
-/* intern() of an event's name (len bytes, hash h or 0), through the names' memo. */
-static uint32_t name_row(struct rd *r, const char *s, size_t len, uint64_t h)
+/* intern() of an event's name (len bytes), through the names' memo. */
+static uint32_t name_row(struct rd *r, const char *s, size_t len)
 {
 	int hit;
 	struct smemo *m;
 
 	if (!s)
 		return intern(r, s);
-	m = smemo_slot(r->names, s, len, h, &hit);
+	m = smemo_slot(r->names, s, len, &hit);
 	if (!m)
 		return pc_str_intern(r->m, s, len);
 	if (!hit || m->row == PC_NONE)
@@ -216,11 +212,11 @@ static uint32_t name_row(struct rd *r, const char *s, size_t len, uint64_t h)
 
 static uint16_t category_of(struct rd *r, const char *cat);
 
-/* The category of cat (len bytes, hash h or 0) and, when row is not NULL, cat's string row. */
-static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row)
+/* The category of cat (len bytes) and, when row is not NULL, cat's string row. */
+static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *row)
 {
 	int hit;
-	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, h, &hit) : NULL;
+	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, &hit) : NULL;
 
 	if (!m) {
 		if (row)
@@ -241,7 +237,7 @@ static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, 
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
-	return cat ? cat_memo(r, cat, strlen(cat), 0, NULL) : category_of(r, cat);
+	return cat ? cat_memo(r, cat, strlen(cat), NULL) : category_of(r, cat);
 }
 
 static uint16_t category_of(struct rd *r, const char *cat)
@@ -370,8 +366,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	if (clen + alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
 	{
-		int own = e->cat.kind == CJ_STR && cat == e->cat.s;
-		uint64_t hc = own && e->hcat ? e->hcat : pc_chrome_hash(cat, clen);
+		uint64_t hc = pc_chrome_hash(cat, clen);
 		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen);
 
 		h = pc_hash64(ha ^ (hc * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
@@ -418,10 +413,8 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		uint32_t row;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		if (e->cat.kind == CJ_STR && cat == e->cat.s)
-			cat_memo(r, cat, e->cat.len, e->hcat, &row);
-		else
-			cat_memo(r, cat, strlen(cat), 0, &row);
+		cat_memo(r, cat, e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat),
+			 &row);
 		if (row == PC_NONE || note_kind(r, b.key, KIND_STR))
 			return PC_NONE;
 		pc_pvb_sref(&b, row);
@@ -1286,8 +1279,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 
 		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
-		nm = name_row(r, name, e->name.len, e->hname);
-		c = cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL);
+		nm = name_row(r, name, e->name.len);
+		c = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
 		set = pc_chrome_active_set(r, ti);
 		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -1305,9 +1298,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			    (size_t)ti->nopen + 1))
 			return PROFCONV_ERR_NOMEM;
 		b = &ti->open[ti->nopen];
-		b->name = name_row(r, name, e->name.len, e->hname);
+		b->name = name_row(r, name, e->name.len);
 		b->start = ts;
-		b->cat = cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL);
+		b->cat = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
 		b->set = pc_chrome_active_set(r, ti);
 		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
@@ -1339,7 +1332,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	case 'n': {
 		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
-		nm = name_row(r, name, e->name.len, e->hname);
+		nm = name_row(r, name, e->name.len);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		if (ph[0] == 'n') {
@@ -1353,8 +1346,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len, e->hname),
-				   cat ? cat_memo(r, cat, e->cat.len, e->hcat, NULL) : pc_chrome_category(r, NULL),
+		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len),
+				   cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL),
 				   cat);
 	case 'e':
 	case 'F':
