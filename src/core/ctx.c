@@ -453,7 +453,7 @@ struct profconv_ctx *pc_ctx_worker(const struct profconv_ctx *parent)
 int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *w)
 {
 	unsigned i;
-	int err = 0;
+	int err = 0, werr = w->status;
 
 	/* unsigned: a block allocated on one and freed on the other balances out */
 	dst->mem_used += w->mem_used;
@@ -478,7 +478,7 @@ int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *w)
 			emit(dst, PROFCONV_ERROR, dst->status, NULL, dst->err_file[0] ? &loc : NULL,
 			     dst->errmsg);
 	}
-	return dst->status ? dst->status : err;
+	return werr ? werr : err;
 }
 
 void pc_clear_error(struct profconv_ctx *ctx)

@@ -163,7 +163,9 @@ void pc_note(struct profconv_ctx *ctx, const char *fmt, ...) PC_PRINTF(2, 3);
  * by its design), strict as the parent.  pc_ctx_adopt() then moves what it
  * counted into the parent: its memory balance (blocks may change hands), its
  * warnings (counts; the first message of a kind becomes the kind's text),
- * and its error when the parent has none.  NULL when out of memory.
+ * and its error when the parent has none.  pc_ctx_worker() returns NULL
+ * when out of memory; pc_ctx_adopt() returns the worker's error, else 0 (or
+ * the strict-mode error of an adopted warning).
  */
 struct profconv_ctx *pc_ctx_worker(const struct profconv_ctx *parent);
 int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *worker);

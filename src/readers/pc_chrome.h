@@ -326,8 +326,8 @@ struct cscan;
 int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out);
 /* The next batch, valid until the next call; NULL after the last one. */
 const struct cbatch *pc_chrome_scan_next(struct cscan *s);
-/* Stop and free the scanner; its error (after the events before it) when
- * ctx has none yet, else ctx's status. */
+/* Stop and free the scanner; its error, if it stopped at one (adopted into
+ * ctx when ctx has none yet: after the events before it), else 0. */
 int pc_chrome_scan_end(struct cscan *s);
 
 /* read_chrome.c */
