@@ -1605,15 +1605,6 @@ static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tm
 	}
 }
 
-/*
- * The derived samples' stacks: interned as pc_stack_intern() would (the
- * same rows in the same order), through an index of 8-byte slots that
- * keeps only the row and the hash (the model's keeps the whole key in 16
- * bytes: half a million derived stacks made it grow to 32 MiB, 48 MiB while
- * it doubled, the top of a large conversion's memory).  The rows are added
- * with pc_stack_add_new(); the model rebuilds its own index if anything
- * interns a stack later.
- */
 #define DS_CACHE 4096 /* a power of 2 */
 #define DS_NARROW 8	/* children a prefix keeps in a list only */
 
@@ -1625,7 +1616,10 @@ static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tm
  * prefixes (and of no prefix, past 8) are in a hash index.  The index
  * stays small (a few hundred KiB) where one over every stack was as big as
  * the stack table, missed the caches on nearly every lookup and cost its
- * fresh pages.  Rows are made in the same order either way.
+ * fresh pages.  Rows are made in the same order as pc_stack_intern() would
+ * make them, with pc_stack_add_new() (the model's own index, 16 bytes a
+ * stack, is not grown for them; the model rebuilds it if anything interns a
+ * stack later).
  */
 struct dstacks {
 	struct pc_model *m;
