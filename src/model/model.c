@@ -980,31 +980,6 @@ int pc_marker_push(struct pc_model *m, struct pc_thread *t, const struct pc_mark
 }
 
 /*
- * Stable sort of a thread's samples by time: an index permutation sorted by
- * (time, original index) with a merge sort, then applied to every column.
- */
-static void merge_sort(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_t n)
-{
-	uint32_t width, i;
-
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			uint32_t lo = i, mid = i + width < n ? i + width : n;
-			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
-			uint32_t a = lo, b = mid, o = lo;
-
-			while (a < mid && b < hi)
-				tmp[o++] = key[idx[b]] < key[idx[a]] ? idx[b++] : idx[a++];
-			while (a < mid)
-				tmp[o++] = idx[a++];
-			while (b < hi)
-				tmp[o++] = idx[b++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
-}
-
-/*
  * Sorting every thread's columns by time: the permutation, its merge
  * buffer, the key and the column being permuted live in buffers kept for
  * the whole call, sized for the largest thread, instead of fresh blocks per
@@ -1080,7 +1055,7 @@ static void sort_perm(struct sortbufs *b, const int64_t *key, uint32_t n)
 
 	for (i = 0; i < n; i++)
 		b->idx[i] = i;
-	merge_sort(b->idx, b->tmp, key, n);
+	pc_sort_by_key(b->idx, b->tmp, key, n);
 }
 
 /* Sort thread t's samples and markers by time (b: buffers kept across threads). */

@@ -321,6 +321,46 @@ struct pc_val {
 };
 
 /*
+ * Stable bottom-up merge sort of the rows idx[0..n) (tmp holds n):
+ * before(user, x, y) says row x goes before row y.  Inline, so that each
+ * caller's predicate is inlined into its own copy of the loop.
+ */
+typedef int pc_row_before_fn(const void *user, uint32_t x, uint32_t y);
+
+static inline void pc_merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n,
+				 pc_row_before_fn *before, const void *user)
+{
+	uint32_t width, i;
+
+	for (width = 1; width < n; width *= 2) {
+		for (i = 0; i < n; i += 2 * width) {
+			uint32_t lo = i, mid = i + width < n ? i + width : n;
+			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
+			uint32_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi)
+				tmp[o++] = before(user, idx[b], idx[a]) ? idx[b++] : idx[a++];
+			while (a < mid)
+				tmp[o++] = idx[a++];
+			while (b < hi)
+				tmp[o++] = idx[b++];
+		}
+		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+	}
+}
+
+static inline int pc_key_before(const void *key, uint32_t x, uint32_t y)
+{
+	return ((const int64_t *)key)[x] < ((const int64_t *)key)[y];
+}
+
+/* pc_merge_sort() by key[row], ascending (equal keys keep their order). */
+static inline void pc_sort_by_key(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_t n)
+{
+	pc_merge_sort(idx, tmp, n, pc_key_before, key);
+}
+
+/*
  * Nodes in the subtree of v, itself included: a scalar has none below it;
  * containers, and a cause placeholder (which keeps the nodes of the object
  * it replaced), record theirs.  16 bytes a node: a Chrome trace's payloads

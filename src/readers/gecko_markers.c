@@ -261,28 +261,6 @@ static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
 	return (int)i;
 }
 
-/* Stable merge sort of idx[0..n) by key. */
-static void sort_by_key(uint32_t *idx, uint32_t *tmp, const int64_t *key, uint32_t n)
-{
-	uint32_t width, i;
-
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			uint32_t lo = i, mid = i + width < n ? i + width : n;
-			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
-			uint32_t a = lo, b = mid, o = lo;
-
-			while (a < mid && b < hi)
-				tmp[o++] = key[idx[b]] < key[idx[a]] ? idx[b++] : idx[a++];
-			while (a < mid)
-				tmp[o++] = idx[a++];
-			while (b < hi)
-				tmp[o++] = idx[b++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
-}
-
 int gecko_conv_markers(struct conv *c)
 {
 	struct gr *r = c->r;
@@ -317,7 +295,7 @@ int gecko_conv_markers(struct conv *c)
 	}
 	if (err)
 		goto out;
-	sort_by_key(idx, tmp, key, k);
+	pc_sort_by_key(idx, tmp, key, k);
 	for (i = 0; i < k && !err; i++) {
 		uint32_t row = idx[i], name = 0, data = PC_NONE, phase = 0, cat = 0;
 		int64_t s = PC_NO_TIME, e = PC_NO_TIME, v;

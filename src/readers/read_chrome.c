@@ -1574,35 +1574,15 @@ static int read_top(struct rd *r)
 /* --- after the events --- */
 
 /* Slice a before slice b: earlier start, then the longer one (it encloses), then file order. */
-static int slice_before(const struct pc_markers *mk, uint32_t a, uint32_t b)
+static int slice_before(const void *markers, uint32_t a, uint32_t b)
 {
+	const struct pc_markers *mk = markers;
+
 	if (mk->start[a] != mk->start[b])
 		return mk->start[a] < mk->start[b];
 	if (mk->end[a] != mk->end[b])
 		return mk->end[a] > mk->end[b];
 	return a < b;
-}
-
-/* Sort marker rows idx[0..n) with slice_before() (a merge sort; tmp holds n). */
-static void sort_slices(const struct pc_markers *mk, uint32_t *idx, uint32_t *tmp, uint32_t n)
-{
-	uint32_t width, i;
-
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			uint32_t lo = i, mid = i + width < n ? i + width : n;
-			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
-			uint32_t a = lo, b = mid, o = lo;
-
-			while (a < mid && b < hi)
-				tmp[o++] = slice_before(mk, idx[b], idx[a]) ? idx[b++] : idx[a++];
-			while (a < mid)
-				tmp[o++] = idx[a++];
-			while (b < hi)
-				tmp[o++] = idx[b++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
 }
 
 #define DS_CACHE 4096 /* a power of 2 */
@@ -1827,7 +1807,7 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 					tend = mk->end[k];
 			}
 		}
-		sort_slices(mk, idx, tmp, n);
+		pc_merge_sort(idx, tmp, n, slice_before, mk);
 		/* sample times on the global 1 ms grid from the trace's start */
 		t0 = mk->start[idx[0]];
 		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
