@@ -103,4 +103,26 @@ static inline int pc_test_done(void)
 	return pc_test_fail != 0 || pc_test_pass == 0;
 }
 
+/* Input through a read callback (profconv_read_cb()) at most 7 bytes a
+ * call, so blocks straddle every boundary; calls counts the calls. */
+struct pc_test_chunks {
+	const char *data;
+	size_t len, pos, calls;
+};
+
+static inline long pc_test_read_7(void *user, void *buf, size_t cap)
+{
+	struct pc_test_chunks *c = user;
+	size_t n = c->len - c->pos;
+
+	if (n > 7)
+		n = 7;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, c->data + c->pos, n);
+	c->pos += n;
+	c->calls++;
+	return (long)n;
+}
+
 #endif /* PC_TEST_H */

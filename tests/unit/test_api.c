@@ -158,41 +158,20 @@ static void check_y_fp(const struct profconv_profile *p)
 	PC_CHECK_EQ_INT(kernel, 1);
 }
 
-struct chunked {
-	const char *data;
-	size_t len, pos, calls;
-};
-
-/* Hands out at most 7 bytes a call: blocks straddle every boundary. */
-static long read_7(void *user, void *buf, size_t cap)
-{
-	struct chunked *c = user;
-	size_t n = c->len - c->pos;
-
-	if (n > 7)
-		n = 7;
-	if (n > cap)
-		n = cap;
-	memcpy(buf, c->data + c->pos, n);
-	c->pos += n;
-	c->calls++;
-	return (long)n;
-}
-
 static long read_fails(void *user, void *buf, size_t cap)
 {
-	struct chunked *c = user;
+	struct pc_test_chunks *c = user;
 
 	if (c->pos >= 100)
 		return -1;
-	return read_7(user, buf, cap);
+	return pc_test_read_7(user, buf, cap);
 }
 
 static void test_read_mem_cb(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	struct profconv_profile *p = NULL;
-	struct chunked c;
+	struct pc_test_chunks c;
 	size_t len;
 	char *data = load("perf/y_fp.data", &len);
 
@@ -206,7 +185,7 @@ static void test_read_mem_cb(void)
 	c.data = data;
 	c.len = len;
 	p = NULL;
-	PC_CHECK_EQ_INT(profconv_read_cb(ctx, read_7, &c, "cb.data", &p), PROFCONV_OK);
+	PC_CHECK_EQ_INT(profconv_read_cb(ctx, pc_test_read_7, &c, "cb.data", &p), PROFCONV_OK);
 	PC_CHECK(c.pos == len && c.calls > len / 7);
 	if (p)
 		check_y_fp(p);

@@ -307,26 +307,6 @@ static const char *convert(const char *doc)
 	return err ? profconv_errmsg(ctx) : "";
 }
 
-/* Bytes through the caller's callback, 7 at a time: the scanner then runs on the caller's thread. */
-struct chunks {
-	const char *data;
-	size_t len, pos;
-};
-
-static long read_7(void *user, void *buf, size_t cap)
-{
-	struct chunks *c = user;
-	size_t n = c->len - c->pos;
-
-	if (n > 7)
-		n = 7;
-	if (n > cap)
-		n = cap;
-	memcpy(buf, c->data + c->pos, n);
-	c->pos += n;
-	return (long)n;
-}
-
 struct grow {
 	char *p;
 	size_t len;
@@ -347,13 +327,13 @@ static int put_mem(void *user, const void *buf, size_t len)
 
 /*
  * doc read from memory (events scanned on a thread of their own) and through
- * a callback (on the caller's thread): the same error, or the same output
+ * a callback 7 bytes a call (events scanned on the caller's thread): the same error, or the same output
  * bytes; the error message ("" on success).
  */
 static const char *convert_both(const char *doc, char *msg, size_t cap)
 {
 	struct profconv_profile *a = NULL, *b = NULL;
-	struct chunks c = { doc, strlen(doc), 0 };
+	struct pc_test_chunks c = { doc, strlen(doc), 0, 0 };
 	struct grow ga = { NULL, 0 }, gb = { NULL, 0 };
 	int ea, eb;
 
@@ -362,7 +342,7 @@ static const char *convert_both(const char *doc, char *msg, size_t cap)
 	ea = profconv_read_mem(ctx, doc, strlen(doc), "t.json", &a);
 	snprintf(msg, cap, "%s", ea ? profconv_errmsg(ctx) : "");
 	pc_clear_error(ctx);
-	eb = profconv_read_cb(ctx, read_7, &c, "t.json", &b);
+	eb = profconv_read_cb(ctx, pc_test_read_7, &c, "t.json", &b);
 	PC_CHECK_EQ_INT(ea, eb);
 	PC_CHECK_EQ_STR(msg, eb ? profconv_errmsg(ctx) : "");
 	if (a && b) {
