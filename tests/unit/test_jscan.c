@@ -307,36 +307,20 @@ static const char *convert(const char *doc)
 	return err ? profconv_errmsg(ctx) : "";
 }
 
-struct grow {
-	char *p;
-	size_t len;
-};
-
-static int put_mem(void *user, const void *buf, size_t len)
-{
-	struct grow *g = user;
-	char *q = realloc(g->p, g->len + len);
-
-	if (!q)
-		return -1;
-	memcpy(q + g->len, buf, len);
-	g->p = q;
-	g->len += len;
-	return 0;
-}
-
 /*
  * doc read from memory (events scanned on a thread of their own) and through
- * a callback 7 bytes a call (events scanned on the caller's thread): the same error, or the same output
- * bytes; the error message ("" on success).
+ * a callback 7 bytes a call (on the caller's thread): the same error, or the
+ * same output bytes; the error message ("" on success).
  */
 static const char *convert_both(const char *doc, char *msg, size_t cap)
 {
 	struct profconv_profile *a = NULL, *b = NULL;
 	struct pc_test_chunks c = { doc, strlen(doc), 0, 0 };
-	struct grow ga = { NULL, 0 }, gb = { NULL, 0 };
+	struct membuf ga, gb;
 	int ea, eb;
 
+	memset(&ga, 0, sizeof(ga));
+	memset(&gb, 0, sizeof(gb));
 	pc_clear_error(ctx);
 	profconv_set_option(ctx, "from", "chrome");
 	ea = profconv_read_mem(ctx, doc, strlen(doc), "t.json", &a);
@@ -346,12 +330,12 @@ static const char *convert_both(const char *doc, char *msg, size_t cap)
 	PC_CHECK_EQ_INT(ea, eb);
 	PC_CHECK_EQ_STR(msg, eb ? profconv_errmsg(ctx) : "");
 	if (a && b) {
-		PC_CHECK_EQ_INT(profconv_write_cb(ctx, a, PROFCONV_OUT_PROCESSED, put_mem, &ga), 0);
-		PC_CHECK_EQ_INT(profconv_write_cb(ctx, b, PROFCONV_OUT_PROCESSED, put_mem, &gb), 0);
+		PC_CHECK_EQ_INT(profconv_write_cb(ctx, a, PROFCONV_OUT_PROCESSED, mem_write, &ga), 0);
+		PC_CHECK_EQ_INT(profconv_write_cb(ctx, b, PROFCONV_OUT_PROCESSED, mem_write, &gb), 0);
 		PC_CHECK(ga.len > 0 && ga.len == gb.len && memcmp(ga.p, gb.p, ga.len) == 0);
 	}
-	free(ga.p);
-	free(gb.p);
+	mem_reset(&ga);
+	mem_reset(&gb);
 	profconv_profile_free(a);
 	profconv_profile_free(b);
 	return msg;
