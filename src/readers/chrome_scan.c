@@ -403,15 +403,11 @@ done:
 /* The kinds read_chrome.c hands to cJSON, which needs the event's text. */
 static int keeps_text(const struct pc_jscan *js, const struct cev *e)
 {
-	const char *ph;
-
 	if (e->ph.kind != CJ_STR || e->ph.len != 1)
 		return 0;
-	ph = pc_jscan_at(js, e->ph.off);
-	if (ph[0] == 'M')
-		return e->name.kind == CJ_STR && e->name.len == 11 &&
-		       memcmp(pc_jscan_at(js, e->name.off), "stackFrames", 11) == 0;
-	return strchr("C()ODNP", ph[0]) != NULL;
+	return pc_chrome_cjson_kind(*pc_jscan_at(js, e->ph.off),
+				    e->name.kind == CJ_STR ? pc_jscan_at(js, e->name.off) : NULL,
+				    e->name.kind == CJ_STR ? e->name.len : 0);
 }
 
 /*

@@ -242,6 +242,18 @@ struct cevr {
 	int keep;
 };
 
+/*
+ * The events read_chrome.c parses with cJSON (counters, P samples and V8
+ * profiles, contexts, a process's stackFrames), for which the scanner keeps
+ * the event's text: ph, and for M the name.
+ */
+static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_len)
+{
+	if (ph == 'M')
+		return name && name_len == 11 && memcmp(name, "stackFrames", 11) == 0;
+	return ph && strchr("C()ODNP", ph) != NULL;
+}
+
 /* Events in file order, as the scanner hands them over (chrome_scan.c). */
 struct cbatch {
 	struct cevr *ev;

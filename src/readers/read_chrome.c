@@ -1262,7 +1262,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	if (ph[0] == 'M') {
 		if (!name)
 			return 0;
-		if (strcmp(name, "stackFrames") != 0)
+		if (!pc_chrome_cjson_kind('M', name, e->name.len))
 			return metadata_event(r, ti, e, pid, name);
 		err = with_cjson(r, ev, &cj);
 		if (!err)
@@ -1356,15 +1356,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	case 't':
 	case 'f':
 		return flow_event(r, ti, e, pid, ts, name, cat, ph[0], off);
-	case 'C':
-	case '(':
-	case ')':
-	case 'O':
-	case 'D':
-	case 'N':
-	case 'P':
-		break;
 	default:
+		if (pc_chrome_cjson_kind(ph[0], NULL, 0))
+			break;
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
 			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
