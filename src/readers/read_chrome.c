@@ -335,14 +335,23 @@ static int note_kind(struct rd *r, uint32_t key, uint8_t kind)
 }
 
 /* A string value as a reference to the profile's string table (unique-string). */
-static void pvb_sref_text(struct pc_pvb *b, struct rd *r, const char *s, size_t len)
+static void pvb_sref_row(struct pc_pvb *b, struct rd *r, uint32_t row)
 {
-	uint32_t row = pc_str_intern(r->m, s, len);
-
 	if (row == PC_NONE || note_kind(r, b->key, KIND_STR))
 		b->err = PROFCONV_ERR_NOMEM;
 	else
 		pc_pvb_sref(b, row);
+}
+
+static void pvb_sref_text(struct pc_pvb *b, struct rd *r, const char *s, size_t len)
+{
+	pvb_sref_row(b, r, pc_str_intern(r->m, s, len));
+}
+
+/* The length of an event's cat, or of another one passed for it. */
+static size_t cat_len(const struct cev *e, const char *cat)
+{
+	return e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
 }
 
 static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
@@ -362,7 +371,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 
 	if (!cat || e->bind_id.kind != CJ_NONE)
 		return build_payload(r, e, cat, set);
-	clen = e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
+	clen = cat_len(e, cat);
 	if (clen + alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
 	{
@@ -413,11 +422,8 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		uint32_t row;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat),
-			 &row);
-		if (row == PC_NONE || note_kind(r, b.key, KIND_STR))
-			return PC_NONE;
-		pc_pvb_sref(&b, row);
+		cat_memo(r, cat, cat_len(e, cat), &row);
+		pvb_sref_row(&b, r, row);
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
 		pc_pvb_key_row(&b, r->row_contexts);
