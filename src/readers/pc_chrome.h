@@ -300,6 +300,9 @@ struct rd {
 	uint8_t *kinds; /* payload text row of an args key -> KIND_* of its values */
 	uint32_t nkinds;
 	uint32_t row_contexts, row_flow, row_tflow; /* payload text rows */
+	/* a flow marker's payload text rows: TraceEventFlow, phase, and start,
+	 * step and end (the phase's values) */
+	uint32_t row_flow_type, row_phase, row_flow_ph[3];
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;

@@ -867,19 +867,22 @@ static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int6
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a flow ('%c') event without an id", ph);
 	row = pc_str_intern_z(r->m, key);
-	nm = intern(r, name);
+	nm = name_row(r, name, ev->name.len);
 	if (row == PC_NONE || nm == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	pc_pvb_begin(&b, r->m, 0);
-	pc_pvb_key_z(&b, "type");
-	pc_pvb_str_z(&b, "TraceEventFlow");
+	pc_pvb_key_row(&b, r->row_type);
+	pc_pvb_str_row(&b, r->row_flow_type);
 	if (cat) {
+		uint32_t crow;
+
 		pc_pvb_key_row(&b, r->row_cat);
-		pvb_sref_text(&b, r, cat, strlen(cat));
+		cat_memo(r, cat, cat_len(ev, cat), &crow);
+		pvb_sref_row(&b, r, crow);
 	}
-	pc_pvb_key_z(&b, "phase");
-	pc_pvb_str_z(&b, ph == 's' ? "start" : ph == 't' ? "step" : "end");
-	pc_pvb_key_z(&b, ph == 'f' ? "terminatingFlow" : "flow");
+	pc_pvb_key_row(&b, r->row_phase);
+	pc_pvb_str_row(&b, r->row_flow_ph[ph == 's' ? 0 : ph == 't' ? 1 : 2]);
+	pc_pvb_key_row(&b, ph == 'f' ? r->row_tflow : r->row_flow);
 	pc_pvb_sref(&b, row);
 	pl = pc_pvb_end(&b);
 	if (pl == PC_NONE)
@@ -2306,10 +2309,18 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.row_contexts = pc_pv_text_intern(m, "contexts", 8);
 		r.row_flow = pc_pv_text_intern(m, "flow", 4);
 		r.row_tflow = pc_pv_text_intern(m, "terminatingFlow", 15);
+		r.row_flow_type = pc_pv_text_intern(m, "TraceEventFlow", 14);
+		r.row_phase = pc_pv_text_intern(m, "phase", 5);
+		r.row_flow_ph[0] = pc_pv_text_intern(m, "start", 5);
+		r.row_flow_ph[1] = pc_pv_text_intern(m, "step", 4);
+		r.row_flow_ph[2] = pc_pv_text_intern(m, "end", 3);
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
 		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
 		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE ||
-		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE)
+		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE ||
+		    r.row_flow_type == PC_NONE || r.row_phase == PC_NONE ||
+		    r.row_flow_ph[0] == PC_NONE || r.row_flow_ph[1] == PC_NONE ||
+		    r.row_flow_ph[2] == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	if (!err)
