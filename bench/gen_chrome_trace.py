@@ -21,10 +21,13 @@ args repeat as they do in the fixture, where 56 % of the events have empty
 args and 10 % of the args objects are distinct (6,148 of 62,125): a frame
 is named by one of its process's few frame tokens (the fixture has 4, 32
 hex digits each) and slices carry a nodeId; resource URLs and counter
-values are new each time.  --unique-args gives the shape this script had
-before: a fresh random frame id in every args object (about half the
-events' args distinct), a worst case for anything that shares repeated
-values.
+values are new each time.  An event's category follows from its name, as
+in the fixture, where 506 of its 507 names always come with the same `cat`
+(so 10 % of the events have a distinct cat and args, as in the fixture;
+with a category drawn for every event it was 24 %).  --unique-args gives
+the shape this script had before: a fresh random frame id in every args
+object (about half the events' args distinct) and a random category for
+every event, a worst case for anything that shares repeated values.
 """
 import json
 import random
@@ -67,6 +70,16 @@ def main():
     frnd = random.Random(rnd.random()) if not unique else None  # (--unique-args: the old bytes)
     frames = {p: ["%032X" % frnd.getrandbits(128) for _ in range(frnd.randint(1, 4) if k == "Renderer" else 1)]
               for p, k, ts in procs} if not unique else {}
+
+    # each name's one category (--unique-args: a category drawn per event)
+    cat_of = {n: CATS[i % len(CATS)] for i, n in enumerate(NAMES + INSTANTS)}
+
+    def cat_name(names):
+        if unique:
+            c = rnd.choice(CATS)
+            return c, rnd.choice(names)
+        n = rnd.choice(names)
+        return cat_of[n], n
 
     def frame(p):
         return "0x%x" % rnd.randrange(1 << 40) if unique else rnd.choice(frames[p])
@@ -113,9 +126,13 @@ def main():
             stack = []
             for d in range(depth):
                 dur = rnd.randint(5, 3000) >> d
-                ev = {"args": {} if rnd.random() < 0.6 else
-                      {"data": {"frame": frame(p), ("nodes" if unique else "nodeId"): rnd.randint(1, 500)}},
-                      "cat": rnd.choice(CATS), "dur": max(dur, 1), "name": rnd.choice(NAMES),
+                args = {} if rnd.random() < 0.6 else \
+                    {"data": {"frame": frame(p), ("nodes" if unique else "nodeId"): rnd.randint(1, 500)}}
+                cat, name = cat_name(NAMES)
+                if args and not unique:  # each name its own few nodes
+                    data = args["data"]
+                    data["nodeId"] = 1000 * NAMES.index(name) + data["nodeId"] % 15 + 1
+                ev = {"args": args, "cat": cat, "dur": max(dur, 1), "name": name,
                       "ph": "X", "pid": p, "tid": t, "ts": start + d}
                 if rnd.random() < 0.89:
                     ev["tdur"] = max(dur - 1, 0)
@@ -123,11 +140,13 @@ def main():
                 emit(ev)
                 stack.append(ev)
             if rnd.random() < 0.9:
-                emit({"args": {"data": {"frame": frame(p)}}, "cat": rnd.choice(CATS),
-                      "name": rnd.choice(INSTANTS), "ph": "I", "pid": p, "s": "t", "tid": t, "ts": start + 1})
+                args = {"data": {"frame": frame(p)}}
+                cat, name = cat_name(INSTANTS)
+                emit({"args": args, "cat": cat,
+                      "name": name, "ph": "I", "pid": p, "s": "t", "tid": t, "ts": start + 1})
             if rnd.random() < 0.22:
                 flow_id += 1
-                cat, name = rnd.choice(CATS), rnd.choice(NAMES)
+                cat, name = cat_name(NAMES)
                 emit({"args": {}, "cat": cat, "id": flow_id, "name": name, "ph": "s", "pid": p, "tid": t,
                       "ts": start})
                 q, u, _ = threads[rnd.randrange(len(threads))]
