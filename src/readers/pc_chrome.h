@@ -227,9 +227,10 @@ struct cev {
 	struct carg *a; /* args members in order (duplicates too), when args is an object */
 	uint32_t na;
 	uint32_t a_first; /* while scanning: where a starts in the batch's args */
-	/* pc_chrome_hash() of the args text, worked out by the scanner's
-	 * thread for the reader's payload cache (0: not known) */
-	uint64_t hargs;
+	/* pc_chrome_hash() of the args text, the name and the cat, which the
+	 * reader's payload cache and memos look them up by: worked out by the
+	 * reader a few events ahead (0: not yet) */
+	uint64_t hargs, hname, hcat;
 };
 
 /* A scanned event: its members, where it began, and for the kinds handled
@@ -289,6 +290,7 @@ struct rd {
 	uint32_t nck, ck_cap;
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
+	uint32_t pl_set;    /* the context set the last lookup had */
 	struct smemo *names, *catm; /* SMEMO_SLOTS each, allocated */
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
@@ -339,8 +341,9 @@ struct cscan;
 /* Start scanning the events array p stands in (after its '['); p and its
  * input belong to the scanner until pc_chrome_scan_end(). */
 int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out);
-/* The next batch, valid until the next call; NULL after the last one. */
-const struct cbatch *pc_chrome_scan_next(struct cscan *s);
+/* The next batch, valid until the next call (the reader may note things
+ * in its events); NULL after the last one. */
+struct cbatch *pc_chrome_scan_next(struct cscan *s);
 /* Stop and free the scanner; its error, if it stopped at one (adopted into
  * ctx when ctx has none yet: after the events before it), else 0. */
 int pc_chrome_scan_end(struct cscan *s);

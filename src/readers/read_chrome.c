@@ -172,16 +172,19 @@ static uint32_t intern(struct rd *r, const char *s)
 static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
 		    char *key, size_t cap);
 
-/* The memo slot for s[0..len), NULL when it is too long to remember; *hit: it holds s. */
-static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int *hit)
+/*
+ * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
+ * it holds s.  h: pc_chrome_hash() of s when the scanner worked it out, else 0.
+ */
+static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
 {
 	struct smemo *m;
-	uint64_t h;
 
 	*hit = 0;
 	if (len > sizeof(t->s))
 		return NULL;
-	h = pc_chrome_hash(s, len);
+	if (!h)
+		h = pc_chrome_hash(s, len);
 	m = &t[h & (SMEMO_SLOTS - 1)];
 	if (m->hash == h && m->len == len && memcmp(m->s, s, len) == 0) {
 		*hit = 1;
@@ -194,15 +197,15 @@ static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, int 
 	return m;
 }
 
-/* intern() of an event's name (len bytes), through the names' memo. */
-static uint32_t name_row(struct rd *r, const char *s, size_t len)
+/* intern() of an event's name (len bytes, hash h or 0), through the names' memo. */
+static uint32_t name_row(struct rd *r, const char *s, size_t len, uint64_t h)
 {
 	int hit;
 	struct smemo *m;
 
 	if (!s)
 		return intern(r, s);
-	m = smemo_slot(r->names, s, len, &hit);
+	m = smemo_slot(r->names, s, len, h, &hit);
 	if (!m)
 		return pc_str_intern(r->m, s, len);
 	if (!hit || m->row == PC_NONE)
@@ -212,11 +215,14 @@ static uint32_t name_row(struct rd *r, const char *s, size_t len)
 
 static uint16_t category_of(struct rd *r, const char *cat);
 
-/* The category of cat (len bytes) and, when row is not NULL, cat's string row. */
-static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *row)
+/*
+ * The category of cat (len bytes, hash h or 0) and, when row is not NULL,
+ * cat's string row.
+ */
+static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row)
 {
 	int hit;
-	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, &hit) : NULL;
+	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, h, &hit) : NULL;
 
 	if (!m) {
 		if (row)
@@ -237,7 +243,7 @@ static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint32_t *ro
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
 {
-	return cat ? cat_memo(r, cat, strlen(cat), NULL) : category_of(r, cat);
+	return cat ? cat_memo(r, cat, strlen(cat), 0, NULL) : category_of(r, cat);
 }
 
 static uint16_t category_of(struct rd *r, const char *cat)
@@ -354,7 +360,69 @@ static size_t cat_len(const struct cev *e, const char *cat)
 	return e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
 }
 
+/* The hash of an event's cat the scanner worked out, 0 for another one passed for it. */
+static uint64_t cat_hash(const struct cev *e, const char *cat)
+{
+	return e->cat.kind == CJ_STR && cat == e->cat.s ? e->hcat : 0;
+}
+
+/* The category of an event's cat. */
+static uint16_t ev_category(struct rd *r, const struct cev *e)
+{
+	return e->cat.kind == CJ_STR ? cat_memo(r, e->cat.s, e->cat.len, e->hcat, NULL)
+				     : pc_chrome_category(r, NULL);
+}
+
 static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
+
+/* The payload cache's hash of a cat's and an args text's hashes (0: no args) and a context set. */
+static inline uint64_t pl_hash(uint64_t hcat, uint64_t hargs, uint32_t set)
+{
+	return pc_hash64(hargs ^ (hcat * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
+}
+
+/*
+ * A few events ahead of the one being handled: hash its name, cat and args
+ * text (the memos and the payload cache look them up by these), and start
+ * loading the payload cache slot it will look in, guessing it gets the
+ * context set the last one got.  The slots are spread over 16,384, and
+ * most lookups waited for memory.
+ */
+static inline void ev_ahead(const struct rd *r, struct cev *e)
+{
+	if (e->name.kind == CJ_STR)
+		e->hname = pc_chrome_hash(e->name.s, e->name.len);
+	if (e->args.kind == CJ_OBJ)
+		e->hargs = pc_chrome_hash(e->args.s, e->args.len);
+	if (e->cat.kind == CJ_STR) {
+		e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
+#if defined(__GNUC__)
+		__builtin_prefetch(&r->pl[pl_hash(e->hcat, e->args.kind == CJ_OBJ ? e->hargs : 0,
+						  r->pl_set) &
+					  (PL_SLOTS - 1)]);
+#endif
+	}
+}
+
+#define AHEAD 4 /* events */
+
+/* Nearer: start loading the key the slot holds (the slot has come by now). */
+static inline void ev_nearer(const struct rd *r, const struct cev *e)
+{
+#if defined(__GNUC__)
+	const struct pl_slot *sl;
+
+	if (!e->hcat)
+		return;
+	sl = &r->pl[pl_hash(e->hcat, e->args.kind == CJ_OBJ ? e->hargs : 0, r->pl_set) &
+		    (PL_SLOTS - 1)];
+	if (sl->key)
+		__builtin_prefetch(sl->key);
+#else
+	(void)r;
+	(void)e;
+#endif
+}
 
 /*
  * {type, cat, args...} for a marker; PC_NONE on OOM (ctx set).  One that
@@ -375,12 +443,13 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	if (clen + alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
 	{
-		uint64_t hc = pc_chrome_hash(cat, clen);
+		uint64_t hc = cat_hash(e, cat);
 		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen);
 
-		h = pc_hash64(ha ^ (hc * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
+		h = pl_hash(hc ? hc : pc_chrome_hash(cat, clen), ha, set);
 	}
 	sl = &r->pl[h & (PL_SLOTS - 1)];
+	r->pl_set = set;
 	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->catlen == clen &&
 	    sl->alen == alen && memcmp(sl->key, cat, clen) == 0 &&
 	    memcmp(sl->key + clen, args, alen) == 0)
@@ -422,7 +491,7 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		uint32_t row;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, cat_len(e, cat), &row);
+		cat_memo(r, cat, cat_len(e, cat), cat_hash(e, cat), &row);
 		pvb_sref_row(&b, r, row);
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {
@@ -867,7 +936,7 @@ static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int6
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a flow ('%c') event without an id", ph);
 	row = pc_str_intern_z(r->m, key);
-	nm = name_row(r, name, ev->name.len);
+	nm = name_row(r, name, ev->name.len, ev->hname);
 	if (row == PC_NONE || nm == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	pc_pvb_begin(&b, r->m, 0);
@@ -877,7 +946,7 @@ static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int6
 		uint32_t crow;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, cat_len(ev, cat), &crow);
+		cat_memo(r, cat, cat_len(ev, cat), cat_hash(ev, cat), &crow);
 		pvb_sref_row(&b, r, crow);
 	}
 	pc_pvb_key_row(&b, r->row_phase);
@@ -888,7 +957,7 @@ static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int6
 	if (pl == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 	r->any_flows = 1;
-	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, pc_chrome_category(r, cat), pl);
+	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, ev_category(r, ev), pl);
 }
 
 /* --- counters --- */
@@ -1288,8 +1357,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 
 		if (!cv_num(&e->dur, &dur) || dur < 0)
 			dur = 0;
-		nm = name_row(r, name, e->name.len);
-		c = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
+		nm = name_row(r, name, e->name.len, e->hname);
+		c = ev_category(r, e);
 		set = pc_chrome_active_set(r, ti);
 		pl = payload(r, e, cat, set);
 		if (pl == PC_NONE || nm == PC_NONE)
@@ -1307,9 +1376,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			    (size_t)ti->nopen + 1))
 			return PROFCONV_ERR_NOMEM;
 		b = &ti->open[ti->nopen];
-		b->name = name_row(r, name, e->name.len);
+		b->name = name_row(r, name, e->name.len, e->hname);
 		b->start = ts;
-		b->cat = cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL);
+		b->cat = ev_category(r, e);
 		b->set = pc_chrome_active_set(r, ti);
 		b->payload = payload(r, e, cat, b->set);
 		if (b->payload == PC_NONE || b->name == PC_NONE)
@@ -1341,7 +1410,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	case 'n': {
 		uint32_t pl = payload(r, e, cat, PC_NONE); /* instants get no context (R6) */
 
-		nm = name_row(r, name, e->name.len);
+		nm = name_row(r, name, e->name.len, e->hname);
 		if (pl == PC_NONE || nm == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		if (ph[0] == 'n') {
@@ -1351,12 +1420,12 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 				return PROFCONV_ERR_NOMEM;
 		}
 		return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT,
-				   pc_chrome_category(r, cat), pl);
+				   ev_category(r, e), pl);
 	}
 	case 'b':
 	case 'S':
-		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len),
-				   cat ? cat_memo(r, cat, e->cat.len, NULL) : pc_chrome_category(r, NULL),
+		return async_begin(r, ti, e, pid, ts, name_row(r, name, e->name.len, e->hname),
+				   ev_category(r, e),
 				   cat);
 	case 'e':
 	case 'F':
@@ -1425,7 +1494,7 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
  */
 static int read_events(struct rd *r)
 {
-	const struct cbatch *b;
+	struct cbatch *b;
 	struct cscan *s;
 	uint64_t reported = 0;
 	int err = pc_chrome_scan_begin(r->ctx, r->p, &s);
@@ -1435,7 +1504,13 @@ static int read_events(struct rd *r)
 	while (!err && (b = pc_chrome_scan_next(s)) != NULL) {
 		uint32_t i;
 
+		for (i = 0; i < b->n && i < AHEAD; i++)
+			ev_ahead(r, &b->ev[i].e);
 		for (i = 0; i < b->n && !err; i++) {
+			if (i + AHEAD < b->n)
+				ev_ahead(r, &b->ev[i + AHEAD].e);
+			if (i + AHEAD / 2 < b->n)
+				ev_nearer(r, &b->ev[i + AHEAD / 2].e);
 			r->nevents++;
 			err = handle_event(r, &b->ev[i]);
 		}
@@ -2286,6 +2361,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.as_latest, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
 	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
+	r.pl_set = PC_NONE;
 	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));
 	r.catm = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.catm));
 	for (i = 0; r.names && r.catm && i < SMEMO_SLOTS; i++)

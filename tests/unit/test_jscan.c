@@ -16,6 +16,7 @@
 
 #include "json/pc_jpull.h"
 #include "json/pc_jscan.h"
+#include "model/pc_model.h"
 #include "pc_test.h"
 
 static struct profconv_ctx *ctx;
@@ -373,6 +374,45 @@ static void test_chrome_batches(void)
 	free(doc);
 }
 
+/*
+ * The keys the scanner matches in one load with their closing quote, next
+ * to keys they begin (name2, phx, tss...), which must not be taken for them,
+ * and a name spelled with an escape, which must: two slices on one thread.
+ */
+static void test_chrome_keys(void)
+{
+	static const char doc[] =
+		"[{\"nam\":\"x\",\"name2\":\"x\",\"names\":\"x\",\"name\":\"N1\",\"ph\":\"X\","
+		"\"phx\":\"B\",\"ts\":10,\"tss\":99,\"tsx\":1,\"dur\":5,\"durx\":1,\"pid\":1,"
+		"\"pidx\":2,\"tid\":2,\"tidx\":3,\"cat\":\"C1\",\"cats\":\"x\",\"args\":{\"a\":1},"
+		"\"argsx\":{},\"bp\":\"e\",\"s\":\"t\",\"tdur\":1,\"tts\":2,\"bind_idx\":7,"
+		"\"flow_inx\":true,\"scopex\":\"x\",\"id2x\":{}},\n"
+		"{\"n\\u0061me\":\"N2\",\"ph\":\"X\",\"ts\":20,\"dur\":1,\"pid\":1,\"tid\":2,\"cat\":\"C2\"}]";
+	struct profconv_profile *prof = NULL;
+	const struct pc_model *m;
+	const struct pc_markers *mk;
+
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, doc, strlen(doc), "t.json", &prof), 0);
+	if (!prof)
+		return;
+	m = &prof->m;
+	PC_CHECK_EQ_INT(m->nthreads, 1);
+	mk = &m->threads[0]->markers;
+	PC_CHECK_EQ_INT(mk->len, 2);
+	if (mk->len == 2) {
+		PC_CHECK_EQ_STR(pc_str(m, mk->name[0]), "N1");
+		PC_CHECK_EQ_STR(pc_str(m, mk->name[1]), "N2");
+		PC_CHECK_EQ_INT(mk->end[0] - mk->start[0], 5000);
+		PC_CHECK_EQ_INT(mk->end[1] - mk->start[1], 1000);
+		PC_CHECK_EQ_INT(mk->start[1] - mk->start[0], 10000);
+		PC_CHECK_EQ_STR(m->categories[mk->category[0]].name, "C1");
+		PC_CHECK_EQ_STR(m->categories[mk->category[1]].name, "C2");
+	}
+	profconv_profile_free(prof);
+}
+
 static void test_chrome_errors(void)
 {
 	/* errors inside an event name the line and column the tokenizer names */
@@ -406,6 +446,7 @@ int main(void)
 	test_raw_rest();
 	test_chrome_errors();
 	test_chrome_batches();
+	test_chrome_keys();
 	pc_jscan_free(&js);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
