@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,6 +26,7 @@
 #define PC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static int quiet;
+static int verbose; /* -v: also the time each step took */
 
 /* "a, b, c": the names of the formats of one kind, from the registry. */
 static void format_names(enum profconv_format_kind kind, char *buf, size_t cap)
@@ -337,11 +339,21 @@ static void cleanup_on_signals(struct profconv_ctx *ctx)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
 		       const char *to)
 {
 	struct profconv_profile *p = NULL;
 	size_t i, samples = 0;
+	double t0 = now_s(), t1, t2;
 	int err;
 
 	if (!output) {
@@ -368,11 +380,13 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 		warning_summary(ctx);
 		return fail(ctx);
 	}
+	t1 = now_s();
 	err = profconv_write_path(ctx, p, to, output);
 	if (err) {
 		profconv_profile_free(p);
 		return fail(ctx);
 	}
+	t2 = now_s();
 	for (i = 0; i < profconv_profile_thread_count(p); i++)
 		samples += profconv_profile_sample_count(p, i);
 	if (!quiet)
@@ -383,6 +397,9 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 			profconv_profile_frame_count(p), profconv_profile_lib_count(p));
 	warning_summary(ctx);
 	profconv_profile_free(p);
+	if (verbose)
+		fprintf(stderr, "profconv: read %.3f s, wrote %.3f s, freed %.3f s\n", t1 - t0,
+			t2 - t1, now_s() - t2);
 	return 0;
 }
 
@@ -648,6 +665,7 @@ int main(int argc, char **argv)
 			st.quiet = 1;
 			break;
 		case 'v':
+			verbose = 1;
 			st.verbose = 1;
 			profconv_set_verbose(ctx, 1);
 			break;

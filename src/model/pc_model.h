@@ -321,29 +321,45 @@ struct pc_val {
 };
 
 /*
- * Stable bottom-up merge sort of the rows idx[0..n) (tmp holds n):
- * before(user, x, y) says row x goes before row y.  Inline, so that each
- * caller's predicate is inlined into its own copy of the loop.
+ * Stable natural merge sort of the rows idx[0..n) (tmp holds n):
+ * before(user, x, y) says row x goes before row y.  Each pass merges
+ * neighbouring runs that are already in order, so rows that come nearly in
+ * order, as most of a profile's do (a Chrome trace's slices come in order
+ * of their start on each thread), take one pass or a few rather than
+ * log2(n).  Inline, so that each caller's predicate is inlined into its
+ * own copy of the loop.
  */
 typedef int pc_row_before_fn(const void *user, uint32_t x, uint32_t y);
 
 static inline void pc_merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n,
 				 pc_row_before_fn *before, const void *user)
 {
-	uint32_t width, i;
+	if (n < 2)
+		return;
+	for (;;) {
+		uint32_t lo = 0;
 
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			uint32_t lo = i, mid = i + width < n ? i + width : n;
-			uint32_t hi = i + 2 * width < n ? i + 2 * width : n;
-			uint32_t a = lo, b = mid, o = lo;
+		while (lo < n) {
+			uint32_t mid = lo + 1, hi, a, b, o;
 
-			while (a < mid && b < hi)
+			while (mid < n && !before(user, idx[mid], idx[mid - 1]))
+				mid++;
+			if (mid == n) { /* the rest is one run */
+				if (lo == 0)
+					return; /* all of it: in order */
+				memcpy(tmp + lo, idx + lo, (size_t)(n - lo) * sizeof(*idx));
+				break;
+			}
+			hi = mid + 1;
+			while (hi < n && !before(user, idx[hi], idx[hi - 1]))
+				hi++;
+			for (a = lo, b = mid, o = lo; a < mid && b < hi;)
 				tmp[o++] = before(user, idx[b], idx[a]) ? idx[b++] : idx[a++];
 			while (a < mid)
 				tmp[o++] = idx[a++];
 			while (b < hi)
 				tmp[o++] = idx[b++];
+			lo = hi;
 		}
 		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
 	}
