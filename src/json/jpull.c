@@ -1254,11 +1254,11 @@ void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len)
 	*len = (size_t)(p->end - p->pos);
 }
 
-void pc_jpull_consume_object(struct pc_jpull *p, size_t n)
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n, int newlines)
 {
 	const unsigned char *s = p->pos, *e = p->pos + n, *nl;
 
-	while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+	while (newlines && (nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
 		p->line++;
 		p->line_start = p->buf_off + (uint64_t)(nl + 1 - p->buf);
 		s = nl + 1;

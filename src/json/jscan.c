@@ -49,6 +49,7 @@ void pc_jscan_start(struct pc_jscan *s, const char *text, size_t len, unsigned m
 	s->depth = 0;
 	s->max_depth = max_depth;
 	s->olen = 0;
+	s->nl = 0;
 }
 
 int pc_jscan_grow(struct pc_jscan *s, size_t n)

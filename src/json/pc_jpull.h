@@ -176,8 +176,9 @@ int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t 
  */
 void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len);
 /* Consume the first n bytes of the window, the rest of the object just opened
- * (lines are counted); the parser then stands as after its OBJ_END token. */
-void pc_jpull_consume_object(struct pc_jpull *p, size_t n);
+ * (lines are counted, unless newlines is 0: the caller saw none); the
+ * parser then stands as after its OBJ_END token. */
+void pc_jpull_consume_object(struct pc_jpull *p, size_t n, int newlines);
 
 /*
  * Run the strict tokenizer over the object obj[0..len) (its '{' included)

@@ -36,6 +36,8 @@ struct pc_jscan {
 	const char *p, *end; /* cursor and end of the text */
 	unsigned depth, max_depth;
 	int nul;   /* the last string pc_jscan_string() decoded holds a NUL */
+	int nl;	   /* a newline was skipped since pc_jscan_start() (only
+		    * whitespace between tokens can hold one) */
 	char *out; /* scratch: decoded strings, printed values */
 	size_t olen, ocap;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
@@ -57,6 +59,7 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
 
 		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
 			return c;
+		s->nl |= c == '\n';
 		s->p++;
 	}
 	return -1;
@@ -142,11 +145,30 @@ static inline int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
 	s->p = q + 1;
 	return 0;
 }
+/* Are the 8 bytes of v (in memory order) all ASCII digits? */
+static inline int pc_jscan_8digits(uint64_t v)
+{
+	/* each byte 0x30-0x39: its high nibble is 3, and adding 6 leaves it 3 */
+	return ((v & 0xf0f0f0f0f0f0f0f0ULL) | (((v + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) ==
+	       0x3333333333333333ULL;
+}
+
+/* The value of 8 ASCII digits loaded little-endian (the first digit in the low byte). */
+static inline uint64_t pc_jscan_8digits_value(uint64_t v)
+{
+	v -= 0x3030303030303030ULL;
+	v = v * 10 + (v >> 8); /* pairs: each even byte holds 10 * d0 + d1 */
+	v = (((v & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+	     (((v >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >>
+	    32;
+	return v & 0xffffffffULL;
+}
+
 /*
  * At a number's first byte: its value.  0, PC_JSCAN_BAD or
  * PROFCONV_ERR_NOMEM.  An integer of 1 to 18 digits (a time, an id, a
- * count) is read here, exact as strtod() reads it; others go through
- * pc_jscan_number_slow().
+ * count) is read here, exact as strtod() reads it, 8 digits a step where
+ * loads are little-endian; others go through pc_jscan_number_slow().
  */
 int pc_jscan_number_slow(struct pc_jscan *s, double *d);
 static inline int pc_jscan_number(struct pc_jscan *s, double *out)
@@ -162,6 +184,17 @@ static inline int pc_jscan_number(struct pc_jscan *s, double *out)
 	if (p == e || *p < '1' || *p > '9')
 		return pc_jscan_number_slow(s, out);
 	d = p;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (e - p >= 8 && p - d <= 10) { /* 18 digits at most this way */
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		if (!pc_jscan_8digits(w))
+			break;
+		m = m * 100000000u + pc_jscan_8digits_value(w);
+		p += 8;
+	}
+#endif
 	while (p < e && *p >= '0' && *p <= '9' && p - d < 19)
 		m = m * 10 + (uint64_t)(*p++ - '0');
 	if (p - d >= 19 || (p < e && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9'))))

@@ -459,8 +459,11 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 			if (v && v->kind == CJ_NONE) {
 				err = scan_value(s, v, 0);
 			} else {
-				pc_jscan_ws(js);
-				err = pc_jscan_skip(js);
+				int c = pc_jscan_ws(js);
+				double d;
+
+				/* (tts, tdur: checked on the number fast path) */
+				err = c >= '1' && c <= '9' ? pc_jscan_number(js, &d) : pc_jscan_skip(js);
 			}
 			if (err)
 				return err;
@@ -523,7 +526,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	pc_jpull_window(s->p, &text, &len);
 	if (len && scan_event(s, b, &r->e, text, len, max_depth, &used) == 0) {
 		len = used;
-		pc_jpull_consume_object(s->p, used);
+		pc_jpull_consume_object(s->p, used, js->nl);
 	} else {
 		js->olen = olen;
 		b->nargs = nargs;

@@ -252,7 +252,18 @@ static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_le
 {
 	if (ph == 'M')
 		return name && name_len == 11 && memcmp(name, "stackFrames", 11) == 0;
-	return ph && strchr("C()ODNP", ph) != NULL;
+	switch (ph) {
+	case 'C':
+	case '(':
+	case ')':
+	case 'O':
+	case 'D':
+	case 'N':
+	case 'P':
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Events in file order, as the scanner hands them over (chrome_scan.c). */
