@@ -51,11 +51,12 @@ struct pl_slot {
 	uint64_t hash;
 	uint32_t pl; /* payload root; PC_NONE: empty */
 	uint32_t set;
-	uint32_t catlen, alen, cap;
-	char *key; /* cat then the args text */
+	uint32_t crow; /* the cat's string row */
+	uint32_t alen, cap;
+	char *key; /* the args text */
 };
 #define PL_SLOTS 16384	  /* a power of 2 */
-#define PL_MAX_KEY 1024 /* longer ones are not remembered */
+#define PL_MAX_KEY 1024 /* longer args texts are not remembered */
 
 /*
  * The strings nearly every event repeats (its name, its cat) remembered by

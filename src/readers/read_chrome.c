@@ -414,8 +414,9 @@ static inline void ev_nearer(const struct rd *r, const struct cev *e)
 
 	if (!e->hcat)
 		return;
-	sl = &r->pl[pl_hash(e->hcat, e->args.kind == CJ_OBJ ? e->hargs : 0, r->pl_set) &
-		    (PL_SLOTS - 1)];
+	if (e->args.kind != CJ_OBJ)
+		return;
+	sl = &r->pl[pl_hash(e->hcat, e->hargs, r->pl_set) & (PL_SLOTS - 1)];
 	if (sl->key)
 		__builtin_prefetch(sl->key);
 #else
@@ -434,31 +435,30 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	size_t clen, alen = e->args.kind == CJ_OBJ ? e->args.len : 0;
 	const char *args = e->args.kind == CJ_OBJ ? e->args.s : "";
 	struct pl_slot *sl;
-	uint64_t h;
-	uint32_t pl;
+	uint64_t h, hc;
+	uint32_t pl, crow;
 
-	if (!cat || e->bind_id.kind != CJ_NONE)
+	if (!cat || e->bind_id.kind != CJ_NONE || alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
+	/* the cat by its string row (the payload interns it first thing anyway) */
 	clen = cat_len(e, cat);
-	if (clen + alen > PL_MAX_KEY)
-		return build_payload(r, e, cat, set);
-	{
-		uint64_t hc = cat_hash(e, cat);
-		uint64_t ha = !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen);
-
-		h = pl_hash(hc ? hc : pc_chrome_hash(cat, clen), ha, set);
-	}
+	hc = cat_hash(e, cat);
+	if (!hc)
+		hc = pc_chrome_hash(cat, clen);
+	cat_memo(r, cat, clen, hc, &crow);
+	if (crow == PC_NONE)
+		return PC_NONE;
+	h = pl_hash(hc, !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen), set);
 	sl = &r->pl[h & (PL_SLOTS - 1)];
 	r->pl_set = set;
-	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->catlen == clen &&
-	    sl->alen == alen && memcmp(sl->key, cat, clen) == 0 &&
-	    memcmp(sl->key + clen, args, alen) == 0)
+	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->crow == crow &&
+	    sl->alen == alen && (!alen || memcmp(sl->key, args, alen) == 0))
 		return sl->pl;
 	pl = build_payload(r, e, cat, set);
 	if (pl == PC_NONE)
 		return pl;
-	if (!sl->key || sl->cap < clen + alen) { /* (a key, even for "") */
-		size_t cap = (clen + alen + 64) & ~(size_t)63;
+	if (alen && (!sl->key || sl->cap < alen)) {
+		size_t cap = (alen + 64) & ~(size_t)63;
 		char *k = pc_realloc(r->ctx, sl->key, cap);
 
 		if (!k)
@@ -466,12 +466,12 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 		sl->key = k;
 		sl->cap = (uint32_t)cap;
 	}
-	memcpy(sl->key, cat, clen);
-	memcpy(sl->key + clen, args, alen);
+	if (alen)
+		memcpy(sl->key, args, alen);
 	sl->hash = h;
 	sl->pl = pl;
 	sl->set = set;
-	sl->catlen = (uint32_t)clen;
+	sl->crow = crow;
 	sl->alen = (uint32_t)alen;
 	return pl;
 }
