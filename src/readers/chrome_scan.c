@@ -141,7 +141,7 @@ static inline enum mkey fast_key(struct pc_jscan *js)
 #define K4(a, b, c, d) (KB(a, 0) | KB(b, 1) | KB(c, 2) | KB(d, 3) | KB('"', 4))
 #define KEY_IS(n, word, k)                                                                        \
 	do {                                                                                       \
-		if ((w & ((n) == 8 ? ~(uint64_t)0 : (KB(1, n) - 1))) == (word)) {                 \
+		if ((w & ((n) == 8 ? ~(uint64_t)0 : KB(1, (n) & 7) - 1)) == (word)) {             \
 			js->p = b + (n);                                                           \
 			return k;                                                                  \
 		}                                                                                  \

@@ -174,7 +174,8 @@ static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat,
 
 /*
  * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
- * it holds s.  h: pc_chrome_hash() of s when the scanner worked it out, else 0.
+ * it holds s.  h: pc_chrome_hash() of s when already worked out (ev_ahead()),
+ * else 0.
  */
 static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
 {
@@ -360,7 +361,7 @@ static size_t cat_len(const struct cev *e, const char *cat)
 	return e->cat.kind == CJ_STR && cat == e->cat.s ? e->cat.len : strlen(cat);
 }
 
-/* The hash of an event's cat the scanner worked out, 0 for another one passed for it. */
+/* The hash of an event's cat (ev_ahead() worked it out), 0 for another one passed for it. */
 static uint64_t cat_hash(const struct cev *e, const char *cat)
 {
 	return e->cat.kind == CJ_STR && cat == e->cat.s ? e->hcat : 0;
