@@ -224,6 +224,7 @@ static int string_body(struct pc_jscan *s, int print)
 			break;
 		if (c != '\\')
 			return PC_JSCAN_BAD; /* a raw control byte */
+		s->verbatim = 0;
 		if (p == e)
 			return PC_JSCAN_BAD;
 		c = (unsigned char)*p++;
@@ -400,6 +401,22 @@ static int print_number(struct pc_jscan *s, double d)
 
 /* --- values --- */
 
+/*
+ * Does the number text [p, e) print as it is (print_number())?  An integer
+ * of up to 15 digits does, "-0" aside; fractions and exponents may not.
+ */
+static int prints_as_is(const char *p, const char *e)
+{
+	const char *d = p + (p < e && *p == '-');
+
+	if (e - d > 15 || (d < e && *d == '0' && d != p))
+		return 0;
+	for (; d < e; d++)
+		if (*d < '0' || *d > '9')
+			return 0;
+	return 1;
+}
+
 static int literal(struct pc_jscan *s, const char *word, size_t n, int print)
 {
 	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0)
@@ -480,11 +497,16 @@ static int value(struct pc_jscan *s, int print)
 		return literal(s, "false", 5, print);
 	case 'n':
 		return literal(s, "null", 4, print);
-	default:
+	default: {
+		const char *from = s->p;
+
 		err = pc_jscan_number(s, &d);
-		if (err || print != PRINT)
+		if (err)
 			return err;
-		return print_number(s, d);
+		if (print == CHECK && s->verbatim && !prints_as_is(from, s->p))
+			s->verbatim = 0;
+		return print == PRINT ? print_number(s, d) : 0;
+	}
 	}
 }
 
@@ -493,7 +515,22 @@ int pc_jscan_skip(struct pc_jscan *s)
 	return value(s, CHECK);
 }
 
+/*
+ * Most nested values in a trace are already written as cJSON prints them:
+ * such a value is checked, then copied as it is; only the others are
+ * printed (from their start again).
+ */
 int pc_jscan_print(struct pc_jscan *s)
 {
+	const char *from = s->p;
+	unsigned depth = s->depth;
+	int err;
+
+	s->verbatim = 1;
+	err = value(s, CHECK);
+	if (err || s->verbatim)
+		return err ? err : pc_jscan_put(s, from, (size_t)(s->p - from));
+	s->p = from;
+	s->depth = depth;
 	return value(s, PRINT);
 }

@@ -38,6 +38,9 @@ struct pc_jscan {
 	int nul;   /* the last string pc_jscan_string() decoded holds a NUL */
 	int nl;	   /* a newline was skipped since pc_jscan_start() (only
 		    * whitespace between tokens can hold one) */
+	int verbatim; /* pc_jscan_print(): the value prints as its own text
+		       * (no whitespace, no escape, integers of up to 15
+		       * digits only), cleared by whatever is not so */
 	char *out; /* scratch: decoded strings, printed values */
 	size_t olen, ocap;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
@@ -60,6 +63,7 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
 		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
 			return c;
 		s->nl |= c == '\n';
+		s->verbatim = 0;
 		s->p++;
 	}
 	return -1;

@@ -143,6 +143,10 @@ static void test_print(void)
 		"[[[[[[]]]]],{\"a\":{\"b\":{\"c\":[{}]}}}]",
 		"{\"a\":1,\"a\":2}",
 		"[\"\xff raw bytes \xc3\"]",
+		/* copied as they are when they print so (15 digits at most, no -0) */
+		"[999999999999999,1000000000000000,-999999999999999,-1000000000000000,0,-0,10]",
+		"{\"data\":{\"frame\":\"F4BE\",\"nodeId\":35,\"ok\":true,\"n\":null,\"a\":[0,[],{}]}}",
+		"{\"u\":\"\xc3\xa9\xe2\x82\xac\",\"v\":[1,2 ],\"w\":\"a\\/b\"}",
 	};
 	size_t i;
 	unsigned seed = 12345;
