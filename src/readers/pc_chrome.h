@@ -144,6 +144,10 @@ struct v8prof {
 	int64_t time;	 /* running time, ns */
 	struct v8node *nodes;
 	uint32_t nnodes, nodes_cap;
+	/* node id -> index + 1 of the last node with it (0: none), for the
+	 * ids below by_id_cap; V8 numbers its nodes from 1 */
+	uint32_t *by_id;
+	uint32_t by_id_cap;
 };
 
 struct counter_key {

@@ -1042,15 +1042,51 @@ static struct v8prof *profile_of(struct rd *r, int64_t pid, const char *id, int 
 	return &r->prof[r->nprof++];
 }
 
+/*
+ * The last node with id.  Samples name nodes from all over a profile,
+ * which grows by every chunk's new nodes: looked up through by_id, not by
+ * a walk over the nodes (a long real trace's profile has tens of thousands).
+ */
 static struct v8node *node_of(struct v8prof *pf, int64_t id)
 {
 	uint32_t i;
 
-	/* ids are usually dense and ascending: look from the end */
+	if (id >= 0 && id < (int64_t)pf->by_id_cap)
+		return pf->by_id[id] ? &pf->nodes[pf->by_id[id] - 1] : NULL;
+	/* ids past the index (sparse or negative ones): look from the end */
 	for (i = pf->nnodes; i-- > 0;)
 		if (pf->nodes[i].id == id)
 			return &pf->nodes[i];
 	return NULL;
+}
+
+/*
+ * Note that node i has its id.  The index covers ids up to a few times the
+ * node count (more would be memory for a sparse numbering); a node whose id
+ * lies past it is found by node_of()'s walk.  0 or PROFCONV_ERR_NOMEM.
+ */
+static int node_index(struct rd *r, struct v8prof *pf, uint32_t i)
+{
+	int64_t id = pf->nodes[i].id;
+	uint32_t old = pf->by_id_cap, k;
+
+	if (id < 0)
+		return 0;
+	if (id >= (int64_t)old) {
+		if (id >= (int64_t)4 * pf->nnodes + 1024)
+			return 0;
+		if (pc_grow(r->ctx, (void **)&pf->by_id, sizeof(*pf->by_id), &pf->by_id_cap,
+			    (size_t)id + 1))
+			return PROFCONV_ERR_NOMEM;
+		memset(pf->by_id + old, 0, (size_t)(pf->by_id_cap - old) * sizeof(*pf->by_id));
+		/* the nodes before whose ids the index did not reach until now */
+		for (k = 0; k < i; k++)
+			if (pf->nodes[k].id >= (int64_t)old &&
+			    pf->nodes[k].id < (int64_t)pf->by_id_cap)
+				pf->by_id[pf->nodes[k].id] = k + 1;
+	}
+	pf->by_id[id] = i + 1;
+	return 0;
 }
 
 /* The frame of a V8 callFrame. */
@@ -1174,6 +1210,8 @@ static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_
 			n->id = to_i64(nid);
 			n->parent = to_i64(par);
 			n->stack = PC_NONE;
+			if (node_index(r, pf, pf->nnodes - 1))
+				return PROFCONV_ERR_NOMEM;
 			n->frame = v8_frame(r, cJSON_GetObjectItemCaseSensitive(nd, "callFrame"));
 			if (n->frame == PC_NONE)
 				return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
@@ -2317,6 +2355,7 @@ static void rd_free(struct rd *r)
 	for (i = 0; i < r->nprof; i++) {
 		pc_free(r->ctx, r->prof[i].id);
 		pc_free(r->ctx, r->prof[i].nodes);
+		pc_free(r->ctx, r->prof[i].by_id);
 	}
 	pc_free(r->ctx, r->prof);
 	for (i = 0; i < r->nck; i++)

@@ -417,6 +417,71 @@ static void test_chrome_keys(void)
 	profconv_profile_free(prof);
 }
 
+/* A sample's stack as "leaf<caller<...", function names. */
+static void stack_names(const struct pc_model *m, uint32_t st, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (; st != PC_NONE && n + 1 < cap; st = m->stacks.prefix[st])
+		n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "<" : "",
+				      pc_str(m, m->funcs.name[m->frames.func[m->stacks.frame[st]]]));
+}
+
+/*
+ * V8 samples name their nodes by id: ids past the reader's index (sparse
+ * ones, looked for node by node), an id used twice (the later node wins),
+ * and ids the index reaches only once it has grown.
+ */
+static void test_chrome_v8_node_ids(void)
+{
+	static const char doc[] =
+		"[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"pid\":1,\"tid\":1,\"ts\":0,"
+		"\"args\":{\"data\":{\"startTime\":0}}},\n"
+		"{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		"\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+		"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}},"
+		/* past the index when read (over 4 x 2 nodes + 1024)... */
+		"{\"id\":1033,\"parent\":1,\"callFrame\":{\"functionName\":\"early\"}},"
+		/* ...which this one grows over it */
+		"{\"id\":1035,\"parent\":1033,\"callFrame\":{\"functionName\":\"grow\"}},"
+		"{\"id\":5000,\"parent\":1,\"callFrame\":{\"functionName\":\"far\"}},"
+		"{\"id\":2,\"parent\":5000,\"callFrame\":{\"functionName\":\"two\"}},"
+		"{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"old3\"}},"
+		"{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"new3\"}},"
+		"{\"id\":-7,\"parent\":3,\"callFrame\":{\"functionName\":\"neg\"}}],"
+		"\"samples\":[1033,1035,5000,2,3,-7,1]},\"timeDeltas\":[10,10,10,10,10,10,10]}}},\n"
+		"{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":1,\"tid\":1,\"ts\":2,"
+		"\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+		"{\"id\":1500,\"parent\":5000,\"callFrame\":{\"functionName\":\"late\"}}],"
+		"\"samples\":[1500,5000,3,1033]},\"timeDeltas\":[10,10,10,10]}}}]";
+	static const char *const want[] = {
+		"early<(root)",	 "grow<early<(root)",	"far<(root)",	       "two<far<(root)",
+		"new3<two<far<(root)", "neg<new3<two<far<(root)", "(root)",	"late<far<(root)",
+		"far<(root)",	 "new3<two<far<(root)", "early<(root)",
+	};
+	struct profconv_profile *prof = NULL;
+	const struct pc_model *m;
+	const struct pc_samples *sa;
+	char got[256];
+	uint32_t i;
+
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, doc, strlen(doc), "t.json", &prof), 0);
+	if (!prof)
+		return;
+	m = &prof->m;
+	PC_CHECK_EQ_INT(m->nthreads, 1);
+	sa = &m->threads[0]->samples;
+	PC_CHECK_EQ_INT(sa->len, PC_ARRAY_SIZE(want));
+	for (i = 0; i < sa->len && i < PC_ARRAY_SIZE(want); i++) {
+		stack_names(m, sa->stack[i], got, sizeof(got));
+		PC_CHECK_EQ_STR(got, want[i]);
+	}
+	profconv_profile_free(prof);
+}
+
 static void test_chrome_errors(void)
 {
 	/* errors inside an event name the line and column the tokenizer names */
@@ -451,6 +516,7 @@ int main(void)
 	test_chrome_errors();
 	test_chrome_batches();
 	test_chrome_keys();
+	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
