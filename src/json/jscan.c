@@ -402,19 +402,36 @@ static int print_number(struct pc_jscan *s, double d)
 /* --- values --- */
 
 /*
- * Does the number text [p, e) print as it is (print_number())?  An integer
- * of up to 15 digits does, "-0" aside; fractions and exponents may not.
+ * Does the number text [p, e) print as it is (print_number())?  A decimal
+ * of up to 15 significant digits (DBL_DIG: "%1.15g" gives its digits back)
+ * does when "%g" writes it without an exponent (1e-4 <= |d| < 1e15) and it
+ * has no zero that printing would drop ("-0", "1.50", "0.0"); exponents
+ * are not kept.
  */
 static int prints_as_is(const char *p, const char *e)
 {
-	const char *d = p + (p < e && *p == '-');
+	const char *d = p + (p < e && *p == '-'), *q, *dot = NULL;
+	int sig = 0, lead = 1, fzeros = 0;
 
-	if (e - d > 15 || (d < e && *d == '0' && d != p))
+	if (d == e || (d != p && d + 1 == e && *d == '0'))
 		return 0;
-	for (; d < e; d++)
-		if (*d < '0' || *d > '9')
+	for (q = d; q < e; q++) {
+		if (*q == '.') {
+			dot = q;
+			continue;
+		}
+		if (*q < '0' || *q > '9')
 			return 0;
-	return 1;
+		if (lead && *q == '0') {
+			fzeros += dot != NULL;
+			continue;
+		}
+		lead = 0;
+		sig++;
+	}
+	if (sig > 15)
+		return 0;
+	return !dot || (e[-1] != '0' && fzeros <= 3);
 }
 
 static int literal(struct pc_jscan *s, const char *word, size_t n, int print)
