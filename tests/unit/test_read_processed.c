@@ -6,13 +6,18 @@
  *     (threads before shared, meta last);
  *   - duplicate rows (strings, frames, funcs, stacks) keep their row numbers;
  *   - broken inputs fail with FILE:LINE:COL and the documented message;
- *   - counter times are exact to the ends of int64 ns.
+ *   - counter times are exact to the ends of int64 ns;
+ *   - payload numbers are read as the JSON has them, every digit, and
+ *     written back the same.
  */
+#include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 #include "writers/pc_writer.h"
 
 #include "json/pc_jpull.h"
 
+#include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -415,6 +420,79 @@ static void counter_times(void)
 	profconv_ctx_free(ctx);
 }
 
+/* Payload member key of marker 0 of thread 0 as a double (NAN when it is not one). */
+static double pl_double(const struct pc_model *m, const char *key)
+{
+	double d;
+
+	return pc_jr_pv_double(m, pc_pv_member(m, m->threads[0]->markers.payload[0], key), &d)
+		       ? d
+		       : NAN;
+}
+
+/*
+ * Payload numbers are the values the JSON has (pc_jr_pv_double(): the
+ * nearest double to the text, every digit; pc_jr_pv_int(): integers exact
+ * past 2^53).  They were read through the ms -> ns parser, which keeps six
+ * decimals: 0.1234567 came out 0.123457, 1e-9 came out 0, and a
+ * unique-string field holding 1.0000001 was taken for string index 1 and
+ * written back as a string reference instead of its number.
+ */
+static void payload_numbers(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1,"
+		"\"markerSchema\":[{\"name\":\"N\",\"display\":[\"marker-chart\"],\"fields\":["
+		"{\"key\":\"u\",\"format\":\"unique-string\"},{\"key\":\"x\",\"format\":\"number\"}]}]},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\","
+		"\"markers\":{\"name\":[0],\"startTime\":[1],\"endTime\":[null],\"phase\":[0],"
+		"\"category\":[0],\"data\":[{\"type\":\"N\",\"u\":1.0000001,\"x\":0.1234567,"
+		"\"y\":1e-9,\"z\":0.30000000000000004,\"w\":-123456.7890123,"
+		"\"i\":9007199254740993,\"e\":2.5e1}],\"length\":1}}],"
+		"\"shared\":{\"stringArray\":[\"N\",\"a\",\"b\"]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 }, again = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "numbers.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "payload_numbers: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	/* u is no string index: kept as it is, with the counted warning */
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 1);
+	if (m) {
+		uint32_t pl = m->threads[0]->markers.payload[0];
+		int64_t i = 0;
+
+		PC_CHECK(pl_double(m, "x") == 0.1234567);
+		PC_CHECK(pl_double(m, "y") == 1e-9);
+		PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
+		PC_CHECK(pl_double(m, "w") == -123456.7890123);
+		PC_CHECK(pl_double(m, "u") == 1.0000001);
+		PC_CHECK_EQ_INT(pc_pv(m, pc_pv_member(m, pl, "u"))->kind, PC_VAL_NUM);
+		PC_CHECK(!pc_jr_pv_int(m, pc_pv_member(m, pl, "u"), &i));
+		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "i"), &i) && i == 9007199254740993LL);
+		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "e"), &i) && i == 25);
+		/* a host locale with a decimal comma does not change them (strtod path) */
+		if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
+			PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
+			setlocale(LC_ALL, "C");
+		}
+		pc_model_free(m);
+	}
+	/* written as they came, and our output reads back to the same bytes */
+	if (!err) {
+		PC_CHECK(strstr(out.p, "\"u\":1.0000001,\"x\":0.1234567,\"y\":1e-9,"
+				       "\"z\":0.30000000000000004,\"w\":-123456.7890123") != NULL);
+		PC_CHECK_EQ_INT(convert(ctx, out.p, out.len, "out.json", &again, NULL), 0);
+		PC_CHECK(again.len == out.len && memcmp(again.p, out.p, out.len) == 0);
+	}
+	free(out.p);
+	free(again.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void bids(void)
 {
 	static const char a[] = "\xef\xbb\xbf {\"meta\":{\"preprocessedProfileVersion\":70}}";
@@ -438,6 +516,7 @@ int main(void)
 	broken_inputs();
 	foreign();
 	counter_times();
+	payload_numbers();
 	bids();
 	return pc_test_done();
 }
