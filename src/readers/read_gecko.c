@@ -1393,6 +1393,7 @@ static int add_counters(struct gr *r, uint32_t pi)
 			uint32_t tn = PC_NONE, cn = PC_NONE, nn = PC_NONE, e, j;
 			double cnt = 0, num = 0;
 			int64_t t;
+			int has_num;
 
 			if (pc_pv(m, row)->kind != PC_VAL_ARR)
 				continue;
@@ -1407,8 +1408,13 @@ static int add_counters(struct gr *r, uint32_t pi)
 			}
 			if (!pc_jr_pv_ns(m, tn, &t) || !pc_jr_pv_double(m, cn, &cnt))
 				continue;
-			err = pc_counter_sample(m, ct, t + shift, cnt,
-						nn != PC_NONE && pc_jr_pv_double(m, nn, &num), num);
+			/*
+			 * num is set before the call: as two arguments, the one
+			 * reading it and the one setting it are evaluated in no
+			 * set order (gcc read it first, and every number was 0).
+			 */
+			has_num = nn != PC_NONE && pc_jr_pv_double(m, nn, &num);
+			err = pc_counter_sample(m, ct, t + shift, cnt, has_num, num);
 		}
 	}
 	return err;

@@ -8,6 +8,8 @@
  *   - a hand-written profile with 0x addresses in a lib: lib-relative
  *     addresses, the return-address nudge, one func per address, a marker
  *     backtrace turned into a cause, the other location kinds;
+ *   - counters: every column of their samples, read back the same from
+ *     the Gecko writer's output;
  *   - broken inputs fail with FILE:LINE:COL and the documented message.
  */
 #include "readers/pc_reader.h"
@@ -396,6 +398,88 @@ out:
 	profconv_ctx_free(ctx);
 }
 
+/* One thread, no markers, a malloc counter as Firefox writes it (time, count, number). */
+static const char counted[] =
+	"{\"meta\":{\"version\":36,\"startTime\":1000,\"interval\":1,\"processType\":0},"
+	"\"libs\":[],\"pausedRanges\":[],\"processes\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"default\",\"tid\":11,\"pid\":10,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[[0,1.5,0]]}}],\n"
+	"\"counters\":[{\"name\":\"malloc\",\"category\":\"Memory\",\"description\":\"Amount of allocated memory\","
+	"\"samples\":{\"schema\":{\"time\":0,\"count\":1,\"number\":2},\"data\":["
+	"[98.789523,772576,1459],[108.869031,-344176,2617]]}}]}\n";
+
+/* Counter i of a and b hold the same samples, exactly. */
+static void same_counter(const struct pc_model *a, const struct pc_model *b, uint32_t i)
+{
+	const struct pc_counter *x = &a->counters.rows[i], *y = &b->counters.rows[i];
+	uint32_t k;
+
+	PC_CHECK_EQ_INT(x->len, y->len);
+	PC_CHECK((x->number == NULL) == (y->number == NULL));
+	for (k = 0; k < x->len && k < y->len; k++) {
+		PC_CHECK_EQ_INT(x->time[k], y->time[k]);
+		PC_CHECK(x->count[k] == y->count[k]);
+		PC_CHECK(!x->number || !y->number || x->number[k] == y->number[k]);
+	}
+}
+
+/*
+ * A counter's samples keep every column: the number column (allocations
+ * since the previous sample) came out all 0, as the call that read it was
+ * given num before the argument beside it had set it.  The Gecko writer's
+ * output reads back to the same counter.
+ */
+static void counters(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf g = { 0 };
+	struct pc_model *m, *back;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, counted, sizeof(counted) - 1, "counted.json", &err);
+	if (err)
+		fprintf(stderr, "counted.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 0);
+	PC_CHECK_EQ_INT(m->counters.len, 1);
+	if (m->counters.len == 1) {
+		const struct pc_counter *c = &m->counters.rows[0];
+
+		PC_CHECK_EQ_STR(c->name, "malloc");
+		PC_CHECK_EQ_INT(c->len, 2);
+		PC_CHECK(c->number != NULL);
+		if (c->len == 2 && c->number) {
+			PC_CHECK_EQ_INT(c->time[0], 98789523);
+			PC_CHECK_EQ_INT(c->time[1], 108869031);
+			PC_CHECK(c->count[0] == 772576 && c->count[1] == -344176);
+			PC_CHECK(c->number[0] == 1459 && c->number[1] == 2617);
+		}
+		PC_CHECK(c->process != PC_NONE && c->process == m->threads[0]->process);
+	}
+	/* --to gecko and back: the same counter */
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &g), 0);
+	back = g.p ? read_mem(ctx, &pc_reader_gecko, g.p, g.len, "back.json", &err) : NULL;
+	PC_CHECK(back != NULL);
+	if (back) {
+		PC_CHECK_EQ_INT(back->counters.len, m->counters.len);
+		if (back->counters.len == m->counters.len)
+			for (uint32_t i = 0; i < m->counters.len; i++)
+				same_counter(m, back, i);
+		pc_model_free(back);
+	}
+	pc_model_free(m);
+	free(g.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void broken(const char *json, int want_code, const char *want)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -453,6 +537,7 @@ int main(void)
 {
 	esr_cut();
 	hand_written();
+	counters();
 	broken_inputs();
 	bids();
 	return pc_test_done();
