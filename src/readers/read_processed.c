@@ -1,7 +1,7 @@
 /*
- * read_processed.c - a Firefox Profiler processed profile (format version 70)
- * back into the model, faithfully: every table keeps its row numbers, so our
- * own output read and written again gives the same bytes.
+ * read_processed.c - a Firefox Profiler processed profile (format version
+ * 69 or 70) back into the model, faithfully: every table keeps its row
+ * numbers, so our own output read and written again gives the same bytes.
  *
  * Shape: docs firefox-profiler-formats.md section 4 (src/types/profile.ts in
  * firefox-devtools/profiler):
@@ -21,10 +21,10 @@
  * References between tables are checked at the end, with the location of
  * the column that holds a bad index.
  *
- * Counters are kept, their times exact (load_counters()).  Dropped, with
- * a counted warning: source-mapped locations (originalLocation,
- * sourceLocationTable), allocation tables; samples'
- * eventDelay/threadCPUDelta (a note).  Versions other than 70 are refused.
+ * Counters are kept, their times exact (load_counters()), and so are
+ * pages and samples' eventDelay/threadCPUDelta.  Dropped, with a counted
+ * warning: source-mapped locations (originalLocation, sourceLocationTable),
+ * allocation tables.  Versions other than 69 and 70 are refused.
  */
 #include "core/pc_config.h"
 

@@ -8,7 +8,9 @@
  *   - broken inputs fail with FILE:LINE:COL and the documented message;
  *   - counter times are exact to the ends of int64 ns;
  *   - payload numbers are read as the JSON has them, every digit, and
- *     written back the same.
+ *     written back the same;
+ *   - samples' eventDelay and threadCPUDelta, pages and other meta and
+ *     thread members are kept (docs/formats/processed-profile.md section 10).
  */
 #include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
@@ -493,6 +495,67 @@ static void payload_numbers(void)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * What section 10 of docs/formats/processed-profile.md says is kept: the
+ * samples' eventDelay and threadCPUDelta with meta.sampleUnits, pages, and
+ * the meta and thread members the model has no field for; an unknown
+ * top-level member is not.
+ */
+static void kept_members(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1,"
+		"\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\\u00b5s\"},"
+		"\"fooBar\":{\"x\":1.5}},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\",\"someThing\":[1,2],"
+		"\"samples\":{\"stack\":[null,null,null],\"time\":[1,2,3],"
+		"\"eventDelay\":[null,0.25,1.000001],\"threadCPUDelta\":[null,7,900],\"length\":3}}],"
+		"\"pages\":[{\"tabID\":5,\"innerWindowID\":6,\"url\":\"https://example.com/\","
+		"\"embedderInnerWindowID\":0}],"
+		"\"zzz\":3,\"shared\":{\"stringArray\":[]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 }, again = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "kept.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "kept_members: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 0);
+	if (m) {
+		const struct pc_samples *sa = &m->threads[0]->samples;
+
+		PC_CHECK(sa->event_delay != NULL && sa->cpu_delta != NULL);
+		if (sa->event_delay && sa->cpu_delta && sa->len == 3) {
+			PC_CHECK_EQ_INT(sa->event_delay[0], PC_NO_TIME);
+			PC_CHECK_EQ_INT(sa->event_delay[2], 1000001);
+			PC_CHECK_EQ_INT(sa->cpu_delta[0], INT64_MIN);
+			PC_CHECK_EQ_INT(sa->cpu_delta[2], 900);
+		}
+		PC_CHECK_EQ_INT(m->pages.len, 1);
+		if (m->pages.len == 1) {
+			PC_CHECK_EQ_INT(m->pages.rows[0].tab_id, 5);
+			PC_CHECK_EQ_STR(m->pages.rows[0].url, "https://example.com/");
+		}
+		pc_model_free(m);
+	}
+	if (!err) {
+		PC_CHECK(strstr(out.p, "\"eventDelay\":[null,0.25,1.000001]") != NULL);
+		PC_CHECK(strstr(out.p, "\"threadCPUDelta\":[null,7,900]") != NULL);
+		PC_CHECK(strstr(out.p, "\"threadCPUDelta\":\"\u00b5s\"") != NULL);
+		PC_CHECK(strstr(out.p, "\"fooBar\":{\"x\":1.5}") != NULL);
+		PC_CHECK(strstr(out.p, "\"someThing\":[1,2]") != NULL);
+		PC_CHECK(strstr(out.p, "\"tabID\":5") != NULL);
+		PC_CHECK(strstr(out.p, "zzz") == NULL);
+		PC_CHECK_EQ_INT(convert(ctx, out.p, out.len, "out.json", &again, NULL), 0);
+		PC_CHECK(again.len == out.len && memcmp(again.p, out.p, out.len) == 0);
+	}
+	free(out.p);
+	free(again.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void bids(void)
 {
 	static const char a[] = "\xef\xbb\xbf {\"meta\":{\"preprocessedProfileVersion\":70}}";
@@ -517,6 +580,7 @@ int main(void)
 	foreign();
 	counter_times();
 	payload_numbers();
+	kept_members();
 	bids();
 	return pc_test_done();
 }
