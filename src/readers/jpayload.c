@@ -9,7 +9,9 @@
 
 #include <cJSON.h>
 
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 
 static void tok_scalar(struct pc_pvb *b, const struct pc_jtok *t, int literal)
 {
@@ -106,10 +108,44 @@ int pc_jr_pv_read(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model 
 	return pc_jr_pv_read_from(ctx, p, m, literal, t, root);
 }
 
+/*
+ * A number literal's text as the double the tokenizer gives for it (the
+ * nearest one: pc_jnum_value(), else strtod() under the "C" locale, so a
+ * host's decimal comma cannot stop "0.5" at its point); 0 when it is not a
+ * finite number (1e400).  Only texts with over 15 significant digits or a
+ * large exponent need strtod(), so the locale is made for the call (glibc
+ * hands out its static "C" object for it, no allocation).
+ */
+static int num_text(const char *s, size_t len, double *out)
+{
+	struct pc_jnum n;
+	locale_t c, old;
+	double d;
+
+	if (len == 0 || pc_jnum_scan(s, s + len, &n) != len)
+		return 0;
+	if (!pc_jnum_value(&n, &d)) {
+		c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+		if (c != (locale_t)0) {
+			old = uselocale(c);
+			d = strtod(s, NULL); /* the text is NUL-terminated */
+			uselocale(old);
+			freelocale(c);
+		} else {
+			d = strtod(s, NULL);
+		}
+	}
+	if (!pc_jnum_finite(d))
+		return 0;
+	*out = d;
+	return 1;
+}
+
 int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out)
 {
 	const struct pc_val *v;
-	int64_t ns;
+	size_t len;
+	const char *t;
 
 	if (node == PC_NONE)
 		return 0;
@@ -121,25 +157,14 @@ int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out)
 	case PC_VAL_DBL:
 		*out = v->v.d;
 		return 1;
-	case PC_VAL_NUM: {
-		/* a literal: an integer exactly, else through the exact ms -> ns
-		 * parser (locale-free; payload numbers are ids, counts and times) */
-		size_t len, i;
-		const char *t = pc_pv_text(m, v->v.s, &len);
-		int neg = len && t[0] == '-';
-		uint64_t u = 0;
-
-		for (i = neg; i < len && t[i] >= '0' && t[i] <= '9' && u < (1ull << 53); i++)
-			u = u * 10 + (uint64_t)(t[i] - '0');
-		if (i == len && len > (size_t)neg) {
-			*out = neg ? -(double)u : (double)u;
-			return 1;
-		}
-		if (pc_jr_ms_to_ns(t, len, &ns) || ns == PC_NO_TIME)
-			return 0;
-		*out = (double)ns / 1e6;
-		return 1;
-	}
+	case PC_VAL_NUM:
+		/*
+		 * A literal: the value the JSON has, whatever it is (a count, a
+		 * ratio, a marker field).  Not through the ms -> ns parser, which
+		 * keeps six decimals: 0.1234567 would become 0.123457 and 1e-9 0.
+		 */
+		t = pc_pv_text(m, v->v.s, &len);
+		return num_text(t, len, out);
 	default:
 		return 0;
 	}
@@ -157,6 +182,9 @@ int pc_jr_pv_int(const struct pc_model *m, uint32_t node, int64_t *out)
 		*out = v->v.i;
 		return 1;
 	}
+	/* an integer literal keeps every digit (past 2^53 a double would not) */
+	if (v->kind == PC_VAL_NUM && pc_jr_parse_i64(pc_pv_text(m, v->v.s, NULL), out))
+		return 1;
 	if (!pc_jr_pv_double(m, node, &d) || d < -9007199254740992.0 || d > 9007199254740992.0 ||
 	    (double)(int64_t)d != d)
 		return 0;

@@ -23,6 +23,7 @@
 #define MAX_CAPTURE ((size_t)64 << 20)
 
 #define WARN_COUNTERS "counters dropped"
+#define WARN_CSAMPLES "counter samples dropped"
 #define WARN_ALLOC    "allocation markers dropped"
 #define WARN_NOTIME   "markers without a time dropped"
 #define WARN_CATEGORY "invalid categories replaced"
@@ -109,7 +110,7 @@ struct gproc {
 	struct pc_spool sources_raw;
 	uint32_t *source_rows; /* gecko source -> model sources row (memo) */
 	uint32_t paused;	  /* payload array, or PC_NONE */
-	uint32_t counters;	  /* payload array (read with numbers parsed), or PC_NONE */
+	uint32_t counters;	  /* payload array (numbers kept as text), or PC_NONE */
 	struct pc_loc counters_loc;
 	struct gthread **pending;
 	uint32_t npending, pending_cap;
@@ -145,7 +146,7 @@ struct gr {
 	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
 	uint64_t bad_payloads, bad_paused, bad_times;
 	int empty_categories; /* meta.categories was []: "Other" added */
-	uint64_t counters, utf8_repaired;
+	uint64_t counters, counter_samples, utf8_repaired; /* dropped; repaired */
 	struct pc_loc counters_loc;
 };
 

@@ -127,8 +127,14 @@ int pc_jr_pv_read(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model 
 /* The same, when the value's first token was already taken (t). */
 int pc_jr_pv_read_from(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m,
 		       int literal, const struct pc_jtok *t, uint32_t *root);
-/* A payload number node as a double / an exact integer (0 if it is not one). */
+/*
+ * A payload number node as a double: a literal (PC_VAL_NUM) gives the
+ * nearest double to its text, as the tokenizer reads numbers, with every
+ * digit it has; 0 if the node is not a finite number.
+ */
 int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out);
+/* The same as an exact integer: an integer literal keeps every digit, other
+ * numbers must be integral within +-2^53; 0 if it is not one. */
 int pc_jr_pv_int(const struct pc_model *m, uint32_t node, int64_t *out);
 /* A payload time in ms (a number node) as ns; 0 if it is one. */
 int pc_jr_pv_ns(const struct pc_model *m, uint32_t node, int64_t *ns);

@@ -35,8 +35,9 @@
  * unique-string fields re-interned as in _processMarkerPayload().  Marker
  * payloads are otherwise kept as raw JSON text.
  *
- * Dropped with a counted warning: counters, allocation markers, markers with
- * neither time; a counted note: samples' threadCPUDelta.
+ * Counters are kept, their times exact (add_counters()).  Dropped with a
+ * counted warning: allocation markers, markers with neither time; a counted
+ * note: samples' threadCPUDelta.
  *
  * Keys may come in any order.  A thread is converted as soon as its object
  * ends if its process's meta, libs and sources (and the top-level meta) are
@@ -1249,7 +1250,7 @@ static int read_process(struct gr *r, uint32_t pi)
 			err = read_processes(r);
 		} else if (strcmp(t->str, "counters") == 0) {
 			pc_jpull_loc(r->p, t, &pr->counters_loc);
-			err = pc_jr_pv_read(r->ctx, r->p, r->m, 0, &pr->counters);
+			err = pc_jr_pv_read(r->ctx, r->p, r->m, 1, &pr->counters);
 		} else if (strcmp(t->str, "pages") == 0 && pi == 0) {
 			uint32_t root;
 			uint64_t skipped = 0;
@@ -1343,12 +1344,20 @@ static int order_threads(struct gr *r)
  * count, number}, data: [[t, count, number], ...]}}] per process, times in
  * ms since that process's start.  Each joins the process of the process's
  * threads (and is shown with its main thread).
+ *
+ * The tree keeps every number as its text (PC_VAL_NUM), so that times are
+ * converted exactly, as sample and marker times are (pc_jr_pv_ns(), the
+ * exact ms -> ns parser): a time is int64 ns written as ms with up to six
+ * decimals, and past 2^53 ns (about 104 days) a double cannot hold it.
+ * Counts and numbers are the doubles their texts stand for.  A sample
+ * without a usable time or count, or whose time leaves int64 ns once
+ * shifted to the parent's start, is dropped with a counted warning.
  */
 static int add_counters(struct gr *r, uint32_t pi)
 {
 	struct pc_model *m = r->m;
 	struct gproc *pr = r->procs[pi];
-	int64_t shift = pr->start_ns - r->procs[0]->start_ns;
+	int64_t shift = pc_time_sub(pr->start_ns, r->procs[0]->start_ns);
 	uint32_t c, i, proc = PC_NONE;
 	int err = 0;
 
@@ -1393,9 +1402,12 @@ static int add_counters(struct gr *r, uint32_t pi)
 			uint32_t tn = PC_NONE, cn = PC_NONE, nn = PC_NONE, e, j;
 			double cnt = 0, num = 0;
 			int64_t t;
+			int has_num;
 
-			if (pc_pv(m, row)->kind != PC_VAL_ARR)
+			if (pc_pv(m, row)->kind != PC_VAL_ARR) {
+				r->counter_samples++;
 				continue;
+			}
 			for (j = 0, e = row + 1; j < pc_pv(m, row)->v.n;
 			     j++, e += pc_val_span(pc_pv(m, e))) {
 				if ((int64_t)j == ti)
@@ -1405,10 +1417,18 @@ static int add_counters(struct gr *r, uint32_t pi)
 				if ((int64_t)j == ni)
 					nn = e;
 			}
-			if (!pc_jr_pv_ns(m, tn, &t) || !pc_jr_pv_double(m, cn, &cnt))
+			if (!pc_jr_pv_ns(m, tn, &t) || __builtin_add_overflow(t, shift, &t) ||
+			    t == PC_NO_TIME || !pc_jr_pv_double(m, cn, &cnt)) {
+				r->counter_samples++;
 				continue;
-			err = pc_counter_sample(m, ct, t + shift, cnt,
-						nn != PC_NONE && pc_jr_pv_double(m, nn, &num), num);
+			}
+			/*
+			 * num is set before the call: as two arguments, the one
+			 * reading it and the one setting it are evaluated in no
+			 * set order (gcc read it first, and every number was 0).
+			 */
+			has_num = nn != PC_NONE && pc_jr_pv_double(m, nn, &num);
+			err = pc_counter_sample(m, ct, t, cnt, has_num, num);
 		}
 	}
 	return err;
@@ -1472,6 +1492,10 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_COUNTERS, r->counters, NULL,
 				"%s: %llu counters have no usable samples table; dropped", r->name,
 				(unsigned long long)r->counters);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_CSAMPLES, r->counter_samples, NULL,
+				"%s: %llu counter samples have no usable time or count; dropped",
+				r->name, (unsigned long long)r->counter_samples);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_PAUSED, r->bad_paused, NULL,
 				"%s: %llu paused ranges are not objects; ignored", r->name,

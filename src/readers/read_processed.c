@@ -1,7 +1,7 @@
 /*
- * read_processed.c - a Firefox Profiler processed profile (format version 70)
- * back into the model, faithfully: every table keeps its row numbers, so our
- * own output read and written again gives the same bytes.
+ * read_processed.c - a Firefox Profiler processed profile (format version
+ * 69 or 70) back into the model, faithfully: every table keeps its row
+ * numbers, so our own output read and written again gives the same bytes.
  *
  * Shape: docs firefox-profiler-formats.md section 4 (src/types/profile.ts in
  * firefox-devtools/profiler):
@@ -21,16 +21,15 @@
  * References between tables are checked at the end, with the location of
  * the column that holds a bad index.
  *
- * Counters are kept, their times exact (load_counters()).  Dropped, with
- * a counted warning: source-mapped locations (originalLocation,
- * sourceLocationTable), allocation tables; samples'
- * eventDelay/threadCPUDelta (a note).  Versions other than 70 are refused.
+ * Counters are kept, their times exact (load_counters()), and so are
+ * pages and samples' eventDelay/threadCPUDelta.  Dropped, with a counted
+ * warning: source-mapped locations (originalLocation, sourceLocationTable),
+ * allocation tables.  Versions other than 69 and 70 are refused.
  */
 #include "core/pc_config.h"
 
 #include <cJSON.h>
 #include <errno.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -1607,57 +1606,10 @@ static int derive_frame_libs(struct rd *r)
  * Counters are read as one payload tree with every number kept as its text
  * (PC_VAL_NUM), so that times can be converted exactly: a counter time is
  * int64 ns written as ms with up to six decimals, and anything past 2^53 ns
- * (about 104 days) does not survive a trip through a double.
+ * (about 104 days) does not survive a trip through a double.  Counts are
+ * the doubles their texts stand for (pc_jr_pv_double()); pid,
+ * mainThreadIndex and length keep every digit (pc_jr_pv_int()).
  */
-
-/* A number node as the double the tokenizer gives for its text; 0 if it is
- * not a finite number.  *cloc is a "C" locale made on first use (strtod). */
-static int pv_real(const struct pc_model *m, uint32_t node, locale_t *cloc, double *out)
-{
-	const struct pc_val *v;
-	const char *s;
-	struct pc_jnum n;
-	size_t len;
-	locale_t old;
-	double d;
-
-	if (node == PC_NONE)
-		return 0;
-	v = pc_pv(m, node);
-	if (v->kind != PC_VAL_NUM)
-		return pc_jr_pv_double(m, node, out);
-	s = pc_pv_text(m, v->v.s, &len); /* NUL-terminated */
-	if (pc_jnum_scan(s, s + len, &n) != len || len == 0)
-		return 0;
-	if (!pc_jnum_value(&n, &d)) {
-		if (*cloc == (locale_t)0)
-			*cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-		if (*cloc != (locale_t)0) {
-			old = uselocale(*cloc);
-			d = strtod(s, NULL);
-			uselocale(old);
-		} else {
-			d = strtod(s, NULL);
-		}
-	}
-	if (!pc_jnum_finite(d)) /* 1e400: what a null would give */
-		return 0;
-	*out = d;
-	return 1;
-}
-
-/* An integer node exactly (any int64 written as an integer); 0 if it is not one. */
-static int pv_i64(const struct pc_model *m, uint32_t node, int64_t *out)
-{
-	const struct pc_val *v;
-
-	if (node == PC_NONE)
-		return 0;
-	v = pc_pv(m, node);
-	if (v->kind == PC_VAL_NUM && pc_jr_parse_i64(pc_pv_text(m, v->v.s, NULL), out))
-		return 1;
-	return pc_jr_pv_int(m, node, out);
-}
 
 /*
  * The array member key of a payload object, of n elements: *out gets room
@@ -1683,7 +1635,7 @@ static int pv_column(const struct pc_model *m, uint32_t obj, const char *key, ui
 
 /* A number column of a payload object as doubles (NULL when absent). */
 static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, uint32_t n,
-		      locale_t *cloc, double **out)
+		      double **out)
 {
 	uint32_t i, e = 0;
 	void *col;
@@ -1693,7 +1645,7 @@ static int pv_numbers(const struct pc_model *m, uint32_t obj, const char *key, u
 	if (err || !col)
 		return err;
 	for (i = 0; i < n; i++, e += pc_val_span(pc_pv(m, e)))
-		if (!pv_real(m, e, cloc, &(*out)[i]))
+		if (!pc_jr_pv_double(m, e, &(*out)[i]))
 			(*out)[i] = 0;
 	return 0;
 }
@@ -1738,7 +1690,6 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 	struct pc_model *m = r->m;
 	uint32_t root, c, i, k;
 	uint64_t dropped = 0;
-	locale_t cloc = (locale_t)0;
 	struct pc_loc loc;
 	int err;
 
@@ -1756,7 +1707,7 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		int bad;
 
 		if (pc_pv(m, c)->kind != PC_VAL_OBJ || smp == PC_NONE ||
-		    !pv_i64(m, pc_pv_member(m, smp, "length"), &n) || n < 0 ||
+		    !pc_jr_pv_int(m, pc_pv_member(m, smp, "length"), &n) || n < 0 ||
 		    n > UINT32_MAX - 1) {
 			dropped++;
 			continue;
@@ -1765,9 +1716,9 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		if (!bad && !time)
 			bad = pv_times(m, smp, "timeDeltas", (uint32_t)n, 1, &time);
 		if (!bad)
-			bad = pv_numbers(m, smp, "count", (uint32_t)n, &cloc, &count);
+			bad = pv_numbers(m, smp, "count", (uint32_t)n, &count);
 		if (!bad)
-			bad = pv_numbers(m, smp, "number", (uint32_t)n, &cloc, &number);
+			bad = pv_numbers(m, smp, "number", (uint32_t)n, &number);
 		if (bad > 0) {
 			err = bad;
 		} else if (bad || !time || !count) {
@@ -1775,7 +1726,7 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		} else {
 			uint32_t pidv = pc_pv_member(m, c, "pid");
 
-			if (pv_i64(m, pidv, &pid) ||
+			if (pc_jr_pv_int(m, pidv, &pid) ||
 			    (pidv != PC_NONE && pc_pv(m, pidv)->kind == PC_VAL_STR &&
 			     pc_jr_parse_i64(pc_pv_text(m, pc_pv(m, pidv)->v.s, NULL), &pid)))
 				proc = pc_process_get(m, pid);
@@ -1783,7 +1734,7 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 					    pv_str(m, c, "description"), proc);
 			if (ci == PC_NONE)
 				err = PROFCONV_ERR_NOMEM;
-			if (!err && pv_i64(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
+			if (!err && pc_jr_pv_int(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
 			    mti >= 0 && mti < UINT32_MAX)
 				m->counters.rows[ci].main_thread = (uint32_t)mti;
 			disp = pc_pv_member(m, c, "display");
@@ -1797,8 +1748,6 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 		pc_free(r->ctx, count);
 		pc_free(r->ctx, number);
 	}
-	if (cloc != (locale_t)0)
-		freelocale(cloc);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_COUNTERS, dropped, &loc,
 				"%llu counters have unusable samples; dropped",

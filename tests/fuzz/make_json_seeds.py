@@ -11,6 +11,9 @@
                          samples in the content process
   gecko_tiny.json        the hand-written profile of tests/unit/test_read_gecko.c
                          (0x addresses in a lib, a marker backtrace, JS frames)
+  gecko_counters.json    the counters profile of tests/unit/test_read_gecko.c
+                         (counter times a double cannot hold, at the ends of
+                         int64 ns and shifted past them; unusable samples)
 
 Run from anywhere; it overwrites those files only.
 """
@@ -67,15 +70,22 @@ g["meta"]["markerSchema"] = g["meta"]["markerSchema"][:12]
 g["processes"][0]["meta"]["markerSchema"] = []
 write("gecko_mini.json", json.dumps(g, separators=(",", ":"), ensure_ascii=False) + "\n")
 
-# the hand-written profile, taken from the C test so the two stay the same
+# the hand-written profiles, taken from the C test so the two stay the same
 src = open(os.path.join(root, "tests", "unit", "test_read_gecko.c"), encoding="utf-8").read()
-start = src.index("static const char tiny[] =") + len("static const char tiny[] =")
-end = src.index(";\n", start)
-text = ""
-for line in src[start:end].splitlines():
-    line = line.strip()
-    if line.startswith('"'):
-        text += json.loads(line)
-write("gecko_tiny.json", text)
+
+
+def c_string(name):
+    start = src.index("static const char %s[] =" % name) + len("static const char %s[] =" % name)
+    end = src.index(";\n", start)
+    text = ""
+    for line in src[start:end].splitlines():
+        line = line.strip()
+        if line.startswith('"'):
+            text += json.loads(line)
+    return text
+
+
+write("gecko_tiny.json", c_string("tiny"))
+write("gecko_counters.json", c_string("counted"))
 for n in sorted(os.listdir(out)):
     print(n, os.path.getsize(os.path.join(out, n)))

@@ -8,6 +8,8 @@
  *   - a hand-written profile with 0x addresses in a lib: lib-relative
  *     addresses, the return-address nudge, one func per address, a marker
  *     backtrace turned into a cause, the other location kinds;
+ *   - counters: every column of their samples, read back the same from
+ *     the Gecko writer's output;
  *   - broken inputs fail with FILE:LINE:COL and the documented message.
  */
 #include "readers/pc_reader.h"
@@ -396,6 +398,134 @@ out:
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * A malloc counter as Firefox writes it (time, count, number), then times
+ * a double cannot hold (past 2^53 ns, and at the ends of int64 ns), counts
+ * with more than six decimals, and samples with no usable time or count.
+ * The subprocess starts 1 ns later: its counter's times are shifted by 1
+ * ns, and INT64_MAX ns shifted leaves int64.
+ */
+static const char counted[] =
+	"{\"meta\":{\"version\":36,\"startTime\":1000,\"interval\":1,\"processType\":0},"
+	"\"libs\":[],\"pausedRanges\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"default\",\"tid\":11,\"pid\":10,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[[0,1.5,0]]}}],\n"
+	"\"counters\":[{\"name\":\"malloc\",\"category\":\"Memory\",\"description\":\"Amount of allocated memory\","
+	"\"samples\":{\"schema\":{\"time\":0,\"count\":1,\"number\":2},\"data\":["
+	"[98.789523,772576,1459],[108.869031,-344176,2617],"
+	"[4503599627.370497,0.1234567,1],[9223372036854.775807,1e-9,2],"
+	"[-9223372036854.775807,0.30000000000000004,3],[9200000000001.000001,5,7],"
+	"[null,1,1],[1e300,1,1],[1,null,1],7]}}],\n"
+	"\"processes\":[{\"meta\":{\"version\":36,\"startTime\":1000.000001,\"interval\":1,"
+	"\"processType\":2},\"libs\":[],\"pausedRanges\":[],\"processes\":[],"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"tab\",\"tid\":21,\"pid\":20,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[[0,1,0]]}}],"
+	"\"counters\":[{\"name\":\"sub\",\"category\":\"Memory\",\"description\":\"\","
+	"\"samples\":{\"schema\":{\"time\":0,\"count\":1},\"data\":["
+	"[9223372036854.775807,1],[18014398509.481985,2]]}}]}]}\n";
+
+/* Counter i of a and b hold the same samples, exactly. */
+static void same_counter(const struct pc_model *a, const struct pc_model *b, uint32_t i)
+{
+	const struct pc_counter *x = &a->counters.rows[i], *y = &b->counters.rows[i];
+	uint32_t k;
+
+	PC_CHECK_EQ_INT(x->len, y->len);
+	PC_CHECK((x->number == NULL) == (y->number == NULL));
+	for (k = 0; k < x->len && k < y->len; k++) {
+		PC_CHECK_EQ_INT(x->time[k], y->time[k]);
+		PC_CHECK(x->count[k] == y->count[k]);
+		PC_CHECK(!x->number || !y->number || x->number[k] == y->number[k]);
+	}
+}
+
+/*
+ * A counter's samples keep every column: the number column (allocations
+ * since the previous sample) came out all 0, as the call that read it was
+ * given num before the argument beside it had set it.  Times are exact ns,
+ * as sample and marker times are: through a double, 4503599627.370497 ms
+ * came back 1 ns off, and past 9.2e12 ms a sample was dropped without a
+ * word.  Counts keep every digit.  The Gecko writer's output and the
+ * processed writer's read back to the same counters.
+ */
+static void counters(void)
+{
+	static const int64_t want_t[] = { 98789523,	     108869031,  4503599627370497LL,
+					  INT64_MAX,	     -INT64_MAX, 9200000000001000001LL };
+	static const double want_c[] = { 772576, -344176, 0.1234567, 1e-9, 0.1 + 0.2, 5 };
+	static const double want_n[] = { 1459, 2617, 1, 2, 3, 7 };
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf g = { 0 }, pr = { 0 };
+	struct pc_model *m, *back;
+	uint32_t k;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, counted, sizeof(counted) - 1, "counted.json", &err);
+	if (err)
+		fprintf(stderr, "counted.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	/* [null,1,1], [1e300,1,1], [1,null,1], 7 and the shifted INT64_MAX */
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 5);
+	PC_CHECK_EQ_INT(m->counters.len, 2);
+	if (m->counters.len == 2) {
+		const struct pc_counter *c = &m->counters.rows[0], *sub = &m->counters.rows[1];
+
+		PC_CHECK_EQ_STR(c->name, "malloc");
+		PC_CHECK_EQ_INT(c->len, 6);
+		PC_CHECK(c->number != NULL);
+		for (k = 0; k < c->len && k < 6 && c->number; k++) {
+			PC_CHECK_EQ_INT(c->time[k], want_t[k]);
+			PC_CHECK(c->count[k] == want_c[k]);
+			PC_CHECK(c->number[k] == want_n[k]);
+		}
+		PC_CHECK(c->process != PC_NONE && c->process == m->threads[0]->process);
+		PC_CHECK_EQ_STR(sub->name, "sub");
+		PC_CHECK_EQ_INT(sub->len, 1);
+		PC_CHECK(sub->number == NULL);
+		if (sub->len == 1) {
+			PC_CHECK_EQ_INT(sub->time[0], 18014398509481986LL);
+			PC_CHECK(sub->count[0] == 2);
+		}
+		PC_CHECK(sub->process != PC_NONE && sub->process != c->process);
+	}
+	/* --to gecko and back, and processed and back: the same counters */
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &g), 0);
+	back = g.p ? read_mem(ctx, &pc_reader_gecko, g.p, g.len, "back.json", &err) : NULL;
+	PC_CHECK(back != NULL);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 5); /* no new one */
+	if (back) {
+		PC_CHECK_EQ_INT(back->counters.len, m->counters.len);
+		for (k = 0; k < m->counters.len && k < back->counters.len; k++)
+			same_counter(m, back, k);
+		pc_model_free(back);
+	}
+	PC_CHECK_EQ_INT(pc_writer_processed.write(ctx, m, mem_write, &pr), 0);
+	back = pr.p ? read_mem(ctx, &pc_reader_processed, pr.p, pr.len, "back.json", &err) : NULL;
+	PC_CHECK(back != NULL);
+	if (back) {
+		PC_CHECK_EQ_INT(back->counters.len, m->counters.len);
+		for (k = 0; k < m->counters.len && k < back->counters.len; k++)
+			same_counter(m, back, k);
+		pc_model_free(back);
+	}
+	PC_CHECK(pr.p && strstr(pr.p, "9223372036854.775807") && strstr(pr.p, "4503599627.370497"));
+	pc_model_free(m);
+	free(g.p);
+	free(pr.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void broken(const char *json, int want_code, const char *want)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -453,6 +583,7 @@ int main(void)
 {
 	esr_cut();
 	hand_written();
+	counters();
 	broken_inputs();
 	bids();
 	return pc_test_done();

@@ -6,13 +6,20 @@
  *     (threads before shared, meta last);
  *   - duplicate rows (strings, frames, funcs, stacks) keep their row numbers;
  *   - broken inputs fail with FILE:LINE:COL and the documented message;
- *   - counter times are exact to the ends of int64 ns.
+ *   - counter times are exact to the ends of int64 ns;
+ *   - payload numbers are read as the JSON has them, every digit, and
+ *     written back the same;
+ *   - samples' eventDelay and threadCPUDelta, pages and other meta and
+ *     thread members are kept (docs/formats/processed-profile.md section 10).
  */
+#include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 #include "writers/pc_writer.h"
 
 #include "json/pc_jpull.h"
 
+#include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -415,6 +422,140 @@ static void counter_times(void)
 	profconv_ctx_free(ctx);
 }
 
+/* Payload member key of marker 0 of thread 0 as a double (NAN when it is not one). */
+static double pl_double(const struct pc_model *m, const char *key)
+{
+	double d;
+
+	return pc_jr_pv_double(m, pc_pv_member(m, m->threads[0]->markers.payload[0], key), &d)
+		       ? d
+		       : NAN;
+}
+
+/*
+ * Payload numbers are the values the JSON has (pc_jr_pv_double(): the
+ * nearest double to the text, every digit; pc_jr_pv_int(): integers exact
+ * past 2^53).  They were read through the ms -> ns parser, which keeps six
+ * decimals: 0.1234567 came out 0.123457, 1e-9 came out 0, and a
+ * unique-string field holding 1.0000001 was taken for string index 1 and
+ * written back as a string reference instead of its number.
+ */
+static void payload_numbers(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1,"
+		"\"markerSchema\":[{\"name\":\"N\",\"display\":[\"marker-chart\"],\"fields\":["
+		"{\"key\":\"u\",\"format\":\"unique-string\"},{\"key\":\"x\",\"format\":\"number\"}]}]},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\","
+		"\"markers\":{\"name\":[0],\"startTime\":[1],\"endTime\":[null],\"phase\":[0],"
+		"\"category\":[0],\"data\":[{\"type\":\"N\",\"u\":1.0000001,\"x\":0.1234567,"
+		"\"y\":1e-9,\"z\":0.30000000000000004,\"w\":-123456.7890123,"
+		"\"i\":9007199254740993,\"e\":2.5e1}],\"length\":1}}],"
+		"\"shared\":{\"stringArray\":[\"N\",\"a\",\"b\"]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 }, again = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "numbers.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "payload_numbers: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	/* u is no string index: kept as it is, with the counted warning */
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 1);
+	if (m) {
+		uint32_t pl = m->threads[0]->markers.payload[0];
+		int64_t i = 0;
+
+		PC_CHECK(pl_double(m, "x") == 0.1234567);
+		PC_CHECK(pl_double(m, "y") == 1e-9);
+		PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
+		PC_CHECK(pl_double(m, "w") == -123456.7890123);
+		PC_CHECK(pl_double(m, "u") == 1.0000001);
+		PC_CHECK_EQ_INT(pc_pv(m, pc_pv_member(m, pl, "u"))->kind, PC_VAL_NUM);
+		PC_CHECK(!pc_jr_pv_int(m, pc_pv_member(m, pl, "u"), &i));
+		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "i"), &i) && i == 9007199254740993LL);
+		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "e"), &i) && i == 25);
+		/* a host locale with a decimal comma does not change them (strtod path) */
+		if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
+			PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
+			setlocale(LC_ALL, "C");
+		}
+		pc_model_free(m);
+	}
+	/* written as they came, and our output reads back to the same bytes */
+	if (!err) {
+		PC_CHECK(strstr(out.p, "\"u\":1.0000001,\"x\":0.1234567,\"y\":1e-9,"
+				       "\"z\":0.30000000000000004,\"w\":-123456.7890123") != NULL);
+		PC_CHECK_EQ_INT(convert(ctx, out.p, out.len, "out.json", &again, NULL), 0);
+		PC_CHECK(again.len == out.len && memcmp(again.p, out.p, out.len) == 0);
+	}
+	free(out.p);
+	free(again.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+/*
+ * What section 10 of docs/formats/processed-profile.md says is kept: the
+ * samples' eventDelay and threadCPUDelta with meta.sampleUnits, pages, and
+ * the meta and thread members the model has no field for; an unknown
+ * top-level member is not.
+ */
+static void kept_members(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":70,\"interval\":1,"
+		"\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\\u00b5s\"},"
+		"\"fooBar\":{\"x\":1.5}},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\",\"someThing\":[1,2],"
+		"\"samples\":{\"stack\":[null,null,null],\"time\":[1,2,3],"
+		"\"eventDelay\":[null,0.25,1.000001],\"threadCPUDelta\":[null,7,900],\"length\":3}}],"
+		"\"pages\":[{\"tabID\":5,\"innerWindowID\":6,\"url\":\"https://example.com/\","
+		"\"embedderInnerWindowID\":0}],"
+		"\"zzz\":3,\"shared\":{\"stringArray\":[]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 }, again = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "kept.json", &out, &m);
+
+	if (err)
+		fprintf(stderr, "kept_members: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 0);
+	if (m) {
+		const struct pc_samples *sa = &m->threads[0]->samples;
+
+		PC_CHECK(sa->event_delay != NULL && sa->cpu_delta != NULL);
+		if (sa->event_delay && sa->cpu_delta && sa->len == 3) {
+			PC_CHECK_EQ_INT(sa->event_delay[0], PC_NO_TIME);
+			PC_CHECK_EQ_INT(sa->event_delay[2], 1000001);
+			PC_CHECK_EQ_INT(sa->cpu_delta[0], INT64_MIN);
+			PC_CHECK_EQ_INT(sa->cpu_delta[2], 900);
+		}
+		PC_CHECK_EQ_INT(m->pages.len, 1);
+		if (m->pages.len == 1) {
+			PC_CHECK_EQ_INT(m->pages.rows[0].tab_id, 5);
+			PC_CHECK_EQ_STR(m->pages.rows[0].url, "https://example.com/");
+		}
+		pc_model_free(m);
+	}
+	if (!err) {
+		PC_CHECK(strstr(out.p, "\"eventDelay\":[null,0.25,1.000001]") != NULL);
+		PC_CHECK(strstr(out.p, "\"threadCPUDelta\":[null,7,900]") != NULL);
+		PC_CHECK(strstr(out.p, "\"threadCPUDelta\":\"\u00b5s\"") != NULL);
+		PC_CHECK(strstr(out.p, "\"fooBar\":{\"x\":1.5}") != NULL);
+		PC_CHECK(strstr(out.p, "\"someThing\":[1,2]") != NULL);
+		PC_CHECK(strstr(out.p, "\"tabID\":5") != NULL);
+		PC_CHECK(strstr(out.p, "zzz") == NULL);
+		PC_CHECK_EQ_INT(convert(ctx, out.p, out.len, "out.json", &again, NULL), 0);
+		PC_CHECK(again.len == out.len && memcmp(again.p, out.p, out.len) == 0);
+	}
+	free(out.p);
+	free(again.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void bids(void)
 {
 	static const char a[] = "\xef\xbb\xbf {\"meta\":{\"preprocessedProfileVersion\":70}}";
@@ -438,6 +579,8 @@ int main(void)
 	broken_inputs();
 	foreign();
 	counter_times();
+	payload_numbers();
+	kept_members();
 	bids();
 	return pc_test_done();
 }
