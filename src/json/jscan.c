@@ -527,6 +527,55 @@ static int value(struct pc_jscan *s, int print)
 	}
 }
 
+int pc_jscan_enter(struct pc_jscan *s, struct pc_jscan_it *it)
+{
+	int c = pc_jscan_ws(s);
+
+	if ((c != '{' && c != '[') || s->depth >= s->max_depth)
+		return PC_JSCAN_BAD;
+	it->close = c == '{' ? '}' : ']';
+	it->first = 1;
+	s->depth++;
+	s->p++;
+	return 0;
+}
+
+int pc_jscan_next(struct pc_jscan *s, struct pc_jscan_it *it, const char **k, size_t *klen,
+		  int *more)
+{
+	int c = pc_jscan_ws(s), err;
+
+	*more = 0;
+	*k = NULL;
+	*klen = 0;
+	if (c == it->close) {
+		s->p++;
+		s->depth--;
+		return 0;
+	}
+	if (!it->first) {
+		if (c != ',')
+			return PC_JSCAN_BAD;
+		s->p++;
+		c = pc_jscan_ws(s);
+	}
+	it->first = 0;
+	if (it->close == '}') {
+		if (c != '"')
+			return PC_JSCAN_BAD;
+		err = pc_jscan_key(s, k, klen);
+		if (err)
+			return err;
+		if (pc_jscan_ws(s) != ':')
+			return PC_JSCAN_BAD;
+		s->p++;
+	}
+	if (pc_jscan_ws(s) < 0)
+		return PC_JSCAN_BAD;
+	*more = 1;
+	return 0;
+}
+
 int pc_jscan_skip(struct pc_jscan *s)
 {
 	return value(s, CHECK);

@@ -215,6 +215,22 @@ int pc_jscan_skip(struct pc_jscan *s);
  * reads out[from..olen)).  0, PC_JSCAN_BAD or an error.
  */
 int pc_jscan_print(struct pc_jscan *s);
+/*
+ * The members or elements of a container one at a time, for a reader that
+ * wants a few of them: at a '{' or '[', pc_jscan_enter() goes in; each
+ * pc_jscan_next() then stands the cursor at the next value (*k, *klen: its
+ * key as pc_jscan_key() gives it, NULL and 0 in an array) with *more 1, or
+ * leaves the container with *more 0.  The caller reads or skips
+ * (pc_jscan_skip()) each value before the next call.  0, PC_JSCAN_BAD or
+ * PROFCONV_ERR_NOMEM.
+ */
+struct pc_jscan_it {
+	char close; /* '}' or ']' */
+	int first;
+};
+int pc_jscan_enter(struct pc_jscan *s, struct pc_jscan_it *it);
+int pc_jscan_next(struct pc_jscan *s, struct pc_jscan_it *it, const char **k, size_t *klen,
+		  int *more);
 /* Append bytes to out.  0 or PROFCONV_ERR_NOMEM. */
 int pc_jscan_put(struct pc_jscan *s, const void *b, size_t n);
 

@@ -302,6 +302,9 @@ struct rd {
 	struct pc_smap as_latest; /* key -> the latest open span with it (index + 1), or 0 */
 	struct v8prof *prof;
 	uint32_t nprof, prof_cap;
+	struct pc_jscan v8js; /* reads V8 profile events again, from their text */
+	double *v8val;	      /* a ProfileChunk's samples, then its time deltas */
+	uint32_t v8val_cap;
 	struct counter_key *ck;
 	uint32_t nck, ck_cap;
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */

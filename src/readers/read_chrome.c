@@ -39,6 +39,7 @@
  */
 #include "core/pc_config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1089,17 +1090,16 @@ static int node_index(struct rd *r, struct v8prof *pf, uint32_t i)
 	return 0;
 }
 
-/* The frame of a V8 callFrame. */
-static uint32_t v8_frame(struct rd *r, const cJSON *cf)
+/*
+ * The frame of a V8 callFrame: its functionName and url (NULL when absent
+ * or not strings), lineNumber and columnNumber (-1 when unknown).
+ */
+static uint32_t v8_frame(struct rd *r, const char *fn, const char *url, double line, double col)
 {
-	const char *fn = pc_chrome_jstr(cf, "functionName"), *url = pc_chrome_jstr(cf, "url");
-	double line = -1, col = -1;
 	struct pc_func_key fk;
 	struct pc_frame_key k;
 	uint16_t cat;
 
-	pc_chrome_jnum(cf, "lineNumber", &line);
-	pc_chrome_jnum(cf, "columnNumber", &col);
 	if (!fn || !*fn)
 		fn = "(anonymous)";
 	memset(&fk, 0, sizeof(fk));
@@ -1157,86 +1157,322 @@ static uint32_t v8_stack(struct rd *r, struct v8prof *pf, struct v8node *n, int 
 	return n->stack;
 }
 
-static int profile_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid, int64_t ts,
-			 const char *name)
+/*
+ * A V8 profile's events are read from their text with the scanner's
+ * primitives, not as a cJSON tree (a tree's allocations and number parsing
+ * were a third of the reader's thread on a real trace).  They give what
+ * cJSON gave: a member is the first one with its key, a container that
+ * is not an array still has its values iterated (cJSON_ArrayForEach()),
+ * numbers are strtod's doubles and strings decode as with_cjson() has
+ * them decoded.
+ */
+
+/* The first members of the object at the cursor named in keys[0..n): their values' starts in at[]. */
+static int v8_members(struct pc_jscan *js, const char *const *keys, const char **at, size_t n)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-	const cJSON *data = cJSON_GetObjectItemCaseSensitive(args, "data");
+	struct pc_jscan_it it;
+	const char *k;
+	size_t kl, i;
+	int more, err;
+
+	for (i = 0; i < n; i++)
+		at[i] = NULL;
+	if (pc_jscan_ws(js) != '{')
+		return pc_jscan_skip(js); /* not an object: none of them */
+	err = pc_jscan_enter(js, &it);
+	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+		for (i = 0; i < n; i++)
+			if (!at[i] && kl == strlen(keys[i]) && memcmp(k, keys[i], kl) == 0) {
+				at[i] = js->p;
+				break;
+			}
+		err = pc_jscan_skip(js);
+	}
+	return err;
+}
+
+/* Stand the scanner at a value found before (at, in the event's text). */
+static void v8_at(struct pc_jscan *js, const char *at)
+{
+	js->p = at;
+	js->depth = 0;
+}
+
+/*
+ * The value at the cursor as pc_chrome_jnum() reads a member: a finite
+ * number, or a string strtod() reads whole (*out gets strtod's value even
+ * when it does not, as there).  *ok: it was one.
+ */
+static int v8_num(struct pc_jscan *js, double *out, int *ok)
+{
+	int c = pc_jscan_ws(js), err;
+
+	*ok = 0;
+	if (c == '"') {
+		size_t off, len;
+		const char *t;
+		char *end;
+
+		err = pc_jscan_string(js, &off, &len);
+		if (err || !*(t = pc_jscan_at(js, off)))
+			return err;
+		*out = strtod(t, &end);
+		*ok = !*end && pc_jnum_finite(*out);
+		return 0;
+	}
+	if (c == '-' || (c >= '0' && c <= '9')) {
+		double d;
+
+		err = pc_jscan_number(js, &d);
+		if (!err && pc_jnum_finite(d)) {
+			*out = d;
+			*ok = 1;
+		}
+		return err;
+	}
+	return pc_jscan_skip(js);
+}
+
+/* The string at the cursor into the scratch (*off), or *off SIZE_MAX when it is not a string. */
+static int v8_str(struct pc_jscan *js, size_t *off)
+{
+	size_t len;
+
+	*off = SIZE_MAX;
+	if (pc_jscan_ws(js) != '"')
+		return pc_jscan_skip(js);
+	return pc_jscan_string(js, off, &len);
+}
+
+/*
+ * The values of the container at at (an array's elements, an object's
+ * members' values), each as a number (NaN: not a JSON number) into
+ * r->v8val from index from; *n: how many.  Not a container: none.
+ */
+static int v8_numbers(struct rd *r, const char *at, uint32_t from, uint32_t *n)
+{
+	struct pc_jscan *js = &r->v8js;
+	struct pc_jscan_it it;
+	const char *k;
+	size_t kl;
+	int more, err, c;
+
+	*n = 0;
+	if (!at)
+		return 0;
+	v8_at(js, at);
+	c = pc_jscan_ws(js);
+	if (c != '[' && c != '{')
+		return 0;
+	err = pc_jscan_enter(js, &it);
+	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+		double d = NAN;
+
+		if (pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
+			    (size_t)from + *n + 1))
+			return PROFCONV_ERR_NOMEM;
+		c = pc_jscan_ws(js);
+		err = c == '-' || (c >= '0' && c <= '9') ? pc_jscan_number(js, &d) : pc_jscan_skip(js);
+		r->v8val[from + (*n)++] = d;
+	}
+	return err;
+}
+
+/* A ProfileChunk's nodes (the container at at): each node with a numeric id, in order. */
+static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
+{
+	static const char *const node_keys[] = { "id", "parent", "callFrame" };
+	static const char *const cf_keys[] = { "functionName", "url", "lineNumber", "columnNumber" };
+	struct pc_jscan *js = &r->v8js;
+	struct pc_jscan_it it;
+	const char *k;
+	size_t kl;
+	int more, err, c;
+
+	if (!at)
+		return 0;
+	v8_at(js, at);
+	c = pc_jscan_ws(js);
+	if (c != '[' && c != '{')
+		return 0;
+	err = pc_jscan_enter(js, &it);
+	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+		const char *nat[3], *cat[4], *next;
+		double nid = 0, par = -1, line = -1, col = -1;
+		size_t fn = SIZE_MAX, url = SIZE_MAX;
+		struct v8node *n;
+		int ok;
+
+		/* the node's members, then past it to go on with the next one */
+		err = v8_members(js, node_keys, nat, 3);
+		if (err)
+			break;
+		next = js->p;
+		js->olen = 0;
+		if (nat[0]) {
+			v8_at(js, nat[0]);
+			err = v8_num(js, &nid, &ok);
+		}
+		if (err || !nat[0] || !ok) {
+			v8_at(js, next);
+			continue;
+		}
+		if (nat[1]) {
+			v8_at(js, nat[1]);
+			err = v8_num(js, &par, &ok);
+		}
+		if (!err && nat[2]) {
+			v8_at(js, nat[2]);
+			err = v8_members(js, cf_keys, cat, 4);
+			if (!err && cat[0]) {
+				v8_at(js, cat[0]);
+				err = v8_str(js, &fn);
+			}
+			if (!err && cat[1]) {
+				v8_at(js, cat[1]);
+				err = v8_str(js, &url);
+			}
+			if (!err && cat[2]) {
+				v8_at(js, cat[2]);
+				err = v8_num(js, &line, &ok);
+			}
+			if (!err && cat[3]) {
+				v8_at(js, cat[3]);
+				err = v8_num(js, &col, &ok);
+			}
+		}
+		if (err)
+			break;
+		if (pc_grow(r->ctx, (void **)&pf->nodes, sizeof(*pf->nodes), &pf->nodes_cap,
+			    (size_t)pf->nnodes + 1))
+			return PROFCONV_ERR_NOMEM;
+		n = &pf->nodes[pf->nnodes++];
+		n->id = to_i64(nid);
+		n->parent = to_i64(par);
+		n->stack = PC_NONE;
+		if (node_index(r, pf, pf->nnodes - 1))
+			return PROFCONV_ERR_NOMEM;
+		n->frame = v8_frame(r, fn == SIZE_MAX ? NULL : pc_jscan_at(js, fn),
+				    url == SIZE_MAX ? NULL : pc_jscan_at(js, url), line, col);
+		if (n->frame == PC_NONE)
+			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+		v8_at(js, next);
+	}
+	return err;
+}
+
+static int profile_event(struct rd *r, struct tinfo *ti, const struct cevr *ev, int64_t pid,
+			 int64_t ts, const char *name)
+{
+	static const char *const args_keys[] = { "data" };
+	static const char *const data_keys[] = { "startTime", "cpuProfile", "timeDeltas" };
+	static const char *const cp_keys[] = { "nodes", "samples" };
+	const struct cev *e = &ev->e;
+	struct pc_jscan *js = &r->v8js;
+	const char *args, *data, *dat[3], *cpat[2] = { NULL, NULL };
+	struct pc_jscan_it it;
 	char idbuf[64];
 	struct v8prof *pf;
+	int err, ok;
 
-	if (cJSON_IsString(id))
-		pc_snprintf(idbuf, sizeof(idbuf), "%s", id->valuestring);
-	else if (cJSON_IsNumber(id))
+	if (e->id.kind == CJ_STR)
+		pc_snprintf(idbuf, sizeof(idbuf), "%s", e->id.s);
+	else if (e->id.kind == CJ_NUM)
 		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx",
-			    id->valuedouble >= 0 && id->valuedouble < 1.8446744073709552e19
-				    ? (unsigned long long)id->valuedouble
-				    : (unsigned long long)to_i64(id->valuedouble));
+			    e->id.d >= 0 && e->id.d < 1.8446744073709552e19
+				    ? (unsigned long long)e->id.d
+				    : (unsigned long long)to_i64(e->id.d));
 	else
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a %s event without an id", r->name,
 			       name);
 	pf = profile_of(r, pid, idbuf, 1);
 	if (!pf)
 		return PROFCONV_ERR_NOMEM;
+	/* args.data's members, in the text after the event's '{' */
+	pc_jscan_start(js, ev->text, ev->len, UINT_MAX);
+	it.close = '}';
+	it.first = 1;
+	js->depth = 1;
+	{
+		const char *k;
+		size_t kl;
+		int more;
+
+		args = NULL;
+		while (!(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+			if (kl == 4 && memcmp(k, "args", 4) == 0) {
+				args = js->p;
+				break;
+			}
+			err = pc_jscan_skip(js);
+			if (err)
+				break;
+		}
+	}
+	data = NULL;
+	if (!err && args) {
+		v8_at(js, args);
+		err = v8_members(js, args_keys, &data, 1);
+	}
+	dat[0] = dat[1] = dat[2] = NULL;
+	if (!err && data) {
+		v8_at(js, data);
+		err = v8_members(js, data_keys, dat, 3);
+	}
+	if (!err && dat[1]) {
+		v8_at(js, dat[1]);
+		err = v8_members(js, cp_keys, cpat, 2);
+	}
+	if (err)
+		return err == PC_JSCAN_BAD ? pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, ev->off,
+							"a V8 profile event the scanner accepted could not be read again")
+					   : err;
 	if (strcmp(name, "Profile") == 0) {
-		double st;
+		double st = 0;
 
 		/* samples belong to the Profile event's thread */
 		pf->thread = (uint32_t)(ti - r->th);
-		pf->time = pc_chrome_jnum(data, "startTime", &st) ? pc_chrome_us_to_ns(st) : ts;
-		return 0;
+		ok = 0;
+		if (dat[0]) {
+			v8_at(js, dat[0]);
+			err = v8_num(js, &st, &ok);
+		}
+		pf->time = ok ? pc_chrome_us_to_ns(st) : ts;
+		return err;
 	}
 	{
-		const cJSON *cp = cJSON_GetObjectItemCaseSensitive(data, "cpuProfile");
-		const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(cp, "nodes");
-		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(cp, "samples");
-		const cJSON *deltas = cJSON_GetObjectItemCaseSensitive(data, "timeDeltas");
-		const cJSON *nd, *s, *d;
+		uint32_t ns, nd, i;
 		struct tinfo *st;
 
-		cJSON_ArrayForEach(nd, nodes)
-		{
-			double nid, par = -1;
-			struct v8node *n;
-
-			if (!pc_chrome_jnum(nd, "id", &nid))
-				continue;
-			pc_chrome_jnum(nd, "parent", &par);
-			if (pc_grow(r->ctx, (void **)&pf->nodes, sizeof(*pf->nodes), &pf->nodes_cap,
-				    (size_t)pf->nnodes + 1))
-				return PROFCONV_ERR_NOMEM;
-			n = &pf->nodes[pf->nnodes++];
-			n->id = to_i64(nid);
-			n->parent = to_i64(par);
-			n->stack = PC_NONE;
-			if (node_index(r, pf, pf->nnodes - 1))
-				return PROFCONV_ERR_NOMEM;
-			n->frame = v8_frame(r, cJSON_GetObjectItemCaseSensitive(nd, "callFrame"));
-			if (n->frame == PC_NONE)
-				return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-		}
+		err = v8_nodes(r, pf, cpat[0]);
+		if (err)
+			return err;
 		if (pf->thread == PC_NONE) {
 			/* no Profile event seen: the chunk's own thread */
 			pf->thread = (uint32_t)(ti - r->th);
 			pf->time = ts;
 		}
 		st = &r->th[pf->thread];
-		if (cJSON_GetArraySize(samples) != cJSON_GetArraySize(deltas))
+		/* the samples' node ids, then the time deltas, after them */
+		err = v8_numbers(r, cpat[1], 0, &ns);
+		if (!err)
+			err = v8_numbers(r, dat[2], ns, &nd);
+		if (err)
+			return err;
+		if (ns != nd)
 			return pc_warn(r->ctx, W_BAD_EVENT, NULL,
 				       "%s: a ProfileChunk with %d samples and %d timeDeltas", r->name,
-				       cJSON_GetArraySize(samples), cJSON_GetArraySize(deltas));
-		for (s = samples ? samples->child : NULL, d = deltas ? deltas->child : NULL; s && d;
-		     s = s->next, d = d->next) {
+				       (int)ns, (int)nd);
+		for (i = 0; i < ns; i++) {
+			double sv = r->v8val[i], dv = r->v8val[ns + i];
 			struct v8node *n;
 			uint32_t stack;
-			int err;
 
-			if (!cJSON_IsNumber(s) || !cJSON_IsNumber(d))
+			if (isnan(sv) || isnan(dv))
 				continue;
 			/* the running sum, negative deltas included */
-			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(d->valuedouble));
-			n = node_of(pf, to_i64(s->valuedouble));
+			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(dv));
+			n = node_of(pf, to_i64(sv));
 			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
 			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
 			if (err)
@@ -1479,6 +1715,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 		return pc_warn(r->ctx, W_SKIPPED, &loc,
 			       "'%s' events (and other kinds profconv does not import) skipped", ph);
 	}
+	if (ph[0] == 'P' && (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0))
+		return profile_event(r, ti, ev, pid, ts, name);
 	/* the kinds read through cJSON */
 	err = with_cjson(r, ev, &cj);
 	if (err)
@@ -1488,10 +1726,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 		err = counter_event(r, cj, pid, ts, name, cat);
 		break;
 	case 'P':
-		if (strcmp(name, "Profile") == 0 || strcmp(name, "ProfileChunk") == 0)
-			err = profile_event(r, ti, cj, pid, ts, name);
-		else
-			err = pc_chrome_p_sample(r, ti, cj, pid, ts, off);
+		err = pc_chrome_p_sample(r, ti, cj, pid, ts, off);
 		break;
 	default:
 		err = pc_chrome_context_event(r, ti, cj, pid, ts, ph[0]);
@@ -2349,6 +2584,8 @@ static void rd_free(struct rd *r)
 		pc_free(r->ctx, r->th[i].sbits);
 	}
 	pc_free(r->ctx, r->th);
+	pc_jscan_free(&r->v8js);
+	pc_free(r->ctx, r->v8val);
 	for (i = 0; i < r->nas; i++)
 		pc_free(r->ctx, r->as[i].key);
 	pc_free(r->ctx, r->as);
@@ -2400,6 +2637,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.arg_seen, ctx);
 	pc_smap_init(&r.as_latest, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
+	pc_jscan_init(&r.v8js, ctx);
 	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
 	r.pl_set = PC_NONE;
 	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));
