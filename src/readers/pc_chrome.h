@@ -249,9 +249,11 @@ struct cevr {
 };
 
 /*
- * The events read_chrome.c parses with cJSON (counters, P samples and V8
- * profiles, contexts, a process's stackFrames), for which the scanner keeps
- * the event's text: ph, and for M the name.
+ * The events read_chrome.c reads from their text, for which the scanner
+ * keeps it: by ph, and for M the name.  V8 profiles (P Profile and
+ * ProfileChunk) are read again with the scanner's primitives; counters,
+ * other P samples, contexts and a process's stackFrames are parsed with
+ * cJSON.
  */
 static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_len)
 {

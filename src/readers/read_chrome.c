@@ -10,9 +10,10 @@
  *                streamed with the pull tokenizer; each event object is
  *                scanned once where it lies in the input chunk (read_event(),
  *                scan_event(): syntax checked, the members used decoded,
- *                args members kept; the document is never a tree); only C,
- *                P, context events and a process's stackFrames are parsed
- *                with cJSON (with_cjson())
+ *                args members kept; the document is never a tree); V8
+ *                Profile/ProfileChunk events are read again from their text
+ *                (profile_event()); only C, other P, context events and a
+ *                process's stackFrames are parsed with cJSON (with_cjson())
  *   M            process_name, thread_name, process/thread_sort_index,
  *                process_labels
  *   X, B/E       interval markers (B without E: an IntervalStart marker)
