@@ -1200,6 +1200,26 @@ static void v8_at(struct pc_jscan *js, const char *at)
 }
 
 /*
+ * Go into the container found at at (NULL: none), whose values are then
+ * taken as cJSON_ArrayForEach() takes them: an array's elements, an
+ * object's members' values.  *in: there is one.
+ */
+static int v8_enter(struct pc_jscan *js, const char *at, struct pc_jscan_it *it, int *in)
+{
+	int c;
+
+	*in = 0;
+	if (!at)
+		return 0;
+	v8_at(js, at);
+	c = pc_jscan_ws(js);
+	if (c != '[' && c != '{')
+		return 0;
+	*in = 1;
+	return pc_jscan_enter(js, it);
+}
+
+/*
  * The value at the cursor as pc_chrome_jnum() reads a member: a finite
  * number, or a string strtod() reads whole (*out gets strtod's value even
  * when it does not, as there).  *ok: it was one.
@@ -1256,17 +1276,10 @@ static int v8_numbers(struct rd *r, const char *at, uint32_t from, uint32_t *n)
 	struct pc_jscan_it it;
 	const char *k;
 	size_t kl;
-	int more, err, c;
+	int more, in, c, err = v8_enter(js, at, &it, &in);
 
 	*n = 0;
-	if (!at)
-		return 0;
-	v8_at(js, at);
-	c = pc_jscan_ws(js);
-	if (c != '[' && c != '{')
-		return 0;
-	err = pc_jscan_enter(js, &it);
-	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+	while (in && !err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
 		double d = NAN;
 
 		if (pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
@@ -1288,16 +1301,9 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 	struct pc_jscan_it it;
 	const char *k;
 	size_t kl;
-	int more, err, c;
+	int more, in, err = v8_enter(js, at, &it, &in);
 
-	if (!at)
-		return 0;
-	v8_at(js, at);
-	c = pc_jscan_ws(js);
-	if (c != '[' && c != '{')
-		return 0;
-	err = pc_jscan_enter(js, &it);
-	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+	while (in && !err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
 		const char *nat[3], *cat[4], *next;
 		double nid = 0, par = -1, line = -1, col = -1;
 		size_t fn = SIZE_MAX, url = SIZE_MAX;
