@@ -14,6 +14,9 @@
   gecko_counters.json    the counters profile of tests/unit/test_read_gecko.c
                          (counter times a double cannot hold, at the ends of
                          int64 ns and shifted past them; unusable samples)
+  gecko_shift_extremes.json  the shifted profile of tests/unit/test_read_gecko.c
+                         (a parent starting at -9e12 ms, a subprocess at 9e12:
+                         the shift between them leaves int64 ns)
 
 Run from anywhere; it overwrites those files only.
 """
@@ -87,5 +90,6 @@ def c_string(name):
 
 write("gecko_tiny.json", c_string("tiny"))
 write("gecko_counters.json", c_string("counted"))
+write("gecko_shift_extremes.json", c_string("shifted"))
 for n in sorted(os.listdir(out)):
     print(n, os.path.getsize(os.path.join(out, n)))

@@ -10,8 +10,12 @@
  *     backtrace turned into a cause, the other location kinds;
  *   - counters: every column of their samples, read back the same from
  *     the Gecko writer's output;
+ *   - a subprocess whose shift to the parent's start leaves int64 ns: the
+ *     times that still fit are exact, the samples and markers that do not
+ *     are dropped with a counted warning;
  *   - broken inputs fail with FILE:LINE:COL and the documented message.
  */
+#include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 #include "json/pc_jw.h"
 #include "writers/pc_pvemit.h"
@@ -526,6 +530,90 @@ static void counters(void)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * A parent process starting at -9e12 ms and a subprocess at +9e12 ms: the
+ * subprocess's shift, 1.8e19 ns, leaves int64 (UBSan: signed overflow in
+ * convert_thread(), then in adding it to sample and marker times).  A time
+ * t of the subprocess is t + 1.8e19 ns in the parent's: at t = -9e12 ms that
+ * is 9e18 ns and is kept, exactly; at t >= 0 it leaves int64 and its sample,
+ * marker (either end) or counter sample is dropped with a counted warning.
+ * The thread's and process's own times saturate.
+ */
+static const char shifted[] =
+	"{\"meta\":{\"version\":36,\"startTime\":-9e12,\"interval\":1,\"processType\":0},"
+	"\"libs\":[],\"pausedRanges\":[],\"threads\":[],\n"
+	"\"processes\":[{\"meta\":{\"version\":36,\"startTime\":9e12,\"shutdownTime\":2,"
+	"\"interval\":1,\"processType\":2},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"tab\",\"tid\":21,\"pid\":20,"
+	"\"registerTime\":0,\"unregisterTime\":3,\"stringTable\":[\"main\",\"M\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":["
+	"[0,-9223372036854.775807,0],[0,-9000000000000,0],[0,1,0]]},\n"
+	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,"
+	"\"data\":5},\"data\":[[1,1,null,0,0,null],[1,-9000000000000,-8999999999999,1,0,"
+	"{\"type\":\"M\",\"startTime\":-9000000000000}],[1,-9000000000000,1,1,0,null]]}}],\n"
+	"\"counters\":[{\"name\":\"c\",\"category\":\"Memory\",\"description\":\"\","
+	"\"samples\":{\"schema\":{\"time\":0,\"count\":1},\"data\":[[-9000000000000,5],[1,6]]}}]}]}\n";
+
+static void subprocess_shift(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf out = { 0 };
+	struct pc_model *m;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, shifted, sizeof(shifted) - 1, "shifted.json", &err);
+	if (err)
+		fprintf(stderr, "shifted.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	PC_CHECK_EQ_STR(profconv_warning_summary(ctx),
+			"1 counter samples dropped; "
+			"3 subprocess samples and markers shifted out of range dropped");
+	PC_CHECK_EQ_INT(m->nthreads, 1);
+	if (m->nthreads == 1) {
+		const struct pc_thread *t = m->threads[0];
+		const struct pc_process *p = &m->processes.rows[t->process];
+
+		PC_CHECK_EQ_INT(t->samples.len, 2);
+		if (t->samples.len == 2) {
+			/* -INT64_MAX + 1.8e19 */
+			PC_CHECK_EQ_INT(t->samples.time[0], 8776627963145224193LL);
+			PC_CHECK_EQ_INT(t->samples.time[1], 9000000000000000000LL);
+		}
+		PC_CHECK_EQ_INT(t->markers.len, 1);
+		if (t->markers.len == 1) {
+			uint32_t st = pc_pv_member(m, t->markers.payload[0], "startTime");
+			double d = 0;
+
+			PC_CHECK_EQ_INT(t->markers.start[0], 9000000000000000000LL);
+			PC_CHECK_EQ_INT(t->markers.end[0], 9000000000001000000LL);
+			/* the payload's own times move with it (as doubles) */
+			PC_CHECK(st != PC_NONE && pc_jr_pv_double(m, st, &d) && d == 9e12);
+		}
+		PC_CHECK_EQ_INT(t->register_time, INT64_MAX);
+		PC_CHECK_EQ_INT(t->unregister_time, INT64_MAX);
+		PC_CHECK_EQ_INT(p->start, INT64_MAX);
+		PC_CHECK_EQ_INT(p->end, INT64_MAX);
+	}
+	PC_CHECK_EQ_INT(m->counters.len, 1);
+	if (m->counters.len == 1) {
+		PC_CHECK_EQ_INT(m->counters.rows[0].len, 1);
+		if (m->counters.rows[0].len == 1)
+			PC_CHECK_EQ_INT(m->counters.rows[0].time[0], 9000000000000000000LL);
+	}
+	PC_CHECK_EQ_INT(pc_writer_processed.write(ctx, m, mem_write, &out), 0);
+	PC_CHECK(out.p && strstr(out.p, "9000000000000") != NULL);
+	pc_model_free(m);
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void broken(const char *json, int want_code, const char *want)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -584,6 +672,7 @@ int main(void)
 	esr_cut();
 	hand_written();
 	counters();
+	subprocess_shift();
 	broken_inputs();
 	bids();
 	return pc_test_done();
