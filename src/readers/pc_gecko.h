@@ -36,6 +36,7 @@
 #define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 #define WARN_SHIFTED  "subprocess samples and markers shifted out of range dropped"
+#define WARN_SDELAY   "unusable sample eventDelay or threadCPUDelta values made null"
 
 /* --- buffered Gecko tables --- */
 
@@ -73,8 +74,9 @@ enum { FC_LOCATION, FC_RELJS, FC_IW, FC_LINE, FC_COLUMN, FC_CAT, FC_SUBCAT };
 static const char *const stack_cols[] = { "prefix", "frame", NULL };
 enum { SC_PREFIX, SC_FRAME };
 
-static const char *const sample_cols[] = { "stack", "time", "weight", "threadCPUDelta", NULL };
-enum { SA_STACK, SA_TIME, SA_WEIGHT, SA_CPU };
+static const char *const sample_cols[] = { "stack", "time", "weight", "eventDelay",
+					   "threadCPUDelta", NULL };
+enum { SA_STACK, SA_TIME, SA_WEIGHT, SA_DELAY, SA_CPU };
 
 static const char *const marker_cols[] = { "name",     "startTime", "endTime", "phase",
 					   "category", "data",	    NULL };
@@ -144,9 +146,10 @@ struct gr {
 	uint32_t *tproc; /* per model thread: its process */
 	uint32_t tcap;
 	int seen_categories;
-	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
+	uint64_t dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
 	uint64_t bad_payloads, bad_paused, bad_times;
 	uint64_t shifted_out; /* samples and markers whose shifted time left int64 ns */
+	uint64_t bad_delays;  /* eventDelay or threadCPUDelta values made null */
 	int empty_categories; /* meta.categories was []: "Other" added */
 	uint64_t counters, counter_samples, utf8_repaired; /* dropped; repaired */
 	struct pc_loc counters_loc;

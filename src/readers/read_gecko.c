@@ -37,9 +37,9 @@
  * unique-string fields re-interned as in _processMarkerPayload().  Marker
  * payloads are otherwise kept as raw JSON text.
  *
- * Counters are kept, their times exact (add_counters()).  Dropped with a
- * counted warning: allocation markers, markers with neither time; a counted
- * note: samples' threadCPUDelta.
+ * Counters are kept, their times exact (add_counters()), and so are samples'
+ * eventDelay and threadCPUDelta (sample_delays()).  Dropped with a counted
+ * warning: allocation markers, markers with neither time.
  *
  * Keys may come in any order.  A thread is converted as soon as its object
  * ends if its process's meta, libs and sources (and the top-level meta) are
@@ -939,6 +939,45 @@ static int conv_frames_stacks(struct conv *c)
 	return err;
 }
 
+/*
+ * A sample's eventDelay (ms, as ns) and threadCPUDelta (an integer in
+ * meta.sampleUnits.threadCPUDelta units), kept as processGeckoProfile()
+ * keeps them (_processSamples()): eventDelay whenever the schema names it,
+ * nulls included; threadCPUDelta only if some sample of the thread has one
+ * (the column is made at the first value).  Neither is shifted with a
+ * subprocess's times: they are durations.  A value that is not a number,
+ * or not one the model's column can hold (a fraction of a CPU delta,
+ * 1e300 ms), becomes null and is counted.
+ */
+static int sample_delays(struct conv *c, const struct gtable *g, uint32_t i, struct pc_thread *th)
+{
+	struct gr *r = c->r;
+	int64_t v;
+	uint8_t t;
+
+	if (g->pos[SA_DELAY] >= 0) {
+		int64_t ns = PC_NO_TIME;
+		int err;
+
+		t = gecko_cell(g, i, SA_DELAY, &v);
+		if (t == CT_NS)
+			ns = v;
+		else if (t == CT_INT && v <= INT64_MAX / 1000000 && v >= -(INT64_MAX / 1000000))
+			ns = v * 1000000;
+		else if (t != CT_NULL && t != CT_ABSENT)
+			r->bad_delays++;
+		err = pc_sample_set_event_delay(r->m, th, ns);
+		if (err)
+			return err;
+	}
+	t = gecko_cell(g, i, SA_CPU, &v);
+	if (t == CT_INT && v != INT64_MIN)
+		return pc_sample_set_cpu_delta(r->m, th, v);
+	if (t != CT_NULL && t != CT_ABSENT)
+		r->bad_delays++;
+	return 0;
+}
+
 static int conv_samples(struct conv *c)
 {
 	struct gr *r = c->r;
@@ -965,14 +1004,13 @@ static int conv_samples(struct conv *c)
 		}
 		if (gecko_cell(g, i, SA_WEIGHT, &v) == CT_INT)
 			w = v;
-		if (gecko_cell(g, i, SA_CPU, &v) != CT_NULL && g->pos[SA_CPU] >= 0 &&
-		    gecko_cell(g, i, SA_CPU, &v) != CT_ABSENT)
-			r->cpu_deltas++;
 		if (gecko_shift_time(time, c->pr->start_ns, r->procs[0]->start_ns, &time)) {
 			r->shifted_out++;
 			continue;
 		}
 		err = pc_sample_add(r->m, th, stack, time, w);
+		if (!err)
+			err = sample_delays(c, g, i, th);
 	}
 	return err;
 }
@@ -1544,6 +1582,10 @@ static int read_doc(struct gr *r)
 				"%s: %llu subprocess samples or markers have times that leave int64 nanoseconds once shifted to the parent process's start; dropped",
 				r->name, (unsigned long long)r->shifted_out);
 	if (!err)
+		err = pc_warn_n(r->ctx, WARN_SDELAY, r->bad_delays, NULL,
+				"%s: %llu sample eventDelay or threadCPUDelta values are not numbers the model can hold (a number of ms, an integer); made null",
+				r->name, (unsigned long long)r->bad_delays);
+	if (!err)
 		err = pc_warn_n(r->ctx, WARN_PAUSED, r->bad_paused, NULL,
 				"%s: %llu paused ranges are not objects; ignored", r->name,
 				(unsigned long long)r->bad_paused);
@@ -1583,9 +1625,6 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_UTF8, pc_jpull_bad_utf8(r->p) + r->utf8_repaired, NULL,
 				"%s: %llu strings or raw values have invalid UTF-8; written with U+FFFD in its place",
 				r->name, (unsigned long long)(pc_jpull_bad_utf8(r->p) + r->utf8_repaired));
-	if (!err && r->cpu_deltas)
-		pc_note(r->ctx, "%s: threadCPUDelta of %llu samples is not kept", r->name,
-			(unsigned long long)r->cpu_deltas);
 	return err;
 }
 
