@@ -793,8 +793,9 @@ gecko-damaged)
 	done
 	;;
 gecko-counts)
-	# A real Firefox profile (a cut): every process, thread, sample, marker
-	# with its payload fields, counter and page is kept, no payload text in
+	# A real Firefox profile (a cut): every process, thread, sample (with its
+	# eventDelay and threadCPUDelta), marker with its payload fields, counter
+	# and page is kept, no payload text in
 	# the string table, platform as in the source; the output validates, and
 	# processed in, processed out is byte-identical.
 	G="$here/fixtures/gecko"

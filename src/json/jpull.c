@@ -708,6 +708,38 @@ int pc_jnum_value(const struct pc_jnum *n, double *d)
 }
 
 /*
+ * The nearest double (pc_jnum_value(), else strtod() under the "C" locale,
+ * so a host's decimal comma cannot stop "0.5" at its point).  Only texts with
+ * over 15 significant digits or a large exponent need strtod(), so the
+ * locale is made for the call (glibc hands out its static "C" object for
+ * it, no allocation).
+ */
+int pc_jnum_text(const char *s, size_t len, double *d)
+{
+	struct pc_jnum n;
+	locale_t c, old;
+	double v;
+
+	if (len == 0 || pc_jnum_scan(s, s + len, &n) != len)
+		return 0;
+	if (!pc_jnum_value(&n, &v)) {
+		c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+		if (c != (locale_t)0) {
+			old = uselocale(c);
+			v = strtod(s, NULL);
+			uselocale(old);
+			freelocale(c);
+		} else {
+			v = strtod(s, NULL);
+		}
+	}
+	if (!pc_jnum_finite(v))
+		return 0;
+	*d = v;
+	return 1;
+}
+
+/*
  * Check s[0..len) against the JSON number grammar and, with convert, fill
  * tok's value (pc_jnum_scan(), pc_jnum_value(); strtod() when those cannot
  * give it exactly).

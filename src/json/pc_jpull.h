@@ -97,6 +97,14 @@ struct pc_jnum {
 size_t pc_jnum_scan(const char *s, const char *e, struct pc_jnum *n);
 /* Its value where that needs no strtod(): 1 with *d set exactly, else 0. */
 int pc_jnum_value(const struct pc_jnum *n, double *d);
+/*
+ * A number literal's text s[0..len), which a NUL (or anything else that
+ * cannot continue a number) follows, as the double the tokenizer gives for
+ * it, whatever the host's locale: 1 with *d set; 0 when the text is not one
+ * JSON number or its value is not finite (1e400).  For the numbers a
+ * payload keeps as their text (PC_VAL_NUM), in readers and writers alike.
+ */
+int pc_jnum_text(const char *s, size_t len, double *d);
 
 /* The same rule for a number cJSON read from a small subtree. */
 static inline int pc_jnum_finite(double d)

@@ -236,8 +236,9 @@ static int payload(struct conv *c, const char *raw, size_t len, uint32_t *out)
 		}
 	}
 	/* subprocess: payload times move with the markers */
-	if (c->shift_ns) {
-		double d = (double)c->shift_ns / 1e6;
+	if (c->pr->start_ns != r->procs[0]->start_ns) {
+		/* in doubles, as the payload's numbers are; the difference may leave int64 */
+		double d = ((double)c->pr->start_ns - (double)r->procs[0]->start_ns) / 1e6;
 		cJSON *cause = cJSON_GetObjectItemCaseSensitive(root, "cause");
 
 		modified |= shift_member(root, "startTime", d);
@@ -308,6 +309,14 @@ int gecko_conv_markers(struct conv *c)
 			err = gecko_cell_time(r, g, row, MC_END, &e);
 		if (err)
 			break;
+		/* a subprocess's: moved to the parent's start (one shift for all: still sorted) */
+		if ((s != PC_NO_TIME &&
+		     gecko_shift_time(s, c->pr->start_ns, r->procs[0]->start_ns, &s)) ||
+		    (e != PC_NO_TIME &&
+		     gecko_shift_time(e, c->pr->start_ns, r->procs[0]->start_ns, &e))) {
+			r->shifted_out++;
+			continue;
+		}
 		if (gecko_cell(g, row, MC_PHASE, &v) == CT_INT && v >= 0 && v <= PC_PHASE_END)
 			phase = (uint32_t)v;
 		/*
@@ -350,8 +359,8 @@ int gecko_conv_markers(struct conv *c)
 
 			pc_marker_row_init(&mr);
 			mr.name = name;
-			mr.start = s == PC_NO_TIME ? s : s + c->shift_ns;
-			mr.end = e == PC_NO_TIME ? e : e + c->shift_ns;
+			mr.start = s;
+			mr.end = e;
 			mr.phase = (uint8_t)phase;
 			mr.category = (uint16_t)cat;
 			mr.payload = data;

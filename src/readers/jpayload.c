@@ -9,7 +9,6 @@
 
 #include <cJSON.h>
 
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -108,39 +107,6 @@ int pc_jr_pv_read(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model 
 	return pc_jr_pv_read_from(ctx, p, m, literal, t, root);
 }
 
-/*
- * A number literal's text as the double the tokenizer gives for it (the
- * nearest one: pc_jnum_value(), else strtod() under the "C" locale, so a
- * host's decimal comma cannot stop "0.5" at its point); 0 when it is not a
- * finite number (1e400).  Only texts with over 15 significant digits or a
- * large exponent need strtod(), so the locale is made for the call (glibc
- * hands out its static "C" object for it, no allocation).
- */
-static int num_text(const char *s, size_t len, double *out)
-{
-	struct pc_jnum n;
-	locale_t c, old;
-	double d;
-
-	if (len == 0 || pc_jnum_scan(s, s + len, &n) != len)
-		return 0;
-	if (!pc_jnum_value(&n, &d)) {
-		c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-		if (c != (locale_t)0) {
-			old = uselocale(c);
-			d = strtod(s, NULL); /* the text is NUL-terminated */
-			uselocale(old);
-			freelocale(c);
-		} else {
-			d = strtod(s, NULL);
-		}
-	}
-	if (!pc_jnum_finite(d))
-		return 0;
-	*out = d;
-	return 1;
-}
-
 int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out)
 {
 	const struct pc_val *v;
@@ -164,7 +130,7 @@ int pc_jr_pv_double(const struct pc_model *m, uint32_t node, double *out)
 		 * keeps six decimals: 0.1234567 would become 0.123457 and 1e-9 0.
 		 */
 		t = pc_pv_text(m, v->v.s, &len);
-		return num_text(t, len, out);
+		return pc_jnum_text(t, len, out);
 	default:
 		return 0;
 	}

@@ -35,6 +35,8 @@
 #define WARN_MTIME    "markers without the time their phase needs made instants"
 #define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
+#define WARN_SHIFTED  "subprocess samples and markers shifted out of range dropped"
+#define WARN_SDELAY   "unusable sample eventDelay or threadCPUDelta values made null"
 
 /* --- buffered Gecko tables --- */
 
@@ -72,8 +74,9 @@ enum { FC_LOCATION, FC_RELJS, FC_IW, FC_LINE, FC_COLUMN, FC_CAT, FC_SUBCAT };
 static const char *const stack_cols[] = { "prefix", "frame", NULL };
 enum { SC_PREFIX, SC_FRAME };
 
-static const char *const sample_cols[] = { "stack", "time", "weight", "threadCPUDelta", NULL };
-enum { SA_STACK, SA_TIME, SA_WEIGHT, SA_CPU };
+static const char *const sample_cols[] = { "stack", "time", "weight", "eventDelay",
+					   "threadCPUDelta", NULL };
+enum { SA_STACK, SA_TIME, SA_WEIGHT, SA_DELAY, SA_CPU };
 
 static const char *const marker_cols[] = { "name",     "startTime", "endTime", "phase",
 					   "category", "data",	    NULL };
@@ -143,8 +146,10 @@ struct gr {
 	uint32_t *tproc; /* per model thread: its process */
 	uint32_t tcap;
 	int seen_categories;
-	uint64_t cpu_deltas, dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
+	uint64_t dropped_alloc, dropped_notime, bad_categories, bad_causes, bad_ustrs;
 	uint64_t bad_payloads, bad_paused, bad_times;
+	uint64_t shifted_out; /* samples and markers whose shifted time left int64 ns */
+	uint64_t bad_delays;  /* eventDelay or threadCPUDelta values made null */
 	int empty_categories; /* meta.categories was []: "Other" added */
 	uint64_t counters, counter_samples, utf8_repaired; /* dropped; repaired */
 	struct pc_loc counters_loc;
@@ -164,7 +169,6 @@ struct conv {
 	struct gr *r;
 	struct gproc *pr;
 	struct gthread *gt;
-	int64_t shift_ns;
 	uint32_t nstr, nf, ns;
 	uint32_t *mstr;	    /* thread string -> model string (memo) */
 	struct floc *locs;  /* per thread string used as a location */
@@ -200,6 +204,7 @@ int gecko_parse_u64(const char *s, size_t len, int hex, uint64_t *out);
 int gecko_process_source(struct gr *r, struct gproc *pr, uint32_t idx, uint32_t *out);
 int gecko_read_meta(struct gr *r, struct gproc *pr, int is_main);
 int gecko_scalar_value(struct gr *r, const struct pc_jtok **t);
+int gecko_shift_time(int64_t t, int64_t start, int64_t parent_start, int64_t *out);
 int gecko_small_index(const cJSON *o);
 uint32_t gecko_source_row(struct gr *r, uint32_t id, uint32_t filename, uint32_t line,
 			  uint32_t column, uint32_t url);

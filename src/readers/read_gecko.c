@@ -28,16 +28,18 @@
  *     prefix (a caller), or by a marker's backtrace, gets address - 1; used
  *     as a sample's leaf it keeps its address.  A frame in both roles becomes
  *     two frames sharing the func, and a stack in both roles two stacks;
- *   - subprocess times are shifted by sub.meta.startTime - meta.startTime.
+ *   - subprocess times are shifted by sub.meta.startTime - meta.startTime,
+ *     exactly (gecko_shift_time()); samples, markers and counter samples
+ *     whose shifted time leaves int64 ns are dropped with a counted warning.
  *
  * Markers are sorted as _sortMarkers() does, payload stacks become causes
  * (stack indexes remapped), GCSlice/GCMajor/IPC payloads are converted and
  * unique-string fields re-interned as in _processMarkerPayload().  Marker
  * payloads are otherwise kept as raw JSON text.
  *
- * Counters are kept, their times exact (add_counters()).  Dropped with a
- * counted warning: allocation markers, markers with neither time; a counted
- * note: samples' threadCPUDelta.
+ * Counters are kept, their times exact (add_counters()), and so are samples'
+ * eventDelay and threadCPUDelta (sample_delays()).  Dropped with a counted
+ * warning: allocation markers, markers with neither time.
  *
  * Keys may come in any order.  A thread is converted as soon as its object
  * ends if its process's meta, libs and sources (and the top-level meta) are
@@ -216,6 +218,35 @@ static int u64_value(struct gr *r, const char *what, uint64_t *v)
 		return 0;
 	}
 	return fail_tok(r, t, "expected a non-negative integer for %s", what);
+}
+
+/*
+ * A subprocess's time t (ns since its own start) as ns since the parent's:
+ * t + (start - parent_start), exactly.  Returns 0, or -1 when that leaves
+ * int64 ns (or is PC_NO_TIME), with *out saturated as pc_time_add() would.
+ * The difference of the starts may itself leave int64 (starts of opposite
+ * signs far apart) while the sum fits; then t + start is formed first: it
+ * can overflow only when t pushes the same way as the starts' difference,
+ * and so would the sum.
+ */
+int gecko_shift_time(int64_t t, int64_t start, int64_t parent_start, int64_t *out)
+{
+	int64_t d, x;
+	int bad;
+
+	if (!__builtin_sub_overflow(start, parent_start, &d))
+		bad = __builtin_add_overflow(t, d, &x);
+	else
+		bad = __builtin_add_overflow(t, start, &x) ||
+		      __builtin_sub_overflow(x, parent_start, &x);
+	if (bad || x == PC_NO_TIME) {
+		/* the sum is 2^63 ns or more from 0: rounding cannot change its sign */
+		*out = (double)t + (double)start - (double)parent_start > 0 ? INT64_MAX
+									     : INT64_MIN + 1;
+		return -1;
+	}
+	*out = x;
+	return 0;
 }
 
 /* --- tables --- */
@@ -908,6 +939,45 @@ static int conv_frames_stacks(struct conv *c)
 	return err;
 }
 
+/*
+ * A sample's eventDelay (ms, as ns) and threadCPUDelta (an integer in
+ * meta.sampleUnits.threadCPUDelta units), kept as processGeckoProfile()
+ * keeps them (_processSamples()): eventDelay whenever the schema names it,
+ * nulls included; threadCPUDelta only if some sample of the thread has one
+ * (the column is made at the first value).  Neither is shifted with a
+ * subprocess's times: they are durations.  A value that is not a number,
+ * or not one the model's column can hold (a fraction of a CPU delta,
+ * 1e300 ms), becomes null and is counted.
+ */
+static int sample_delays(struct conv *c, const struct gtable *g, uint32_t i, struct pc_thread *th)
+{
+	struct gr *r = c->r;
+	int64_t v;
+	uint8_t t;
+
+	if (g->pos[SA_DELAY] >= 0) {
+		int64_t ns = PC_NO_TIME;
+		int err;
+
+		t = gecko_cell(g, i, SA_DELAY, &v);
+		if (t == CT_NS)
+			ns = v;
+		else if (t == CT_INT && v <= INT64_MAX / 1000000 && v >= -(INT64_MAX / 1000000))
+			ns = v * 1000000;
+		else if (t != CT_NULL && t != CT_ABSENT)
+			r->bad_delays++;
+		err = pc_sample_set_event_delay(r->m, th, ns);
+		if (err)
+			return err;
+	}
+	t = gecko_cell(g, i, SA_CPU, &v);
+	if (t == CT_INT && v != INT64_MIN)
+		return pc_sample_set_cpu_delta(r->m, th, v);
+	if (t != CT_NULL && t != CT_ABSENT)
+		r->bad_delays++;
+	return 0;
+}
+
 static int conv_samples(struct conv *c)
 {
 	struct gr *r = c->r;
@@ -934,10 +1004,13 @@ static int conv_samples(struct conv *c)
 		}
 		if (gecko_cell(g, i, SA_WEIGHT, &v) == CT_INT)
 			w = v;
-		if (gecko_cell(g, i, SA_CPU, &v) != CT_NULL && g->pos[SA_CPU] >= 0 &&
-		    gecko_cell(g, i, SA_CPU, &v) != CT_ABSENT)
-			r->cpu_deltas++;
-		err = pc_sample_add(r->m, th, stack, time + c->shift_ns, w);
+		if (gecko_shift_time(time, c->pr->start_ns, r->procs[0]->start_ns, &time)) {
+			r->shifted_out++;
+			continue;
+		}
+		err = pc_sample_add(r->m, th, stack, time, w);
+		if (!err)
+			err = sample_delays(c, g, i, th);
 	}
 	return err;
 }
@@ -955,20 +1028,28 @@ static int convert_thread(struct gr *r, struct gproc *pr, struct gthread *gt)
 	c.r = r;
 	c.pr = pr;
 	c.gt = gt;
-	c.shift_ns = pr->start_ns - r->procs[0]->start_ns;
 	c.nstr = gt->strs.n;
 	c.nf = gt->frames.nrows;
 	c.ns = gt->stacks.nrows;
-	th->register_time = gt->register_ns + c.shift_ns;
-	th->unregister_time =
-		gt->unregister_ns == PC_NO_TIME ? PC_NO_TIME : gt->unregister_ns + c.shift_ns;
+	/*
+	 * The thread's and process's own times saturate where the shift takes
+	 * them out of int64 ns (they have no row to drop); samples and markers
+	 * that leave it are dropped (conv_samples(), gecko_conv_markers()).
+	 */
+	gecko_shift_time(gt->register_ns, pr->start_ns, r->procs[0]->start_ns,
+			 &th->register_time);
+	th->unregister_time = PC_NO_TIME;
+	if (gt->unregister_ns != PC_NO_TIME)
+		gecko_shift_time(gt->unregister_ns, pr->start_ns, r->procs[0]->start_ns,
+				 &th->unregister_time);
 	{
 		struct pc_process *mp = &r->m->processes.rows[th->process];
 
 		if (mp->start == PC_NO_TIME)
-			mp->start = c.shift_ns;
+			gecko_shift_time(0, pr->start_ns, r->procs[0]->start_ns, &mp->start);
 		if (mp->end == PC_NO_TIME && pr->shutdown_ns != PC_NO_TIME)
-			mp->end = pr->shutdown_ns + c.shift_ns;
+			gecko_shift_time(pr->shutdown_ns, pr->start_ns, r->procs[0]->start_ns,
+					 &mp->end);
 	}
 	err = conv_frames_stacks(&c);
 	if (!err)
@@ -1357,7 +1438,6 @@ static int add_counters(struct gr *r, uint32_t pi)
 {
 	struct pc_model *m = r->m;
 	struct gproc *pr = r->procs[pi];
-	int64_t shift = pc_time_sub(pr->start_ns, r->procs[0]->start_ns);
 	uint32_t c, i, proc = PC_NONE;
 	int err = 0;
 
@@ -1417,8 +1497,9 @@ static int add_counters(struct gr *r, uint32_t pi)
 				if ((int64_t)j == ni)
 					nn = e;
 			}
-			if (!pc_jr_pv_ns(m, tn, &t) || __builtin_add_overflow(t, shift, &t) ||
-			    t == PC_NO_TIME || !pc_jr_pv_double(m, cn, &cnt)) {
+			if (!pc_jr_pv_ns(m, tn, &t) ||
+			    gecko_shift_time(t, pr->start_ns, r->procs[0]->start_ns, &t) ||
+			    !pc_jr_pv_double(m, cn, &cnt)) {
 				r->counter_samples++;
 				continue;
 			}
@@ -1497,6 +1578,14 @@ static int read_doc(struct gr *r)
 				"%s: %llu counter samples have no usable time or count; dropped",
 				r->name, (unsigned long long)r->counter_samples);
 	if (!err)
+		err = pc_warn_n(r->ctx, WARN_SHIFTED, r->shifted_out, NULL,
+				"%s: %llu subprocess samples or markers have times that leave int64 nanoseconds once shifted to the parent process's start; dropped",
+				r->name, (unsigned long long)r->shifted_out);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_SDELAY, r->bad_delays, NULL,
+				"%s: %llu sample eventDelay or threadCPUDelta values are not numbers the model can hold (a number of ms, an integer); made null",
+				r->name, (unsigned long long)r->bad_delays);
+	if (!err)
 		err = pc_warn_n(r->ctx, WARN_PAUSED, r->bad_paused, NULL,
 				"%s: %llu paused ranges are not objects; ignored", r->name,
 				(unsigned long long)r->bad_paused);
@@ -1536,9 +1625,6 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_UTF8, pc_jpull_bad_utf8(r->p) + r->utf8_repaired, NULL,
 				"%s: %llu strings or raw values have invalid UTF-8; written with U+FFFD in its place",
 				r->name, (unsigned long long)(pc_jpull_bad_utf8(r->p) + r->utf8_repaired));
-	if (!err && r->cpu_deltas)
-		pc_note(r->ctx, "%s: threadCPUDelta of %llu samples is not kept", r->name,
-			(unsigned long long)r->cpu_deltas);
 	return err;
 }
 

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json/pc_jpull.h"
 #include "json/pc_jw.h"
 #include "writers/pc_pvemit.h"
 #include "writers/pc_writer.h"
@@ -425,19 +426,28 @@ static int skip_cause_timings(const char *key, void *user)
 	return strcmp(key, "cause") == 0 || strcmp(key, "timings") == 0;
 }
 
-/* A numeric payload value, or 0 with *ok cleared. */
+/*
+ * A numeric payload value, or 0 with *ok cleared.  A literal is read as the
+ * readers read it (pc_jnum_text()): plain strtod() would take a host's
+ * decimal comma, and stop 1500.5 at 1500.
+ */
 static double num_value(const struct pc_model *m, uint32_t node, int *ok)
 {
 	const struct pc_val *v = pc_pv(m, node);
+	const char *text;
 	size_t len;
+	double d = 0;
 
 	*ok = 1;
 	if (v->kind == PC_VAL_INT)
 		return (double)v->v.i;
 	if (v->kind == PC_VAL_DBL)
 		return v->v.d;
-	if (v->kind == PC_VAL_NUM)
-		return strtod(pc_pv_text(m, v->v.s, &len), NULL);
+	if (v->kind == PC_VAL_NUM) {
+		text = pc_pv_text(m, v->v.s, &len);
+		if (pc_jnum_text(text, len, &d))
+			return d;
+	}
 	*ok = 0;
 	return 0;
 }

@@ -14,6 +14,12 @@
   gecko_counters.json    the counters profile of tests/unit/test_read_gecko.c
                          (counter times a double cannot hold, at the ends of
                          int64 ns and shifted past them; unusable samples)
+  gecko_shift_extremes.json  the shifted profile of tests/unit/test_read_gecko.c
+                         (a parent starting at -9e12 ms, a subprocess at 9e12:
+                         the shift between them leaves int64 ns)
+  gecko_delays.json      the delayed profile of tests/unit/test_read_gecko.c
+                         (samples' eventDelay and threadCPUDelta through their
+                         schema, short rows, unusable values)
 
 Run from anywhere; it overwrites those files only.
 """
@@ -87,5 +93,7 @@ def c_string(name):
 
 write("gecko_tiny.json", c_string("tiny"))
 write("gecko_counters.json", c_string("counted"))
+write("gecko_shift_extremes.json", c_string("shifted"))
+write("gecko_delays.json", c_string("delayed"))
 for n in sorted(os.listdir(out)):
     print(n, os.path.getsize(os.path.join(out, n)))

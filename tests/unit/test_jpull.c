@@ -1,8 +1,8 @@
 /*
  * test_jpull.c - the streaming JSON pull tokenizer: tokens and positions,
  * strict syntax errors with their exact "FILE:LINE:COL: what" text, nesting
- * limits, string escapes and UTF-8, number parsing, chunk boundaries,
- * peek / skip / capture.
+ * limits, string escapes and UTF-8, number parsing (and pc_jnum_text(), under
+ * a decimal-comma locale too), chunk boundaries, peek / skip / capture.
  */
 #include "core/pc_config.h"
 
@@ -11,6 +11,7 @@
 
 #include "json/pc_jpull.h"
 #include "pc_test.h"
+#include "pc_test_locale.h"
 
 static struct profconv_ctx *ctx;
 static char dumpbuf[65536];
@@ -399,34 +400,35 @@ struct numcase {
 	double d;
 };
 
+static const struct numcase cases[] = {
+	{ "0", 1, 0, 0.0 },
+	{ "-0", 1, 0, -0.0 },
+	{ "7", 1, 7, 7.0 },
+	{ "-42", 1, -42, -42.0 },
+	{ "9007199254740993", 1, 9007199254740993LL, 9007199254740992.0 },
+	{ "9223372036854775807", 1, INT64_MAX, 9223372036854775807.0 },
+	{ "-9223372036854775808", 1, INT64_MIN, -9223372036854775808.0 },
+	{ "9223372036854775808", 0, 0, 9223372036854775808.0 },
+	{ "18446744073709551616", 0, 0, 18446744073709551616.0 },
+	{ "12345678901234567890123", 0, 0, 1.2345678901234568e22 },
+	{ "1e3", 0, 0, 1000.0 },
+	{ "1E3", 0, 0, 1000.0 },
+	{ "1.5", 0, 0, 1.5 },
+	{ "0.1", 0, 0, 0.1 },
+	{ "123.456", 0, 0, 123.456 },
+	{ "-1.25e+2", 0, 0, -125.0 },
+	{ "2.5E-3", 0, 0, 0.0025 },
+	{ "0.000001", 0, 0, 1e-6 },
+	{ "1.7976931348623157e308", 0, 0, DBL_MAX },
+	{ "5e-324", 0, 0, 4.9406564584124654e-324 },
+	{ "1795311053805.2407", 0, 0, 1795311053805.2407 },
+	{ "0.30000000000000004", 0, 0, 0.30000000000000004 },
+	{ "100000000000000000000000", 0, 0, 1e23 },
+	{ "1e-400", 0, 0, 0.0 },
+};
+
 static void test_numbers(void)
 {
-	static const struct numcase cases[] = {
-		{ "0", 1, 0, 0.0 },
-		{ "-0", 1, 0, -0.0 },
-		{ "7", 1, 7, 7.0 },
-		{ "-42", 1, -42, -42.0 },
-		{ "9007199254740993", 1, 9007199254740993LL, 9007199254740992.0 },
-		{ "9223372036854775807", 1, INT64_MAX, 9223372036854775807.0 },
-		{ "-9223372036854775808", 1, INT64_MIN, -9223372036854775808.0 },
-		{ "9223372036854775808", 0, 0, 9223372036854775808.0 },
-		{ "18446744073709551616", 0, 0, 18446744073709551616.0 },
-		{ "12345678901234567890123", 0, 0, 1.2345678901234568e22 },
-		{ "1e3", 0, 0, 1000.0 },
-		{ "1E3", 0, 0, 1000.0 },
-		{ "1.5", 0, 0, 1.5 },
-		{ "0.1", 0, 0, 0.1 },
-		{ "123.456", 0, 0, 123.456 },
-		{ "-1.25e+2", 0, 0, -125.0 },
-		{ "2.5E-3", 0, 0, 0.0025 },
-		{ "0.000001", 0, 0, 1e-6 },
-		{ "1.7976931348623157e308", 0, 0, DBL_MAX },
-		{ "5e-324", 0, 0, 4.9406564584124654e-324 },
-		{ "1795311053805.2407", 0, 0, 1795311053805.2407 },
-		{ "0.30000000000000004", 0, 0, 0.30000000000000004 },
-		{ "100000000000000000000000", 0, 0, 1e23 },
-		{ "1e-400", 0, 0, 0.0 },
-	};
 	struct pc_jpull_opts o = { 2, 0, 0 };
 	size_t k;
 
@@ -497,6 +499,52 @@ static void test_numbers(void)
 		}
 		PC_CHECK(same);
 	}
+}
+
+/*
+ * pc_jnum_text(), which readers and writers use for the numbers a payload
+ * keeps as text: the tokenizer's double for each of the cases above, and
+ * the same under a host locale with a decimal comma (uselocale() here, as
+ * an embedding program's setlocale() would be), where a plain strtod()
+ * stops "1.5" at the point.  Texts that are not one finite JSON number give
+ * 0.
+ */
+static void test_number_text(void)
+{
+	static const char *const bad[] = { "",	  "-1e400", "1e400", "0,5", "1.",
+					   "--1", "0x10",   "1 ",    ".5",  "1e" };
+	locale_t comma = pc_test_comma_locale(), old = (locale_t)0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		size_t k;
+
+		if (pass == 1) {
+			if (comma == (locale_t)0)
+				break;
+			old = uselocale(comma);
+		}
+		for (k = 0; k < PC_ARRAY_SIZE(cases); k++) {
+			double d = -12345;
+			int ok = pc_jnum_text(cases[k].text, strlen(cases[k].text), &d);
+
+			if (!ok || d != cases[k].d)
+				fprintf(stderr, "pc_jnum_text(%s), pass %d: got %d %.17g want %.17g\n",
+					cases[k].text, pass, ok, d, cases[k].d);
+			PC_CHECK(ok && d == cases[k].d);
+			PC_CHECK_EQ_INT(d < 0 || (d == 0 && 1 / d < 0), cases[k].text[0] == '-');
+		}
+		for (k = 0; k < PC_ARRAY_SIZE(bad); k++) {
+			double d = -12345;
+
+			PC_CHECK_EQ_INT(pc_jnum_text(bad[k], strlen(bad[k]), &d), 0);
+			PC_CHECK(d == -12345);
+		}
+		if (pass == 1)
+			uselocale(old);
+	}
+	if (comma != (locale_t)0)
+		freelocale(comma);
 }
 
 static const char chunk_doc[] =
@@ -643,6 +691,7 @@ int main(void)
 	test_depth();
 	test_strings();
 	test_numbers();
+	test_number_text();
 	test_chunks();
 	test_skip_capture();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "pc_test.h"
+#include "pc_test_locale.h"
 
 static struct profconv_ctx *ctx;
 
@@ -200,10 +201,16 @@ static void test_doubles(void)
 	check_double(-INFINITY, "null");
 
 	/* A host locale with a decimal comma must not leak into the output. */
-	if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
-		check_double(0.5, "0.5");
-		check_double(1234.25, "1234.25");
-		setlocale(LC_ALL, "C");
+	{
+		locale_t comma = pc_test_comma_locale(), old;
+
+		if (comma != (locale_t)0) {
+			old = uselocale(comma);
+			check_double(0.5, "0.5");
+			check_double(1234.25, "1234.25");
+			uselocale(old);
+			freelocale(comma);
+		}
 	}
 }
 

@@ -10,8 +10,14 @@
  *     backtrace turned into a cause, the other location kinds;
  *   - counters: every column of their samples, read back the same from
  *     the Gecko writer's output;
+ *   - a subprocess whose shift to the parent's start leaves int64 ns: the
+ *     times that still fit are exact, the samples and markers that do not
+ *     are dropped with a counted warning;
+ *   - samples' eventDelay and threadCPUDelta kept (and in the fixture, all
+ *     of them: tests/fixtures/gecko/count_check.py checks every value);
  *   - broken inputs fail with FILE:LINE:COL and the documented message.
  */
+#include "readers/pc_jread.h"
 #include "readers/pc_reader.h"
 #include "json/pc_jw.h"
 #include "writers/pc_pvemit.h"
@@ -150,6 +156,31 @@ static void esr_cut(void)
 			PC_CHECK(m->threads[0]->process != m->threads[1]->process);
 			/* each process has the mappings of the libs its frames use */
 			PC_CHECK(m->processes.rows[m->threads[0]->process].nmaps > 0);
+			/*
+			 * samples' eventDelay (ms, to the ns) and threadCPUDelta
+			 * (ns) as written; gecko.counts.* checks every value
+			 */
+			{
+				const struct pc_samples *s = &m->threads[0]->samples;
+
+				PC_CHECK(s->event_delay && s->cpu_delta);
+				if (s->event_delay && s->cpu_delta && s->len == 213) {
+					/* [.., null, null], [.., 0, null], [.., 3.5423389999999997, 12959812] */
+					PC_CHECK_EQ_INT(s->event_delay[0], PC_NO_TIME);
+					PC_CHECK_EQ_INT(s->cpu_delta[0], INT64_MIN);
+					PC_CHECK_EQ_INT(s->event_delay[2], 0);
+					PC_CHECK_EQ_INT(s->cpu_delta[2], INT64_MIN);
+					PC_CHECK_EQ_INT(s->event_delay[15], 3542339);
+					PC_CHECK_EQ_INT(s->cpu_delta[15], 12959812);
+				}
+				s = &m->threads[1]->samples;
+				PC_CHECK(s->event_delay && s->cpu_delta);
+				if (s->event_delay && s->cpu_delta && s->len == 29) {
+					PC_CHECK_EQ_INT(s->event_delay[6], 7318396);
+					PC_CHECK_EQ_INT(s->cpu_delta[1], 2737539);
+				}
+			}
+			PC_CHECK_EQ_STR(m->meta.unit_cpu_delta, "ns");
 		}
 		PC_CHECK_EQ_INT(m->meta.start_time_ns, 1795311053805240700LL);
 		PC_CHECK_EQ_INT(m->meta.interval_ns, 20000000);
@@ -526,6 +557,219 @@ static void counters(void)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * A parent process starting at -9e12 ms and a subprocess at +9e12 ms: the
+ * subprocess's shift, 1.8e19 ns, leaves int64 (UBSan: signed overflow in
+ * convert_thread(), then in adding it to sample and marker times).  A time
+ * t of the subprocess is t + 1.8e19 ns in the parent's: at t = -9e12 ms that
+ * is 9e18 ns and is kept, exactly; at t >= 0 it leaves int64 and its sample,
+ * marker (either end) or counter sample is dropped with a counted warning.
+ * The thread's and process's own times saturate.
+ */
+static const char shifted[] =
+	"{\"meta\":{\"version\":36,\"startTime\":-9e12,\"interval\":1,\"processType\":0},"
+	"\"libs\":[],\"pausedRanges\":[],\"threads\":[],\n"
+	"\"processes\":[{\"meta\":{\"version\":36,\"startTime\":9e12,\"shutdownTime\":2,"
+	"\"interval\":1,\"processType\":2},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"tab\",\"tid\":21,\"pid\":20,"
+	"\"registerTime\":0,\"unregisterTime\":3,\"stringTable\":[\"main\",\"M\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":["
+	"[0,-9223372036854.775807,0],[0,-9000000000000,0],[0,1,0]]},\n"
+	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,"
+	"\"data\":5},\"data\":[[1,1,null,0,0,null],[1,-9000000000000,-8999999999999,1,0,"
+	"{\"type\":\"M\",\"startTime\":-9000000000000}],[1,-9000000000000,1,1,0,null]]}}],\n"
+	"\"counters\":[{\"name\":\"c\",\"category\":\"Memory\",\"description\":\"\","
+	"\"samples\":{\"schema\":{\"time\":0,\"count\":1},\"data\":[[-9000000000000,5],[1,6]]}}]}]}\n";
+
+static void subprocess_shift(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf out = { 0 };
+	struct pc_model *m;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, shifted, sizeof(shifted) - 1, "shifted.json", &err);
+	if (err)
+		fprintf(stderr, "shifted.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	PC_CHECK_EQ_STR(profconv_warning_summary(ctx),
+			"1 counter samples dropped; "
+			"3 subprocess samples and markers shifted out of range dropped");
+	PC_CHECK_EQ_INT(m->nthreads, 1);
+	if (m->nthreads == 1) {
+		const struct pc_thread *t = m->threads[0];
+		const struct pc_process *p = &m->processes.rows[t->process];
+
+		PC_CHECK_EQ_INT(t->samples.len, 2);
+		if (t->samples.len == 2) {
+			/* -INT64_MAX + 1.8e19 */
+			PC_CHECK_EQ_INT(t->samples.time[0], 8776627963145224193LL);
+			PC_CHECK_EQ_INT(t->samples.time[1], 9000000000000000000LL);
+		}
+		PC_CHECK_EQ_INT(t->markers.len, 1);
+		if (t->markers.len == 1) {
+			uint32_t st = pc_pv_member(m, t->markers.payload[0], "startTime");
+			double d = 0;
+
+			PC_CHECK_EQ_INT(t->markers.start[0], 9000000000000000000LL);
+			PC_CHECK_EQ_INT(t->markers.end[0], 9000000000001000000LL);
+			/* the payload's own times move with it (as doubles) */
+			PC_CHECK(st != PC_NONE && pc_jr_pv_double(m, st, &d) && d == 9e12);
+		}
+		PC_CHECK_EQ_INT(t->register_time, INT64_MAX);
+		PC_CHECK_EQ_INT(t->unregister_time, INT64_MAX);
+		PC_CHECK_EQ_INT(p->start, INT64_MAX);
+		PC_CHECK_EQ_INT(p->end, INT64_MAX);
+	}
+	PC_CHECK_EQ_INT(m->counters.len, 1);
+	if (m->counters.len == 1) {
+		PC_CHECK_EQ_INT(m->counters.rows[0].len, 1);
+		if (m->counters.rows[0].len == 1)
+			PC_CHECK_EQ_INT(m->counters.rows[0].time[0], 9000000000000000000LL);
+	}
+	PC_CHECK_EQ_INT(pc_writer_processed.write(ctx, m, mem_write, &out), 0);
+	PC_CHECK(out.p && strstr(out.p, "9000000000000") != NULL);
+	pc_model_free(m);
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+/*
+ * Samples' eventDelay and threadCPUDelta, kept as the front-end keeps them
+ * (_processSamples()): eventDelay (ms) whenever the schema names it, nulls
+ * included; threadCPUDelta (in sampleUnits.threadCPUDelta units) when some
+ * sample of the thread has one.  Columns are found through the schema, in
+ * any order, and a row may stop short (absent is null).  Values the model
+ * cannot hold ("x", 1e300 ms, a fraction of a CPU delta) are made null with
+ * one counted warning.  The subprocess starts 1 ms later: its sample times
+ * move, its delays (durations) do not.
+ */
+static const char delayed[] =
+	"{\"meta\":{\"version\":36,\"startTime\":1000,\"interval\":1,\"processType\":0,"
+	"\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\\u00b5s\"}},"
+	"\"libs\":[],\"pausedRanges\":[],\n"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"default\",\"tid\":11,\"pid\":10,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2,\"threadCPUDelta\":3},"
+	"\"data\":[[0,1,null,null],[0,2,0,1500],[0,3,16.5,2000],[0,4,3.5423389999999997,-7],"
+	"[0,5],[0,6,\"x\",1.5],[0,7,1e300,9223372036854775807]]}},\n"
+	"{\"name\":\"Other\",\"processType\":\"default\",\"tid\":12,\"pid\":10,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1],[0,2]]}}],\n"
+	"\"processes\":[{\"meta\":{\"version\":36,\"startTime\":1001,\"interval\":1,"
+	"\"processType\":2},\"libs\":[],\"pausedRanges\":[],\"processes\":[],"
+	"\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"tab\",\"tid\":21,\"pid\":20,"
+	"\"registerTime\":0,\"unregisterTime\":null,\"stringTable\":[\"main\"],"
+	"\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\n"
+	"\"samples\":{\"schema\":{\"threadCPUDelta\":0,\"time\":1,\"eventDelay\":2,\"stack\":3},"
+	"\"data\":[[null,1,2.5,0],[null,2,null,0]]}}]}]}\n";
+
+/*
+ * The delay columns of the three threads of delayed[], in any model of it;
+ * all_ed: the second thread has an eventDelay column of nulls (what the
+ * Gecko writer writes, since the front-end needs one).
+ */
+static void check_delays(const struct pc_model *m, const char *what, int all_ed)
+{
+	static const int64_t ed0[] = { PC_NO_TIME, 0,	       16500000,  3542339,
+				       PC_NO_TIME, PC_NO_TIME, PC_NO_TIME };
+	static const int64_t cpu0[] = { INT64_MIN, 1500, 2000, -7, INT64_MIN, INT64_MIN, INT64_MAX };
+	const struct pc_samples *s;
+	uint32_t k;
+
+	PC_CHECK_EQ_INT(m->nthreads, 3);
+	if (m->nthreads != 3)
+		return;
+	s = &m->threads[0]->samples;
+	PC_CHECK_EQ_INT(s->len, 7);
+	PC_CHECK(s->event_delay != NULL && s->cpu_delta != NULL);
+	for (k = 0; k < s->len && k < 7 && s->event_delay && s->cpu_delta; k++) {
+		if (s->event_delay[k] != ed0[k] || s->cpu_delta[k] != cpu0[k])
+			fprintf(stderr, "%s: sample %u: eventDelay %lld, threadCPUDelta %lld\n", what,
+				k, (long long)s->event_delay[k], (long long)s->cpu_delta[k]);
+		PC_CHECK_EQ_INT(s->event_delay[k], ed0[k]);
+		PC_CHECK_EQ_INT(s->cpu_delta[k], cpu0[k]);
+	}
+	/* no eventDelay in the schema, no threadCPUDelta: neither column */
+	s = &m->threads[1]->samples;
+	PC_CHECK_EQ_INT(s->len, 2);
+	PC_CHECK(s->cpu_delta == NULL);
+	if (all_ed)
+		PC_CHECK(s->event_delay && s->len == 2 && s->event_delay[0] == PC_NO_TIME &&
+			 s->event_delay[1] == PC_NO_TIME);
+	else
+		PC_CHECK(s->event_delay == NULL);
+	/* every threadCPUDelta null: no column; eventDelay not shifted */
+	s = &m->threads[2]->samples;
+	PC_CHECK_EQ_INT(s->len, 2);
+	PC_CHECK(s->cpu_delta == NULL && s->event_delay != NULL);
+	if (s->len == 2 && s->event_delay) {
+		PC_CHECK_EQ_INT(s->time[0], 2000000);
+		PC_CHECK_EQ_INT(s->event_delay[0], 2500000);
+		PC_CHECK_EQ_INT(s->event_delay[1], PC_NO_TIME);
+	}
+	PC_CHECK(m->meta.unit_cpu_delta && strcmp(m->meta.unit_cpu_delta, "\xc2\xb5s") == 0);
+	PC_CHECK(m->meta.unit_event_delay && strcmp(m->meta.unit_event_delay, "ms") == 0);
+}
+
+static void sample_delays(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct membuf pr = { 0 }, g = { 0 };
+	struct pc_model *m, *back;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, delayed, sizeof(delayed) - 1, "delayed.json", &err);
+	if (err)
+		fprintf(stderr, "delayed.json: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	PC_CHECK_EQ_STR(profconv_warning_summary(ctx),
+			"3 unusable sample eventDelay or threadCPUDelta values made null");
+	check_delays(m, "read", 0);
+	/* Gecko -> processed: the event-delay track and the CPU graph's data */
+	PC_CHECK_EQ_INT(pc_writer_processed.write(ctx, m, mem_write, &pr), 0);
+	PC_CHECK(pr.p && strstr(pr.p, "\"threadCPUDelta\":[null,1500,2000,-7,null,null,"
+				     "9223372036854775807],\"eventDelay\":[null,0,16.5,3.542339,"
+				     "null,null,null]"));
+	PC_CHECK(pr.p && strstr(pr.p, "\"eventDelay\":[2.5,null]"));
+	PC_CHECK(pr.p && strstr(pr.p, "\"threadCPUDelta\":\"\xc2\xb5s\""));
+	back = pr.p ? read_mem(ctx, &pc_reader_processed, pr.p, pr.len, "back.json", &err) : NULL;
+	PC_CHECK(back != NULL);
+	if (back) {
+		check_delays(back, "processed, read back", 0);
+		pc_model_free(back);
+	}
+	/* and --to gecko, read back */
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &g), 0);
+	back = g.p ? read_mem(ctx, &pc_reader_gecko, g.p, g.len, "back.json", &err) : NULL;
+	PC_CHECK(back != NULL);
+	if (back) {
+		check_delays(back, "gecko, read back", 1);
+		pc_model_free(back);
+	}
+	pc_model_free(m);
+	free(pr.p);
+	free(g.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 static void broken(const char *json, int want_code, const char *want)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -584,6 +828,8 @@ int main(void)
 	esr_cut();
 	hand_written();
 	counters();
+	subprocess_shift();
+	sample_delays();
 	broken_inputs();
 	bids();
 	return pc_test_done();

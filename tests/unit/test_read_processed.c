@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "pc_test.h"
+#include "pc_test_locale.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -476,9 +477,16 @@ static void payload_numbers(void)
 		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "i"), &i) && i == 9007199254740993LL);
 		PC_CHECK(pc_jr_pv_int(m, pc_pv_member(m, pl, "e"), &i) && i == 25);
 		/* a host locale with a decimal comma does not change them (strtod path) */
-		if (setlocale(LC_ALL, "de_DE.UTF-8") || setlocale(LC_ALL, "fr_FR.UTF-8")) {
-			PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
-			setlocale(LC_ALL, "C");
+		{
+			locale_t comma = pc_test_comma_locale(), old;
+
+			if (comma != (locale_t)0) {
+				old = uselocale(comma);
+				PC_CHECK(pl_double(m, "z") == 0.1 + 0.2);
+				PC_CHECK(pl_double(m, "x") == 0.1234567);
+				uselocale(old);
+				freelocale(comma);
+			}
 		}
 		pc_model_free(m);
 	}

@@ -1,0 +1,173 @@
+/*
+ * test_write_gecko.c - the Gecko writer's own arithmetic on payload numbers:
+ * GC timings go back from the processed form (phase_times in us, mmu as a
+ * fraction) to Gecko's (times/totals in ms, mmu in percent), reading the
+ * numbers a processed profile kept as their text.  Those numbers must not
+ * depend on the host's locale: a program that embeds the library under a
+ * decimal-comma locale got 1500.5 read as 1500 and 0.25 as 0.
+ */
+#include "core/pc_config.h"
+
+#include "writers/pc_writer.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "pc_test.h"
+#include "pc_test_locale.h"
+
+/* A literal number member, as the processed reader keeps one (PC_VAL_NUM). */
+static void num_member(struct pc_pvb *b, const char *key, const char *literal)
+{
+	pc_pvb_key_z(b, key);
+	pc_pvb_num(b, literal, strlen(literal));
+}
+
+/*
+ * One thread with a GCMajor and a GCSlice marker whose timings hold number
+ * literals: ones that pc_jnum_value() converts (1500.5, 0.25) and ones of 17
+ * significant digits that need strtod() (0.30000000000000004).
+ */
+static struct pc_model *gc_model(struct profconv_ctx *ctx)
+{
+	struct pc_model *m = pc_model_new(ctx);
+	struct pc_marker_row r;
+	struct pc_thread *t;
+	struct pc_pvb b;
+
+	if (!m)
+		return NULL;
+	t = pc_thread_add(m, 10, 10);
+	t->name = pc_str_intern_z(m, "GeckoMain");
+	t->is_main = 1;
+	pc_marker_row_init(&r);
+	r.name = pc_str_intern_z(m, "GCMajor");
+	r.start = 1000000;
+	r.end = 2000000;
+	r.phase = PC_PHASE_INTERVAL;
+	pc_pvb_begin(&b, m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, "GCMajor");
+	pc_pvb_key_z(&b, "timings");
+	pc_pvb_obj_begin(&b);
+	pc_pvb_key_z(&b, "status");
+	pc_pvb_str_z(&b, "completed");
+	num_member(&b, "mmu_20ms", "0.25");
+	num_member(&b, "mmu_50ms", "0.30000000000000004");
+	pc_pvb_key_z(&b, "phase_times");
+	pc_pvb_obj_begin(&b);
+	num_member(&b, "a", "1500.5");
+	num_member(&b, "b", "0.30000000000000004");
+	pc_pvb_obj_end(&b);
+	pc_pvb_obj_end(&b);
+	r.payload = pc_pvb_end(&b);
+	pc_marker_push(m, t, &r);
+
+	pc_marker_row_init(&r);
+	r.name = pc_str_intern_z(m, "GCSlice");
+	r.start = 3000000;
+	r.end = 4000000;
+	r.phase = PC_PHASE_INTERVAL;
+	pc_pvb_begin(&b, m, 0);
+	pc_pvb_key_z(&b, "type");
+	pc_pvb_str_z(&b, "GCSlice");
+	pc_pvb_key_z(&b, "timings");
+	pc_pvb_obj_begin(&b);
+	pc_pvb_key_z(&b, "phase_times");
+	pc_pvb_obj_begin(&b);
+	num_member(&b, "x", "1500.5");
+	num_member(&b, "y", "0.30000000000000004");
+	pc_pvb_obj_end(&b);
+	pc_pvb_obj_end(&b);
+	r.payload = pc_pvb_end(&b);
+	pc_marker_push(m, t, &r);
+	return m;
+}
+
+/* data.timings of the marker whose data.type is type, in threads[0]. */
+static const cJSON *timings(const cJSON *doc, const char *type)
+{
+	const cJSON *th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 0);
+	const cJSON *mk = cJSON_GetObjectItem(th, "markers");
+	const cJSON *di = cJSON_GetObjectItem(cJSON_GetObjectItem(mk, "schema"), "data");
+	const cJSON *row;
+
+	if (!cJSON_IsNumber(di))
+		return NULL;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(mk, "data"))
+	{
+		const cJSON *d = cJSON_GetArrayItem(row, (int)di->valuedouble);
+		const cJSON *ty = cJSON_GetObjectItem(d, "type");
+
+		if (cJSON_IsString(ty) && strcmp(ty->valuestring, type) == 0)
+			return cJSON_GetObjectItem(d, "timings");
+	}
+	return NULL;
+}
+
+static int member_is(const char *what, const cJSON *o, const char *key, double want)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble != want) {
+		fprintf(stderr, "%s: %s is %.17g, not %.17g\n", what, key,
+			cJSON_IsNumber(v) ? v->valuedouble : -1.0, want);
+		return 0;
+	}
+	return 1;
+}
+
+/* --to gecko of gc_model(), the numbers checked (parsed under "C"). */
+static void check_gc_output(const char *what, locale_t loc)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = gc_model(ctx);
+	struct membuf out = { 0 };
+	locale_t old = (locale_t)0;
+	cJSON *doc;
+	const cJSON *t;
+	int err;
+
+	PC_CHECK(m != NULL);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	if (loc != (locale_t)0)
+		old = uselocale(loc);
+	err = pc_writer_gecko.write(ctx, m, mem_write, &out);
+	if (loc != (locale_t)0)
+		uselocale(old);
+	PC_CHECK_EQ_INT(err, 0);
+	doc = out.p ? cJSON_Parse(out.p) : NULL;
+	PC_CHECK(doc != NULL);
+	t = timings(doc, "GCMajor");
+	PC_CHECK(t != NULL);
+	PC_CHECK(member_is(what, t, "mmu_20ms", 25));
+	PC_CHECK(member_is(what, t, "mmu_50ms", 0.30000000000000004 * 100));
+	PC_CHECK(member_is(what, cJSON_GetObjectItem(t, "totals"), "a", 1500.5 / 1000));
+	PC_CHECK(member_is(what, cJSON_GetObjectItem(t, "totals"), "b", 0.30000000000000004 / 1000));
+	t = timings(doc, "GCSlice");
+	PC_CHECK(t != NULL);
+	PC_CHECK(member_is(what, cJSON_GetObjectItem(t, "times"), "x", 1500.5 / 1000));
+	PC_CHECK(member_is(what, cJSON_GetObjectItem(t, "times"), "y", 0.30000000000000004 / 1000));
+	/* and the text itself: a decimal point, never a comma */
+	PC_CHECK(out.p && strstr(out.p, "\"a\":1.5005") && strstr(out.p, "\"mmu_20ms\":25"));
+	cJSON_Delete(doc);
+	free(out.p);
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+int main(void)
+{
+	locale_t comma = pc_test_comma_locale();
+
+	check_gc_output("GC timings, C locale", (locale_t)0);
+	if (comma != (locale_t)0) {
+		check_gc_output("GC timings, decimal-comma locale", comma);
+		freelocale(comma);
+	}
+	return pc_test_done();
+}
