@@ -372,19 +372,8 @@ static int print_number(struct pc_jscan *s, double d)
 	if (!isfinite(d))
 		return pc_jscan_put(s, "null", 4);
 	/* integers below 1e15 (not -0): "%1.15g" prints their digits, exactly */
-	if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d && (d != 0 || !signbit(d))) {
-		int64_t i = (int64_t)d;
-		uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
-
-		n = sizeof(b);
-		do {
-			b[--n] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		if (i < 0)
-			b[--n] = '-';
-		return pc_jscan_put(s, b + n, sizeof(b) - n);
-	}
+	if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d && (d != 0 || !signbit(d)))
+		return pc_jscan_put(s, b, pc_fmt_i64(b, (int64_t)d));
 	if (s->cloc != (locale_t)0)
 		old = uselocale(s->cloc);
 	n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);

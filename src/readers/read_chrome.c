@@ -705,16 +705,8 @@ static void kb_hex(struct kbuf *k, unsigned long long v)
 static void kb_dec(struct kbuf *k, long long v)
 {
 	char t[24];
-	int i = 24;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 
-	do {
-		t[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		t[--i] = '-';
-	kb_put(k, t + i, (size_t)(24 - i));
+	kb_put(k, t, pc_fmt_i64(t, (int64_t)v));
 }
 
 static int async_key(const struct cev *e, int64_t pid, char *key, size_t cap)
