@@ -76,7 +76,6 @@
 #define E_STB_LOCAL	 0
 #define E_STB_GLOBAL	 1
 #define E_STB_WEAK	 2
-#define E_STB_GNU_UNIQUE 10
 #define E_NT_GNU_BUILD_ID 3
 
 #define DEMANGLE_MAX 16384
@@ -118,8 +117,9 @@ struct elf_sym {
 	uint64_t sec_end;   /* end of its section */
 	const char *name;   /* in the mapped string table */
 	const char *shown;  /* demangled name, filled on the first hit */
+	uint32_t ord;	    /* .symtab entries first, then .dynsym, each in table order */
 	uint8_t type_rank;  /* 0 FUNC/IFUNC, 1 NOTYPE */
-	uint8_t bind_rank;  /* 0 GLOBAL, 1 WEAK, 2 LOCAL, 3 other */
+	uint8_t bind_rank;  /* 0 GLOBAL, 1 LOCAL and others, 2 WEAK, 3 a PLT stub */
 	uint8_t sized;
 	uint8_t plt;	    /* a PLT stub: shown as NAME@plt */
 };
@@ -654,6 +654,14 @@ static unsigned underscores(const char *s)
 	return n;
 }
 
+/*
+ * Symbols at one address sort best first, by perf's rule for aliases
+ * (tools/perf/util/symbol.c, choose_best_symbol()): a sized symbol over one
+ * of size 0, a function over a NOTYPE label, not weak over weak, global over
+ * any other binding, fewer leading underscores, then the longer name
+ * (__memmove_avx512_unaligned_erms over __memcpy_avx512_unaligned_erms,
+ * cfree@GLIBC_2.2.5 over free); on a full tie the one perf reads first.
+ */
 static int sym_cmp(const void *pa, const void *pb)
 {
 	const struct elf_sym *a = pa, *b = pb;
@@ -662,6 +670,8 @@ static int sym_cmp(const void *pa, const void *pb)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
+	if (a->sized != b->sized)
+		return a->sized ? -1 : 1;
 	if (a->type_rank != b->type_rank)
 		return a->type_rank < b->type_rank ? -1 : 1;
 	if (a->bind_rank != b->bind_rank)
@@ -673,7 +683,9 @@ static int sym_cmp(const void *pa, const void *pb)
 	la = strlen(a->name);
 	lb = strlen(b->name);
 	if (la != lb)
-		return la < lb ? -1 : 1;
+		return la > lb ? -1 : 1;
+	if (a->ord != b->ord)
+		return a->ord < b->ord ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -681,14 +693,11 @@ static uint8_t bind_rank(unsigned bind)
 {
 	switch (bind) {
 	case E_STB_GLOBAL:
-	case E_STB_GNU_UNIQUE:
 		return 0;
 	case E_STB_WEAK:
-		return 1;
-	case E_STB_LOCAL:
 		return 2;
 	default:
-		return 3;
+		return 1; /* LOCAL, GNU_UNIQUE, ...: not weak, not global */
 	}
 }
 
@@ -850,23 +859,25 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 	struct elf_sym *y;
 	uint64_t total = 0, cover_start = 0, cover_end = 0;
 	uint32_t i, n, w;
-	int pass;
+	int pass, kind;
 
 	for (pass = 0; pass < 2; pass++) {
 		uint64_t at = 0;
 
-		for (i = 1; i < m->shnum; i++) {
-			int64_t r;
+		/* .symtab before .dynsym: the order perf reads aliases in */
+		for (kind = 0; kind < 2; kind++)
+			for (i = 1; i < m->shnum; i++) {
+				int64_t r;
 
-			if (get_shdr(m, i, &sh))
-				return -1;
-			if (sh.type != E_SHT_SYMTAB && sh.type != E_SHT_DYNSYM)
-				continue;
-			r = scan_symtab(m, i, pass ? s->syms + at : NULL);
-			if (r < 0)
-				return -1;
-			at += (uint64_t)r;
-		}
+				if (get_shdr(m, i, &sh))
+					return -1;
+				if (sh.type != (kind ? E_SHT_DYNSYM : E_SHT_SYMTAB))
+					continue;
+				r = scan_symtab(m, i, pass ? s->syms + at : NULL);
+				if (r < 0)
+					return -1;
+				at += (uint64_t)r;
+			}
 		at += (uint64_t)scan_plt(m, pass ? s->syms + at : NULL);
 		if (pass == 0) {
 			total = at;
@@ -881,6 +892,8 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 		}
 	}
 	n = (uint32_t)total;
+	for (i = 0; i < n; i++)
+		s->syms[i].ord = i;
 	qsort(s->syms, n, sizeof(*s->syms), sym_cmp);
 	/* one entry per address (the best name), spanning its widest sized alias */
 	y = s->syms;

@@ -405,6 +405,15 @@ static size_t build_synth(struct synth *e)
 		{ "tail", 0x102e0, 0, 0, 2, 2 },
 		{ "undef", 0, 0, 1, 2, 0 },
 		{ "ifunc", 0x102a0, 0x8, 1, 10, 2 },
+		/* perf's alias rule: local over weak, then the longer name */
+		{ "__memcpy_avx", 0x102b0, 0x10, 0, 2, 2 },
+		{ "__memmove_avx_weak", 0x102b0, 0x10, 2, 2, 2 },
+		{ "__memmove_avx", 0x102b0, 0x10, 0, 2, 2 },
+		/* a sized symbol over one of size 0; on a full tie the first */
+		{ "z", 0x102c0, 0, 1, 2, 2 },
+		{ "zz_sized", 0x102c0, 0x10, 1, 2, 2 },
+		{ "tie_b", 0x102d0, 0x10, 0, 2, 2 },
+		{ "tie_a", 0x102d0, 0x10, 0, 2, 2 },
 	};
 	static const char shstr[] = "\0.note.gnu.build-id\0.text\0.symtab\0.strtab\0.shstrtab\0"
 				    ".data\0.gnu_debuglink";
@@ -600,6 +609,9 @@ static void test_synthetic(void)
 			expect_sym(s, 0x28f, NULL, 0, 0);
 			expect_sym(s, 0x290, NULL, 0, 0);
 			expect_sym(s, 0x2a4, "ifunc", 0x2a0, 8);
+			expect_sym(s, 0x2b4, "__memmove_avx", 0x2b0, 0x10);
+			expect_sym(s, 0x2c0, "zz_sized", 0x2c0, 0x10);
+			expect_sym(s, 0x2d8, "tie_b", 0x2d0, 0x10);
 			expect_sym(s, 0x2e0, "tail", 0x2e0, 0x20);
 			expect_sym(s, 0x2ff, "tail", 0x2e0, 0x20);
 			expect_sym(s, 0x300, NULL, 0, 0);
