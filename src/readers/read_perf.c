@@ -1519,6 +1519,21 @@ static int finish_model(struct perf *p)
 		if (!t)
 			continue;
 		HASH_FIND(hh, p->procs, &ts->pid, sizeof(ts->pid), pr);
+		if (ts->name == PC_NONE && (!pr || pr->name == PC_NONE)) {
+			/* no COMM: perf's names, "swapper" for the idle task
+			 * (perf_session__register_idle_thread()), else ":TID" */
+			char nm[16];
+
+			if (ts->tid == 0)
+				memcpy(nm, "swapper", 8);
+			else
+				snprintf(nm, sizeof(nm), ":%d", (int)ts->tid);
+			ts->name = pc_str_intern_z(m, nm);
+			if (ts->name == PC_NONE)
+				return PROFCONV_ERR_NOMEM;
+			if (pr && ts->pid == ts->tid)
+				pr->name = ts->name;
+		}
 		t->name = ts->name != PC_NONE ? ts->name
 					      : (pr && pr->name != PC_NONE ? pr->name : 0);
 		t->is_main = ts->pid == ts->tid;

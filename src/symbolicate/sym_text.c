@@ -20,9 +20,14 @@
  * and modules) are looked up.  A symbol ends at the next symbol of any type
  * in the same module (so data symbols bound text ones); the last symbol of a
  * module gets perf's guess, up to the next page boundary plus one page, and
- * size 0 (unknown).  Aliases at one address are resolved like perf's
- * choose_best_symbol(): non-weak over weak, global over local, fewer leading
- * underscores, longer name, then file order.
+ * size 0 (unknown).  Of several aliases at one address the last in file
+ * order is the name, as perf 6.1 shows it: its kallsyms loader sets each
+ * symbol's end (symbols__fixup_end()) before it drops duplicates
+ * (symbols__fixup_duplicate()), so every alias but the last has size 0 and
+ * choose_best_symbol()'s first rule, a sized symbol over one of size 0,
+ * decides (checked with perf report --kallsyms on files with an alias put
+ * before or after a sampled symbol: weak or with more underscores, the one
+ * after wins).
  *
  * Damage: a malformed line is skipped and counted (pc_warn kind "malformed
  * symbol-file lines skipped", with its line number).
@@ -408,34 +413,6 @@ static int ks_is_text(int type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
-static int underscores(const char *s)
-{
-	int n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-/* Non-zero when b is a better name than a for one address (perf's choice). */
-static int ks_better(const struct tx_src *t, const struct ks_raw *a, const struct ks_raw *b)
-{
-	const char *na = t->arena + a->name, *nb = t->arena + b->name;
-	int wa = a->type == 'w' || a->type == 'W', wb = b->type == 'w' || b->type == 'W';
-	int ga = a->type == 'T', gb = b->type == 'T';
-	size_t la, lb;
-
-	if (wa != wb)
-		return wa;
-	if (ga != gb)
-		return gb;
-	if (underscores(na) != underscores(nb))
-		return underscores(nb) < underscores(na);
-	la = strlen(na);
-	lb = strlen(nb);
-	return lb > la;
-}
-
 static int same_module(const struct tx_src *t, uint32_t a, uint32_t b)
 {
 	if (a == b)
@@ -465,9 +442,8 @@ static int ks_build(struct profconv_ctx *ctx, struct tx_src *t, struct ks_raw *r
 
 		best = PC_NONE;
 		for (j = i; j < n && raw[j].addr == addr; j++)
-			if (raw[j].name != PC_NONE &&
-			    (best == PC_NONE || ks_better(t, &raw[best], &raw[j])))
-				best = j;
+			if (raw[j].name != PC_NONE)
+				best = j; /* the last text symbol here (see the top) */
 		/* raw[j] is now the first symbol above addr, if any */
 		if (best != PC_NONE) {
 			o = &t->ents[t->n++];
