@@ -776,10 +776,16 @@ static int body_string(const unsigned char *b, size_t avail, char *out, size_t c
 	return 0;
 }
 
+/*
+ * Memory perf takes for a JIT's (tools/perf/util/map.c, is_anon_memory()):
+ * of memfd mappings only .NET's doublemapper; another memfd (a sealed
+ * executable image, say) is a file, its addresses relative to it.
+ */
 static int is_anon(const char *file)
 {
 	return strcmp(file, "//anon") == 0 || strncmp(file, "[anon", 5) == 0 ||
-	       strncmp(file, "/memfd:", 7) == 0 || strncmp(file, "/dev/zero", 9) == 0 ||
+	       strncmp(file, "/memfd:doublemapper", 19) == 0 ||
+	       strncmp(file, "/dev/zero", 9) == 0 || strncmp(file, "/anon_hugepage", 14) == 0 ||
 	       strcmp(file, "[heap]") == 0 || strcmp(file, "[stack]") == 0;
 }
 

@@ -78,6 +78,15 @@ static inline void pc_symsrc_close(struct pc_symsrc *s)
  */
 int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
 		       struct pc_symsrc **out, char *why, size_t whylen);
+/*
+ * The same, for a separate debug file whose binary is at runtime_path (or
+ * NULL): a debug file's .plt and .rela.plt have no contents, so the PLT
+ * stubs' names (NAME@plt) come from the binary, as perf takes them from its
+ * "runtime" image, when its build id matches too.
+ */
+int pc_symsrc_open_elf_rt(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			  const char *runtime_path, struct pc_symsrc **out, char *why,
+			  size_t whylen);
 /* expect_debug_id: the 33-hex-digit breakpad id, or NULL. */
 int pc_symsrc_open_breakpad(struct profconv_ctx *ctx, const char *path,
 			    const char *expect_debug_id, struct pc_symsrc **out, char *why,

@@ -133,6 +133,7 @@ struct elf_segs {
 struct elf_src {
 	struct pc_symsrc base;
 	struct elf_map m;
+	struct elf_map rt; /* the binary of a debug file, for its PLT (rt.p NULL: none) */
 	struct elf_segs sg;
 	struct elf_sym *syms;
 	uint32_t nsyms;
@@ -829,10 +830,12 @@ static int64_t scan_plt(struct elf_map *m, struct elf_sym *out)
 		uint64_t info = ld64(m, rela.offset + i * rela.entsize + 8), sym = info >> 32;
 		const char *name;
 
-		if (sym == 0 || sym >= dyn.size / dyn.entsize)
+		if (sym >= dyn.size / dyn.entsize)
 			continue;
-		name = str_at(m, strs.offset, strs.size, ld32(m, dyn.offset + sym * dyn.entsize));
-		if (!name || !name[0])
+		/* symbol 0 (an IRELATIVE slot): perf names it "@plt" */
+		name = sym ? str_at(m, strs.offset, strs.size, ld32(m, dyn.offset + sym * dyn.entsize))
+			   : "";
+		if (!name)
 			continue;
 		if (out) {
 			struct elf_sym *y = &out[kept];
@@ -854,7 +857,7 @@ static int64_t scan_plt(struct elf_map *m, struct elf_sym *out)
 
 static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 {
-	struct elf_map *m = &s->m;
+	struct elf_map *m = &s->m, *plt = s->rt.p ? &s->rt : &s->m;
 	struct elf_shdr sh;
 	struct elf_sym *y;
 	uint64_t total = 0, cover_start = 0, cover_end = 0;
@@ -878,7 +881,7 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 					return -1;
 				at += (uint64_t)r;
 			}
-		at += (uint64_t)scan_plt(m, pass ? s->syms + at : NULL);
+		at += (uint64_t)scan_plt(plt, pass ? s->syms + at : NULL);
 		if (pass == 0) {
 			total = at;
 			if (total == 0)
@@ -1057,6 +1060,8 @@ static void elf_close(struct pc_symsrc *base)
 	pc_free(ctx, s->syms);
 	pc_free(ctx, s->sg.segs);
 	map_close(&s->m);
+	if (s->rt.p)
+		map_close(&s->rt);
 	pc_free(ctx, s);
 }
 
@@ -1146,6 +1151,21 @@ static int open_checked(struct elf_map *m, const char *path, const char *expect_
 int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
 		       struct pc_symsrc **out, char *why, size_t whylen)
 {
+	return pc_symsrc_open_elf_rt(ctx, path, expect_build_id, NULL, out, why, whylen);
+}
+
+/* Whether the file's PLT can be read from it (a debug file's cannot). */
+static int plt_in_file(struct elf_map *m)
+{
+	struct elf_shdr sh;
+
+	return find_section(m, ".rela.plt", &sh) == 0 && sec_in_file(m, &sh);
+}
+
+int pc_symsrc_open_elf_rt(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			  const char *runtime_path, struct pc_symsrc **out, char *why,
+			  size_t whylen)
+{
 	struct elf_src *s;
 	int r, err = 0;
 
@@ -1166,6 +1186,17 @@ int pc_symsrc_open_elf(struct profconv_ctx *ctx, const char *path, const char *e
 		goto bad;
 	if (err)
 		goto fail;
+	if (runtime_path && strcmp(runtime_path, path) != 0 && !plt_in_file(&s->m)) {
+		char rwhy[256];
+
+		/* the binary's PLT, if it is the same build; else none */
+		if (open_checked(&s->rt, runtime_path, expect_build_id, rwhy, sizeof(rwhy)) != 0 ||
+		    s->rt.bad || !plt_in_file(&s->rt)) {
+			if (s->rt.p)
+				map_close(&s->rt);
+			memset(&s->rt, 0, sizeof(s->rt));
+		}
+	}
 	err = load_symbols(ctx, s);
 	if (err < 0)
 		goto bad;

@@ -113,7 +113,12 @@ static int try_file(struct finder *f, open_fn *open, const char *expect, const c
 	if (!is_file(p))
 		return 0;
 	why[0] = 0;
-	err = open(f->ctx, p, expect, out, why, sizeof(why));
+	if (open == pc_symsrc_open_elf && !f->ctx->opt.no_host_symbols && f->path &&
+	    f->path[0] == '/' && strcmp(p, f->path) != 0)
+		/* a debug file: the PLT stubs' names from the binary */
+		err = pc_symsrc_open_elf_rt(f->ctx, p, expect, f->path, out, why, sizeof(why));
+	else
+		err = open(f->ctx, p, expect, out, why, sizeof(why));
 	if (err == PROFCONV_ERR_NOMEM || err == PROFCONV_ERR_STRICT)
 		return -err;
 	if (err) {

@@ -639,6 +639,72 @@ static void test_synthetic(void)
 	}
 }
 
+/*
+ * PLT stubs (plt.c): puts@plt and strlen@plt, and perf's "@plt" for the
+ * IRELATIVE slot of a local ifunc.  A debug file's .plt has no contents: its
+ * stubs are named from the binary given as its runtime image, as perf does.
+ */
+static void test_plt(void)
+{
+	static const char *const binaries[] = { "plt.stripped", "plt.debug" };
+	struct pc_symsrc *s;
+	char why[256], path[4096];
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		s = NULL;
+		snprintf(path, sizeof(path), "%s", fixture("plt.stripped"));
+		PC_CHECK_EQ_INT(pc_symsrc_open_elf_rt(ctx, fixture(binaries[i ? 1 : 0]),
+						      "5f16f665d70ec4de55f3bc0b3d9bc34f73cfd94b",
+						      i == 2 ? path : NULL, &s, why, sizeof(why)),
+				0);
+		PC_CHECK(s != NULL);
+		if (!s)
+			continue;
+		if (i == 1) {
+			/* the debug file alone: no stub has a name */
+			expect_sym(s, 0x1034, NULL, 0, 0);
+		} else {
+			expect_sym(s, 0x1030, "puts@plt", 0x1030, 0x10);
+			expect_sym(s, 0x1044, "strlen@plt", 0x1040, 0x10);
+			expect_sym(s, 0x105f, "@plt", 0x1050, 0x10);
+		}
+		pc_symsrc_close(s);
+	}
+	/* a runtime image of another build (one byte of its build id changed) is not used */
+	{
+		static const unsigned char id[] = { 0x5f, 0x16, 0xf6, 0x65, 0xd7 };
+		char tmp[] = "/tmp/pc-test-plt-XXXXXX";
+		unsigned char buf[32768];
+		size_t n = 0, k;
+		FILE *f = fopen(fixture("plt.stripped"), "rb");
+		int fd;
+
+		if (f) {
+			n = fread(buf, 1, sizeof(buf), f);
+			fclose(f);
+		}
+		for (k = 0; k + sizeof(id) <= n && memcmp(buf + k, id, sizeof(id)) != 0; k++)
+			;
+		PC_CHECK(n > 0 && n < sizeof(buf) && k + sizeof(id) <= n);
+		buf[k] ^= 1;
+		fd = mkstemp(tmp);
+		PC_CHECK(fd >= 0 && write(fd, buf, n) == (ssize_t)n);
+		if (fd >= 0)
+			close(fd);
+		s = NULL;
+		PC_CHECK_EQ_INT(pc_symsrc_open_elf_rt(ctx, fixture("plt.debug"),
+						      "5f16f665d70ec4de55f3bc0b3d9bc34f73cfd94b", tmp,
+						      &s, why, sizeof(why)),
+				0);
+		if (s) {
+			expect_sym(s, 0x1034, NULL, 0, 0);
+			pc_symsrc_close(s);
+		}
+		unlink(tmp);
+	}
+}
+
 /* --- the demangler --- */
 
 static void test_demangle(void)
@@ -695,6 +761,7 @@ int main(void)
 	test_ids();
 	test_outside();
 	test_synthetic();
+	test_plt();
 	check_binary("inline", "inline.expected", "elf+dwarf", &total);
 	check_binary("inline.debug", "inline.expected", "elf+dwarf", &total);
 	check_binary("inline-nopie", "inline-nopie.expected", "elf+dwarf", &total);
