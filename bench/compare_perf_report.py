@@ -29,18 +29,18 @@ import tempfile
 
 def strip_params(name):
     """perf shows C++ names without their parameter list (and cv-qualifiers)."""
-    n = name
+    n = re.sub(r"( \[clone [^]]*\])+$", "", name)
     for q in (" const", " volatile", " &&", " &"):
         if n.endswith(q):
             n = n[: -len(q)]
     if not n.endswith(")") or n.startswith("("):
-        return name
+        return n
     depth = 0
     for i in range(len(n) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(n[i], 0)
         if depth == 0:
             return n[:i] if i > 0 else name
-    return name
+    return n
 
 
 def last_word(name):
