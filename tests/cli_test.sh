@@ -493,7 +493,12 @@ assert got == [("A", {"type": "TraceEvent", "cat": "c", "k": "x", "m": "y", "o":
 PY
 	# thread order and process names as the front-end's Chrome importer
 	# makes them: process_sort_index, thread_sort_index (CrBrowserMain -1),
-	# main threads first, process_labels appended to the process name
+	# main threads first, process_labels appended to the process name.
+	# Main threads as the importer marks them: a name Cr...Main (CrMain
+	# too) or tid = pid (pid 0 aside; also without a thread_name), one per
+	# process (pid 6 has two candidates: the first in order), and the
+	# counters of a process drawn with its main thread (pid 8's Helper
+	# comes first by its thread_sort_index)
 	"$PC" -q --no-symbols "$C/y_synth_order.json" -o "$T/ord.json" || fail "order: conversion"
 	python3 - "$T/ord.json" <<'PY' || fail "thread order"
 import json, sys
@@ -502,10 +507,20 @@ got = [(t["pid"], t["tid"], t["name"], t["processName"], t["isMainThread"]) for 
 assert got == [
     ("2", 21, "CrBrowserMain", "Browser", True),
     ("2", 20, "Chrome_IOThread", "Browser", False),
+    ("0", 0, "swapper", "", False),
     ("1", 11, "Compositor", "Renderer (Example Domain)", False),
     ("1", 10, "CrRendererMain", "Renderer (Example Domain)", True),
     ("3", 30, "Thread 30", "Process 3 (about:blank)", False),
+    ("4", 4, "network.CrUtilityMain", "", True),
+    ("4", 41, "Chrome_ChildIOThread", "", False),
+    ("5", 51, "CrMain", "", True),
+    ("6", 6, "Worker6", "", True),
+    ("6", 60, "CrRendererMain", "", False),
+    ("7", 7, "Thread 7", "", True),
+    ("8", 80, "Helper", "", False),
+    ("8", 81, "CrUtilityMain", "", True),
 ], got
+assert [(c["name"], c["mainThreadIndex"]) for c in d["counters"]] == [("Load", 13)], d["counters"]
 PY
 	# stackFrames (global and a process's own from an M event, parents,
 	# a loop), P samples by sf and by stack array, global samples by tid

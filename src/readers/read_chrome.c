@@ -2412,12 +2412,38 @@ static int tkey_cmp(const void *a, const void *b)
 }
 
 /*
+ * Is ti a main thread as the Firefox Profiler's Chrome importer decides
+ * (chrome.ts, getThreadInfo(), production branch): a name that starts with
+ * "Cr" and ends with "Main" (CrBrowserMain, CrRendererMain, CrGpuMain; not
+ * network.CrUtilityMain, which is main by its tid), or tid = pid other than
+ * pid 0.  The importer looks only at threads that have a thread_name event;
+ * a nameless thread with tid = pid counts here too (its process would get
+ * no main-thread track otherwise).
+ */
+static int main_candidate(const struct rd *r, const struct tinfo *ti)
+{
+	const char *nm = pc_str(r->m, ti->t->name);
+	size_t n = nm ? strlen(nm) : 0;
+
+	if (ti->pid != 0 && ti->tid == ti->pid)
+		return 1;
+	return n >= 6 && strncmp(nm, "Cr", 2) == 0 && strcmp(nm + n - 4, "Main") == 0;
+}
+
+/*
  * As the Firefox Profiler's Chrome importer orders them: processes by
  * process_sort_index, threads of a process by thread_sort_index, where
  * CrBrowserMain and CrGpuMain without one count as -1; then (where it
- * takes first appearance) by pid, the main thread (tid = pid, or a Cr*Main
- * name) first, and tid.  Process labels join the process name as the
- * importer shows them: "Name (labels)".
+ * takes first appearance) by pid, the main thread (main_candidate()) first,
+ * and tid.  Process labels join the process name as the importer shows
+ * them: "Name (labels)".
+ *
+ * Main threads: the first candidate of each process in that order, one per
+ * process.  The importer flags every candidate, and the front-end's track
+ * code then gives the process's track to the last of them and no track at
+ * all to the others (computeGlobalTracks/computeLocalTracksByPid); with one
+ * flagged, the others stay visible as threads of their own.  The process
+ * row's main thread is set to it too (counters are drawn with it).
  */
 static int order_threads(struct rd *r)
 {
@@ -2429,8 +2455,6 @@ static int order_threads(struct rd *r)
 	for (i = 0; i < r->nth; i++) {
 		struct tinfo *ti = &r->th[i];
 		const char *nm = pc_str(r->m, ti->t->name);
-		size_t n = strlen(nm);
-		int cr_main = n > 6 && strncmp(nm, "Cr", 2) == 0 && strcmp(nm + n - 4, "Main") == 0;
 
 		k[i].psort = 0;
 		for (j = 0; j < r->npm; j++)
@@ -2442,14 +2466,26 @@ static int order_threads(struct rd *r)
 						    ? -1
 						    : 0;
 		k[i].tid = ti->tid;
-		k[i].main = ti->tid == ti->pid || cr_main;
+		k[i].main = main_candidate(r, ti);
 		k[i].t = ti->t;
-		if (cr_main)
-			ti->t->is_main = 1;
+		ti->t->is_main = 0;
 	}
 	qsort(k, r->nth, sizeof(*k), tkey_cmp);
-	for (i = 0; i < r->nth; i++)
-		k[i].t->order = i;
+	for (i = 0, j = 0; i < r->nth; i++) {
+		struct pc_thread *t = k[i].t;
+		uint32_t idx;
+
+		t->order = i;
+		if (i == 0 || k[i].pid != k[i - 1].pid)
+			j = 0; /* a new process (a run of the sorted keys): no main thread yet */
+		if (!k[i].main || j)
+			continue;
+		j = 1;
+		t->is_main = 1;
+		idx = pc_thread_index(r->m, t);
+		if (t->process != PC_NONE && idx != PC_NONE)
+			r->m->processes.rows[t->process].main_thread = idx;
+	}
 	pc_free(r->ctx, k);
 	for (i = 0; i < r->npm; i++) {
 		uint32_t proc;
