@@ -321,28 +321,69 @@ chrome)
 	"$PC" validate "$T/real.json" >/dev/null || fail "real cut output invalid"
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
-import json, sys
+import collections, json, sys
 src = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 ph = lambda p: [e for e in src if e.get("ph") == p]
-want_markers = sum(len(ph(p)) for p in "XIRnBbstf")
-got_markers = sum(t["markers"]["length"] for t in out["threads"])
-assert got_markers == want_markers, (got_markers, want_markers)
-# flows: each (id, cat, name) of the cut's s/f events is one flow id in the output
 strs = out["shared"]["stringArray"]
-flows = {}
+# markers per name per process: the trace's slices, instants and async
+# spans (each b once), counted from the raw events; flows add none
+want = collections.Counter((str(e["pid"]), e["name"]) for e in src if e.get("ph") in ("X", "B", "I", "i", "R", "n", "b", "S"))
+got = collections.Counter((t["pid"], strs[t["markers"]["name"][i]]) for t in out["threads"] for i in range(t["markers"]["length"]))
+assert got == want, (sum(got.values()), sum(want.values()), (got - want).most_common(3), (want - got).most_common(3))
+assert not any(x and x["type"] == "TraceEventFlow" for t in out["threads"] for x in t["markers"]["data"])
+# main threads: a thread_name Cr...Main, or tid = pid (pid 0 aside); every
+# process here has exactly one
+names = {(str(e["pid"]), e["tid"]): e["args"]["name"] for e in ph("M") if e["name"] == "thread_name"}
+for t in out["threads"]:
+    nm = names.get((t["pid"], t["tid"]), "")
+    want_main = (t["pid"] != "0" and t["pid"] == str(t["tid"])) or (nm.startswith("Cr") and nm.endswith("Main"))
+    assert t["isMainThread"] == want_main, (t["name"], t["pid"], t["tid"], t["isMainThread"])
+mains = collections.Counter(t["pid"] for t in out["threads"] if t["isMainThread"])
+assert sorted(mains) == sorted({t["pid"] for t in out["threads"]} - {"0"}) and set(mains.values()) == {1}, mains
+assert "network.CrUtilityMain" in {t["name"] for t in out["threads"] if t["isMainThread"]}
+# flows: each end binds the innermost slice of its thread open at its time
+# (an s, an f with bp "e"), worked out here from the raw X events; the
+# slice at the start carries the flow's id in flow, the one at the end in
+# terminatingFlow, and each names the other in flowTo / flowFrom
+zero = min(e["ts"] for e in src if e.get("ph") != "M" and "ts" in e)
+slices = collections.defaultdict(list)
+for e in ph("X"):
+    slices[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e.get("dur", 0), e["name"]))
+tname = {(str(e["pid"]), e["tid"]): e["args"]["name"] for e in ph("M") if e["name"] == "thread_name"}
+def bound(e):
+    c = [x for x in slices[(e["pid"], e["tid"])] if x[0] <= e["ts"] <= x[1]]
+    return max(c, key=lambda x: (x[0], -x[1])) if c else None
+want = {}
+for e in src:
+    if e.get("ph") in ("s", "f"):
+        key = "%x %s/%s" % (e["id"], e["cat"], e["name"])
+        want.setdefault(key, {})[e["ph"]] = (str(e["pid"]), e["tid"], bound(e))
+got = {}
+tos = {}
 for t in out["threads"]:
     m = t["markers"]
     for i in range(m["length"]):
         x = m["data"][i]
-        if x and x["type"] == "TraceEventFlow":
-            flows.setdefault(strs[x.get("flow", x.get("terminatingFlow"))], []).append((x["phase"], t["tid"]))
-want = {}
-for e in src:
-    if e.get("ph") in ("s", "f"):
-        want.setdefault((e["id"], e["cat"], e["name"]), []).append(("start" if e["ph"] == "s" else "end", e["tid"]))
-assert len(flows) == len(want) == 68, (len(flows), len(want))  # 32 whole flows, 36 cut in two
-assert sorted(sorted(v) for v in flows.values()) == sorted(sorted(v) for v in want.values())
+        here = (t["tid"], strs[m["name"][i]], round(m["startTime"][i], 6))
+        for k, p in (("flow", "s"), ("terminatingFlow", "f")):
+            if x and k in x:
+                for key in strs[x[k]].split("; "):
+                    got.setdefault(key, {})[p] = here
+        if x and "flowTo" in x:
+            tos[here] = x["flowTo"]
+assert len(want) == 68, len(want)  # 32 whole flows, 36 cut in two
+nb = nto = 0
+for key, ends in want.items():
+    exp = {p: (tid, b[2], round((b[0] - zero) / 1000, 6)) for p, (pid, tid, b) in ends.items() if b}
+    nb += len(ends) - len(exp)
+    assert got.get(key, {}) == exp, (key, got.get(key), exp)
+    if "s" in exp and "f" in ends:
+        pid, tid, b = ends["f"]
+        to = "%s on %s (tid %d)" % (b[2] if b else "(no slice)", tname[(pid, tid)], tid)
+        assert to in tos[exp["s"]], (key, to, tos[exp["s"]])
+        nto += 1
+assert nb < 10 and nto >= 30, (nb, nto)
 prof = ph("P")[0]
 v8 = sum(len(e["args"]["data"]["cpuProfile"]["samples"]) for e in ph("P") if e["name"] == "ProfileChunk")
 th = [t for t in out["threads"] if t["pid"] == str(prof["pid"]) and t["tid"] == prof["tid"]][0]
@@ -381,14 +422,13 @@ assert [(t["name"], t["tid"]) for t in d["threads"]] == [("Main", 1), ("Worker",
 assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
 mk = th["Main"]["markers"]
 got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
-assert got == [("RunTask", 0, 5, 1), ("flow", 0.1, None, 0), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
-assert mk["data"][1] == {"type": "TraceEventFlow", "cat": mk["data"][1]["cat"], "phase": "start", "flow": mk["data"][1]["flow"]}
-assert strs[mk["data"][1]["cat"]] == "toplevel", mk["data"][1]
-assert strs[mk["data"][1]["flow"]] == "5 toplevel/flow", strs[mk["data"][1]["flow"]]
+assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
+# the flow that starts in RunTask (its s, with no f) is a field of RunTask
+assert strs[mk["data"][0]["flow"]] == "5 toplevel/flow" and "flowTo" not in mk["data"][0], mk["data"][0]
 # string values are string-table indexes (format unique-string), numbers numbers
 fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "TraceEvent" for f in s["fields"]}
 assert fmt["src"] == "unique-string" and fmt["cat"] == "unique-string" and fmt["nodes"] == "number", fmt
-assert mk["data"][2]["nodes"] == 12 and strs[mk["data"][0]["src"]] == "a.cc", mk["data"][:3]
+assert mk["data"][1]["nodes"] == 12 and strs[mk["data"][0]["src"]] == "a.cc", mk["data"][:3]
 assert strs[mk["data"][0]["cat"]] == "toplevel", mk["data"][0]
 w = th["Worker"]["markers"]
 assert [(strs[w["name"][i]], w["phase"][i]) for i in range(w["length"])] == [("Open", 2)]
@@ -425,8 +465,8 @@ ev = json.load(open(sys.argv[1]))["traceEvents"]
 ph = collections.Counter(e["ph"] for e in ev)
 d = json.load(open(sys.argv[2]))
 n = sum(t["markers"]["length"] for t in d["threads"])
-# X, I, R, flows (s, f) one each; an async pair (b, e) one, an unclosed b one
-want = ph["X"] + ph["I"] + ph["R"] + ph["s"] + ph["f"] + ph["b"]
+# X, I, R one each; an async pair (b, e) one, an unclosed b one; flows none
+want = ph["X"] + ph["I"] + ph["R"] + ph["b"]
 assert n == want and n > 8192, (n, want, ph)
 strs = d["shared"]["stringArray"]
 names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
@@ -437,39 +477,51 @@ got = collections.Counter(strs[t["markers"]["name"][i]] for t in d["threads"]
 assert got == names, (got, names)
 PY
 	# flows: v1 s/t/f events keyed by (id as hex, cat, name), id2.local per
-	# process; v2 bind_id + flow_in/flow_out on the slices themselves
-	"$PC" --no-symbols "$C/y_synth_flows.json" -o "$T/fl.json" 2>"$T/err" || fail "flows: $(cat "$T/err")"
-	grep -q "y_synth_flows.json: offset 0x2cd: a flow ('s') event without an id" "$T/err" || fail "flow without an id: $(cat "$T/err")"
+	# process, each bound to the innermost slice open on its thread (an f
+	# without bp "e": the next slice); v2 bind_id + flow_in/flow_out on the
+	# slices themselves (X, B closed and left open); no markers of their
+	# own: fields of the slices they bind, naming the other end
+	"$PC" -v --no-symbols "$C/y_synth_flows.json" -o "$T/fl.json" 2>"$T/err" || fail "flows: $(cat "$T/err")"
+	grep -q "y_synth_flows.json: offset 0x4a5: a flow ('s') event without an id" "$T/err" || fail "flow without an id: $(cat "$T/err")"
+	grep -q "y_synth_flows.json: 1 flow events bind no slice" "$T/err" || fail "flows binding no slice: $(cat "$T/err")"
 	"$PC" validate "$T/fl.json" >/dev/null || fail "flows output invalid"
 	python3 - "$T/fl.json" <<'PY' || fail "flows"
 import json, sys
 d = json.load(open(sys.argv[1]))
 strs = d["shared"]["stringArray"]
+ids = ("flow", "terminatingFlow")
 got = []
 for t in d["threads"]:
     m = t["markers"]
     for i in range(m["length"]):
         x = m["data"][i]
-        for k in ("flow", "terminatingFlow"):
-            if k in x:
-                got.append((t["name"], strs[m["name"][i]], m["startTime"][i], x.get("phase"), k, strs[x[k]]))
+        assert x["type"] == "TraceEvent", x
+        got.append((t["name"], strs[m["name"][i]], m["startTime"][i],
+                    {k: strs[v] if k in ids else v for k, v in x.items() if k in ids or k.startswith("flow")}))
 assert got == [
-    ("Main", "Send", 0.05, "start", "flow", "1f ipc/Send"),
-    ("Main", "Local", 0.06, "start", "flow", "7@1 ipc/Local"),
-    ("Main", "Send", 0.4, "end", "terminatingFlow", "1f ipc/Send"),
-    ("Main", "RunTask", 1, None, "flow", "abc"),
-    ("Main", "RunTask", 1.2, None, "terminatingFlow", "abc"),
-    ("IO", "Send", 0.2, "step", "flow", "1f ipc/Send"),
-    ("IO", "Send", 0.21, "start", "flow", "1f other/Send"),
-    ("IO", "Local", 0.3, "end", "terminatingFlow", "7@1 ipc/Local"),
-    ("IO", "RunTask", 1.1, None, "flow", "abc"),
+    ("Main", "Post", 0, {}),
+    ("Main", "Inner", 0.04, {"flow": "1f ipc/Send; 7@1 ipc/Local",
+                             "flowTo": "1f ipc/Send: Relay on IO (tid 2); 7@1 ipc/Local: RunTask on IO (tid 2)"}),
+    ("Main", "Recv", 0.4, {}),
+    ("Main", "RecvInner", 0.4, {"terminatingFlow": "1f ipc/Send", "flowFrom": "Relay on IO (tid 2)"}),
+    ("Main", "RunTask", 1, {"flow": "abc", "flowTo": "RunTask on IO (tid 2)"}),
+    ("Main", "RunTask", 1.2, {"terminatingFlow": "abc", "flowFrom": "RunTask on IO (tid 2)"}),
+    ("Main", "Begin", 1.3, {"flow": "99", "flowTo": "Open on IO (tid 2)"}),
+    ("IO", "Relay", 0.15, {"flow": "1f ipc/Send; 1f other/Send; 9 ipc/Lost",
+                           "flowFrom": "1f ipc/Send: Inner on Main (tid 1)",
+                           "flowTo": "1f ipc/Send: RecvInner on Main (tid 1); 9 ipc/Lost: (no slice) on Main (tid 1)"}),
+    ("IO", "RunTask", 1.1, {"flow": "abc", "terminatingFlow": "7@1 ipc/Local",
+                            "flowFrom": "7@1 ipc/Local: Inner on Main (tid 1); abc: RunTask on Main (tid 1)",
+                            "flowTo": "RunTask on Main (tid 1)"}),
+    ("IO", "Open", 1.5, {"terminatingFlow": "99", "flowFrom": "Begin on Main (tid 1)"}),
 ], got
 ms = {s["name"]: s for s in d["meta"]["markerSchema"]}
-fmt = lambda n: {f["key"]: f["format"] for f in ms[n]["fields"]}
-assert fmt("TraceEventFlow")["flow"] == "flow-id" and fmt("TraceEventFlow")["terminatingFlow"] == "terminating-flow-id"
-assert fmt("TraceEvent")["flow"] == "flow-id" and fmt("TraceEvent")["terminatingFlow"] == "terminating-flow-id"
+assert "TraceEventFlow" not in ms, sorted(ms)
+fmt = [(f["key"], f["format"]) for f in ms["TraceEvent"]["fields"]]
+assert fmt == [("cat", "unique-string"), ("n", "number"), ("flow", "flow-id"), ("terminatingFlow", "terminating-flow-id"),
+               ("flowFrom", "string"), ("flowTo", "string")], fmt
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
-assert main["data"][4]["flow"] == main["data"][5]["terminatingFlow"] and "n" in main["data"][5]
+assert main["data"][5]["n"] == 1, main["data"][5]
 PY
 	# args string values are string-table indexes (unique-string); a key
 	# that also had a number or a boolean keeps plain strings (string)
@@ -493,7 +545,12 @@ assert got == [("A", {"type": "TraceEvent", "cat": "c", "k": "x", "m": "y", "o":
 PY
 	# thread order and process names as the front-end's Chrome importer
 	# makes them: process_sort_index, thread_sort_index (CrBrowserMain -1),
-	# main threads first, process_labels appended to the process name
+	# main threads first, process_labels appended to the process name.
+	# Main threads as the importer marks them: a name Cr...Main (CrMain
+	# too) or tid = pid (pid 0 aside; also without a thread_name), one per
+	# process (pid 6 has two candidates: the first in order), and the
+	# counters of a process drawn with its main thread (pid 8's Helper
+	# comes first by its thread_sort_index)
 	"$PC" -q --no-symbols "$C/y_synth_order.json" -o "$T/ord.json" || fail "order: conversion"
 	python3 - "$T/ord.json" <<'PY' || fail "thread order"
 import json, sys
@@ -502,10 +559,20 @@ got = [(t["pid"], t["tid"], t["name"], t["processName"], t["isMainThread"]) for 
 assert got == [
     ("2", 21, "CrBrowserMain", "Browser", True),
     ("2", 20, "Chrome_IOThread", "Browser", False),
+    ("0", 0, "swapper", "", False),
     ("1", 11, "Compositor", "Renderer (Example Domain)", False),
     ("1", 10, "CrRendererMain", "Renderer (Example Domain)", True),
     ("3", 30, "Thread 30", "Process 3 (about:blank)", False),
+    ("4", 4, "network.CrUtilityMain", "", True),
+    ("4", 41, "Chrome_ChildIOThread", "", False),
+    ("5", 51, "CrMain", "", True),
+    ("6", 6, "Worker6", "", True),
+    ("6", 60, "CrRendererMain", "", False),
+    ("7", 7, "Thread 7", "", True),
+    ("8", 80, "Helper", "", False),
+    ("8", 81, "CrUtilityMain", "", True),
 ], got
+assert [(c["name"], c["mainThreadIndex"]) for c in d["counters"]] == [("Load", 13)], d["counters"]
 PY
 	# stackFrames (global and a process's own from an M event, parents,
 	# a loop), P samples by sf and by stack array, global samples by tid

@@ -69,6 +69,7 @@ enum mkey {
 	K_BIND_ID,
 	K_FLOW_IN,
 	K_FLOW_OUT,
+	K_BP,
 	K_ID2,
 	K_ARGS,
 	K_SLOW, /* not matched by fast_key(): read the key */
@@ -85,6 +86,8 @@ static enum mkey member_key(const char *k, size_t n)
 			return K_TS;
 		if (k[0] == 'i' && k[1] == 'd')
 			return K_ID;
+		if (k[0] == 'b' && k[1] == 'p')
+			return K_BP;
 		break;
 	case 3:
 		if (memcmp(k, "cat", 3) == 0)
@@ -157,7 +160,7 @@ static inline enum mkey fast_key(struct pc_jscan *js)
 		KEY_IS(5, K4('a', 'r', 'g', 's'), K_ARGS);
 		break;
 	case 'b':
-		KEY_IS(3, K2('b', 'p'), K_OTHER);
+		KEY_IS(3, K2('b', 'p'), K_BP);
 		KEY_IS(8, K4('b', 'i', 'n', 'd') | KB('_', 4) | KB('i', 5) | KB('d', 6) | KB('"', 7),
 		       K_BIND_ID);
 		break;
@@ -327,7 +330,7 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 	e->nmembers = 0;
 	e->name.kind = e->cat.kind = e->ph.kind = e->scope.kind = e->ts.kind = CJ_NONE;
 	e->dur.kind = e->pid.kind = e->tid.kind = e->id.kind = e->bind_id.kind = CJ_NONE;
-	e->flow_in.kind = e->flow_out.kind = e->id2.kind = e->id2_local.kind = CJ_NONE;
+	e->flow_in.kind = e->flow_out.kind = e->bp.kind = e->id2.kind = e->id2_local.kind = CJ_NONE;
 	e->id2_global.kind = e->args.kind = CJ_NONE;
 	e->na = 0;
 	e->a = NULL;
@@ -400,6 +403,9 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 				break;
 			case K_FLOW_OUT:
 				v = &e->flow_out;
+				break;
+			case K_BP:
+				v = &e->bp;
 				break;
 			case K_ID2:
 				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
@@ -583,6 +589,7 @@ static void batch_fix(struct cbatch *b)
 		fix_str(base, &e->tid);
 		fix_str(base, &e->id);
 		fix_str(base, &e->bind_id);
+		fix_str(base, &e->bp);
 		fix_str(base, &e->id2_local);
 		fix_str(base, &e->id2_global);
 		e->a = e->na ? b->args + e->a_first : NULL;

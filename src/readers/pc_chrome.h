@@ -31,6 +31,7 @@ struct open_b {
 	uint32_t payload;  /* or PC_NONE */
 	uint32_t set;	   /* context set at the B */
 	uint32_t order;	   /* file order */
+	uint32_t flow;	   /* its v2 flow (bind_id): r->fl index + 1, or 0 */
 };
 
 /* A label frame remembered by (name, category). */
@@ -108,6 +109,20 @@ struct tinfo {
 	uint64_t *sbits;
 	uint32_t sbits_cap, sbits_used; /* words */
 	uint32_t nslices;
+};
+
+/*
+ * One end of a flow: a v1 event (s, t, f) or a v2 slice's bind_id, with the
+ * slice it binds (found at the end by time for v1, the slice itself for v2).
+ */
+struct flow_ev {
+	int64_t ts;	 /* ns, trace time */
+	uint32_t key;	 /* string row: the flow's identity (see flow_key()) */
+	uint32_t thread; /* r->th index */
+	uint32_t row;	 /* the slice: a marker row of that thread, or PC_NONE (not found yet) */
+	uint32_t order;	 /* file order */
+	uint8_t ph;	 /* 's' (the flow goes out), 't' (in and on), 'f' (in, ends) */
+	uint8_t next;	 /* v1 'f' without bp "e": binds the next slice to begin */
 };
 
 /* What M events say of a process: process_sort_index and process_labels. */
@@ -227,7 +242,7 @@ struct carg {
 /* The members of one event the reader uses (the first of each name, as cJSON finds them). */
 struct cev {
 	uint32_t nmembers;
-	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, id2,
+	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, bp, id2,
 		id2_local, id2_global, args; /* args.s: the object's text, as it is in the trace */
 	struct carg *a; /* args members in order (duplicates too), when args is an object */
 	uint32_t na;
@@ -323,9 +338,6 @@ struct rd {
 	uint8_t *kinds; /* payload text row of an args key -> KIND_* of its values */
 	uint32_t nkinds;
 	uint32_t row_contexts, row_flow, row_tflow; /* payload text rows */
-	/* a flow marker's payload text rows: TraceEventFlow, phase, and start,
-	 * step and end (the phase's values) */
-	uint32_t row_flow_type, row_phase, row_flow_ph[3];
 	uint64_t nevents;
 	int64_t first_ts, last_ts;
 	int any_samples;
@@ -335,8 +347,12 @@ struct rd {
 	struct sframe *sframes;
 	struct psample *ps;
 	uint32_t nps, ps_cap;
-	/* flows: v1 events (s/t/f) seen; v2 bindings (bind_id) on slices seen */
-	int any_flows, any_flow_slices;
+	/* flows (chrome_flows.c): every v1 event (s/t/f) and v2 binding
+	 * (bind_id), bound to their slices at the end; some slice got flow
+	 * fields (for the schema) */
+	struct flow_ev *fl;
+	uint32_t nfl, fl_cap;
+	int any_flow_slices;
 	/* contexts */
 	struct ctx_state *cs; /* parallel to th */
 	uint32_t cs_cap;
@@ -426,6 +442,21 @@ int pc_chrome_blame_finish(struct rd *r);
 int pc_chrome_sample_sets(struct rd *r);
 /* Contexts still active at the end: open activation markers. */
 int pc_chrome_ctx_close(struct rd *r);
+
+/* chrome_flows.c: flows become fields of the slices they bind. */
+/* A flow's end on thread r->th[thread] (row PC_NONE: bound by time later);
+ * returns its r->fl index + 1, or 0 on OOM (ctx set). */
+uint32_t pc_chrome_flow_add(struct rd *r, uint32_t thread, int64_t ts, uint32_t key, char ph,
+			    int next, uint32_t row);
+/* After close_open(), before the contexts close: bind, pair, write the fields. */
+int pc_chrome_flows_bind(struct rd *r);
+void pc_chrome_flows_free(struct rd *r);
+/* A payload member the flows write on the slices they bind. */
+static inline int pc_chrome_is_flow_key(const char *k)
+{
+	return strcmp(k, "flow") == 0 || strcmp(k, "terminatingFlow") == 0 ||
+	       strcmp(k, "flowFrom") == 0 || strcmp(k, "flowTo") == 0;
+}
 void pc_chrome_ctx_free(struct rd *r);
 
 #endif /* PC_CHROME_H */

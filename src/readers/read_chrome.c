@@ -28,9 +28,9 @@
  *   (no samples) a thread with slices and no samples gets samples derived
  *                from its slice nesting, one per millisecond, so the call
  *                tree shows where its time went
- *   s, t, f      flows (v1): instant markers whose flow-id field, the same
- *                for every event of one flow, links them; bind_id with
- *                flow_in/flow_out (v2) puts that field on the slice itself
+ *   s, t, f      flows (v1), and bind_id with flow_in/flow_out on a slice
+ *                (v2): no markers of their own, fields of the slices they
+ *                bind (chrome_flows.c)
  * Marker payloads: {type: "TraceEvent", cat, and each args member (nested
  * values as JSON text)}, with a schema listing the members seen.
  *   stackFrames, samples, other P
@@ -431,7 +431,7 @@ static inline void ev_nearer(const struct rd *r, const struct cev *e)
 /*
  * {type, cat, args...} for a marker; PC_NONE on OOM (ctx set).  One that
  * the same cat, context set and args text made before is shared (a payload
- * is never changed once built); flows make payloads of their own.
+ * is never changed once built).
  */
 static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
@@ -441,7 +441,7 @@ static uint32_t payload(struct rd *r, const struct cev *e, const char *cat, uint
 	uint64_t h, hc;
 	uint32_t pl, crow;
 
-	if (!cat || e->bind_id.kind != CJ_NONE || alen > PL_MAX_KEY)
+	if (!cat || alen > PL_MAX_KEY)
 		return build_payload(r, e, cat, set);
 	/* the cat by its string row (the payload interns it first thing anyway) */
 	clen = cat_len(e, cat);
@@ -485,7 +485,7 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 	uint32_t i;
 	int noted;
 	char ctxs[1024];
-	int wrote_ctx = 0, wrote_flow = 0;
+	int wrote_ctx = 0;
 
 	pc_pvb_begin(&b, r->m, 0);
 	pc_pvb_key_row(&b, r->row_type);
@@ -502,29 +502,11 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		pvb_sref_text(&b, r, ctxs, strlen(ctxs));
 		wrote_ctx = 1;
 	}
-	/* flow v2: a slice bound to a flow that goes on (flow_out) or ends there */
-	if (e->bind_id.kind != CJ_NONE) {
-		int in = e->flow_in.kind == CJ_TRUE, out = e->flow_out.kind == CJ_TRUE;
-		char key[600];
-
-		if ((in || out) && flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)) == 0) {
-			uint32_t row = pc_str_intern_z(r->m, key);
-
-			if (row == PC_NONE)
-				return PC_NONE;
-			pc_pvb_key_z(&b, out ? "flow" : "terminatingFlow");
-			pc_pvb_sref(&b, row);
-			r->any_flow_slices = 1;
-			wrote_flow = 1;
-		}
-	}
 	for (i = 0; e->args.kind == CJ_OBJ && i < e->na; i++) {
 		const struct carg *a = &e->a[i];
 
 		if (strcmp(a->key, "type") == 0 || strcmp(a->key, "cat") == 0 ||
-		    (wrote_ctx && strcmp(a->key, "contexts") == 0) ||
-		    (wrote_flow &&
-		     (strcmp(a->key, "flow") == 0 || strcmp(a->key, "terminatingFlow") == 0)))
+		    (wrote_ctx && strcmp(a->key, "contexts") == 0))
 			continue;
 		pc_pvb_key(&b, a->key, a->klen);
 		/* the schema lists each key once: skip note_arg_key() for a key
@@ -919,40 +901,53 @@ static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat,
 	return 0;
 }
 
-/* s, t, f: an instant marker carrying the flow (f ends it). */
+/*
+ * s, t, f: one end of a flow, bound to a slice of its thread at the end
+ * (chrome_flows.c).  An f binds the slice open at its time with bp "e"
+ * (Chrome writes it on every f), else the next slice to begin, as
+ * Perfetto binds them; s and t bind the slice open at their time.
+ */
 static int flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid, int64_t ts,
 		      const char *name, const char *cat, char ph, uint64_t off)
 {
 	char key[600];
-	struct pc_pvb b;
-	uint32_t row, nm, pl;
+	uint32_t row;
+	int enclosing = ev->bp.kind == CJ_STR && strcmp(ev->bp.s, "e") == 0;
 
 	if (flow_key(ev, 0, pid, cat, name, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
 			       "a flow ('%c') event without an id", ph);
 	row = pc_str_intern_z(r->m, key);
-	nm = name_row(r, name, ev->name.len, ev->hname);
-	if (row == PC_NONE || nm == PC_NONE)
+	if (row == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-	pc_pvb_begin(&b, r->m, 0);
-	pc_pvb_key_row(&b, r->row_type);
-	pc_pvb_str_row(&b, r->row_flow_type);
-	if (cat) {
-		uint32_t crow;
+	return pc_chrome_flow_add(r, (uint32_t)(ti - r->th), ts, row, ph, ph == 'f' && !enclosing,
+				  PC_NONE)
+		       ? 0
+		       : PROFCONV_ERR_NOMEM;
+}
 
-		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, cat_len(ev, cat), cat_hash(ev, cat), &crow);
-		pvb_sref_row(&b, r, crow);
-	}
-	pc_pvb_key_row(&b, r->row_phase);
-	pc_pvb_str_row(&b, r->row_flow_ph[ph == 's' ? 0 : ph == 't' ? 1 : 2]);
-	pc_pvb_key_row(&b, ph == 'f' ? r->row_tflow : r->row_flow);
-	pc_pvb_sref(&b, row);
-	pl = pc_pvb_end(&b);
-	if (pl == PC_NONE)
+/*
+ * A slice with bind_id and flow_in/flow_out (flow v2) is an end of that
+ * flow itself: row is its marker (PC_NONE for a B until its E).  *out: the
+ * end's r->fl index + 1, or 0 when the slice has none.
+ */
+static int flow_v2(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t ts, uint32_t row,
+		   uint32_t *out)
+{
+	int in = e->flow_in.kind == CJ_TRUE, on = e->flow_out.kind == CJ_TRUE;
+	char key[600];
+	uint32_t k;
+
+	*out = 0;
+	if (e->bind_id.kind == CJ_NONE || (!in && !on) ||
+	    flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)))
+		return 0;
+	k = pc_str_intern_z(r->m, key);
+	if (k == PC_NONE)
 		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
-	r->any_flows = 1;
-	return push_marker(r, ti, nm, ts, PC_NO_TIME, PC_PHASE_INSTANT, ev_category(r, ev), pl);
+	*out = pc_chrome_flow_add(r, (uint32_t)(ti - r->th), ts, k,
+				  in && on ? 't' : on ? 's' : 'f', 0, row);
+	return *out ? 0 : PROFCONV_ERR_NOMEM;
 }
 
 /* --- counters --- */
@@ -1626,7 +1621,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 		return pc_warn(r->ctx, W_BAD_EVENT, &loc, "a '%s' event without a name", ph);
 	switch (ph[0]) {
 	case 'X': {
-		uint32_t pl;
+		uint32_t pl, fl;
 		int64_t end;
 
 		if (!cv_num(&e->dur, &dur) || dur < 0)
@@ -1639,6 +1634,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		end = pc_time_add(ts, pc_chrome_us_to_ns(dur));
 		err = push_marker_set(r, ti, nm, ts, end, PC_PHASE_INTERVAL, c, pl, set);
+		if (!err && e->bind_id.kind != CJ_NONE)
+			err = flow_v2(r, ti, e, ts, ti->t->markers.len - 1, &fl);
 		if (!err && r->blame)
 			err = pc_chrome_add_cslice(r, ti, nm, ts, end, set, 0, r->norder++);
 		return err ? err : keep_slice(r, ti, ts, end, nm, c);
@@ -1658,8 +1655,9 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 		if (b->payload == PC_NONE || b->name == PC_NONE)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		b->order = r->norder++;
+		b->flow = 0;
 		ti->nopen++;
-		return 0;
+		return e->bind_id.kind != CJ_NONE ? flow_v2(r, ti, e, ts, PC_NONE, &b->flow) : 0;
 	}
 	case 'E': {
 		struct open_b b;
@@ -1674,6 +1672,8 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		err = push_marker_set(r, ti, b.name, b.start, ts, PC_PHASE_INTERVAL, b.cat, b.payload,
 				      b.set);
+		if (!err && b.flow)
+			r->fl[b.flow - 1].row = ti->t->markers.len - 1;
 		if (!err && r->blame)
 			err = pc_chrome_add_cslice(r, ti, b.name, b.start, ts, b.set, 1, b.order);
 		return err ? err : keep_slice(r, ti, b.start, ts, b.name, b.cat);
@@ -2231,10 +2231,13 @@ static int close_open(struct rd *r)
 	int err = 0;
 
 	for (i = 0; i < r->nth && !err; i++)
-		for (k = 0; k < r->th[i].nopen && !err; k++)
+		for (k = 0; k < r->th[i].nopen && !err; k++) {
 			err = push_marker(r, &r->th[i], r->th[i].open[k].name, r->th[i].open[k].start,
 					  PC_NO_TIME, PC_PHASE_START, r->th[i].open[k].cat,
 					  r->th[i].open[k].payload);
+			if (!err && r->th[i].open[k].flow)
+				r->fl[r->th[i].open[k].flow - 1].row = r->th[i].t->markers.len - 1;
+		}
 	for (i = 0; i < r->nas && !err; i++)
 		if (r->as[i].key) /* still open */
 			err = push_marker(r, &r->th[r->as[i].thread], r->as[i].name,
@@ -2320,7 +2323,7 @@ static int add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
 					       NULL };
-	struct pc_schema_field f[MAX_ARG_KEYS + 4];
+	struct pc_schema_field f[MAX_ARG_KEYS + 8];
 	uint32_t i, n = 0;
 
 	f[n].key = "cat";
@@ -2330,34 +2333,23 @@ static int add_schema(struct rd *r)
 	for (i = 0; i < r->narg_keys; i++) {
 		uint8_t k = arg_kinds(r, r->arg_keys[i]);
 
+		if (r->any_flow_slices && pc_chrome_is_flow_key(r->arg_keys[i]))
+			continue; /* listed below, with the flow's format */
 		f[n].key = r->arg_keys[i];
 		f[n].label = r->arg_keys[i];
 		f[n].format = k == KIND_STR ? "unique-string" : k == KIND_NUM ? "number" : "string";
 		f[n++].hidden = 0;
 	}
 	if (r->any_flow_slices) {
-		f[n].key = "flow";
-		f[n].label = "Flow";
-		f[n].format = "flow-id";
-		f[n++].hidden = 0;
-		f[n].key = "terminatingFlow";
-		f[n].label = "Flow (ends here)";
-		f[n].format = "terminating-flow-id";
-		f[n++].hidden = 0;
-	}
-	if (r->any_flows) {
 		static const struct pc_schema_field ff[] = {
-			{ "cat", "Category", "unique-string", 0 },
-			{ "phase", "Flow phase", "string", 0 },
 			{ "flow", "Flow", "flow-id", 0 },
 			{ "terminatingFlow", "Flow (ends here)", "terminating-flow-id", 0 },
+			{ "flowFrom", "Flow from", "string", 0 },
+			{ "flowTo", "Flow to", "string", 0 },
 		};
 
-		if (pc_schema_add_simple(r->m, "TraceEventFlow", display, ff, PC_ARRAY_SIZE(ff),
-					 "{marker.name} ({marker.data.phase})", NULL, NULL,
-					 "A Chrome trace flow event (s, t, f): the markers of one flow share its id") ==
-		    PC_NONE)
-			return PROFCONV_ERR_NOMEM;
+		for (i = 0; i < PC_ARRAY_SIZE(ff); i++)
+			f[n++] = ff[i];
 	}
 	if (r->any_contexts) {
 		static const struct pc_schema_field cf[] = { { "name", "Context", "string", 0 },
@@ -2412,12 +2404,38 @@ static int tkey_cmp(const void *a, const void *b)
 }
 
 /*
+ * Is ti a main thread as the Firefox Profiler's Chrome importer decides
+ * (chrome.ts, getThreadInfo(), production branch): a name that starts with
+ * "Cr" and ends with "Main" (CrBrowserMain, CrRendererMain, CrGpuMain; not
+ * network.CrUtilityMain, which is main by its tid), or tid = pid other than
+ * pid 0.  The importer looks only at threads that have a thread_name event;
+ * a nameless thread with tid = pid counts here too (its process would get
+ * no main-thread track otherwise).
+ */
+static int main_candidate(const struct rd *r, const struct tinfo *ti)
+{
+	const char *nm = pc_str(r->m, ti->t->name);
+	size_t n = nm ? strlen(nm) : 0;
+
+	if (ti->pid != 0 && ti->tid == ti->pid)
+		return 1;
+	return n >= 6 && strncmp(nm, "Cr", 2) == 0 && strcmp(nm + n - 4, "Main") == 0;
+}
+
+/*
  * As the Firefox Profiler's Chrome importer orders them: processes by
  * process_sort_index, threads of a process by thread_sort_index, where
  * CrBrowserMain and CrGpuMain without one count as -1; then (where it
- * takes first appearance) by pid, the main thread (tid = pid, or a Cr*Main
- * name) first, and tid.  Process labels join the process name as the
- * importer shows them: "Name (labels)".
+ * takes first appearance) by pid, the main thread (main_candidate()) first,
+ * and tid.  Process labels join the process name as the importer shows
+ * them: "Name (labels)".
+ *
+ * Main threads: the first candidate of each process in that order, one per
+ * process.  The importer flags every candidate, and the front-end's track
+ * code then gives the process's track to the last of them and no track at
+ * all to the others (computeGlobalTracks/computeLocalTracksByPid); with one
+ * flagged, the others stay visible as threads of their own.  The process
+ * row's main thread is set to it too (counters are drawn with it).
  */
 static int order_threads(struct rd *r)
 {
@@ -2429,8 +2447,6 @@ static int order_threads(struct rd *r)
 	for (i = 0; i < r->nth; i++) {
 		struct tinfo *ti = &r->th[i];
 		const char *nm = pc_str(r->m, ti->t->name);
-		size_t n = strlen(nm);
-		int cr_main = n > 6 && strncmp(nm, "Cr", 2) == 0 && strcmp(nm + n - 4, "Main") == 0;
 
 		k[i].psort = 0;
 		for (j = 0; j < r->npm; j++)
@@ -2442,14 +2458,26 @@ static int order_threads(struct rd *r)
 						    ? -1
 						    : 0;
 		k[i].tid = ti->tid;
-		k[i].main = ti->tid == ti->pid || cr_main;
+		k[i].main = main_candidate(r, ti);
 		k[i].t = ti->t;
-		if (cr_main)
-			ti->t->is_main = 1;
+		ti->t->is_main = 0;
 	}
 	qsort(k, r->nth, sizeof(*k), tkey_cmp);
-	for (i = 0; i < r->nth; i++)
-		k[i].t->order = i;
+	for (i = 0, j = 0; i < r->nth; i++) {
+		struct pc_thread *t = k[i].t;
+		uint32_t idx;
+
+		t->order = i;
+		if (i == 0 || k[i].pid != k[i - 1].pid)
+			j = 0; /* a new process (a run of the sorted keys): no main thread yet */
+		if (!k[i].main || j)
+			continue;
+		j = 1;
+		t->is_main = 1;
+		idx = pc_thread_index(r->m, t);
+		if (t->process != PC_NONE && idx != PC_NONE)
+			r->m->processes.rows[t->process].main_thread = idx;
+	}
 	pc_free(r->ctx, k);
 	for (i = 0; i < r->npm; i++) {
 		uint32_t proc;
@@ -2488,6 +2516,8 @@ static int finish(struct rd *r)
 	int err;
 
 	err = close_open(r);
+	if (!err)
+		err = pc_chrome_flows_bind(r); /* before the contexts' markers come */
 	if (!err)
 		err = pc_chrome_p_finish(r);
 	if (!err)
@@ -2612,6 +2642,7 @@ static void rd_free(struct rd *r)
 	pc_free(r->ctx, r->pl);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);
+	pc_chrome_flows_free(r);
 	pc_jpull_free(r->p);
 }
 
@@ -2662,18 +2693,10 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.row_contexts = pc_pv_text_intern(m, "contexts", 8);
 		r.row_flow = pc_pv_text_intern(m, "flow", 4);
 		r.row_tflow = pc_pv_text_intern(m, "terminatingFlow", 15);
-		r.row_flow_type = pc_pv_text_intern(m, "TraceEventFlow", 14);
-		r.row_phase = pc_pv_text_intern(m, "phase", 5);
-		r.row_flow_ph[0] = pc_pv_text_intern(m, "start", 5);
-		r.row_flow_ph[1] = pc_pv_text_intern(m, "step", 4);
-		r.row_flow_ph[2] = pc_pv_text_intern(m, "end", 3);
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
 		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
 		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE ||
-		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE ||
-		    r.row_flow_type == PC_NONE || r.row_phase == PC_NONE ||
-		    r.row_flow_ph[0] == PC_NONE || r.row_flow_ph[1] == PC_NONE ||
-		    r.row_flow_ph[2] == PC_NONE)
+		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	if (!err)

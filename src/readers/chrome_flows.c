@@ -1,0 +1,429 @@
+/*
+ * chrome_flows.c - flows as fields of the slices they bind
+ * (docs/formats/chrome-trace.md, "Flows").
+ *
+ * A flow links slices, often across threads and processes: a task posted
+ * here runs there.  Its ends are v1 events (s, t, f) that bind a slice by
+ * time, or v2 slices that carry a bind_id themselves.  Each end is kept as
+ * it is read (struct flow_ev); once the whole trace is read:
+ *
+ *   binding   a v1 end binds the innermost slice of its thread open at its
+ *             time (latest start, then shortest, then later in the file);
+ *             an f without bp "e" binds the next slice that begins at or
+ *             after it, as Perfetto's FlowTracker binds them.  An end with
+ *             no such slice binds nothing (one note with -v; Perfetto
+ *             counts the same as flow_no_enclosing_slice);
+ *   pairing   the ends of one identity in time order: an end that lets
+ *             the flow go on (s, t) links to the next one that takes it in
+ *             (t, f);
+ *   fields    each bound slice's payload gets a copy with `flow` (format
+ *             flow-id: the ids of the flows that go on from it),
+ *             `terminatingFlow` (terminating-flow-id: those that end in
+ *             it), `flowFrom` and `flowTo` (where they come from and go
+ *             to: the other end's slice, thread and tid).  Several flows
+ *             of one kind on one slice are joined with "; ".
+ *
+ * No marker is made for a flow: the marker chart and table show the
+ * trace's slices and instants, each once.
+ */
+#include "core/pc_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "readers/pc_chrome.h"
+
+enum { F_ID, F_TID, F_FROM, F_TO };
+
+/* A field to add to a slice: which, and from what (a key string row for
+ * the ids, the other end's r->fl index for FROM/TO). */
+struct fadd {
+	uint32_t thread, row;
+	uint32_t ref;
+	uint32_t seq; /* order added: ties */
+	uint8_t kind;
+};
+
+uint32_t pc_chrome_flow_add(struct rd *r, uint32_t thread, int64_t ts, uint32_t key, char ph,
+			    int next, uint32_t row)
+{
+	struct flow_ev *f;
+
+	if (pc_grow(r->ctx, (void **)&r->fl, sizeof(*r->fl), &r->fl_cap, (size_t)r->nfl + 1))
+		return 0;
+	f = &r->fl[r->nfl];
+	f->ts = ts;
+	f->key = key;
+	f->thread = thread;
+	f->row = row;
+	f->order = r->nfl;
+	f->ph = (uint8_t)ph;
+	f->next = (uint8_t)(next != 0);
+	return ++r->nfl;
+}
+
+void pc_chrome_flows_free(struct rd *r)
+{
+	pc_free(r->ctx, r->fl);
+	r->fl = NULL;
+	r->nfl = r->fl_cap = 0;
+}
+
+/* --- binding by time --- */
+
+static int by_thread_time(const void *a, const void *b)
+{
+	const struct flow_ev *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A slice of the thread: an open one (IntervalStart) ends after everything. */
+struct slice {
+	int64_t start, end;
+	uint32_t row;
+};
+
+/* Slices by start, the longer first (the outer one), then file order. */
+static int by_start(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/*
+ * The slices of thread ti: rows flagged by keep_slice() (X, B closed by E)
+ * and the IntervalStart markers, which before the contexts close are its
+ * B events left open (close_open()).  Sorted by by_start().
+ */
+static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **out, uint32_t *n)
+{
+	const struct pc_markers *mk = &ti->t->markers;
+	struct slice *s;
+	uint32_t k, c = 0;
+
+	*out = NULL;
+	*n = 0;
+	s = pc_alloc(r->ctx, ((size_t)mk->len + 1) * sizeof(*s));
+	if (!s)
+		return PROFCONV_ERR_NOMEM;
+	for (k = 0; k < mk->len; k++) {
+		int is = (k / 64 < ti->sbits_used && (ti->sbits[k / 64] >> (k % 64) & 1)) ||
+			 mk->phase[k] == PC_PHASE_START;
+
+		if (!is || mk->start[k] == PC_NO_TIME)
+			continue;
+		s[c].start = mk->start[k];
+		s[c].end = mk->end[k] == PC_NO_TIME ? INT64_MAX : mk->end[k];
+		s[c++].row = k;
+	}
+	qsort(s, c, sizeof(*s), by_start);
+	*out = s;
+	*n = c;
+	return 0;
+}
+
+/*
+ * Bind the ends f[0..n) of one thread (in time order) not bound yet: an
+ * enclosing end to the innermost slice open at its time (a stack swept
+ * along the slices in start order), a next-slice end to the first slice
+ * that begins at or after it.
+ */
+static int bind_thread(struct rd *r, struct flow_ev *f, uint32_t n, uint64_t *unbound)
+{
+	struct slice *sl;
+	uint32_t ns, *stack, depth = 0, pos = 0, i;
+	int err = thread_slices(r, &r->th[f[0].thread], &sl, &ns);
+
+	if (err)
+		return err;
+	stack = pc_alloc(r->ctx, ((size_t)ns + 1) * sizeof(*stack));
+	if (!stack) {
+		pc_free(r->ctx, sl);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].row != PC_NONE)
+			continue;
+		/* the slices begun by now: on the stack, above those they are in */
+		while (pos < ns && sl[pos].start <= f[i].ts) {
+			while (depth && sl[stack[depth - 1]].end < sl[pos].start)
+				depth--;
+			stack[depth++] = pos++;
+		}
+		while (depth && sl[stack[depth - 1]].end < f[i].ts)
+			depth--;
+		if (f[i].next) {
+			/* the first slice that begins at or after ts (at ts: the
+			 * outermost of those) */
+			uint32_t lo = 0, hi = ns;
+
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+
+				if (sl[mid].start < f[i].ts)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < ns)
+				f[i].row = sl[lo].row;
+		} else if (depth) {
+			f[i].row = sl[stack[depth - 1]].row;
+		}
+		if (f[i].row == PC_NONE)
+			(*unbound)++;
+	}
+	pc_free(r->ctx, stack);
+	pc_free(r->ctx, sl);
+	return 0;
+}
+
+/* --- the fields --- */
+
+static int by_key_time(const void *a, const void *b)
+{
+	const struct flow_ev *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_slice(const void *a, const void *b)
+{
+	const struct fadd *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct adds {
+	struct fadd *a;
+	uint32_t n, cap;
+};
+
+static int add(struct rd *r, struct adds *ad, const struct flow_ev *at, uint8_t kind, uint32_t ref)
+{
+	struct fadd *x;
+
+	if (at->row == PC_NONE)
+		return 0;
+	if (pc_grow(r->ctx, (void **)&ad->a, sizeof(*ad->a), &ad->cap, (size_t)ad->n + 1))
+		return PROFCONV_ERR_NOMEM;
+	x = &ad->a[ad->n];
+	x->thread = at->thread;
+	x->row = at->row;
+	x->ref = ref;
+	x->seq = ad->n++;
+	x->kind = kind;
+	return 0;
+}
+
+/* A growing text. */
+struct text {
+	char *s;
+	size_t n, cap;
+};
+
+static int text_put(struct rd *r, struct text *t, const char *s, size_t len)
+{
+	if (t->n + len + 1 > t->cap) {
+		size_t cap = (t->n + len + 1) * 2;
+		char *p = pc_realloc(r->ctx, t->s, cap);
+
+		if (!p)
+			return PROFCONV_ERR_NOMEM;
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->n, s, len);
+	t->n += len;
+	t->s[t->n] = 0;
+	return 0;
+}
+
+static int text_z(struct rd *r, struct text *t, const char *s)
+{
+	return text_put(r, t, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The other end f, as the slice's field shows it: "Slice on Thread (tid N)". */
+static int describe(struct rd *r, struct text *t, const struct flow_ev *f)
+{
+	const struct tinfo *ti = &r->th[f->thread];
+	char tid[48];
+	int err;
+
+	err = f->row != PC_NONE ? text_z(r, t, pc_str(r->m, ti->t->markers.name[f->row]))
+				: text_z(r, t, "(no slice)");
+	if (!err)
+		err = text_z(r, t, " on ");
+	if (!err)
+		err = text_z(r, t, pc_str(r->m, ti->t->name));
+	pc_snprintf(tid, sizeof(tid), " (tid %lld)", (long long)ti->tid);
+	return err ? err : text_z(r, t, tid);
+}
+
+/* Slice (thread, row) gets the fields a[0..n) (sorted by kind). */
+static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct text *t)
+{
+	static const char *const keys[] = { "flow", "terminatingFlow", "flowFrom", "flowTo" };
+	struct pc_markers *mk = &r->th[a[0].thread].t->markers;
+	uint32_t old = mk->payload[a[0].row], i, c, j, pl, cnt[4] = { 0, 0, 0, 0 }, tkey = PC_NONE;
+	int named[4] = { 0, 0, 0, 0 }; /* FROM/TO entries say which flow they are */
+	struct pc_pvb b;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		cnt[a[i].kind]++;
+		if (a[i].kind == F_TID)
+			tkey = a[i].ref;
+	}
+	/* a lone "to" is the lone outgoing flow's; a lone "from" the lone
+	 * ending flow's, or with none ending, the lone flow's (a step) */
+	named[F_TO] = cnt[F_TO] > 1 || cnt[F_ID] > 1;
+	for (i = 0; i < n; i++)
+		if (a[i].kind == F_FROM)
+			named[F_FROM] = cnt[F_FROM] > 1 ||
+					(cnt[F_TID] ? cnt[F_TID] > 1 || r->fl[a[i].ref].key != tkey
+						    : cnt[F_ID] > 1);
+
+	pc_pvb_begin(&b, r->m, 0);
+	if (old != PC_NONE && pc_pv(r->m, old)->kind == PC_VAL_OBJ) {
+		for (i = 0, c = old + 1; i < pc_pv(r->m, old)->v.n;
+		     i++, c += pc_val_span(pc_pv(r->m, c))) {
+			size_t len;
+			const char *k = pc_pv_text(r->m, pc_pv(r->m, c)->key, &len);
+
+			if (pc_chrome_is_flow_key(k))
+				continue; /* an args member of that name: the flow's wins */
+			pc_pvb_key(&b, k, len);
+			pc_pvb_copy(&b, c);
+		}
+	} else {
+		pc_pvb_key_row(&b, r->row_type);
+		pc_pvb_str_row(&b, r->row_trace_event);
+	}
+	for (i = 0; i < n && !err; i = j) {
+		uint32_t row;
+
+		for (j = i; j < n && a[j].kind == a[i].kind; j++)
+			;
+		pc_pvb_key_z(&b, keys[a[i].kind]);
+		if ((a[i].kind == F_ID || a[i].kind == F_TID) && j == i + 1) {
+			pc_pvb_sref(&b, a[i].ref); /* one id: its own string */
+			continue;
+		}
+		t->n = 0;
+		for (c = i; c < j && !err; c++) {
+			if (c > i)
+				err = text_put(r, t, "; ", 2);
+			if (err)
+				break;
+			if (a[c].kind == F_ID || a[c].kind == F_TID) {
+				err = text_z(r, t, pc_str(r->m, a[c].ref));
+				continue;
+			}
+			if (named[a[c].kind]) {
+				err = text_z(r, t, pc_str(r->m, r->fl[a[c].ref].key));
+				if (!err)
+					err = text_put(r, t, ": ", 2);
+			}
+			if (!err)
+				err = describe(r, t, &r->fl[a[c].ref]);
+		}
+		if (err)
+			break;
+		if (a[i].kind == F_ID || a[i].kind == F_TID) {
+			row = pc_str_intern(r->m, t->s, t->n);
+			if (row == PC_NONE) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
+			}
+			pc_pvb_sref(&b, row);
+		} else {
+			pc_pvb_str(&b, t->s, t->n);
+		}
+	}
+	pl = pc_pvb_end(&b);
+	if (err)
+		return err;
+	if (pl == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	mk->payload[a[0].row] = pl;
+	return 0;
+}
+
+/*
+ * r->fl is sorted in place (by thread and time to bind, then by flow and
+ * time to pair): the v2 ends' indexes in it (open_b.flow) are not used
+ * after the events.
+ */
+int pc_chrome_flows_bind(struct rd *r)
+{
+	struct adds ad = { NULL, 0, 0 };
+	struct text t = { NULL, 0, 0 };
+	struct flow_ev *fl = r->fl;
+	uint64_t unbound = 0;
+	uint32_t i, j;
+	int err = 0;
+
+	if (!r->nfl)
+		return 0;
+	qsort(fl, r->nfl, sizeof(*fl), by_thread_time);
+	for (i = 0; i < r->nfl && !err; i = j) {
+		int any = 0;
+
+		for (j = i; j < r->nfl && fl[j].thread == fl[i].thread; j++)
+			any |= fl[j].row == PC_NONE;
+		if (any)
+			err = bind_thread(r, fl + i, j - i, &unbound);
+	}
+	if (!err && unbound)
+		pc_note(r->ctx,
+			"%s: %llu flow events bind no slice (none open on their thread at their time)",
+			r->name, (unsigned long long)unbound);
+	/* the ends of each flow in time order: s/t goes on to the next t/f */
+	if (!err)
+		qsort(fl, r->nfl, sizeof(*fl), by_key_time);
+	for (i = 0; i < r->nfl && !err; i++) {
+		err = add(r, &ad, &fl[i], fl[i].ph == 'f' ? F_TID : F_ID, fl[i].key);
+		if (!err && i + 1 < r->nfl && fl[i + 1].key == fl[i].key && fl[i].ph != 'f' &&
+		    fl[i + 1].ph != 's') {
+			err = add(r, &ad, &fl[i], F_TO, i + 1);
+			if (!err)
+				err = add(r, &ad, &fl[i + 1], F_FROM, i);
+		}
+	}
+	if (!err && ad.n) {
+		qsort(ad.a, ad.n, sizeof(*ad.a), by_slice);
+		for (i = 0; i < ad.n && !err; i = j) {
+			for (j = i; j < ad.n && ad.a[j].thread == ad.a[i].thread &&
+				    ad.a[j].row == ad.a[i].row;
+			     j++)
+				;
+			err = write_fields(r, ad.a + i, j - i, &t);
+		}
+		r->any_flow_slices = 1;
+	}
+	pc_free(r->ctx, t.s);
+	pc_free(r->ctx, ad.a);
+	return err;
+}
