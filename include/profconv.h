@@ -346,7 +346,8 @@ struct profconv_thread {
 struct profconv_sample {
 	int64_t time;	/* ns */
 	uint32_t stack; /* stack row, PROFCONV_NONE for an empty stack */
-	int64_t weight; /* 1 unless the thread's samples are weighted */
+	int64_t weight; /* 1 unless the thread's samples are weighted (a time in ns
+			   for samples that stand for time, as a Chrome trace's do) */
 };
 
 struct profconv_stack {

@@ -189,7 +189,10 @@ struct pc_stack_table {
 struct pc_samples {
 	uint32_t *stack; /* stack row or PC_NONE (empty stack) */
 	int64_t *time;	 /* ns since meta.zero_ns */
-	int64_t *weight; /* NULL = every sample weighs 1 */
+	/* NULL = every sample weighs 1.  In the unit of weight_type: a count
+	 * for "samples", bytes, and for "tracing-ms" the time the sample
+	 * stands for in ns, as times are (the writers write ms) */
+	int64_t *weight;
 	const char *weight_type; /* static: "samples" (default), "tracing-ms", "bytes" */
 	/* Optional columns: NULL when no sample has them (see pc_sample_set_*). */
 	int64_t *cpu_delta;    /* in meta.sample_units.cpu_delta units; INT64_MIN null */

@@ -13,7 +13,7 @@
 #include "readers/pc_reader.h"
 
 #define EVENT_MAX ((size_t)64 << 20) /* the largest single event (a ProfileChunk) */
-#define DERIVED_NS 1000000	    /* derived samples: one per ms */
+#define DERIVED_NS 1000000	    /* the interval of a trace without V8 samples: 1 ms */
 #define MAX_ARG_KEYS 64
 #define LF_SLOTS 4096 /* the label frame cache (a power of 2) */
 
@@ -152,6 +152,11 @@ struct v8node {
 	uint32_t stack;	 /* PC_NONE until resolved */
 };
 
+/* A V8 sample in the model: its thread (r->th index) and row, weighed at the end. */
+struct v8row {
+	uint32_t thread, row;
+};
+
 struct v8prof {
 	int64_t pid;
 	char *id;	 /* owned */
@@ -159,6 +164,8 @@ struct v8prof {
 	int64_t time;	 /* running time, ns */
 	struct v8node *nodes;
 	uint32_t nnodes, nodes_cap;
+	struct v8row *rows; /* its samples, in file order */
+	uint32_t nrows, rows_cap;
 	/* node id -> index + 1 of the last node with it (0: none), for the
 	 * ids below by_id_cap; V8 numbers its nodes from 1 */
 	uint32_t *by_id;

@@ -1468,9 +1468,15 @@ static int profile_event(struct rd *r, struct tinfo *ti, const struct cevr *ev, 
 			pf->time = pc_time_add(pf->time, pc_chrome_us_to_ns(dv));
 			n = node_of(pf, to_i64(sv));
 			stack = n ? v8_stack(r, pf, n, 0) : PC_NONE;
-			err = pc_sample_add(r->m, st->t, stack, pf->time, 1);
+			/* weighed by v8_weights() once the profile is whole (0 until then) */
+			if (pc_grow(r->ctx, (void **)&pf->rows, sizeof(*pf->rows), &pf->rows_cap,
+				    (size_t)pf->nrows + 1))
+				return PROFCONV_ERR_NOMEM;
+			err = pc_sample_add(r->m, st->t, stack, pf->time, 0);
 			if (err)
 				return err;
+			pf->rows[pf->nrows].thread = pf->thread;
+			pf->rows[pf->nrows++].row = st->t->samples.len - 1;
 			if (!r->nv8_samples || pf->time < r->v8_first)
 				r->v8_first = pf->time;
 			if (!r->nv8_samples || pf->time > r->v8_last)
@@ -1481,6 +1487,94 @@ static int profile_event(struct rd *r, struct tinfo *ti, const struct cevr *ev, 
 		}
 	}
 	return 0;
+}
+
+/* The time of a V8 sample (user: the struct rd). */
+static int64_t v8row_time(const struct rd *r, const struct v8row *v)
+{
+	return r->th[v->thread].t->samples.time[v->row];
+}
+
+struct v8order {
+	const struct rd *r;
+	const struct v8row *rows;
+};
+
+static int v8row_before(const void *user, uint32_t x, uint32_t y)
+{
+	const struct v8order *o = user;
+
+	return v8row_time(o->r, &o->rows[x]) < v8row_time(o->r, &o->rows[y]);
+}
+
+/*
+ * V8 samples stand for time, as DevTools counts them: each weighs the time
+ * until its profile's next sample in time order (timeDeltas may be
+ * negative: the samples are put in order of time first, a stable sort),
+ * and the last one the profile's mean interval, (last - first) / (n - 1),
+ * as DevTools' CPUProfileDataModel gives its last sample.  A profile of one
+ * sample: it weighs interval (the trace's).  The threads with V8 samples
+ * get weight type "tracing-ms" (ns in the model); another sample on such a
+ * thread (a P sample of a stackFrames dictionary) weighs its weight times
+ * interval.
+ */
+static int v8_weights(struct rd *r, int64_t interval)
+{
+	uint32_t *idx = NULL, *tmp = NULL, cap = 0, i, k;
+	int err = 0;
+
+	for (i = 0; i < r->nprof; i++)
+		for (k = 0; k < r->prof[i].nrows; k++) {
+			struct pc_samples *s = &r->th[r->prof[i].rows[k].thread].t->samples;
+
+			if (strcmp(s->weight_type, "tracing-ms") != 0) {
+				uint32_t j;
+
+				s->weight_type = "tracing-ms";
+				for (j = 0; s->weight && j < s->len; j++)
+					s->weight[j] = s->weight[j] > INT64_MAX / interval ||
+							       s->weight[j] < INT64_MIN / interval
+						? 0
+						: s->weight[j] * interval;
+			}
+		}
+	for (i = 0; i < r->nprof && !err; i++) {
+		struct v8prof *pf = &r->prof[i];
+		struct v8order o = { r, pf->rows };
+		int64_t first, last, mean;
+
+		if (!pf->nrows)
+			continue;
+		if (pf->nrows > cap) {
+			pc_free(r->ctx, idx);
+			pc_free(r->ctx, tmp);
+			cap = pf->nrows;
+			idx = pc_alloc(r->ctx, (size_t)cap * sizeof(*idx));
+			tmp = pc_alloc(r->ctx, (size_t)cap * sizeof(*tmp));
+			if (!idx || !tmp) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
+			}
+		}
+		for (k = 0; k < pf->nrows; k++)
+			idx[k] = k;
+		pc_merge_sort(idx, tmp, pf->nrows, v8row_before, &o);
+		first = v8row_time(r, &pf->rows[idx[0]]);
+		last = v8row_time(r, &pf->rows[idx[pf->nrows - 1]]);
+		mean = pf->nrows > 1 ? pc_time_sub(last, first) / (int64_t)(pf->nrows - 1) : interval;
+		for (k = 0; k < pf->nrows; k++) {
+			const struct v8row *v = &pf->rows[idx[k]];
+
+			r->th[v->thread].t->samples.weight[v->row] =
+				k + 1 < pf->nrows
+					? pc_time_sub(v8row_time(r, &pf->rows[idx[k + 1]]),
+						      v8row_time(r, v))
+					: mean;
+		}
+	}
+	pc_free(r->ctx, idx);
+	pc_free(r->ctx, tmp);
+	return err;
 }
 
 /* --- metadata --- */
@@ -2106,12 +2200,18 @@ static void dstacks_free(struct dstacks *d)
 }
 
 /*
- * Threads with slices and no samples: a sample every DERIVED_NS whose stack
- * is the slices open at that time, outermost first.  The slices are the
- * thread's markers keep_slice() flagged, taken in order of start (the
- * longer first, then file order).
+ * Threads with slices and no samples: a sample for each stretch of time in
+ * which the open slices (outermost first) stay the same, at its start,
+ * weighing its duration (weight type "tracing-ms", ns in the model), so a
+ * function's self time is its slices' self time exactly.  Stretches with no
+ * slice open get no sample; two stretches one after the other with the same
+ * stack are one.  The slices are the thread's markers keep_slice() flagged,
+ * taken in order of start (the longer first, then file order); a slice
+ * ends the stretch of those it starts inside, and closes when it is the
+ * innermost one and its end has come (one that ends before a slice inside
+ * it, which the format does not allow, stays open until that one closes).
  */
-static int derive_samples(struct rd *r, int64_t step, int64_t weight)
+static int derive_samples(struct rd *r)
 {
 	uint32_t th, depth, known;
 	uint32_t stack_frames[256];
@@ -2131,11 +2231,13 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 	for (th = 0; th < r->nth && !err; th++) {
 		struct tinfo *ti = &r->th[th];
 		const struct pc_markers *mk = &ti->t->markers;
-		uint32_t n = 0, k, w;
-		int64_t t0, t, tend = INT64_MIN;
+		struct pc_samples *sm = &ti->t->samples;
+		uint32_t n = 0, k, w, last = PC_NONE; /* last: the sample the stretch before made */
+		int64_t t, next, last_end = 0;
 
 		if (!ti->nslices || ti->has_real_samples)
 			continue;
+		sm->weight_type = "tracing-ms";
 		if (ti->nslices > cap) {
 			pc_free(r->ctx, idx);
 			pc_free(r->ctx, tmp);
@@ -2154,24 +2256,20 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 				k = w * 64 + (uint32_t)__builtin_ctzll(bits);
 				bits &= bits - 1;
 				idx[n++] = k;
-				if (mk->end[k] > tend)
-					tend = mk->end[k];
 			}
 		}
 		pc_merge_sort(idx, tmp, n, slice_before, mk);
-		/* sample times on the global 1 ms grid from the trace's start */
-		t0 = mk->start[idx[0]];
-		t0 = pc_time_sub(t0, (pc_time_sub(t0, r->first_ts) % step + step) % step);
 		depth = 0;
 		known = 0;
 		k = 0;
-		for (t = t0; t <= tend && !err; t = t > INT64_MAX - step ? INT64_MAX : t + step) {
+		t = n ? mk->start[idx[0]] : 0;
+		while (!err && (k < n || depth)) {
 			uint32_t s = PC_NONE, d;
 
+			/* the slices that have begun by t, each closing what ended before it */
 			while (k < n && mk->start[idx[k]] <= t) {
 				uint32_t row = idx[k];
 
-				/* close what ended before this slice starts */
 				while (depth && stack_end[depth - 1] <= mk->start[row])
 					depth--;
 				if (known > depth)
@@ -2192,9 +2290,14 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 				depth--;
 			if (known > depth)
 				known = depth;
-			if (err || !depth) {
-				if (t == INT64_MAX)
-					break; /* (the step would not move t any more) */
+			if (err)
+				break;
+			/* the stretch runs to the next start or the innermost slice's end */
+			next = k < n ? mk->start[idx[k]] : INT64_MAX;
+			if (depth && stack_end[depth - 1] < next)
+				next = stack_end[depth - 1];
+			if (!depth) {
+				t = next; /* (k < n: the loop goes on) */
 				continue;
 			}
 			/* the open slices' stack, interned from the first level not
@@ -2208,14 +2311,23 @@ static int derive_samples(struct rd *r, int64_t step, int64_t weight)
 				}
 				stack_rows[d] = s;
 			}
-			if (!err) {
-				known = depth;
-				s = stack_rows[depth - 1];
-			}
-			if (!err)
-				err = pc_sample_add(r->m, ti->t, s, t, weight);
-			if (t == INT64_MAX)
+			if (err)
 				break;
+			known = depth;
+			s = stack_rows[depth - 1];
+			if (last != PC_NONE && sm->stack[last] == s && last_end == t) {
+				sm->weight[last] = pc_time_sub(next, sm->time[last]); /* the same stack goes on */
+			} else if (next > t) {
+				err = pc_sample_add(r->m, ti->t, s, t, 0);
+				if (!err && !sm->weight)
+					err = PROFCONV_ERR_INTERNAL; /* (a weight of 0 makes the column) */
+				if (err)
+					break;
+				last = sm->len - 1;
+				sm->weight[last] = pc_time_sub(next, t);
+			}
+			last_end = next;
+			t = next;
 		}
 	}
 	pc_free(r->ctx, idx);
@@ -2523,22 +2635,16 @@ static int finish(struct rd *r)
 	if (!err)
 		err = pc_chrome_ctx_close(r);
 	/*
-	 * The sampling interval: the V8 profiles' mean sample spacing, else
-	 * the derived samples' 1 ms.  Derived samples (threads without real
-	 * ones) weigh what 1 ms is in that interval, so every thread's call
-	 * tree counts the same unit of time.
+	 * The sampling interval: the V8 profiles' mean sample spacing.  A
+	 * trace without V8 samples has none (its derived samples weigh their
+	 * slices' time): 1 ms, or a thousandth of a trace shorter than 1 s
+	 * (the front-end draws a thread's last sample that long).
 	 */
-	/* derived samples: 1 ms apart, or a thousandth of a trace shorter than 1 s */
 	step = DERIVED_NS;
 	if (r->first_ts != PC_NO_TIME && r->last_ts > r->first_ts &&
 	    pc_time_sub(r->last_ts, r->first_ts) < (int64_t)1000 * DERIVED_NS)
 		step = (r->last_ts - r->first_ts) / 1000 > 1000 ? (r->last_ts - r->first_ts) / 1000
 								 : 1000;
-	/* never more than about two million derived samples a thread, whatever the
-	 * times say (a trace spanning years is damaged, not long) */
-	if (r->first_ts != PC_NO_TIME && r->last_ts > r->first_ts &&
-	    pc_time_sub(r->last_ts, r->first_ts) / step > 2000000)
-		step = pc_time_sub(r->last_ts, r->first_ts) / 2000000 + 1;
 	mt->interval_ns = step;
 	if (r->nv8_samples > 1 && r->v8_last > r->v8_first)
 		mt->interval_ns =
@@ -2546,7 +2652,9 @@ static int finish(struct rd *r)
 	if (mt->interval_ns <= 0)
 		mt->interval_ns = step;
 	if (!err)
-		err = derive_samples(r, step, step / mt->interval_ns > 0 ? step / mt->interval_ns : 1);
+		err = v8_weights(r, mt->interval_ns);
+	if (!err)
+		err = derive_samples(r);
 	if (!err)
 		err = pc_chrome_sample_sets(r);
 	if (!err)
@@ -2622,6 +2730,7 @@ static void rd_free(struct rd *r)
 		pc_free(r->ctx, r->prof[i].id);
 		pc_free(r->ctx, r->prof[i].nodes);
 		pc_free(r->ctx, r->prof[i].by_id);
+		pc_free(r->ctx, r->prof[i].rows);
 	}
 	pc_free(r->ctx, r->prof);
 	for (i = 0; i < r->nck; i++)

@@ -58,7 +58,7 @@ enum ckind {
 	K_BOOL,	  /* true/false (or 0/1) */
 	K_STR,	  /* a string (pooled) or null */
 	K_RAW,	  /* any value as a payload tree (its root node), or null */
-	K_WEIGHT, /* a number, rounded to an integer */
+	K_WEIGHT, /* a number, rounded to an integer; also kept as ms -> ns (tracing-ms) */
 	K_SKIP,	  /* a column of older versions: skipped */
 };
 
@@ -72,7 +72,14 @@ struct col {
 	uint32_t n, cap;
 	int present;
 	struct pc_loc loc; /* the column's '[' */
+	/* K_WEIGHT: each value also read as ms -> ns (NULLV: null; NS_RANGE: out
+	 * of range), for the weightType "tracing-ms", which may come after the
+	 * column; and how many values were not integers */
+	int64_t *ns;
+	uint32_t ns_cap;
+	uint64_t rounded;
 };
+#define NS_RANGE (INT64_MIN + 1)
 
 /* A parsed table: its columns, its "length" and where it began. */
 struct table {
@@ -264,6 +271,15 @@ static int col_push(struct rd *r, struct col *c, int64_t v)
 	return 0;
 }
 
+static int col_push_ns(struct rd *r, struct col *c, int64_t ns)
+{
+	if (c->n >= c->ns_cap &&
+	    pc_grow(r->ctx, (void **)&c->ns, sizeof(*c->ns), &c->ns_cap, (size_t)c->n + 1))
+		return PROFCONV_ERR_NOMEM;
+	c->ns[c->n] = ns; /* (c->n: the row col_push() adds next) */
+	return 0;
+}
+
 static int read_col(struct rd *r, const char *table, const struct colspec *cs, struct col *c)
 {
 	const struct pc_jtok *t;
@@ -314,6 +330,8 @@ static int read_col(struct rd *r, const char *table, const struct colspec *cs, s
 		switch (t->type) {
 		case PC_JT_NULL:
 			v = cs->kind == K_BOOL ? 0 : NULLV;
+			if (cs->kind == K_WEIGHT && col_push_ns(r, c, NULLV))
+				return PROFCONV_ERR_NOMEM;
 			break;
 		case PC_JT_TRUE:
 		case PC_JT_FALSE:
@@ -333,14 +351,20 @@ static int read_col(struct rd *r, const char *table, const struct colspec *cs, s
 					goto bad;
 				v = t->i;
 			} else if (cs->kind == K_WEIGHT) {
+				int64_t ns;
+
 				if (t->is_int) {
 					v = t->i;
 				} else if (t->d > -9e18 && t->d < 9e18) { /* not NaN either */
 					v = (int64_t)(t->d < 0 ? t->d - 0.5 : t->d + 0.5);
-					r->weight_rounded++;
+					c->rounded++;
 				} else {
 					goto bad;
 				}
+				if (pc_jr_tok_ns(t, &ns) || ns == NULLV)
+					ns = NS_RANGE;
+				if (col_push_ns(r, c, ns))
+					return PROFCONV_ERR_NOMEM;
 			} else {
 				goto bad;
 			}
@@ -379,8 +403,10 @@ static void table_free(struct rd *r, struct table *tb)
 {
 	unsigned i;
 
-	for (i = 0; i < tb->ncols; i++)
+	for (i = 0; i < tb->ncols; i++) {
 		pc_free(r->ctx, tb->cols[i].v);
+		pc_free(r->ctx, tb->cols[i].ns);
+	}
 	memset(tb->cols, 0, sizeof(tb->cols));
 }
 
@@ -1127,7 +1153,7 @@ static int load_samples(struct rd *r, struct pc_thread *th, struct tloc *tl)
 	struct table tb;
 	uint32_t n, i;
 	int64_t time = 0;
-	int err;
+	int err, ms;
 
 	err = load_table(r, &tb, "samples", sample_cols, PC_ARRAY_SIZE(sample_cols), &n);
 	if (!err)
@@ -1145,9 +1171,25 @@ static int load_samples(struct rd *r, struct pc_thread *th, struct tloc *tl)
 				th->samples.weight_type = types[k];
 	}
 	tl->stack = tb.cols[SA_STACK].loc;
+	/* "tracing-ms" weights are durations in ms: ns in the model, as times
+	 * (a null weight is 1 ms, the format's unit); others are counts */
+	ms = strcmp(th->samples.weight_type, "tracing-ms") == 0;
+	if (!err && !ms)
+		r->weight_rounded += tb.cols[SA_WEIGHT].rounded;
 	for (i = 0; i < n && !err; i++) {
 		uint32_t stack = PC_NONE;
 		int64_t w = val(&tb, SA_WEIGHT, i, 1);
+
+		if (ms) {
+			w = tb.cols[SA_WEIGHT].present ? tb.cols[SA_WEIGHT].ns[i] : NULLV;
+			if (w == NS_RANGE) {
+				err = fail_loc(r, &tb.cols[SA_WEIGHT].loc,
+					       "samples.weight[%u] (tracing-ms) is out of range", i);
+				break;
+			}
+			if (w == NULLV)
+				w = 1000000;
+		}
 
 		if (tb.cols[SA_TIME].present) {
 			time = tb.cols[SA_TIME].v[i];

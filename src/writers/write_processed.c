@@ -604,7 +604,14 @@ static void write_samples(struct pc_jw *w, const struct pc_samples *s)
 	pc_jw_obj_begin(w);
 	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
 	col_time(w, "time", s->time, s->len);
-	if (s->weight) {
+	if (strcmp(wt, "tracing-ms") == 0 && s->len) {
+		/* durations: ns in the model, ms in the format (a missing
+		 * column is 1 ns a sample, which null would make 1 ms) */
+		if (s->weight)
+			col_time(w, "weight", s->weight, s->len);
+		else
+			col_repeat(w, "weight", "0.000001", s->len);
+	} else if (s->weight) {
 		col_i64(w, "weight", s->weight, s->len);
 	} else {
 		pc_jw_key(w, "weight");

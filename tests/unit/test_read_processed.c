@@ -578,6 +578,62 @@ static void bids(void)
 	PC_CHECK(pc_reader_detect((const unsigned char *)a, sizeof(a) - 1) == &pc_reader_processed);
 }
 
+/*
+ * Sample weights: "tracing-ms" weights are durations in ms, kept as ns
+ * (weightType after the column, as profconv writes it; fractions exact, not
+ * rounded; a null is 1 ms) and written back the same; other weights are
+ * counts, a fraction rounded with a warning; a tracing-ms weight past int64
+ * ns fails.
+ */
+static void weights(void)
+{
+	static const char ms[] = META ",\"threads\":[{\"samples\":{\"stack\":[null,null,null,null],"
+				 "\"time\":[0,1,2,3],\"weight\":[0.5,1.000001,null,2],"
+				 "\"weightType\":\"tracing-ms\",\"length\":4}}]}";
+	static const char counts[] = META ",\"threads\":[{\"samples\":{\"stack\":[null,null],"
+				     "\"time\":[0,1],\"weight\":[1.5,3],\"length\":2}}]}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 };
+	int err = convert(ctx, ms, sizeof(ms) - 1, "ms.json", &out, &m);
+
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 0);
+	if (m) {
+		const struct pc_samples *s = &m->threads[0]->samples;
+
+		PC_CHECK_EQ_STR(s->weight_type, "tracing-ms");
+		PC_CHECK(s->weight != NULL);
+		if (s->weight) {
+			PC_CHECK_EQ_INT(s->weight[0], 500000);
+			PC_CHECK_EQ_INT(s->weight[1], 1000001);
+			PC_CHECK_EQ_INT(s->weight[2], 1000000);
+			PC_CHECK_EQ_INT(s->weight[3], 2000000);
+		}
+		pc_model_free(m);
+	}
+	PC_CHECK(out.p && strstr(out.p, "\"weight\":[0.5,1.000001,1,2]") != NULL);
+	reads_back_and_end(ctx, err, &out);
+
+	ctx = profconv_ctx_new();
+	m = NULL;
+	memset(&out, 0, sizeof(out));
+	err = convert(ctx, counts, sizeof(counts) - 1, "counts.json", &out, &m);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 1); /* 1.5 rounded */
+	if (m) {
+		const struct pc_samples *s = &m->threads[0]->samples;
+
+		PC_CHECK_EQ_STR(s->weight_type, "samples");
+		PC_CHECK(s->weight && s->weight[0] == 2 && s->weight[1] == 3);
+		pc_model_free(m);
+	}
+	reads_back_and_end(ctx, err, &out);
+	broken(META ",\"threads\":[{\"samples\":{\"stack\":[null],\"time\":[1],\"weight\":[1e13],"
+	       "\"weightType\":\"tracing-ms\"}}]}",
+	       PROFCONV_ERR_CORRUPT, "t.json:1:114: samples.weight[0] (tracing-ms) is out of range");
+}
+
 int main(void)
 {
 	round_trip("y_fork_exec");
@@ -587,6 +643,7 @@ int main(void)
 	duplicates();
 	broken_inputs();
 	foreign();
+	weights();
 	counter_times();
 	payload_numbers();
 	kept_members();
