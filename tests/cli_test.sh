@@ -723,22 +723,45 @@ gecko-writer)
 	# timeDeltas (the Chromium cut has 35 such threads, now top-level ones).
 	G="$here/fixtures/gecko"
 	SP="$here/fixtures/symperf"
-	for spec in "perf:$FX/y_fp.data:--no-symbols" "sym:$SP/y_sym.data:--symbol-dir=$SP" \
-		"cut:$G/esr153-cut.json:--no-symbols" "extras:$G/esr153-extras.json:--no-symbols" \
-		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:--no-symbols"; do
+	# Also, with round_trip.py, each thread's functions and their self
+	# counts are the same (a function split in two or renamed is a
+	# difference); "exact" specs also compare the libs frames use, every
+	# frame and every stack.  PIE and non-PIE executables, the vdso, the
+	# kernel, JIT code (node's perf map), symbolicated frames (the
+	# programs' own symbols only: --no-host-symbols), Firefox's JS
+	# functions with source indexes (esr153-js-cut.json: fib's frames at
+	# six line:column pairs, one function) and Chrome.  y_switch's
+	# context-switch markers are "funcs" only: their causes' own frames are
+	# instruction pointers, which the Gecko format cannot tell from the
+	# return addresses it nudges (docs/formats/gecko-profile.md).
+	NS=--no-symbols
+	RT="--no-host-symbols+--symbol-dir=$FX/src"
+	for spec in "perf:$FX/y_fp.data:$NS:exact" "sym:$SP/y_sym.data:--symbol-dir=$SP:funcs" \
+		"cut:$G/esr153-cut.json:$NS:exact" "extras:$G/esr153-extras.json:$NS:exact" \
+		"js:$G/esr153-js-cut.json:$NS:exact" \
+		"pie:$FX/y_pie.data:$NS:exact" "nopie:$FX/y_nopie.data:$NS:exact" \
+		"piesym:$FX/y_pie.data:$RT:funcs" "nopiesym:$FX/y_nopie.data:$RT:funcs" \
+		"fork:$FX/y_fork_exec.data:$NS:exact" "switch:$FX/y_switch.data:$NS:funcs" \
+		"jit:$here/fixtures/jit/y_node_jit.data:$NS:exact" \
+		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:$NS:funcs"; do
 		n=${spec%%:*}
 		rest=${spec#*:}
+		mode=${rest##*:}
+		rest=${rest%:*}
 		in=${rest%:*}
-		opt=${rest##*:}
-		"$PC" -q "$opt" "$in" -o "$T/$n.direct.json" || fail "$n: processed"
-		"$PC" -q "$opt" -t gecko "$in" -o "$T/$n.gecko.json" || fail "$n: gecko"
-		"$PC" -q "$opt" -t gecko "$in" -o "$T/$n.gecko2.json" || fail "$n: gecko again"
+		opt=$(echo "${rest##*:}" | tr '+' ' ')
+		"$PC" -q $opt "$in" -o "$T/$n.direct.json" || fail "$n: processed"
+		"$PC" -q $opt -t gecko "$in" -o "$T/$n.gecko.json" || fail "$n: gecko"
+		"$PC" -q $opt -t gecko "$in" -o "$T/$n.gecko2.json" || fail "$n: gecko again"
 		cmp -s "$T/$n.gecko.json" "$T/$n.gecko2.json" || fail "$n: gecko output not deterministic"
 		"$PC" validate "$T/$n.gecko.json" >"$T/v" 2>/dev/null || fail "$n: gecko output invalid: $(cat "$T/v")"
 		grep -q "valid Gecko profile v36" "$T/v" || fail "$n: $(cat "$T/v")"
 		"$PC" -q --no-symbols "$T/$n.gecko.json" -o "$T/$n.back.json" || fail "$n: reading the gecko output"
 		python3 "$G/same_profile.py" "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
 			fail "$n: not the same profile: $(cat "$T/same")"
+		if [ "$mode" = exact ]; then x=--exact; else x=; fi
+		python3 "$G/round_trip.py" $x "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
+			fail "$n: not the same functions: $(cat "$T/same")"
 		python3 - "$T/$n.gecko.json" >"$T/empty" <<'PY' || fail "$n: $(cat "$T/empty")"
 import json, sys
 p = json.load(open(sys.argv[1]))

@@ -5,6 +5,7 @@
 #include "core/pc_config.h"
 
 #include <cJSON.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -382,6 +383,19 @@ int gecko_extract(struct gr *r, struct gproc *pr, struct gthread *gt, uint32_t l
 			k.resource = m->libs.rows[out->lib].resource;
 		}
 		k.name = loc;
+		if (out->lib != PC_NONE) {
+			/*
+			 * Named by its lib-relative address, as every profconv reader
+			 * names an unsymbolicated frame (the front-end keeps the
+			 * absolute text): the same function in two processes that
+			 * map its lib at different places is one function, and
+			 * perf -> Gecko -> processed keeps the names.
+			 */
+			char rel[24];
+			size_t rn = pc_snprintf(rel, sizeof(rel), "0x%" PRIx64, out->addr);
+
+			k.name = gecko_intern(r, rel, rn);
+		}
 	} else if (match_cpp(s, n, &name_len, &lib, &lib_len)) {
 		static const char thunk[] = "non-virtual thunk to ";
 		uint32_t ln;

@@ -848,13 +848,17 @@ static int handle_mmap(struct perf *p, uint32_t type, uint16_t misc, const unsig
 	mp.lib = perf_lib_for(p, file, id, idlen, kernel);
 	if (mp.lib == PC_NONE)
 		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-	/* the model's per-process mapping (the kernel's process is pid -1) */
+	/*
+	 * The model's per-process mapping (the kernel's process is pid -1),
+	 * with the offset that makes start - offset the base of its relative
+	 * addresses (the Gecko writer turns them back into absolute ones): 0
+	 * for the kernel, the file offset for a file, the start for JIT code.
+	 */
 	if (!p->info_only) {
 		uint32_t proc = pc_process_get(p->m, kernel ? -1 : pid);
 
 		if (proc == PC_NONE ||
-		    pc_process_add_mapping(p->m, proc, mp.lib, addr, mp.end,
-					   kernel ? 0 : (mp.rel_base == 0 ? 0 : pgoff)))
+		    pc_process_add_mapping(p->m, proc, mp.lib, addr, mp.end, addr - mp.rel_base))
 			return PROFCONV_ERR_NOMEM;
 	}
 	return perf_add_mapping(p, pr, &mp);

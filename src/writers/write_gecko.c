@@ -58,11 +58,13 @@ struct gw {
 	uint32_t nstacks, nframes, nstrs;
 	uint32_t *loc_str; /* local frame -> its location's local string */
 	uint8_t *caller;   /* model frame: used as a caller in this thread */
+	uint8_t *leaf;	   /* model frame: a sample's leaf (scratch, all 0 between uses) */
 	/* the thread being written */
 	const struct pc_thread *t;
 	uint32_t proc;	 /* its process row, or PC_NONE */
 	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
 	uint32_t kernel; /* the kernel's process row, or PC_NONE */
+	int has_js;	 /* some func is JS: `sources` are written */
 };
 
 /* --- small writers --- */
@@ -173,6 +175,24 @@ static void collect(struct gw *g, const struct pc_thread *t)
 	for (i = 0; i < t->markers.len; i++)
 		if (t->markers.cause_stack && t->markers.cause_stack[i] != PC_NONE)
 			use_stack(g, t->markers.cause_stack[i]);
+	/*
+	 * A cause's own frame is a return address to the front-end (it nudges
+	 * "sync backtrace" leaves as it nudges callers): un-nudge it too, unless
+	 * a sample has the same frame as its leaf (an instruction pointer, as
+	 * perf's context-switch causes have), which must stay as it is.
+	 */
+	for (i = 0; i < t->samples.len; i++)
+		if (t->samples.stack[i] != PC_NONE)
+			g->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 1;
+	for (i = 0; t->markers.cause_stack && i < t->markers.len; i++) {
+		uint32_t s = t->markers.cause_stack[i];
+
+		if (s != PC_NONE && !g->leaf[g->m->stacks.frame[s]])
+			g->caller[g->m->stacks.frame[s]] = 1;
+	}
+	for (i = 0; i < t->samples.len; i++)
+		if (t->samples.stack[i] != PC_NONE)
+			g->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 0;
 	for (i = 0; i < t->markers.len; i++) {
 		use_str(g, t->markers.name[i]);
 		use_payload_strs(g, t->markers.payload[i]);
@@ -221,19 +241,28 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 	if (!name)
 		name = "";
 	if (m->funcs.is_js[fn]) {
+		/*
+		 * One location per JS function: the function's own line and
+		 * column (the frame's are in the frame's columns) and its source
+		 * index, so the front-end's _extractJsFunction() makes one func
+		 * of them.  A line is always written (":0" when unknown), as its
+		 * regexps need one: "name (url)" would be a label.
+		 */
 		uint32_t src = m->funcs.source[fn];
 		const char *file = src < m->sources.len ? mstr(m, m->sources.filename[src]) : NULL;
-		uint32_t line = ft->line[f] ? ft->line[f] : m->funcs.line[fn];
-		uint32_t col = ft->column[f] ? ft->column[f] : m->funcs.column[fn];
+		uint32_t line = m->funcs.line[fn], col = m->funcs.column[fn];
+		size_t n;
 
-		if (file && line && col)
-			pc_snprintf(buf, cap, "%s (%s:%u:%u)", name, file, line, col);
-		else if (file && line)
-			pc_snprintf(buf, cap, "%s (%s:%u)", name, file, line);
-		else if (file)
-			pc_snprintf(buf, cap, "%s (%s)", name, file);
-		else
+		if (!file || !*file) {
 			pc_snprintf(buf, cap, "%s", name);
+			return;
+		}
+		if (col)
+			n = pc_snprintf(buf, cap, "%s (%s:%u:%u)", name, file, line, col);
+		else
+			n = pc_snprintf(buf, cap, "%s (%s:%u)", name, file, line);
+		if (n < cap)
+			pc_snprintf(buf + n, cap - n, "[%u]", src);
 		return;
 	}
 	if (lib != PC_NONE && lib < m->libs.len && addr != PC_NO_ADDRESS && hex_name(name)) {
@@ -334,11 +363,11 @@ static void write_frame_table(struct gw *g)
 		else
 			pc_jw_null(g->w);
 		pc_jw_null(g->w); /* implementation */
-		if (ft->line[f] && !m->funcs.is_js[fn])
+		if (ft->line[f])
 			pc_jw_u64(g->w, ft->line[f]);
 		else
 			pc_jw_null(g->w);
-		if (ft->column[f] && !m->funcs.is_js[fn])
+		if (ft->column[f])
 			pc_jw_u64(g->w, ft->column[f]);
 		else
 			pc_jw_null(g->w);
@@ -1027,6 +1056,46 @@ static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
 	return 1;
 }
 
+/*
+ * `sources`: the model's, row for row, in every process, so a JS location's
+ * "[N]" is the model's source row (empty when no function is JS).
+ */
+static void write_sources(struct gw *g)
+{
+	const struct pc_model *m = g->m;
+	struct pc_jw *w = g->w;
+	uint32_t i;
+
+	pc_jw_key(w, "sources");
+	pc_jw_obj_begin(w);
+	pc_jw_key(w, "schema");
+	RAW(w, "{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4}");
+	pc_jw_key(w, "data");
+	pc_jw_arr_begin(w);
+	for (i = 0; g->has_js && i < m->sources.len; i++) {
+		struct pc_source_row r;
+		const char *s;
+
+		pc_source_get(m, i, &r);
+		pc_jw_arr_begin(w);
+		if ((s = mstr(m, r.id)) != NULL)
+			pc_jw_str_z(w, s);
+		else
+			pc_jw_null(w);
+		s = mstr(m, r.filename);
+		pc_jw_str_z(w, s ? s : "");
+		pc_jw_u64(w, r.start_line);
+		pc_jw_u64(w, r.start_column);
+		if ((s = mstr(m, r.source_map_url)) != NULL)
+			pc_jw_str_z(w, s);
+		else
+			pc_jw_null(w);
+		pc_jw_arr_end(w);
+	}
+	pc_jw_arr_end(w);
+	pc_jw_obj_end(w);
+}
+
 /* Is thread i written in process proc's Gecko profile (top: the top level)? */
 static int written_in(const struct gw *g, uint32_t i, uint32_t proc, uint32_t top)
 {
@@ -1053,8 +1122,7 @@ static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
 	err = write_libs(g, proc);
 	if (err)
 		return err;
-	pc_jw_key(w, "sources");
-	RAW(w, "{\"schema\":{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4},\"data\":[]}");
+	write_sources(g);
 	pc_jw_key(w, "threads");
 	pc_jw_arr_begin(w);
 	for (i = 0; i < m->nthreads && !err; i++)
@@ -1106,18 +1174,21 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.ctx = ctx;
 	g.m = m;
 	g.kernel = pc_process_find(m, -1);
+	for (i = 0; i < m->funcs.len && !g.has_js; i++)
+		g.has_js = m->funcs.is_js[i] != 0;
 	g.stack_map = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.frame_map = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.moved = pc_calloc(ctx, (size_t)m->nthreads + 1, 1);
 	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
 	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
-	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller ||
+	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
 	    !g.moved || !g.str_map || !g.strs || !g.w) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
@@ -1155,6 +1226,7 @@ out:
 	pc_free(ctx, g.frames);
 	pc_free(ctx, g.loc_str);
 	pc_free(ctx, g.caller);
+	pc_free(ctx, g.leaf);
 	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);

@@ -217,7 +217,7 @@ static void esr_cut(void)
  *         s4 s0>run (JS); s5 s4>label
  * samples: s1, s2, s3, s5, (empty)
  * 0x11100 is a sampled leaf (s1) and a caller (of s2 and s3): two frames,
- * 0x1100 and 0x10ff, one func.  The marker's backtrace is s2 as a caller:
+ * 0x1100 and 0x10ff, one func, named "0x1100".  The marker's backtrace is s2 as a caller:
  * its leaf 0x11200 becomes 0x11ff.
  */
 static const char tiny[] =
@@ -296,10 +296,11 @@ static void hand_written(void)
 		PC_CHECK_EQ_INT(m->resources.type[res], PC_RES_LIBRARY);
 	}
 
-	leaf = find_frame(m, "0x11100", 0x1100);
-	caller = find_frame(m, "0x11100", 0x10ff);
-	f2 = find_frame(m, "0x11200", 0x1200);
-	f2c = find_frame(m, "0x11200", 0x11ff);
+	/* address funcs are named by their lib-relative address */
+	leaf = find_frame(m, "0x1100", 0x1100);
+	caller = find_frame(m, "0x1100", 0x10ff);
+	f2 = find_frame(m, "0x1200", 0x1200);
+	f2c = find_frame(m, "0x1200", 0x11ff);
 	nolib = find_frame(m, "0x500000", PC_NO_ADDRESS);
 	fmain = find_frame(m, "main", PC_NO_ADDRESS);
 	fjs = find_frame(m, "run", PC_NO_ADDRESS);

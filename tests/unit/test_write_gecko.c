@@ -5,6 +5,11 @@
  * numbers a processed profile kept as their text.  Those numbers must not
  * depend on the host's locale: a program that embeds the library under a
  * decimal-comma locale got 1500.5 read as 1500 and 0.25 as 0.
+ *
+ * And the JS frame locations: one per JS function, naming the function's own
+ * line:column and its source index, whatever line and column each frame has
+ * (those go to the frame's columns), and a line even when the function has
+ * none, so that the front-end's regexps make one JS func of them.
  */
 #include "core/pc_config.h"
 
@@ -160,9 +165,127 @@ static void check_gc_output(const char *what, locale_t loc)
 	profconv_ctx_free(ctx);
 }
 
+/* A JS frame of func fn at line:column. */
+static uint32_t js_frame(struct pc_model *m, uint32_t fn, uint32_t line, uint32_t col)
+{
+	struct pc_frame_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.address = PC_NO_ADDRESS;
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.func = fn;
+	k.line = line;
+	k.column = col;
+	k.category = PC_NO_CATEGORY;
+	return pc_frame_intern(m, &k);
+}
+
+static uint32_t js_func(struct pc_model *m, const char *name, uint32_t src, uint32_t line,
+			uint32_t col)
+{
+	struct pc_func_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = pc_str_intern_z(m, name);
+	k.resource = PC_NONE;
+	k.source = src;
+	k.line = line;
+	k.column = col;
+	k.is_js = 1;
+	return pc_func_intern(m, &k);
+}
+
+/* The frameTable row of thread 0 whose location is loc, or NULL. */
+static const cJSON *frame_row(const cJSON *th, int nth_match, const char *loc)
+{
+	const cJSON *strs = cJSON_GetObjectItem(th, "stringTable");
+	const cJSON *row;
+
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "data"))
+	{
+		const cJSON *s = cJSON_GetArrayItem(strs, (int)cJSON_GetArrayItem(row, 0)->valuedouble);
+
+		if (cJSON_IsString(s) && strcmp(s->valuestring, loc) == 0 && nth_match-- == 0)
+			return row;
+	}
+	return NULL;
+}
+
+static void check_js_locations(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = pc_model_new(ctx);
+	struct membuf out = { 0 };
+	struct pc_thread *t;
+	uint32_t other, src, fib, top, anon, s0, s1, s2, s3;
+	const cJSON *th, *strs, *row, *x;
+	cJSON *doc;
+	int i, nfib = 0;
+
+	PC_CHECK(m != NULL);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	t = pc_thread_add(m, 10, 10);
+	t->name = pc_str_intern_z(m, "GeckoMain");
+	other = pc_source_intern(m, pc_str_intern_z(m, "file:///tmp/other.js"));
+	src = pc_source_intern(m, pc_str_intern_z(m, "file:///tmp/page.html"));
+	PC_CHECK_EQ_INT(src, 1);
+	(void)other;
+	fib = js_func(m, "fib", src, 4, 13);
+	top = js_func(m, "", src, 0, 0);		 /* a script's top level: no name, no line */
+	anon = js_func(m, "(anonymous)", src, 0, 0); /* Chrome's name for it */
+	/* fib at three positions: one function */
+	s0 = pc_stack_intern(m, PC_NONE, js_frame(m, top, 0, 0));
+	s1 = pc_stack_intern(m, s0, js_frame(m, fib, 4, 17));
+	s2 = pc_stack_intern(m, s1, js_frame(m, fib, 4, 30));
+	s3 = pc_stack_intern(m, PC_NONE, js_frame(m, anon, 0, 0));
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s1, 1000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s2, 2000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s3, 3000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &out), 0);
+	doc = out.p ? cJSON_Parse(out.p) : NULL;
+	PC_CHECK(doc != NULL);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 0);
+	strs = cJSON_GetObjectItem(th, "stringTable");
+	/* one location text for fib (one string per frame), with [1]; no frame position in it */
+	cJSON_ArrayForEach(x, strs)
+		if (cJSON_IsString(x) && strncmp(x->valuestring, "fib ", 4) == 0) {
+			PC_CHECK_EQ_STR(x->valuestring, "fib (file:///tmp/page.html:4:13)[1]");
+			nfib++;
+		}
+	PC_CHECK_EQ_INT(nfib, 2);
+	/* the frames keep their own line and column (schema: line 4, column 5) */
+	for (i = 0; i < 2; i++) {
+		row = frame_row(th, i, "fib (file:///tmp/page.html:4:13)[1]");
+		PC_CHECK(row != NULL);
+		if (row) {
+			PC_CHECK_EQ_INT((int)cJSON_GetArrayItem(row, 4)->valuedouble, 4);
+			PC_CHECK_EQ_INT((int)cJSON_GetArrayItem(row, 5)->valuedouble, i ? 30 : 17);
+		}
+	}
+	/* the top-level script and Chrome's (anonymous) stay JS: a line, ":0" */
+	PC_CHECK(frame_row(th, 0, " (file:///tmp/page.html:0)[1]") != NULL);
+	PC_CHECK(frame_row(th, 0, "(anonymous) (file:///tmp/page.html:0)[1]") != NULL);
+	/* the sources the [N] point into: the model's, row for row */
+	x = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "sources"), "data");
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(x), 2);
+	x = cJSON_GetArrayItem(cJSON_GetArrayItem(x, 1), 1);
+	PC_CHECK(cJSON_IsString(x) && strcmp(x->valuestring, "file:///tmp/page.html") == 0);
+	cJSON_Delete(doc);
+	free(out.p);
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	locale_t comma = pc_test_comma_locale();
+
+	check_js_locations();
 
 	check_gc_output("GC timings, C locale", (locale_t)0);
 	if (comma != (locale_t)0) {
