@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * batch.c - many inputs, one output directory: profconv -O OUTDIR INPUT...
  *

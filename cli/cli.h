@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli.h - what the command's files share: the settings parsed from the
  * command line, replayed onto every context a command creates (batch mode

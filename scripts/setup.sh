@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # setup.sh - shared by demo.sh and test.sh: make sure the Debian packages the
 # build needs are installed, then configure and build into $BUILD_DIR.
 #

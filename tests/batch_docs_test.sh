@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # batch_docs_test.sh - the job files of docs/batch.md: the copies in the
 # text are the files, the YAML parses (python3's yaml when installed) with
 # the structure each scheduler needs, the Slurm script passes sh -n, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # batch_test.sh - batch mode (profconv -O OUTDIR ...), shards and report
 # merging, end to end.  usage: batch_test.sh PROFCONV
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end tests of the profconv command (tests/cli_test.sh).
 set(PC_CLI_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.sh)
 set(PC_BIN $<TARGET_FILE:profconv-cli>)

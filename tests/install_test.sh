@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # install_test.sh - the installed profconv works for a program outside the
 # tree.  Installs BUILD_DIR into a temporary prefix (cmake --install), then
 # builds examples/convert.c against that copy twice:
