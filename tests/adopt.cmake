@@ -14,3 +14,6 @@ add_test(NAME completion COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/completion_test.
 # cpack from this build tree (no rebuild), then the packages unpacked and run
 add_test(NAME package COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/package_test.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(package PROPERTIES LABELS install TIMEOUT 600)
+# the Dockerfile's build stage run here (reusing this build tree)
+add_test(NAME container COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/container_test.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(container PROPERTIES LABELS install TIMEOUT 600)
