@@ -20,7 +20,8 @@
  *
  * A report line (the version of profconv that wrote it, and the shard,
  * "1/1" without --shard):
- *   {"version": "0.1.0", "shard": "2/3", "input": "a/perf.data", "output": "out/perf.json", "format": "perf",
+ *   {"version": "0.1.0", "shard": "2/3", "input": "a/perf.data",
+ *    "output": "out/perf.json", "format": "perf",
  *    "status": "ok" | "failed", "error": null | "text naming file and offset",
  *    "error_code": null | "corrupt input", "error_offset": null | N,
  *    "error_line": null | N, "error_column": null | N,

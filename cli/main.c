@@ -351,10 +351,8 @@ static int cmd_info(struct profconv_ctx *ctx, int argc, char **argv)
 {
 	int i, rc = 0;
 
-	if (argc < 1) {
-		fputs("profconv: info needs an INPUT\n", stderr);
-		return 2;
-	}
+	if (argc < 1)
+		return usage_error("info needs an INPUT");
 	for (i = 0; i < argc; i++) {
 		if (profconv_info_path(ctx, argv[i], out_stdout, NULL) != PROFCONV_OK)
 			rc = fail(ctx);
@@ -369,10 +367,8 @@ static int cmd_validate(struct profconv_ctx *ctx, int argc, char **argv)
 {
 	int i, rc = 0;
 
-	if (argc < 1) {
-		fputs("profconv: validate needs a FILE\n", stderr);
-		return 2;
-	}
+	if (argc < 1)
+		return usage_error("validate needs a FILE");
 	for (i = 0; i < argc; i++) {
 		int err = profconv_validate_path(ctx, argv[i], out_stdout, NULL);
 
@@ -393,20 +389,12 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 static int cmd_symbolicate(struct profconv_ctx *ctx, int argc, char **argv, const char *output,
 			   const char *to, int no_symbols)
 {
-	if (argc != 1) {
-		fputs(argc ? "profconv: symbolicate takes one IN\n" :
-			     "profconv: symbolicate needs an IN\n",
-		      stderr);
-		return 2;
-	}
-	if (no_symbols) {
-		fputs("profconv: symbolicate and --no-symbols contradict each other\n", stderr);
-		return 2;
-	}
-	if (profconv_set_option(ctx, "symbolicate", "always")) {
-		fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
-		return 2;
-	}
+	if (argc != 1)
+		return usage_error(argc ? "symbolicate takes one IN" : "symbolicate needs an IN");
+	if (no_symbols)
+		return usage_error("symbolicate and --no-symbols contradict each other");
+	if (profconv_set_option(ctx, "symbolicate", "always"))
+		return usage_error("%s", profconv_errmsg(ctx));
 	return cmd_convert(ctx, argv[0], output, to);
 }
 
@@ -460,9 +448,7 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 
 	if (!output) {
 		if (isatty(1)) {
-			fputs("profconv: refusing to write JSON to a terminal; use -o FILE or -o -\n",
-			      stderr);
-			return 2;
+			return usage_error("refusing to write JSON to a terminal; use -o FILE or -o -");
 		}
 		output = "-";
 	}
@@ -687,10 +673,8 @@ int main(int argc, char **argv)
 				char out[256];
 
 				format_names(PROFCONV_FORMAT_OUTPUT, out, sizeof(out));
-				fprintf(stderr, "profconv: unknown output format '%s' (known: %s)\n",
-					optarg, out);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("unknown output format '%s' (known: %s)", optarg, out);
 			}
 			st.to = optarg;
 			break;
@@ -714,10 +698,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			if (parse_count(optarg, 86400, &timeout)) {
-				fprintf(stderr, "profconv: --timeout takes seconds (1 to 86400), not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("--timeout takes seconds (1 to 86400), not '%s'", optarg);
 			}
 			break;
 		case OPT_COMPRESS:
@@ -735,10 +717,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JOBS:
 			if (parse_count(optarg, 1024, &batch.jobs)) {
-				fprintf(stderr, "profconv: --jobs takes a number from 1 to 1024, not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("--jobs takes a number from 1 to 1024, not '%s'", optarg);
 			}
 			break;
 		case OPT_INPUTS:
@@ -760,11 +740,10 @@ int main(int argc, char **argv)
 			uint64_t bytes;
 
 			if (parse_size(optarg, &bytes)) {
-				fprintf(stderr,
-					"profconv: --max-memory takes a size (digits, then K, M, G or T; M if none), not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error(
+					"--max-memory takes a size (digits, then K, M, G or T; M if none), not '%s'",
+					optarg);
 			}
 			st.max_memory = bytes;
 			profconv_set_max_memory(ctx, bytes);
@@ -807,18 +786,13 @@ int main(int argc, char **argv)
 	if (expect && !(cmd && strcmp(cmd, "report") == 0))
 		rc = usage_error("--expect is for report merge");
 	else if ((batch.jobs || batch.inputs_file || batch.report || batch.shard) && !batch.outdir) {
-		fputs("profconv: --jobs, --inputs, --report and --shard are for batch mode (-O OUTDIR)\n",
-		      stderr);
-		rc = 2;
+		rc = usage_error("--jobs, --inputs, --report and --shard are for batch mode (-O OUTDIR)");
 	} else if (batch.outdir && (cmd || output)) {
-		fputs(output ? "profconv: -O OUTDIR and -o OUT contradict each other\n"
-			     : "profconv: -O OUTDIR converts; it does not go with a command\n",
-		      stderr);
-		rc = 2;
+		rc = usage_error(output ? "-O OUTDIR and -o OUT contradict each other" :
+					  "-O OUTDIR converts; it does not go with a command");
 	} else if (batch.outdir) {
 		if (argc == 0 && !batch.inputs_file) {
-			fputs("profconv: no INPUT given (operands or --inputs FILE)\n", stderr);
-			rc = 2;
+			rc = usage_error("no INPUT given (operands or --inputs FILE)");
 		} else {
 			rc = cli_batch_run(&st, &batch, argv, argc);
 		}
@@ -837,8 +811,7 @@ int main(int argc, char **argv)
 			argv++;
 		}
 		if (argc != 1) {
-			fputs("profconv: blame takes one TRACE\n", stderr);
-			rc = 2;
+			rc = usage_error("blame takes one TRACE");
 		} else if (profconv_blame_path(ctx, argv[0], json || blame_json, out_stdout, NULL)) {
 			rc = fail(ctx);
 		} else {
@@ -847,9 +820,7 @@ int main(int argc, char **argv)
 		}
 	} else if (cmd && strcmp(cmd, "view") == 0) {
 		if (argc != 1) {
-			fputs(argc ? "profconv: view takes one FILE\n" : "profconv: view needs a FILE\n",
-			      stderr);
-			rc = 2;
+			rc = usage_error(argc ? "view takes one FILE" : "view needs a FILE");
 		} else {
 			rc = cli_view(&st, argv[0], no_open, timeout);
 		}

@@ -218,7 +218,12 @@ for args, want in ((["--ouput", "x.json"], "unknown option '--ouput' (did you me
                    (["x.data", "-o"], "option '-o' needs an argument"),
                    (["--strict=yes", "x.data"], "option '--strict' takes no argument"),
                    ([], "no INPUT given"),
-                   (["a.data", "b.data"], "one INPUT at a time")):
+                   (["a.data", "b.data"], "one INPUT at a time"),
+                   (["info"], "info needs an INPUT"),
+                   (["-t", "bogus", "x.data"], "unknown output format 'bogus'"),
+                   (["--jobs", "0", "-O", "out", "x.data"], "--jobs takes a number"),
+                   (["--shard", "1/2", "x.data"], "are for batch mode (-O OUTDIR)"),
+                   (["--weight", "bogus", "x.data"], "--weight takes 'samples' or 'period'")):
     r = subprocess.run([prog] + args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     err = r.stderr.rstrip("\n")
     what = "profconv %s" % " ".join(args)
