@@ -12,12 +12,14 @@ has to be added to both or this fails:
   - formats: the help's -f and -t lists against the man page's -f and -t
     entries; compressions: --compress's methods, and the input compressions
     and archives, in both.
+The version --version prints is the man page's and CHANGELOG.md's newest.
 Then the command's usage errors: one line on stderr, naming "profconv" (not
 the path it was run by) and the problem, with "Try 'profconv --help'", and
 exit status 2.
 
 usage: help_man_test.py PROFCONV MANPAGE
 """
+import os
 import re
 import subprocess
 import sys
@@ -209,6 +211,17 @@ same("input archives", help_archive, man_archive)
 for name, s in (("commands", help_cmds), ("options", help_opts), ("input formats", help_from),
                 ("output formats", help_to), ("compressions", help_comp)):
     check(len(s) >= 2, "--help: only %s %s found: the parser no longer understands it" % (sorted(s), name))
+
+# --- the version: --version, the man page's title line, CHANGELOG.md --------
+v = subprocess.run([prog, "--version"], capture_output=True, text=True).stdout
+m = re.match(r"profconv (\d+\.\d+\.\d+) ", v)
+check(m, "--version: %r" % v)
+version = m.group(1) if m else "?"
+th = [l for l in man if l.startswith(".TH ")]
+check(th and '"profconv %s"' % version in th[0], "man page .TH does not say profconv %s: %s" % (version, th))
+changelog = open(os.path.join(os.path.dirname(manpath), "..", "CHANGELOG.md"), encoding="utf-8").read()
+heads = re.findall(r"^## (\S+)", changelog, re.M)
+check(heads and heads[0] == version, "CHANGELOG.md's newest section is %s, not %s" % (heads[:1], version))
 
 # --- usage errors ----------------------------------------------------------
 for args, want in ((["--ouput", "x.json"], "unknown option '--ouput' (did you mean '--output'?)"),
