@@ -239,7 +239,7 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* it fails before it is read: the reason, printed and kept for the report. */
+/* An input refused before it is read: the reason, printed and kept for the report. */
 static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, ...)
