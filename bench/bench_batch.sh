@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench_batch.sh - batch mode's parallel speed-up: convert N copies of a
 # recording with --jobs 1 and with --jobs J and print the times and their
 # ratio (issue 10's goal: at least 1.7 with 2 jobs on 2 cores for 50 files).

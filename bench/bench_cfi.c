@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_cfi.c - our CFI engine (src/symbolicate/cfi.c) against libdwarf's
  * frame API on one binary's .eh_frame: the time to open the tables and the

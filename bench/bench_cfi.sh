@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench_cfi.sh - build bench_cfi.c against the tree's internal library and
 # libdwarf, and run it on a few system binaries (default: libc, the dynamic
 # loader, and profconv itself).  Figures: bench/README.md.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench_dwarf.sh - profconv on a --call-graph dwarf recording (unwinding every
 # sample's user stack from its stack copy, then symbolicating) against
 # `perf script -F tid,ip,sym,dso` (perf's own unwinding and symbols) on the

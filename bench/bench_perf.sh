@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench_perf.sh - time profconv against perf script / perf report on one
 # large perf.data, in the same run, and check the speed goal.
 #

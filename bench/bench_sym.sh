@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench_sym.sh - time profconv's ELF/DWARF symbolication against
 # llvm-symbolizer and addr2line on the same addresses, in the same run.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * deep.c - a workload with many distinct call stacks, for bench_perf.sh's
  * second recording: each thread recurses through 6 of 16 functions chosen by a

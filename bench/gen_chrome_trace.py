@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen_chrome_trace.py - a deterministic Chrome trace of a given size, shaped
 like a real one, for bench_chrome.sh (the real 264 MiB trace the issue was
 measured on is not ours to ship).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # hermetic_check.sh - by hand: prove the test suite never looks at this
 # host's symbol sources.  Runs ctest under strace with HOME set to an empty
 # directory and lists every path a test process opened or stat'ed under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # race_loop.sh - the libdwarf race reproducer at full length, by hand: 100
 # symbolicating conversions of tests/fixtures/race/y_race_truncated.data with
 # the sanitizer build (build-asan, made by scripts/test.sh), as in the

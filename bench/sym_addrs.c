@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_addrs.c - symbolicate a list of addresses with profconv's ELF/DWARF
  * symbol source, printing what `llvm-symbolizer --inlines` prints, for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """tile_chrome_trace.py - a large trace made of copies of a real one, for
 bench_chrome.sh --tile: the real trace's own events (their kinds, sizes,
 args, V8 samples) at a size no real capture here has.

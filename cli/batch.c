@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * batch.c - many inputs, one output directory: profconv -O OUTDIR INPUT...
  *
@@ -17,18 +18,25 @@
  * Exit status 0 when every input converted (with --strict, warnings are
  * errors, so also none warned), 1 otherwise, 2 on a usage error.
  *
- * A report line:
- *   {"input": "a/perf.data", "output": "out/perf.json", "format": "perf",
+ * A report line (the version of profconv that wrote it, and the shard,
+ * "1/1" without --shard):
+ *   {"version": "0.1.0", "shard": "2/3", "input": "a/perf.data",
+ *    "output": "out/perf.json", "format": "perf",
  *    "status": "ok" | "failed", "error": null | "text naming file and offset",
  *    "error_code": null | "corrupt input", "error_offset": null | N,
  *    "error_line": null | N, "error_column": null | N,
  *    "warnings": {"kind": count, ...}, "threads": N, "samples": N,
  *    "markers": N, "bytes_in": N, "bytes_out": N, "seconds": 0.123}
+ * and a last line saying the shard's report is complete (report merge
+ * --expect N counts these):
+ *   {"version": "0.1.0", "shard": "2/3", "end": true, "inputs": N,
+ *    "converted": N, "failed": N}
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -231,6 +239,31 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/* An input refused before it is read: the reason, printed and kept for the report. */
+static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	it->error = xrealloc(NULL, (size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(it->error, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	it->err = PROFCONV_ERR_USAGE;
+	it->error_code = xstrdup(profconv_strerror(it->err));
+	it->error_offset = UINT64_MAX;
+	pthread_mutex_lock(&print_lock);
+	cli_progress_clear();
+	fprintf(stderr, "profconv: error: %s\n", it->error);
+	pthread_mutex_unlock(&print_lock);
+	profconv_ctx_free(ctx);
+}
+
 static void convert_one(const struct cli_settings *s, struct item *it)
 {
 	struct profconv_ctx *ctx = cli_ctx_new(s);
@@ -247,15 +280,20 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		return;
 	}
 	profconv_set_diag(ctx, batch_diag, (void *)s);
-	if (stat(it->input, &st) == 0)
+	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
+		/* a FIFO (or a device) would block this worker, or never end */
+		if (!S_ISREG(st.st_mode)) {
+			refuse(it, ctx, "%s: not a regular file (%s); batch inputs must be files",
+			       it->input, S_ISFIFO(st.st_mode) ? "a FIFO" :
+				       S_ISDIR(st.st_mode)  ? "a directory" :
+				       S_ISSOCK(st.st_mode) ? "a socket" :
+							      "a device");
+			return;
+		}
+	}
 	if (same_file(it->input, it->output)) {
-		err = PROFCONV_ERR_USAGE;
-		it->err = err;
-		it->error = xrealloc(NULL, strlen(it->input) + 64);
-		sprintf(it->error, "%s: is also the output; not converted", it->input);
-		it->error_code = xstrdup(profconv_strerror(err));
-		profconv_ctx_free(ctx);
+		refuse(it, ctx, "%s: is also the output %s; not converted", it->input, it->output);
 		return;
 	}
 	err = profconv_read_path(ctx, it->input, &p);
@@ -351,11 +389,15 @@ static void json_u64_or_null(FILE *f, const char *key, uint64_t v, int present)
 		fputs("null", f);
 }
 
-static void report_line(FILE *f, const struct item *it)
+static void report_line(FILE *f, const struct item *it, const char *shard)
 {
 	size_t i;
 
-	fputs("{\"input\": ", f);
+	fputs("{\"version\": ", f);
+	cli_json_str(f, profconv_version_string());
+	fputs(", \"shard\": ", f);
+	cli_json_str(f, shard);
+	fputs(", \"input\": ", f);
 	cli_json_str(f, it->input);
 	fputs(", \"output\": ", f);
 	if (it->err)
@@ -393,19 +435,45 @@ static void report_line(FILE *f, const struct item *it)
 		(unsigned long long)it->bytes_in, (unsigned long long)it->bytes_out, it->seconds);
 }
 
-static int write_report(const char *path, struct item **todo, size_t n)
+/* The report, opened before anything is converted. */
+static FILE *open_report(const char *path, const struct item *items, size_t n)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	FILE *f;
 	size_t i;
+
+	if (strcmp(path, "-") == 0)
+		return stdout;
+	for (i = 0; i < n; i++) {
+		if (same_file(path, items[i].input)) {
+			fprintf(stderr, "profconv: error: --report %s: is also an input; nothing converted\n",
+				path);
+			return NULL;
+		}
+	}
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr,
+			"profconv: error: --report %s: cannot write the report: %s; nothing converted\n",
+			path, strerror(errno));
+	return f;
+}
+
+static int write_report(FILE *f, const char *path, struct item **todo, size_t n,
+			const char *shard)
+{
+	size_t i, ok = 0;
 	int bad;
 
-	if (!f) {
-		fprintf(stderr, "profconv: error: %s: cannot write the report: %s\n", path,
-			strerror(errno));
-		return 1;
+	for (i = 0; i < n; i++) {
+		report_line(f, todo[i], shard);
+		ok += !todo[i]->err;
 	}
-	for (i = 0; i < n; i++)
-		report_line(f, todo[i]);
+	fputs("{\"version\": ", f);
+	cli_json_str(f, profconv_version_string());
+	fputs(", \"shard\": ", f);
+	cli_json_str(f, shard);
+	fprintf(f, ", \"end\": true, \"inputs\": %zu, \"converted\": %zu, \"failed\": %zu}\n", n,
+		ok, n - ok);
 	bad = ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -471,6 +539,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	struct batch bt;
 	struct stat st;
 	pthread_t *th;
+	FILE *report = NULL;
+	char shard[64];
 	unsigned jobs = b->jobs, started = 0;
 	uint64_t in_total = 0, out_total = 0;
 	double t0 = now();
@@ -479,16 +549,6 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	if (b->shard && parse_shard(b->shard, &sk, &sn)) {
 		fprintf(stderr, "profconv: --shard takes K/N with 1 <= K <= N, not '%s'\n", b->shard);
 		return 2;
-	}
-	/* OUTDIR is made if missing (not its parents) */
-	if (stat(b->outdir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "profconv: error: -O %s: not a directory\n", b->outdir);
-			return 1;
-		}
-	} else if (mkdir(b->outdir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "profconv: error: -O %s: %s\n", b->outdir, strerror(errno));
-		return 1;
 	}
 	for (i = 0; i < (size_t)ninputs; i++)
 		add_input(&items, &n, &cap, inputs[i]);
@@ -508,6 +568,29 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			return 2;
 		}
 	}
+	if (b->report && !(report = open_report(b->report, items, n))) {
+		for (i = 0; i < n; i++)
+			free(items[i].owned_input);
+		free(items);
+		return 1;
+	}
+	/* OUTDIR is made if missing (not its parents) */
+	if (stat(b->outdir, &st) == 0 ? !S_ISDIR(st.st_mode) :
+					 mkdir(b->outdir, 0777) != 0 && errno != EEXIST) {
+		int e = errno;
+
+		fprintf(stderr, "profconv: error: -O %s: %s\n", b->outdir,
+			stat(b->outdir, &st) == 0 ? "not a directory" : strerror(e));
+		if (report && report != stdout) {
+			fclose(report);
+			unlink(b->report);
+		}
+		for (i = 0; i < n; i++)
+			free(items[i].owned_input);
+		free(items);
+		return 1;
+	}
+	snprintf(shard, sizeof(shard), "%lu/%lu", sk, sn);
 	name_outputs(items, n, b->outdir, out_suffix(s));
 
 	memset(&bt, 0, sizeof(bt));
@@ -546,7 +629,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			warned += it->nwarn > 0;
 		}
 	}
-	if (b->report && write_report(b->report, bt.todo, bt.ntodo))
+	if (report && write_report(report, b->report, bt.todo, bt.ntodo, shard))
 		rc = 1;
 	if (!s->quiet || ok != bt.ntodo)
 		fprintf(stderr,
@@ -576,28 +659,67 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 
 /* --- report merge --- */
 
+/* A shard "K/N" of an end line, 1 <= K <= N. */
+static int end_shard(const cJSON *j, unsigned long *k, unsigned long *n)
+{
+	const cJSON *sh = cJSON_GetObjectItemCaseSensitive(j, "shard");
+
+	return cJSON_IsString(sh) ? parse_shard(sh->valuestring, k, n) : -1;
+}
+
 /*
- * profconv report merge R1.jsonl R2.jsonl ... [-o OUT]: the lines of every
- * report, in the order given, to OUT (default standard output), and a
- * summary on stderr.  A line that is not a report line, or an input that
- * two reports both list, is an error (exit 1); so is any failed input.
+ * profconv report merge [--expect N] R1.jsonl R2.jsonl ... [-o OUT]: the
+ * lines of every report, in the order given, to OUT (default standard
+ * output), and a summary on stderr.  A line that is not a report line, an
+ * input that two reports both list, a shard whose end line two reports both
+ * have, and any failed input are errors (exit 1).  With --expect N, so is a
+ * shard of 1..N whose report (its end line) is missing, or a report of a
+ * shard of another count.  OUT may not be one of the reports: it is
+ * refused before anything is opened for writing (exit 2).
  */
-int cli_report(const struct cli_settings *s, const char *output, int argc, char **argv)
+int cli_report(const struct cli_settings *s, const char *output, unsigned expect, int argc,
+	       char **argv)
 {
 	FILE *out;
 	char **seen = NULL;
+	unsigned char *have = NULL; /* have[K-1]: shard K's end line seen (--expect) */
 	size_t nseen = 0, capseen = 0, ok = 0, failed = 0, dup = 0, bad = 0, k;
+	size_t ends = 0, missing = 0, other = 0;
 	char *line = NULL;
 	size_t lcap = 0;
 	int i, rc = 0;
+	struct stat so;
 
 	if (argc < 2 || strcmp(argv[0], "merge") != 0) {
-		fputs("profconv: usage: profconv report merge REPORT.jsonl... [-o OUT]\n", stderr);
+		fputs("profconv: usage: profconv report merge [--expect N] REPORT.jsonl... [-o OUT]. "
+		      "Try 'profconv --help'.\n",
+		      stderr);
 		return 2;
+	}
+	/* -o onto one of the reports would truncate it before it is read */
+	if (output && strcmp(output, "-") != 0 && stat(output, &so) == 0) {
+		for (i = 1; i < argc; i++) {
+			struct stat si;
+
+			if (stat(argv[i], &si) == 0 && si.st_dev == so.st_dev &&
+			    si.st_ino == so.st_ino) {
+				fprintf(stderr,
+					"profconv: error: -o %s: is also the report %s; nothing merged (write the merge elsewhere)\n",
+					output, argv[i]);
+				return 2;
+			}
+		}
+	}
+	if (expect)
+		have = calloc(expect, 1);
+	if (expect && !have) {
+		fputs("profconv: out of memory\n", stderr);
+		return 1;
 	}
 	out = !output || strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
 	if (!out) {
 		fprintf(stderr, "profconv: error: %s: %s\n", output, strerror(errno));
+		free(have);
 		return 1;
 	}
 	for (i = 1; i < argc; i++) {
@@ -612,11 +734,36 @@ int cli_report(const struct cli_settings *s, const char *output, int argc, char 
 		}
 		while ((len = getline(&line, &lcap, f)) >= 0) {
 			cJSON *j, *in, *st;
+			unsigned long sk, sn;
 
 			lineno++;
 			if (len == 0 || line[0] == '\n')
 				continue;
 			j = cJSON_Parse(line);
+			if (cJSON_IsTrue(j ? cJSON_GetObjectItemCaseSensitive(j, "end") : NULL)) {
+				/* a shard's end line: its report is complete */
+				if (end_shard(j, &sk, &sn)) {
+					fprintf(stderr,
+						"profconv: error: %s:%lu: expected \"shard\": \"K/N\" in an end line\n",
+						argv[i], lineno);
+					bad++;
+				} else if (expect && sn != expect) {
+					fprintf(stderr,
+						"profconv: error: %s:%lu: the report of shard %lu/%lu, not of one of %u shards\n",
+						argv[i], lineno, sk, sn, expect);
+					other++;
+				} else if (expect && have[sk - 1]) {
+					fprintf(stderr,
+						"profconv: error: %s:%lu: shard %lu/%lu is in two reports\n",
+						argv[i], lineno, sk, sn);
+					dup++;
+				} else {
+					if (expect)
+						have[sk - 1] = 1;
+					ends++;
+				}
+				goto copy;
+			}
 			in = j ? cJSON_GetObjectItemCaseSensitive(j, "input") : NULL;
 			st = j ? cJSON_GetObjectItemCaseSensitive(j, "status") : NULL;
 			if (!cJSON_IsString(in) || !cJSON_IsString(st)) {
@@ -639,11 +786,12 @@ int cli_report(const struct cli_settings *s, const char *output, int argc, char 
 					seen = xrealloc(seen, capseen * sizeof(*seen));
 				}
 				seen[nseen++] = xstrdup(in->valuestring);
+				if (strcmp(st->valuestring, "ok") == 0)
+					ok++;
+				else
+					failed++;
 			}
-			if (strcmp(st->valuestring, "ok") == 0)
-				ok++;
-			else
-				failed++;
+copy:
 			fputs(line, out);
 			if (line[len - 1] != '\n')
 				fputc('\n', out);
@@ -652,19 +800,41 @@ int cli_report(const struct cli_settings *s, const char *output, int argc, char 
 		fclose(f);
 	}
 	free(line);
+	for (k = 0; k < expect; k++) {
+		if (!have[k]) {
+			fprintf(stderr,
+				"profconv: error: the report of shard %zu/%u is missing (none of the reports ends with its end line)\n",
+				k + 1, expect);
+			missing++;
+		}
+	}
+	free(have);
 	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
 		fprintf(stderr, "profconv: error: %s: write failed\n", output ? output : "<stdout>");
 		rc = 1;
 	}
-	if (!s->quiet || failed || dup || bad)
-		fprintf(stderr,
-			"profconv: %d reports, %zu inputs: %zu converted, %zu failed%s%s\n",
-			argc - 1, nseen, ok, failed, dup ? ", some in two reports" : "",
-			bad ? ", some lines unreadable" : "");
+	if (!s->quiet || failed || dup || bad || missing || other) {
+		fprintf(stderr, "profconv: %d report%s", argc - 1, argc - 1 == 1 ? "" : "s");
+		if (expect)
+			fprintf(stderr, " (%zu of %u shards)", ends, expect);
+		fprintf(stderr, ", %zu input%s: %zu converted, %zu failed", nseen, nseen == 1 ? "" : "s",
+			ok, failed);
+		if (dup)
+			fprintf(stderr, "; %zu line%s repeat%s another report's", dup, dup == 1 ? "" : "s",
+				dup == 1 ? "s" : "");
+		if (bad)
+			fprintf(stderr, "; %zu line%s unreadable", bad, bad == 1 ? "" : "s");
+		if (other)
+			fprintf(stderr, "; %zu report%s of another shard count", other,
+				other == 1 ? "" : "s");
+		if (missing)
+			fprintf(stderr, "; %zu shard%s missing", missing, missing == 1 ? "" : "s");
+		fputc('\n', stderr);
+	}
 	for (k = 0; k < nseen; k++)
 		free(seen[k]);
 	free(seen);
-	return rc || failed || dup || bad ? 1 : 0;
+	return rc || failed || dup || bad || missing || other ? 1 : 0;
 }
 
 /* --- JSON strings --- */

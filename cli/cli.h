@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli.h - what the command's files share: the settings parsed from the
  * command line, replayed onto every context a command creates (batch mode
@@ -40,7 +41,9 @@ struct cli_batch {
 int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char **inputs,
 		  int ninputs);
 /* profconv report merge R.jsonl... (batch.c) */
-int cli_report(const struct cli_settings *s, const char *output, int argc, char **argv);
+/* profconv report merge [--expect N] R.jsonl... (batch.c); expect 0: any shards */
+int cli_report(const struct cli_settings *s, const char *output, unsigned expect, int argc,
+	       char **argv);
 
 /* profconv view FILE (view.c): serve the converted profile once. */
 int cli_view(const struct cli_settings *s, const char *input, int no_open, unsigned timeout);

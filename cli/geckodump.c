@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * geckodump.c - `profconv gecko-dump PID -o FILE.pgkb` (a running Firefox
  * process, profconv_gecko_dump_pid()) and `profconv gecko-dump --from-scrape

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c - the profconv command.  Uses only the public header.
  *
@@ -14,6 +15,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,13 +91,16 @@ static void usage(FILE *f)
 	      "       profconv [options] symbolicate IN [-o OUT]\n"
 	      "       profconv validate FILE...\n"
 	      "       profconv [options] -O OUTDIR [batch options] INPUT...\n"
-	      "       profconv report merge REPORT.jsonl... [-o OUT]\n"
+	      "       profconv report merge [--expect N] REPORT.jsonl... [-o OUT]\n"
 	      "       profconv [options] view [--no-open] [--timeout SEC] INPUT\n"
 	      "       profconv blame [--json] TRACE\n"
+	      "       profconv gecko-dump PID -o FILE.pgkb [options]\n"
+	      "       profconv gecko-dump --from-scrape PREFIX -o FILE.pgkb [options]\n"
 	      "\n"
 	      "Convert profiling data into the Firefox Profiler's formats.\n"
-	      "INPUT may be a path or - (standard input); gzip, xz, bzip2 and zstd\n"
-	      "compression, and a tar or zip holding one file, are undone first.\n"
+	      "INPUT may be a path or - (standard input); gzip, xz, bzip2, zstd, lz4\n"
+	      "and lzma compression, and a tar, cpio or zip archive holding one file,\n"
+	      "are undone first.\n"
 	      "'view' converts INPUT, serves it once on 127.0.0.1 and prints (and opens,\n"
 	      "on a desktop) the profiler.firefox.com URL that loads it.\n"
 	      "'blame' prints, for a Chrome trace with FrameBlamer contexts, the self time\n"
@@ -103,6 +108,10 @@ static void usage(FILE *f)
 	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
 	      "it symbolicated from local files, offline, even when its meta says it\n"
 	      "already is; running it again on its output changes nothing.\n"
+	      "'gecko-dump' writes a PGKB dump of a running Firefox's profiler buffer\n"
+	      "(or of a scrape of it), which profconv then converts ('gecko-dump --help').\n"
+	      "'report merge' joins the --report files of batch shards; --expect N fails\n"
+	      "unless shards 1 to N of N are each there once.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE     write to FILE (- for standard output); an existing\n"
@@ -164,6 +173,99 @@ static void usage(FILE *f)
 		}
 	}
 	fputs("\nExit status: 0 ok, 1 failed, 2 usage error.  See profconv(1).\n", f);
+}
+
+/*
+ * A usage error: one line naming the program and the problem, and where to
+ * look (exit status 2).  Always "profconv", never argv[0]'s path.
+ */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("profconv: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(". Try 'profconv --help'.\n", stderr);
+	return 2;
+}
+
+/* Edit distance of a and b, capped at 3 (enough to suggest an option). */
+static unsigned edits(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned row[64], prev, tmp;
+
+	if (la >= 64 || lb >= 64)
+		return 3;
+	for (j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = (unsigned)i;
+		for (j = 1; j <= lb; j++) {
+			unsigned best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+/*
+ * getopt_long's complaint, said our way: an unknown option (with the
+ * closest known long option when one is near), a missing argument or an
+ * argument given to a flag.
+ */
+static int option_error(int c, const char *arg, const struct option *opts)
+{
+	const struct option *o, *near = NULL;
+	unsigned best = 3;
+	char name[64];
+	const char *eq;
+	size_t len;
+
+	if (!arg || strncmp(arg, "--", 2) != 0 || !arg[2]) {
+		if (c == ':')
+			return usage_error("option '-%c' needs an argument", optopt);
+		return usage_error("unknown option '-%c'", optopt);
+	}
+	eq = strchr(arg, '=');
+	len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	if (len >= sizeof(name))
+		len = sizeof(name) - 1;
+	memcpy(name, arg + 2, len);
+	name[len] = 0;
+	for (o = opts; o->name; o++) {
+		/* a known option getopt_long found fault with (optopt: its value) */
+		if (optopt && optopt == o->val && strcmp(o->name, name) == 0)
+			return usage_error(c == ':' ? "option '--%s' needs an argument" :
+						      "option '--%s' takes no argument",
+					   name);
+		if (edits(name, o->name) < best) {
+			best = edits(name, o->name);
+			near = o;
+		}
+	}
+	if (optopt) { /* a short option after this long one, e.g. --strict -x */
+		if (c == ':')
+			return usage_error("option '-%c' needs an argument", optopt);
+		return usage_error("unknown option '-%c'", optopt);
+	}
+	for (o = opts; o->name; o++) /* an ambiguous abbreviation */
+		if (strncmp(o->name, name, len) == 0)
+			return usage_error("option '--%s' is ambiguous (--%s, ...)", name, o->name);
+	if (near)
+		return usage_error("unknown option '--%s' (did you mean '--%s'?)", name, near->name);
+	return usage_error("unknown option '--%s'", name);
 }
 
 static void diag(void *user, enum profconv_severity sev, const char *msg)
@@ -249,10 +351,8 @@ static int cmd_info(struct profconv_ctx *ctx, int argc, char **argv)
 {
 	int i, rc = 0;
 
-	if (argc < 1) {
-		fputs("profconv: info needs an INPUT\n", stderr);
-		return 2;
-	}
+	if (argc < 1)
+		return usage_error("info needs an INPUT");
 	for (i = 0; i < argc; i++) {
 		if (profconv_info_path(ctx, argv[i], out_stdout, NULL) != PROFCONV_OK)
 			rc = fail(ctx);
@@ -267,10 +367,8 @@ static int cmd_validate(struct profconv_ctx *ctx, int argc, char **argv)
 {
 	int i, rc = 0;
 
-	if (argc < 1) {
-		fputs("profconv: validate needs a FILE\n", stderr);
-		return 2;
-	}
+	if (argc < 1)
+		return usage_error("validate needs a FILE");
 	for (i = 0; i < argc; i++) {
 		int err = profconv_validate_path(ctx, argv[i], out_stdout, NULL);
 
@@ -291,20 +389,12 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 static int cmd_symbolicate(struct profconv_ctx *ctx, int argc, char **argv, const char *output,
 			   const char *to, int no_symbols)
 {
-	if (argc != 1) {
-		fputs(argc ? "profconv: symbolicate takes one IN\n" :
-			     "profconv: symbolicate needs an IN\n",
-		      stderr);
-		return 2;
-	}
-	if (no_symbols) {
-		fputs("profconv: symbolicate and --no-symbols contradict each other\n", stderr);
-		return 2;
-	}
-	if (profconv_set_option(ctx, "symbolicate", "always")) {
-		fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
-		return 2;
-	}
+	if (argc != 1)
+		return usage_error(argc ? "symbolicate takes one IN" : "symbolicate needs an IN");
+	if (no_symbols)
+		return usage_error("symbolicate and --no-symbols contradict each other");
+	if (profconv_set_option(ctx, "symbolicate", "always"))
+		return usage_error("%s", profconv_errmsg(ctx));
 	return cmd_convert(ctx, argv[0], output, to);
 }
 
@@ -358,9 +448,7 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 
 	if (!output) {
 		if (isatty(1)) {
-			fputs("profconv: refusing to write JSON to a terminal; use -o FILE or -o -\n",
-			      stderr);
-			return 2;
+			return usage_error("refusing to write JSON to a terminal; use -o FILE or -o -");
 		}
 		output = "-";
 	}
@@ -483,7 +571,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST,
 	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD,
-	       OPT_JSON };
+	       OPT_JSON, OPT_EXPECT };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
@@ -503,6 +591,7 @@ int main(int argc, char **argv)
 		{ "inputs", required_argument, NULL, OPT_INPUTS },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -518,7 +607,7 @@ int main(int argc, char **argv)
 	const char *output = NULL, *cmd = NULL;
 	size_t nopts = 0, nfmt = 0, i, k;
 	int c, rc, no_symbols = 0, no_open = 0, blame_json = 0;
-	unsigned timeout = 0;
+	unsigned timeout = 0, expect = 0;
 
 	if (!ctx) {
 		fputs("profconv: out of memory\n", stderr);
@@ -561,7 +650,8 @@ int main(int argc, char **argv)
 		if (hs && *hs && set(ctx, &st, "host-symbols", hs))
 			goto usage_err;
 	}
-	while ((c = getopt_long(argc, argv, "o:O:f:t:qvhV", opts, NULL)) != -1) {
+	opterr = 0; /* its messages name argv[0]'s path; option_error() says them */
+	while ((c = getopt_long(argc, argv, ":o:O:f:t:qvhV", opts, NULL)) != -1) {
 		if (c >= OPT_FORMAT && c < OPT_FORMAT + (int)nfmt) {
 			if (set(ctx, &st, fmt_keys[c - OPT_FORMAT], optarg))
 				goto usage_err;
@@ -583,10 +673,8 @@ int main(int argc, char **argv)
 				char out[256];
 
 				format_names(PROFCONV_FORMAT_OUTPUT, out, sizeof(out));
-				fprintf(stderr, "profconv: unknown output format '%s' (known: %s)\n",
-					optarg, out);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("unknown output format '%s' (known: %s)", optarg, out);
 			}
 			st.to = optarg;
 			break;
@@ -610,10 +698,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			if (parse_count(optarg, 86400, &timeout)) {
-				fprintf(stderr, "profconv: --timeout takes seconds (1 to 86400), not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("--timeout takes seconds (1 to 86400), not '%s'", optarg);
 			}
 			break;
 		case OPT_COMPRESS:
@@ -631,10 +717,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JOBS:
 			if (parse_count(optarg, 1024, &batch.jobs)) {
-				fprintf(stderr, "profconv: --jobs takes a number from 1 to 1024, not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error("--jobs takes a number from 1 to 1024, not '%s'", optarg);
 			}
 			break;
 		case OPT_INPUTS:
@@ -646,15 +730,20 @@ int main(int argc, char **argv)
 		case OPT_SHARD:
 			batch.shard = optarg;
 			break;
+		case OPT_EXPECT:
+			if (parse_count(optarg, 1000000, &expect)) {
+				profconv_ctx_free(ctx);
+				return usage_error("--expect takes a number of shards, not '%s'", optarg);
+			}
+			break;
 		case OPT_MAXMEM: {
 			uint64_t bytes;
 
 			if (parse_size(optarg, &bytes)) {
-				fprintf(stderr,
-					"profconv: --max-memory takes a size (digits, then K, M, G or T; M if none), not '%s'\n",
-					optarg);
 				profconv_ctx_free(ctx);
-				return 2;
+				return usage_error(
+					"--max-memory takes a size (digits, then K, M, G or T; M if none), not '%s'",
+					optarg);
 			}
 			st.max_memory = bytes;
 			profconv_set_max_memory(ctx, bytes);
@@ -680,9 +769,9 @@ int main(int argc, char **argv)
 			profconv_ctx_free(ctx);
 			return 0;
 		default:
-			usage(stderr);
+			rc = option_error(c, argv[optind - 1], opts);
 			profconv_ctx_free(ctx);
-			return 2;
+			return rc;
 		}
 	}
 	argc -= optind;
@@ -694,19 +783,16 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if ((batch.jobs || batch.inputs_file || batch.report || batch.shard) && !batch.outdir) {
-		fputs("profconv: --jobs, --inputs, --report and --shard are for batch mode (-O OUTDIR)\n",
-		      stderr);
-		rc = 2;
+	if (expect && !(cmd && strcmp(cmd, "report") == 0))
+		rc = usage_error("--expect is for report merge");
+	else if ((batch.jobs || batch.inputs_file || batch.report || batch.shard) && !batch.outdir) {
+		rc = usage_error("--jobs, --inputs, --report and --shard are for batch mode (-O OUTDIR)");
 	} else if (batch.outdir && (cmd || output)) {
-		fputs(output ? "profconv: -O OUTDIR and -o OUT contradict each other\n"
-			     : "profconv: -O OUTDIR converts; it does not go with a command\n",
-		      stderr);
-		rc = 2;
+		rc = usage_error(output ? "-O OUTDIR and -o OUT contradict each other" :
+					  "-O OUTDIR converts; it does not go with a command");
 	} else if (batch.outdir) {
 		if (argc == 0 && !batch.inputs_file) {
-			fputs("profconv: no INPUT given (operands or --inputs FILE)\n", stderr);
-			rc = 2;
+			rc = usage_error("no INPUT given (operands or --inputs FILE)");
 		} else {
 			rc = cli_batch_run(&st, &batch, argv, argc);
 		}
@@ -715,7 +801,7 @@ int main(int argc, char **argv)
 	else if (cmd && strcmp(cmd, "symbolicate") == 0)
 		rc = cmd_symbolicate(ctx, argc, argv, output, st.to, no_symbols);
 	else if (cmd && strcmp(cmd, "report") == 0)
-		rc = cli_report(&st, output, argc, argv);
+		rc = cli_report(&st, output, expect, argc, argv);
 	else if (cmd && strcmp(cmd, "blame") == 0) {
 		int json = 0;
 
@@ -725,8 +811,7 @@ int main(int argc, char **argv)
 			argv++;
 		}
 		if (argc != 1) {
-			fputs("profconv: blame takes one TRACE\n", stderr);
-			rc = 2;
+			rc = usage_error("blame takes one TRACE");
 		} else if (profconv_blame_path(ctx, argv[0], json || blame_json, out_stdout, NULL)) {
 			rc = fail(ctx);
 		} else {
@@ -735,9 +820,7 @@ int main(int argc, char **argv)
 		}
 	} else if (cmd && strcmp(cmd, "view") == 0) {
 		if (argc != 1) {
-			fputs(argc ? "profconv: view takes one FILE\n" : "profconv: view needs a FILE\n",
-			      stderr);
-			rc = 2;
+			rc = usage_error(argc ? "view takes one FILE" : "view needs a FILE");
 		} else {
 			rc = cli_view(&st, argv[0], no_open, timeout);
 		}
@@ -746,18 +829,13 @@ int main(int argc, char **argv)
 		rc = cmd_validate(ctx, argc, argv);
 	else if (argc == 1)
 		rc = cmd_convert(ctx, argv[0], output, st.to);
-	else {
-		fputs(argc ? "profconv: one INPUT at a time (or -O OUTDIR for many)\n"
-			   : "profconv: no INPUT given\n",
-		      stderr);
-		usage(stderr);
-		rc = 2;
-	}
+	else
+		rc = usage_error(argc ? "one INPUT at a time (or -O OUTDIR for many)" : "no INPUT given");
 	profconv_ctx_free(ctx);
 	return rc;
 
 usage_err:
-	fprintf(stderr, "profconv: %s\n", profconv_errmsg(ctx));
+	usage_error("%s", profconv_errmsg(ctx));
 	profconv_ctx_free(ctx);
 	return 2;
 }

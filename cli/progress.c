@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * progress.c - a progress line on stderr when it is a terminal: bytes read
  * of a single conversion, or files done of a batch.  Redrawn in place with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * view.c - profconv view FILE: convert FILE, serve the profile once on
  * 127.0.0.1 and point the Firefox Profiler at it, as `samply load` does.

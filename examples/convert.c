@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * convert.c - libprofconv in a few lines: read a profile (perf.data, or
  * "-" for standard input), print each thread's sample count, and write a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profconv.h - convert profiling data into the Firefox Profiler's formats.
  *

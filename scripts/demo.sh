@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # demo.sh - the README's first command: install what is missing, build, and
 # convert the bundled example perf.data into a Firefox Profiler profile.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # setup.sh - shared by demo.sh and test.sh: make sure the Debian packages the
 # build needs are installed, then configure and build into $BUILD_DIR.
 #
@@ -6,8 +7,10 @@
 # apt-get line to run is printed and the script stops.
 set -eu
 
-PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev python3 python3-yaml zstd xz-utils bzip2 ${EXTRA_PKGS:-}"
-# Tests also use perf-free tools only; the sanitizer build uses gcc's runtimes.
+PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev python3 python3-yaml zstd xz-utils bzip2 zsh dpkg-dev file ${EXTRA_PKGS:-}"
+# Tests also use perf-free tools only (zsh: the zsh completion's test); the
+# sanitizer build uses gcc's runtimes.  cpack's Debian packages need
+# dpkg-dev (dpkg-shlibdeps) and file, which a slim image lacks.
 
 missing=""
 for p in $PKGS; do

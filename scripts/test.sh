@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # test.sh - the README's second command (and what CI runs): install what is
 # missing, build, and run the whole test suite twice: once in a normal build
 # and once with AddressSanitizer + UndefinedBehaviorSanitizer.

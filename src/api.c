@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * api.c - the public entry points: the pipeline that ties an input, a
  * reader, the model and a writer together.  The only file that sees both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * api_view.c - the read-only views of a profile (profconv.h): what an
  * importer iterates instead of the model's structs, which stay private and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # batch_test.sh - batch mode (profconv -O OUTDIR ...), shards and report
 # merging, end to end.  usage: batch_test.sh PROFCONV
 #
@@ -37,6 +38,11 @@ rc=$?
 python3 - r.jsonl <<'PY' || fail "report"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
+# every line says which profconv wrote it and its shard; the last one ends it
+end = lines.pop()
+assert end == {"version": end["version"], "shard": "1/1", "end": True, "inputs": 8,
+               "converted": 5, "failed": 3}, end
+assert all(l["version"] == end["version"] and l["shard"] == "1/1" for l in lines), lines
 want = [("in/a.data", "ok", "out/a.json", 601), ("in/sub/a.data", "ok", "out/a-2.json", None),
         ("in/trunc.data", "ok", "out/trunc.json", 20), ("in/bad.data", "failed", None, 0),
         ("in/missing.data", "failed", None, 0), ("in/empty.data", "failed", None, 0),
@@ -77,8 +83,8 @@ cmp -s one.json out/a-2.json || fail "batch output differs from a single convers
 "$PC" -q --no-symbols -O s --shard 2/2 --inputs list --report s2.jsonl 2>/dev/null
 n1=$(wc -l <s1.jsonl)
 n2=$(wc -l <s2.jsonl)
-[ $((n1 + n2)) = 8 ] || fail "shards have $n1 + $n2 lines, expected 8"
-[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "one shard is empty ($n1, $n2)"
+[ $((n1 + n2)) = 10 ] || fail "shards have $n1 + $n2 lines, expected 8 and two end lines"
+[ "$n1" -gt 1 ] && [ "$n2" -gt 1 ] || fail "one shard is empty ($n1, $n2)"
 for f in out/*.json; do
 	cmp -s "$f" "s/${f#out/}" || fail "sharded output differs on $f"
 done
@@ -86,7 +92,7 @@ done
 rc=$?
 [ "$rc" = 1 ] || fail "merge of reports with failures exited $rc"
 grep -q "^profconv: 2 reports, 8 inputs: 5 converted, 3 failed" merr || fail "merge summary: $(cat merr)"
-[ "$(wc -l <merged.jsonl)" = 8 ] || fail "merged report has $(wc -l <merged.jsonl) lines"
+[ "$(wc -l <merged.jsonl)" = 10 ] || fail "merged report has $(wc -l <merged.jsonl) lines"
 "$PC" report merge s1.jsonl s1.jsonl >/dev/null 2>merr && fail "a report merged with itself passed"
 grep -q "is in two reports" merr || fail "duplicate not said: $(cat merr)"
 printf 'not json\n' >junk.jsonl

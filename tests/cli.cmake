@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end tests of the profconv command (tests/cli_test.sh).
 set(PC_CLI_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.sh)
 set(PC_BIN $<TARGET_FILE:profconv-cli>)
@@ -48,7 +49,7 @@ add_test(NAME gecko.damaged COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-damaged)
 add_test(NAME cli.outputs-validate COMMAND sh ${PC_CLI_TEST} ${PC_BIN} outputs-validate)
 add_test(NAME cli.edges COMMAND sh ${PC_CLI_TEST} ${PC_BIN} edges)
 add_test(NAME cli.batch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_test.sh ${PC_BIN})
-add_test(NAME cli.batch-docs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_docs_test.sh)
+add_test(NAME cli.batch-docs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_docs_test.sh ${PC_BIN})
 add_test(NAME cli.edges-input COMMAND sh ${PC_CLI_TEST} ${PC_BIN} edges-input)
 add_test(NAME cli.hermetic COMMAND sh ${PC_CLI_TEST} ${PC_BIN} hermetic)
 add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_BIN})

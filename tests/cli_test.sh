@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_test.sh - end-to-end checks of the profconv command, one case per call
 # (registered in tests/cli.cmake).  usage: cli_test.sh PROFCONV CASE [ARG]
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # gecko_buffer_test.sh PROFCONV - end to end: `profconv gecko-dump` packs the
 # ESR 153 scrape in tests/fixtures/gecko-buffer, profconv converts the dump,
 # the output validates and is byte-identical across runs, and the command's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gecko_capture_target.c - a stand-in for a Firefox process, for
  * gecko_capture_test.sh (CI has no Firefox): it puts the chunks of a real

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # gecko_capture_test.sh PROFCONV TARGET - `profconv gecko-dump PID` on a
 # stand-in process (gecko_capture_target.c) that holds the ESR 153 scrape's
 # chunks in anonymous memory among decoys: the capture finds the 4 chunks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # install_test.sh - the installed profconv works for a program outside the
 # tree.  Installs BUILD_DIR into a temporary prefix (cmake --install), then
 # builds examples/convert.c against that copy twice:
@@ -61,7 +62,9 @@ HDR=$(one header profconv.h) || exit 1
 LIB=$(one "shared library" libprofconv.so) || exit 1
 PC=$(one "pkg-config file" profconv.pc) || exit 1
 one "CMake package config" profconvConfig.cmake >/dev/null || exit 1
-BIN=$(one program profconv) || exit 1
+BIN="$P/bin/profconv" # (the bash completion is a file named profconv too)
+[ -f "$BIN" ] || fail "no program $BIN:
+$(cd "$P" && find . | sort)"
 one "man page" profconv.1 >/dev/null || exit 1
 same_file "$HDR" "$P/include/profconv.h" || fail "header installed as $HDR, not $P/include/profconv.h"
 [ -x "$BIN" ] || fail "$BIN is not executable"

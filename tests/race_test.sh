@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # race_test.sh - the libdwarf race reproducer: RACE_RUNS (default 10)
 # symbolicating conversions of a truncated real recording whose two
 # libraries are symbolicated from DWARF on two threads; every run must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # readme_test.sh - the shell examples of README.md run, as written, against
 # the built command, in a scratch directory holding the files they name.
 # usage: readme_test.sh PROFCONV

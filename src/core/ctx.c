@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ctx.c - the context: options, the first error, counted warnings and the
  * counting allocator.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fmt.c - locale-independent number formatting and byte hashing.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_config.h - included first by every library file: strict C11 hides the
  * POSIX functions we use (fileno, mkstemp, pread, mmap), so ask for them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_core.h - the context, errors, diagnostics, the allocator and byte loads.
  *

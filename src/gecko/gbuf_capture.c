@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gbuf_capture.c - `profconv gecko-dump PID`: a PGKB dump taken from a
  * running Firefox process, by the method of the scrapes the format was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gbuf_pack.c - write a PGKB dump (docs/formats/gecko-buffer-dump.md) from
  * a memory scrape of a Firefox process: the profiler's chunks, the strings

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_gbuf_pack.h - the PGKB producer (gecko/gbuf_pack.c) and what feeds it:
  * a scrape's files (profconv_gecko_dump_scrape) or a live capture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_pgkb.h - the PGKB container (docs/formats/gecko-buffer-dump.md): its
  * constants and a bounds-checked cursor over its bytes, shared by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * compress.c - gzip or zstd output in the same streaming pass: a filter
  * between a writer's profconv_write_fn and the sink, through libarchive's

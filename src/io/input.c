@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * input.c - paths, pipes and memory as one byte stream, with compression
  * and archives undone through libarchive (see pc_input.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * output.c - where a profile is written: standard output, a device or FIFO
  * written in place, or a file that appears whole or not at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_output.h - where output bytes go (see output.c for the rules: stdout,
  * devices and FIFOs in place, symlinks followed, files replaced atomically).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jfix.c - lone UTF-16 surrogates in JSON text, replaced in place.
  *

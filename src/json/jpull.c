@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jpull.c - the streaming JSON pull tokenizer (see pc_jpull.h).
  *

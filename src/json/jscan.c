@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jscan.c - the in-memory checking scanner (see pc_jscan.h).
  *

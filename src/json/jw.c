@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jw.c - the streaming JSON writer (see pc_jw.h).
  *

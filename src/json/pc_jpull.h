@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_jpull.h - a streaming JSON pull tokenizer over a struct pc_input.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_jscan.h - a checking scanner over one small JSON text held in memory
  * (an event of a Chrome trace, which pc_jpull_raw_rest() hands over).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_pcols.h - the columns of the processed profile format's tables, in one
  * place for everything that reads them: the processed reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_validate.h - the structural checker behind profconv_validate_path().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_vstate.h - the validator's table specs and state, shared by its files:
  * validate.c (paths, problems, tokens, pending index checks, threads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * validate.c - the structural checker for Firefox Profiler files (see
  * pc_validate.h).  Spec: docs/formats (processed v70: src/types/profile.ts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * validate_meta.c - meta (categories, marker schemas, required members) and libs
  * (the validator; see validate.c and pc_vstate.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * validate_tables.c - cells (one rule per column kind) and tables (columns, schema/data rows, lengths, references)
  * (the validator; see validate.c and pc_vstate.h).

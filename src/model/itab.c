@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * itab.c - growth of the open-addressing row index (see pc_itab.h).
  */

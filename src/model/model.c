@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * model.c - the columnar model: creation, interning and per-thread tables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * payload.c - typed payload values: marker data, marker schemas, meta extra
  * entries and other members, context snapshots.

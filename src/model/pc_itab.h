@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_itab.h - an open-addressing hash index over table rows.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_model.h - the shared columnar model: the shape of the Firefox Profiler's
  * processed format (version 70), which every reader fills and every writer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tables.c - the model's format-neutral tables beyond the v70 columns:
  * processes and their lib mappings, the (pid, tid) thread index, counters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * chrome_ctx.c - FrameBlamer contexts in Chrome traces, and the cost of the
  * work done for each (profconv blame).  The rules are R1-R9 of the context

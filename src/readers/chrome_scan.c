@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * chrome_scan.c - the Chrome reader's event scanner: the events array read
  * and each event scanned in one pass (syntax checked, the members the reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * chrome_stacks.c - the Trace Event Format's own sampled stacks: the
  * `stackFrames` dictionary ({"id": {name, category, parent}}, at the top of

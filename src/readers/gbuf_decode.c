@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gbuf_decode.c - the buffer of a PGKB dump (docs/formats/gecko-buffer-dump.md
  * sections 4 and 5): blocks, the sample grammar, frames and markers.

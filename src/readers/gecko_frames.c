@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gecko_frames.c - frame location strings (native, JS, labels) and the funcs made from them
  * (the Gecko profile reader; see read_gecko.c and pc_gecko.h).

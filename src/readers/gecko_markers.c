@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gecko_markers.c - marker payloads (causes, GC and IPC forms, string fields) and markers
  * (the Gecko profile reader; see read_gecko.c and pc_gecko.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gecko_meta.c - meta and marker schemas
  * (the Gecko profile reader; see read_gecko.c and pc_gecko.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jpayload.c - JSON values into the model's payload trees, for the JSON
  * readers: built from the pull tokenizer in one pass (no text kept, no

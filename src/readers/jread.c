@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jread.c - helpers for the JSON profile readers (see pc_jread.h).
  */

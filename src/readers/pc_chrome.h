@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_chrome.h - what the Chrome trace reader's files share (read_chrome.c:
  * events to the model; chrome_ctx.c: FrameBlamer contexts and their cost).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_gbuf.h - the Gecko buffer dump reader's private state, shared by
  * read_gecko_buffer.c (the PGKB container and its side tables) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_gecko.h - the Gecko profile reader's private state, shared by its
  * files: read_gecko.c (document, processes, threads, result), gecko_meta.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_jread.h - helpers shared by the readers of JSON profile formats
  * (read_processed.c, read_gecko.c): token expectations with file:line:col

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_perf.h - the perf.data reader's private state and constants, shared by
  * its files: read_perf.c (the record stream, samples, the result),

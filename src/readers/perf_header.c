@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_header.c - the file header, the attrs and the feature sections
  * (the perf.data reader; see read_perf.c and pc_perf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_maps.c - processes, threads, mappings and libs
  * (the perf.data reader; see read_perf.c and pc_perf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_offcpu.c - off-CPU time in perf.data: context-switch records
  * (perf record --switch-events) and sched:sched_switch tracepoint samples.

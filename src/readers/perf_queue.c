@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_queue.c - the ordered queue (tools/perf/util/ordered-events.c's contract)
  * (the perf.data reader; see read_perf.c and pc_perf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_unwind.c - user stacks of --call-graph dwarf samples, unwound from
  * the copied stack (the perf.data reader; see read_perf.c and pc_perf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read_chrome.c - Chrome's Trace Event Format (JSON), as Chrome, Perfetto's
  * JSON export and many tools write it (docs/formats/chrome-trace.md; facts

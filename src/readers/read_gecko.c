@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read_gecko.c - a Gecko profile (the JSON Firefox writes, format versions 20
  * to 36) into the model, converted the way the front-end's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read_gecko_buffer.c - a PGKB dump of Firefox's profiler buffer
  * (docs/formats/gecko-buffer-dump.md) into the model.

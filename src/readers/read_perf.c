@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read_perf.c - Linux perf.data (file and pipe mode, either byte order,
  * zstd-compressed records) into the model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read_processed.c - a Firefox Profiler processed profile (format version
  * 69 or 70) back into the model, faithfully: every table keeps its row

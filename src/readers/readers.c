@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * readers.c - the reader registry: the only list of input formats.
  * Cheap bidders with certain magics come first.

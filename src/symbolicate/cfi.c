@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.c - DWARF call frame information: FDE lookup, the CFA program, rule
  * evaluation (see pc_cfi.h).

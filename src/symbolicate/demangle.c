@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * demangle.c - C++ (Itanium) and Rust legacy symbol names made readable.
  *

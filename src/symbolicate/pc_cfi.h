@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_cfi.h - DWARF call frame information (.eh_frame, .eh_frame_hdr,
  * .debug_frame): find the row for an address and step one frame up the

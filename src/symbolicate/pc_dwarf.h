@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_dwarf.h - the DWARF half of the ELF symbol source (sym_dwarf.c), on
  * libdwarf.  Internal to src/symbolicate/.

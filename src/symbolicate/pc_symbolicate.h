@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_symbolicate.h - symbolicate a model in place (see symbolicate.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_symlines.h - what the line-oriented symbol files (breakpad .sym, perf
  * map, kallsyms) share: a bounded line reader and the token helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_symsrc.h - symbol sources: something that turns a lib-relative address
  * into a function (and, with debug info, an inline chain with file:line).

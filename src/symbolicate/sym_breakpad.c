@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_breakpad.c - breakpad .sym text files as a symbol source.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_dwarf.c - inline chains and file:line from DWARF, through libdwarf.
  *

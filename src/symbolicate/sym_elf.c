@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_elf.c - the ELF symbol source: function symbols from .symtab and
  * .dynsym, the GNU build id, .gnu_debuglink, and (through sym_dwarf.c) DWARF

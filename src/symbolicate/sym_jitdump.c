@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_jitdump.c - the jitdump file a JIT writes for perf (jit-PID.dump) as a
  * symbol source for that process's anonymous executable mappings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_lines.c - the bounded line reader and the token helpers of the
  * line-oriented symbol files (sym_breakpad.c, sym_text.c); see pc_symlines.h.

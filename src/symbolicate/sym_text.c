@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_text.c - one-line-per-symbol text sources: /tmp/perf-PID.map and
  * /proc/kallsyms.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symbolicate.c - find symbols for every library of a model and re-collapse
  * its frames into functions.

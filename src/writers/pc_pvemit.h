@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_pvemit.h - streaming a payload subtree (struct pc_val, see
  * model/pc_model.h) through the JSON writer.  Shared by the writers: what

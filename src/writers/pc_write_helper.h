@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_write_helper.h - a second thread that formats parts of the output
  * ahead of the writer.

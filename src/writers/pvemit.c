@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pvemit.c - payload trees to JSON, streamed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * write_gecko.c - the Gecko profile format (version 36), the JSON the Gecko
  * profiler writes and the Firefox Profiler's processGeckoProfile() reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * write_helper.c - the writer's helper thread (see pc_write_helper.h).
  *

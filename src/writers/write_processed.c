@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * write_processed.c - the model as a Firefox Profiler processed profile,
  * format version 69 by default (what profiler.firefox.com as deployed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * writers.c - the writer registry.  Adding an output format is one file
  * plus one line here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_cfi.c - libFuzzer target for the call frame information engine
  * (src/symbolicate/cfi.c), the part of --call-graph dwarf unwinding that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_common.c - the pieces the fuzz targets share (fuzz_common.h).
  */

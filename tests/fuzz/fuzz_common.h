@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_common.h - what the fuzz targets share: an output sink that keeps
  * small outputs for checking, the invariant checks, and the diagnostics and

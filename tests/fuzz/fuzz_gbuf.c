@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_gbuf.c - libFuzzer target for the Gecko buffer dump reader
  * (src/readers/read_gecko_buffer.c, gbuf_decode.c).

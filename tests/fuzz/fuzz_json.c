@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_json.c - libFuzzer target for the JSON profile readers
  * (src/readers/read_processed.c and src/readers/read_gecko.c), both on the

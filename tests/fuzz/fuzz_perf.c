@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_perf.c - libFuzzer target for the perf.data reader (src/readers/read_perf.c).
  *

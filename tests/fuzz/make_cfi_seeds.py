@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_cfi_seeds.py - the seeds of corpus/cfi/ for fuzz_cfi.c.
 
 usage: make_cfi_seeds.py OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_dwarf_seeds.py - the --call-graph dwarf seeds of corpus/perf/ (dwarf_*.data).
 
 usage: perf inject -i y_dwarf.data -o - > y_dwarf.pipe   (y_dwarf.data: zstd -d the fixture)

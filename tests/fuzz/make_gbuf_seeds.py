@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_gbuf_seeds.py - seeds for fuzz_gbuf (the gecko-buffer reader).
 
 usage: make_gbuf_seeds.py DUMP.pgkb OUTDIR SYNTHETIC.pgkb

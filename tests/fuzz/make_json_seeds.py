@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_json_seeds.py - write the seeds of corpus/json/ (fuzz_json.c).
 
   processed_small.json   tests/golden/processed_small.json (our writer's output)

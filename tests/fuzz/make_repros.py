@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_repros.py - write the hand-made reproducers of the bugs fuzzing found.
 
 usage: make_repros.py [FIXTURES_DIR]     (default: ../fixtures/perf)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make_seeds.py - derive the small seed inputs of corpus/perf/ from tests/fixtures/perf.
 
 usage: make_seeds.py [FIXTURES_DIR [OUTDIR]]

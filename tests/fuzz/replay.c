@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay.c - run fuzz inputs through a target without libFuzzer (the idea of
  * zstd's tests/regression_driver.c), so the corpus and every fixed crasher

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_test_locale.h - a locale whose decimal point is a comma, for the tests
  * that check a host application's locale cannot change our numbers.

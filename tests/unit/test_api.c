@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_api.c - the library as an importer uses it, through profconv.h only:
  * the format registry and its options, reading from memory and from a

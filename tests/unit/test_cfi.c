@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_cfi.c - the call frame information engine (src/symbolicate/cfi.c) on
  * hand-made CFI:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ctx.c - a worker thread's ctx and its adoption by the caller's
  * (pc_ctx_worker(), pc_ctx_adopt()): memory that changes hands balances

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_jpull.c - the streaming JSON pull tokenizer: tokens and positions,
  * strict syntax errors with their exact "FILE:LINE:COL: what" text, nesting

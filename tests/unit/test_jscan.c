@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_jscan.c - the in-memory checking scanner (src/json/jscan.c) and the
  * pull tokenizer's fast paths for it (pc_jpull_raw_rest(), recheck):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_jw.c - the streaming JSON writer: escapes, UTF-8 repair, numbers,
  * commas and nesting, misuse, latched sink errors, and a cJSON round trip.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_model.c - the format-neutral model parts: payload trees, marker
  * order, processes and the (pid, tid) index, context sets, counters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_read_gecko.c - the Gecko profile reader.
  *

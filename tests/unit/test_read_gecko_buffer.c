@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_read_gecko_buffer.c - the PGKB producer (profconv_gecko_dump_scrape)
  * and the gecko-buffer reader on a real Firefox ESR 153 scrape

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sym_breakpad.c - breakpad .sym files: FUNC + line records, nested
  * INLINE chains, PUBLIC fallback, gaps, duplicates, the debug id check, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sym_elf.c - the ELF + DWARF symbol source against llvm-symbolizer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sym_jitdump.c - the jitdump symbol source: names from CODE_LOAD,
  * file:line from the CODE_DEBUG_INFO before it (including the "\xff" same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sym_text.c - perf-PID.map and kallsyms symbol sources: lookups at,
  * inside and past entries, samply's "a later overlapping entry wins",

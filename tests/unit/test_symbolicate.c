@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_symbolicate.c - the re-collapse of frames into funcs, on the example
  * of the seed document (shared seeds: frames-funcs-and-symbolication):

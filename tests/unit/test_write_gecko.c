@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_write_gecko.c - the Gecko writer's own arithmetic on payload numbers:
  * GC timings go back from the processed form (phase_times in us, mmu as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_write_processed.c - the processed (v70) writer on a small hand-built
  * model: structure checked through cJSON (column lengths, prefixOffset, null
