@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """compare_perf_report.py - per-function self sample counts: profconv vs perf report.
 
     compare_perf_report.py [--profconv BIN] [--top N] PERF_DATA [PROFCONV_ARGS...]

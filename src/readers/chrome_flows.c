@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * chrome_flows.c - flows as fields of the slices they bind
  * (docs/formats/chrome-trace.md, "Flows").
