@@ -501,42 +501,59 @@ struct profconv_counter {
 };
 
 PROFCONV_API int profconv_profile_meta(const struct profconv_profile *p, struct profconv_meta *out);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_thread_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_thread(const struct profconv_profile *p, size_t i,
 					 struct profconv_thread *out);
+/* [profile] */
 PROFCONV_API int profconv_profile_sample(const struct profconv_profile *p, size_t thread,
 					 size_t i, struct profconv_sample *out);
+/* [profile] */
 PROFCONV_API int profconv_profile_marker(const struct profconv_profile *p, size_t thread,
 					 size_t i, struct profconv_marker *out);
-/* The marker's payload as one JSON object ("null" when it has none), to fn. */
+/* The marker's payload as one JSON object ("null" when it has none), to fn.  [ctx+profile] */
 PROFCONV_API int profconv_profile_marker_data(struct profconv_ctx *ctx,
 					      const struct profconv_profile *p, size_t thread,
 					      size_t i, profconv_write_fn *fn, void *user);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_stack(const struct profconv_profile *p, size_t i,
 					struct profconv_stack *out);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_frame(const struct profconv_profile *p, size_t i,
 					struct profconv_frame *out);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_func(const struct profconv_profile *p, size_t i,
 				       struct profconv_func *out);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_lib(const struct profconv_profile *p, size_t i,
 				      struct profconv_lib *out);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_counter_count(const struct profconv_profile *p);
+/* [profile] */
 PROFCONV_API int profconv_profile_counter(const struct profconv_profile *p, size_t i,
 					  struct profconv_counter *out);
-/* The j-th sample of counter i: its time (ns) and count. */
+/* The j-th sample of counter i: its time (ns) and count.  [profile] */
 PROFCONV_API int profconv_profile_counter_sample(const struct profconv_profile *p, size_t i,
 						 size_t j, int64_t *time, double *count);
 
 /* Shorthands kept from 0.1 (the same as the fields above).  [profile] */
 PROFCONV_API const char *profconv_profile_thread_name(const struct profconv_profile *p, size_t i);
+/* [profile] */
 PROFCONV_API int64_t profconv_profile_thread_pid(const struct profconv_profile *p, size_t i);
+/* [profile] */
 PROFCONV_API int64_t profconv_profile_thread_tid(const struct profconv_profile *p, size_t i);
+/* [profile] */
 PROFCONV_API size_t profconv_profile_sample_count(const struct profconv_profile *p, size_t i);
-/* Func name, owned by p.  NULL if i is out of range. */
+/* Func name, owned by p.  NULL if i is out of range.  [profile] */
 PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i);
 /*
  * After symbolication: the map from each func before symbols (one per frame

@@ -8,7 +8,8 @@
 #     shared library): all versioned, and the same set as the functions
 #     include/profconv.h declares;
 #   - the declarations of profconv.h (every PROFCONV_API function and
-#     callback typedef, whitespace collapsed);
+#     callback typedef, whitespace collapsed), each function with a
+#     thread-safety statement ([any thread], [ctx], [profile]) in its comment;
 #   - the layouts of every public struct, enum and callback type: abidw
 #     (abigail-tools) of tests/abi/abi_probe.c built from the header alone,
 #     compared with abidiff.
@@ -77,6 +78,13 @@ for line in out.splitlines():
         bad.append("%s exported without a version node (%s)" % (name, ver))
         continue
     syms.append("%s %s" % (ver, name))
+# each function has a thread-safety statement in the comment before it
+prev = 0
+for m in re.finditer(r"^PROFCONV_API[^;]*;", text, re.M):
+    if not re.search(r"\[(any thread|ctx|profile|ctx\+profile)\]", text[prev:m.start()]):
+        bad.append("%s: no thread-safety statement ([any thread], [ctx], [profile]) in profconv.h" %
+                   re.search(r"(profconv_[a-z0-9_]+)\(", m.group(0)).group(1))
+    prev = m.end()
 names = sorted(s.split()[1] for s in syms)
 for n in sorted(set(names) - set(declared)):
     bad.append("%s exported but not declared in profconv.h" % n)
