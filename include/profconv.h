@@ -156,7 +156,9 @@ struct profconv_diag {
 /*
  * The diagnostics callback (profconv_set_diagnostics()): called on the
  * caller's thread for every note (when verbose), the first warning of each
- * kind and every error as it is recorded.
+ * kind and every error as it is recorded: the error a call fails with (also
+ * returned, and readable with profconv_errmsg()) and each problem
+ * profconv_validate_path() finds (code PROFCONV_ERR_INVALID).
  */
 typedef void profconv_diagnostic_fn(void *user, const struct profconv_diag *d);
 
@@ -206,7 +208,8 @@ PROFCONV_API PROFCONV_DEPRECATED void profconv_set_diag(struct profconv_ctx *ctx
 							profconv_diag_fn *fn, void *user);
 /*
  * The last failure on ctx with its parts (the same as the last error
- * diagnostic); severity PROFCONV_ERROR, code 0 and message "" if none.
+ * diagnostic); severity PROFCONV_ERROR, code 0, id "ok" and message "" if
+ * none.
  * out->size must be set (PROFCONV_INIT); PROFCONV_ERR_USAGE otherwise.
  * [ctx]
  */

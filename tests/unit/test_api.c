@@ -321,13 +321,16 @@ struct diags {
 	int warnings, errors, notes;
 	char kind[128], file[128], message[512], wid[64], eid[64];
 	uint64_t offset;
-	int code, wcode;
+	int code, wcode, bad_size;
 };
 
 static void collect(void *user, const struct profconv_diag *d)
 {
 	struct diags *g = user;
 
+	/* the library's struct: every member of this header's is there */
+	if (d->size != sizeof(*d) || !PROFCONV_HAS(d, id) || !d->id)
+		g->bad_size++;
 	if (d->severity == PROFCONV_WARNING) {
 		g->warnings++;
 		snprintf(g->kind, sizeof(g->kind), "%s", d->kind ? d->kind : "(null)");
@@ -360,6 +363,14 @@ static void test_diagnostics(void)
 	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "i_unknown_record.data", &p), PROFCONV_OK);
 	profconv_profile_free(p);
 	PC_CHECK_EQ_INT(g.warnings, 1);
+	PC_CHECK_EQ_INT(g.bad_size, 0);
+	{
+		/* PROFCONV_HAS() on a struct of an older, smaller size */
+		struct profconv_diag old = PROFCONV_INIT(struct profconv_diag);
+
+		old.size = offsetof(struct profconv_diag, id);
+		PC_CHECK(PROFCONV_HAS(&old, message) && !PROFCONV_HAS(&old, id));
+	}
 	PC_CHECK_EQ_STR(g.file, "i_unknown_record.data");
 	PC_CHECK_EQ_INT(g.offset, 0x5e8);
 	PC_CHECK(strstr(profconv_warning_summary(ctx), g.kind) != NULL);
