@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_codes.c - the stable codes and identifiers of diagnostics
  * (docs/diagnostics.md is the same table, for people; tests/abi/

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The library's ABI (tests/abi/): the recorded ABI of this version against
 # the build's (abi.check), a demonstration that an added struct member
 # without a version bump fails that check (abi.demo), and the one table of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # abi_check.sh - fail when libprofconv's ABI changes without the version
 # changing.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # abi_demo.sh - the ABI check catches what it is for: a member added to a
 # public struct without a version bump fails it; the same change under a
 # new version fails until the new ABI is recorded; the unchanged header

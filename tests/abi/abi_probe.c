@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * abi_probe.c - every type of include/profconv.h in one exported function,
  * so that abidw (abigail-tools) records their layouts from the DWARF of a

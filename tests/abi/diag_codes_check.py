@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """diag_codes_check.py - every warning kind the library counts has a stable
 code, and the one table of codes (docs/diagnostics.md) agrees with the
 library's (src/core/diag_codes.c).
