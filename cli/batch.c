@@ -25,11 +25,16 @@
  *    "status": "ok" | "failed", "error": null | "text naming file and offset",
  *    "error_code": null | "corrupt input", "error_offset": null | N,
  *    "error_line": null | N, "error_column": null | N,
- *    "warnings": {"kind": count, ...}, "threads": N, "samples": N,
+ *    "warnings": {"kind": count, ...},
+ *    "diagnostics": [{"severity": "error" | "warning", "code": N, "id": "ident",
+ *                     "count": N}, ...],
+ *    "threads": N, "samples": N,
  *    "markers": N, "bytes_in": N, "bytes_out": N, "seconds": 0.123}
- * and a last line saying the shard's report is complete (report merge
- * --expect N counts these):
- *   {"version": "0.1.0", "shard": "2/3", "end": true, "inputs": N,
+ * "diagnostics" is the machine-readable form: the error (if any), then each
+ * kind of warning, with the stable codes and identifiers of
+ * docs/diagnostics.md.  A last line says the shard's report is complete
+ * (report merge --expect N counts these):
+ *   {"version": "0.2.0", "shard": "2/3", "end": true, "inputs": N,
  *    "converted": N, "failed": N}
  */
 #define _POSIX_C_SOURCE 200809L
@@ -61,6 +66,8 @@ struct item {
 	char *format;
 	char **warn_kinds;
 	uint64_t *warn_counts;
+	int *warn_codes; /* stable codes and identifiers (docs/diagnostics.md) */
+	const char **warn_ids; /* static strings of the library */
 	size_t nwarn;
 	size_t threads, samples, markers;
 	uint64_t bytes_in, bytes_out;
@@ -218,10 +225,15 @@ static int parse_shard(const char *s, unsigned long *k, unsigned long *n)
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void batch_diag(void *user, enum profconv_severity sev, const char *msg)
+static void batch_diag(void *user, const struct profconv_diag *d)
 {
 	const struct cli_settings *s = user;
+	enum profconv_severity sev = d->severity;
+	const char *msg = d->message;
 
+	/* an input's error is printed once, by convert_one() */
+	if (sev == PROFCONV_ERROR && d->code != PROFCONV_ERR_INVALID)
+		return;
 	if ((sev == PROFCONV_WARNING && s->quiet) || (sev == PROFCONV_NOTE && !s->verbose))
 		return;
 	pthread_mutex_lock(&print_lock);
@@ -279,7 +291,7 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		it->error_code = xstrdup(profconv_strerror(it->err));
 		return;
 	}
-	profconv_set_diag(ctx, batch_diag, (void *)s);
+	profconv_set_diagnostics(ctx, batch_diag, (void *)s);
 	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
 		/* a FIFO (or a device) would block this worker, or never end */
@@ -300,14 +312,14 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 	if (!err)
 		err = profconv_write_path(ctx, p, s->to, it->output);
 	if (p) {
-		struct profconv_meta meta;
+		struct profconv_meta meta = PROFCONV_INIT(struct profconv_meta);
 
 		profconv_profile_meta(p, &meta);
 		it->format = xstrdup(meta.input_format);
 	}
 	if (!err) {
 		for (i = 0; i < profconv_profile_thread_count(p); i++) {
-			struct profconv_thread t;
+			struct profconv_thread t = PROFCONV_INIT(struct profconv_thread);
 
 			if (profconv_profile_thread(p, i, &t) == PROFCONV_OK) {
 				it->samples += t.samples;
@@ -318,7 +330,7 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		if (stat(it->output, &st) == 0)
 			it->bytes_out = (uint64_t)st.st_size;
 	} else {
-		struct profconv_diag d;
+		struct profconv_diag d = PROFCONV_INIT(struct profconv_diag);
 
 		profconv_last_error(ctx, &d);
 		it->error = xstrdup(profconv_errmsg(ctx));
@@ -333,15 +345,18 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 	}
 	it->err = err;
 	for (i = 0;; i++) {
-		const char *kind;
-		uint64_t count;
+		struct profconv_warning w = PROFCONV_INIT(struct profconv_warning);
 
-		if (profconv_warning_kind(ctx, i, &kind, &count) != PROFCONV_OK)
+		if (profconv_warning_get(ctx, i, &w) != PROFCONV_OK)
 			break;
 		it->warn_kinds = xrealloc(it->warn_kinds, (i + 1) * sizeof(*it->warn_kinds));
 		it->warn_counts = xrealloc(it->warn_counts, (i + 1) * sizeof(*it->warn_counts));
-		it->warn_kinds[i] = xstrdup(kind);
-		it->warn_counts[i] = count;
+		it->warn_codes = xrealloc(it->warn_codes, (i + 1) * sizeof(*it->warn_codes));
+		it->warn_ids = xrealloc(it->warn_ids, (i + 1) * sizeof(*it->warn_ids));
+		it->warn_kinds[i] = xstrdup(w.kind);
+		it->warn_counts[i] = w.count;
+		it->warn_codes[i] = w.code;
+		it->warn_ids[i] = w.id;
 		it->nwarn = i + 1;
 	}
 	profconv_profile_free(p);
@@ -429,7 +444,21 @@ static void report_line(FILE *f, const struct item *it, const char *shard)
 		cli_json_str(f, it->warn_kinds[i]);
 		fprintf(f, ": %llu", (unsigned long long)it->warn_counts[i]);
 	}
-	fprintf(f, "}, \"threads\": %zu, \"samples\": %zu, \"markers\": %zu", it->threads,
+	fputs("}, \"diagnostics\": [", f);
+	if (it->err) {
+		const char *id = profconv_code_id(it->err);
+
+		fprintf(f, "{\"severity\": \"error\", \"code\": %d, \"id\": ", it->err);
+		cli_json_str(f, id ? id : "unknown");
+		fputs(", \"count\": 1}", f);
+	}
+	for (i = 0; i < it->nwarn; i++) {
+		fprintf(f, "%s{\"severity\": \"warning\", \"code\": %d, \"id\": ",
+			i || it->err ? ", " : "", it->warn_codes[i]);
+		cli_json_str(f, it->warn_ids[i]);
+		fprintf(f, ", \"count\": %llu}", (unsigned long long)it->warn_counts[i]);
+	}
+	fprintf(f, "], \"threads\": %zu, \"samples\": %zu, \"markers\": %zu", it->threads,
 		it->samples, it->markers);
 	fprintf(f, ", \"bytes_in\": %llu, \"bytes_out\": %llu, \"seconds\": %.3f}\n",
 		(unsigned long long)it->bytes_in, (unsigned long long)it->bytes_out, it->seconds);
@@ -651,6 +680,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			free(items[i].warn_kinds[k]);
 		free(items[i].warn_kinds);
 		free(items[i].warn_counts);
+		free(items[i].warn_codes);
+		free(items[i].warn_ids);
 	}
 	free(bt.todo);
 	free(items);

@@ -82,6 +82,7 @@ int cli_gecko_dump(int argc, char **argv)
 	int c, rc;
 
 	memset(&go, 0, sizeof(go));
+	go.size = sizeof(go);
 	memset(&st, 0, sizeof(st));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qvh", opts, NULL)) != -1) {

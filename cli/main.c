@@ -33,7 +33,7 @@ static int verbose; /* -v: also the time each step took */
 /* "a, b, c": the names of the formats of one kind, from the registry. */
 static void format_names(enum profconv_format_kind kind, char *buf, size_t cap)
 {
-	struct profconv_format f;
+	struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 	size_t i, n = 0;
 
 	buf[0] = 0;
@@ -80,7 +80,7 @@ static void usage_option(FILE *f, const char *name, const char *arg, const char 
 
 static void usage(FILE *f)
 {
-	struct profconv_format fm;
+	struct profconv_format fm = PROFCONV_INIT(struct profconv_format);
 	char in[256], out[256];
 	size_t i;
 
@@ -268,17 +268,21 @@ static int option_error(int c, const char *arg, const struct option *opts)
 	return usage_error("unknown option '--%s'", name);
 }
 
-static void diag(void *user, enum profconv_severity sev, const char *msg)
+static void diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
+	/* the error a command fails with is printed once, from profconv_errmsg() */
+	if (d->severity == PROFCONV_ERROR && d->code != PROFCONV_ERR_INVALID)
+		return;
 	cli_progress_clear();
-	if (sev == PROFCONV_NOTE) {
-		fprintf(stderr, "profconv: note: %s\n", msg);
+	if (d->severity == PROFCONV_NOTE) {
+		fprintf(stderr, "profconv: note: %s\n", d->message);
 		return;
 	}
-	if (sev == PROFCONV_WARNING && quiet)
+	if (d->severity == PROFCONV_WARNING && quiet)
 		return;
-	fprintf(stderr, "profconv: %s: %s\n", sev == PROFCONV_WARNING ? "warning" : "error", msg);
+	fprintf(stderr, "profconv: %s: %s\n", d->severity == PROFCONV_WARNING ? "warning" : "error",
+		d->message);
 }
 
 static int out_stdout(void *user, const void *buf, size_t len)
@@ -494,7 +498,7 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 /* Is name an output format in the registry? */
 static int is_output_format(const char *name)
 {
-	struct profconv_format f;
+	struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 	size_t i;
 
 	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
@@ -531,7 +535,7 @@ struct profconv_ctx *cli_ctx_new(const struct cli_settings *st)
 		fputs("profconv: out of memory\n", stderr);
 		return NULL;
 	}
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diagnostics(ctx, diag, NULL);
 	profconv_set_strict(ctx, st->strict);
 	profconv_set_verbose(ctx, st->verbose);
 	if (st->max_memory)
@@ -600,7 +604,7 @@ int main(int argc, char **argv)
 	/* the fixed options, then every option the formats declare */
 	struct option opts[PC_ARRAY_LEN(fixed) + MAX_FMT_OPTS + 1];
 	const char *fmt_keys[MAX_FMT_OPTS];
-	struct profconv_format fm;
+	struct profconv_format fm = PROFCONV_INIT(struct profconv_format);
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	static struct cli_settings st;
 	struct cli_batch batch;
@@ -639,7 +643,7 @@ int main(int argc, char **argv)
 		}
 	}
 	memset(&opts[nopts], 0, sizeof(opts[nopts]));
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diagnostics(ctx, diag, NULL);
 	/* the command symbolicates by default; the library does not */
 	if (set(ctx, &st, "symbols", "yes"))
 		goto usage_err;

@@ -13,11 +13,17 @@
 
 #include <profconv.h>
 
-/* Warnings (recoverable damage in the input) arrive here, one per kind. */
-static void on_diag(void *user, enum profconv_severity sev, const char *msg)
+/*
+ * Diagnostics arrive here: notes (when verbose), the first warning of each
+ * kind (recoverable damage in the input) and errors, each with a stable
+ * code and identifier (docs/diagnostics.md).  The error a call fails with
+ * is printed below from profconv_errmsg().
+ */
+static void on_diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
-	fprintf(stderr, "convert: %s: %s\n", sev == PROFCONV_WARNING ? "warning" : "note", msg);
+	if (d->severity == PROFCONV_WARNING)
+		fprintf(stderr, "convert: warning %d (%s): %s\n", d->code, d->id, d->message);
 }
 
 int main(int argc, char **argv)
@@ -36,18 +42,19 @@ int main(int argc, char **argv)
 		fputs("convert: out of memory\n", stderr);
 		return 1;
 	}
-	profconv_set_diag(ctx, on_diag, NULL);
+	profconv_set_diagnostics(ctx, on_diag, NULL);
 
 	err = profconv_read_path(ctx, argv[1], &p);
 	if (err == PROFCONV_OK) {
 		for (i = 0; i < profconv_profile_thread_count(p); i++) {
-			size_t n = profconv_profile_sample_count(p, i);
+			/* every struct the library fills carries its size: set it first */
+			struct profconv_thread t = PROFCONV_INIT(struct profconv_thread);
 
-			printf("pid %lld tid %lld %-16s %zu samples\n",
-			       (long long)profconv_profile_thread_pid(p, i),
-			       (long long)profconv_profile_thread_tid(p, i),
-			       profconv_profile_thread_name(p, i), n);
-			total += n;
+			if (profconv_profile_thread(p, i, &t) != PROFCONV_OK)
+				break;
+			printf("pid %lld tid %lld %-16s %zu samples\n", (long long)t.pid,
+			       (long long)t.tid, t.name, t.samples);
+			total += t.samples;
 		}
 		printf("total: %zu threads, %zu samples, %zu stacks, %zu frames, %zu libs\n",
 		       profconv_profile_thread_count(p), total, profconv_profile_stack_count(p),

@@ -7,10 +7,11 @@
 # apt-get line to run is printed and the script stops.
 set -eu
 
-PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev python3 python3-yaml zstd xz-utils bzip2 zsh dpkg-dev file ${EXTRA_PKGS:-}"
-# Tests also use perf-free tools only (zsh: the zsh completion's test); the
-# sanitizer build uses gcc's runtimes.  cpack's Debian packages need
-# dpkg-dev (dpkg-shlibdeps) and file, which a slim image lacks.
+PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev python3 python3-yaml zstd xz-utils bzip2 zsh dpkg-dev file abigail-tools ${EXTRA_PKGS:-}"
+# Tests also use perf-free tools only (zsh: the zsh completion's test;
+# abigail-tools' abidw and abidiff: the ABI check, tests/abi/); the sanitizer
+# build uses gcc's runtimes.  cpack's Debian packages need dpkg-dev
+# (dpkg-shlibdeps) and file, which a slim image lacks.
 
 missing=""
 for p in $PKGS; do

@@ -37,22 +37,23 @@ static const struct profconv_option no_options[] = { { NULL, NULL, NULL, NULL, N
 
 PROFCONV_API int profconv_formats(size_t i, struct profconv_format *out)
 {
+	struct profconv_format f = { sizeof(f), NULL, NULL, 0, NULL };
 	size_t nr = nreaders(), k;
 
 	if (i < nr) {
-		out->name = pc_readers[i]->name;
-		out->summary = pc_readers[i]->summary;
-		out->kind = PROFCONV_FORMAT_INPUT;
-		out->options = pc_readers[i]->options ? pc_readers[i]->options : no_options;
-		return PROFCONV_OK;
+		f.name = pc_readers[i]->name;
+		f.summary = pc_readers[i]->summary;
+		f.kind = PROFCONV_FORMAT_INPUT;
+		f.options = pc_readers[i]->options ? pc_readers[i]->options : no_options;
+		return pc_api_fill(out, &f, sizeof(f), sizeof(f));
 	}
 	for (k = 0; pc_writers[k]; k++) {
 		if (k == i - nr) {
-			out->name = pc_writers[k]->name;
-			out->summary = pc_writers[k]->summary;
-			out->kind = PROFCONV_FORMAT_OUTPUT;
-			out->options = pc_writers[k]->options ? pc_writers[k]->options : no_options;
-			return PROFCONV_OK;
+			f.name = pc_writers[k]->name;
+			f.summary = pc_writers[k]->summary;
+			f.kind = PROFCONV_FORMAT_OUTPUT;
+			f.options = pc_writers[k]->options ? pc_writers[k]->options : no_options;
+			return pc_api_fill(out, &f, sizeof(f), sizeof(f));
 		}
 	}
 	return PROFCONV_ERR_USAGE;
@@ -61,7 +62,7 @@ PROFCONV_API int profconv_formats(size_t i, struct profconv_format *out)
 /* The declaration of a format option called key, or NULL. */
 static const struct profconv_option *find_option(const char *key)
 {
-	struct profconv_format f;
+	struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 	size_t i;
 
 	for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++) {
@@ -95,7 +96,7 @@ static int is_choice(const char *choices, const char *value)
 /* "a, b, c": the names of the formats of one kind, for messages. */
 static void format_names(enum profconv_format_kind kind, char *buf, size_t cap)
 {
-	struct profconv_format f;
+	struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 	size_t i, n = 0;
 
 	buf[0] = 0;
@@ -109,6 +110,8 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 	const struct profconv_option *o;
 	int err;
 
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
 	if (key && value && strcmp(key, "from") == 0 && !pc_reader_find(value)) {
 		char names[256];
@@ -123,7 +126,7 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 	o = find_option(key);
 	if (!o) {
 		char names[512];
-		struct profconv_format f;
+		struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 		size_t i, n;
 
 		n = pc_snprintf(names, sizeof(names),
@@ -239,14 +242,30 @@ static int read_input(struct profconv_ctx *ctx, struct pc_input *in,
 	return 0;
 }
 
+/* The checks every read starts with: a context and somewhere to put the result. */
+static int api_begin(struct profconv_ctx *ctx, struct profconv_profile **out, const char *fn)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
+	pc_clear_error(ctx);
+	if (!out)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: NULL out", fn);
+	return 0;
+}
+
 PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 				    struct profconv_profile **out)
 {
 	struct pc_input *in;
 	int err;
 
-	*out = NULL;
-	pc_clear_error(ctx);
+	err = api_begin(ctx, out, "profconv_read_path");
+	if (!err && !path)
+		err = pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_read_path: NULL path");
+	if (err)
+		return err;
 	pc_snprintf(ctx->activity_buf, sizeof(ctx->activity_buf), "%s: opening",
 		    strcmp(path, "-") == 0 ? "<stdin>" : path);
 	ctx->activity = ctx->activity_buf;
@@ -265,8 +284,9 @@ PROFCONV_API int profconv_read_fd(struct profconv_ctx *ctx, int fd, const char *
 	struct pc_input *in;
 	int err;
 
-	*out = NULL;
-	pc_clear_error(ctx);
+	err = api_begin(ctx, out, "profconv_read_fd");
+	if (err)
+		return err;
 	err = pc_input_open_fd(ctx, fd, name ? name : "<fd>", &in);
 	if (err)
 		return err;
@@ -281,8 +301,9 @@ PROFCONV_API int profconv_read_mem(struct profconv_ctx *ctx, const void *data, s
 	struct pc_input *in;
 	int err;
 
-	*out = NULL;
-	pc_clear_error(ctx);
+	err = api_begin(ctx, out, "profconv_read_mem");
+	if (err)
+		return err;
 	if (!data && len)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_read_mem: NULL data");
 	err = pc_input_open_mem(ctx, data ? data : "", len, name ? name : "<memory>", &in);
@@ -299,8 +320,9 @@ PROFCONV_API int profconv_read_cb(struct profconv_ctx *ctx, profconv_read_fn *fn
 	struct pc_input *in;
 	int err;
 
-	*out = NULL;
-	pc_clear_error(ctx);
+	err = api_begin(ctx, out, "profconv_read_cb");
+	if (err)
+		return err;
 	if (!fn)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_read_cb: NULL callback");
 	err = pc_input_open_cb(ctx, fn, user, name ? name : "<callback>", &in);
@@ -319,33 +341,88 @@ PROFCONV_API void profconv_profile_free(struct profconv_profile *p)
 
 /* --- writing --- */
 
+/*
+ * The writers' output on its way to the sink: counts bytes and asks the
+ * cancel callback every MiB.
+ */
+struct cancel_sink {
+	struct profconv_ctx *ctx;
+	profconv_write_fn *fn;
+	void *user;
+	const char *name;
+	uint64_t done, next;
+};
+
+#define CANCEL_STEP (1u << 20)
+
+static int cancel_sink_write(void *user, const void *buf, size_t len)
+{
+	struct cancel_sink *cs = user;
+
+	if (cs->done + len >= cs->next) {
+		cs->next = cs->done + len + CANCEL_STEP;
+		if (pc_cancelled(cs->ctx, cs->name, cs->done))
+			return -1;
+	}
+	cs->done += len;
+	return cs->fn(cs->user, buf, len);
+}
+
 /* Write p with w to fn, through a compressor when method names one. */
 static int write_to(struct profconv_ctx *ctx, const struct pc_writer *w,
 		    const struct profconv_profile *p, const char *method, profconv_write_fn *fn,
-		    void *user)
+		    void *user, const char *name)
 {
-	struct pc_compress *c;
+	struct cancel_sink cs = { ctx, fn, user, name, 0, CANCEL_STEP };
+	struct pc_compress *c = NULL;
 	int err;
 
-	if (!pc_compress_method(method))
-		return w->write(ctx, &p->m, fn, user);
-	err = pc_compress_open(ctx, method, fn, user, &c);
-	if (err)
-		return err;
-	err = w->write(ctx, &p->m, pc_compress_write, c);
-	return pc_compress_close(c, err);
+	if (pc_compress_method(method)) {
+		err = pc_compress_open(ctx, method, fn, user, &c);
+		if (err)
+			return err;
+		fn = pc_compress_write;
+		user = c;
+		cs.fn = fn;
+		cs.user = user;
+	}
+	/* the writer's bytes (before compression) are what the cancel steps count */
+	err = w->write(ctx, &p->m, ctx->cancel ? cancel_sink_write : fn, ctx->cancel ? &cs : user);
+	if (c)
+		err = pc_compress_close(c, err);
+	/* the writer turns a failing sink into its own error: the first wins */
+	if (err && ctx->status == PROFCONV_ERR_CANCELLED)
+		err = PROFCONV_ERR_CANCELLED;
+	return err;
+}
+
+/* The checks every write starts with. */
+static int write_begin(struct profconv_ctx *ctx, const struct profconv_profile *p,
+		       const char *where, const char *fn)
+{
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
+	pc_clear_error(ctx);
+	if (!p)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: NULL profile", fn);
+	if (!where)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: NULL %s", fn,
+			       strcmp(fn, "profconv_write_cb") == 0 ? "callback" : "path");
+	return 0;
 }
 
 PROFCONV_API int profconv_write_cb(struct profconv_ctx *ctx, const struct profconv_profile *p,
 				   const char *format, profconv_write_fn *fn, void *user)
 {
 	const struct pc_writer *w = pc_writer_find(format ? format : PROFCONV_OUT_PROCESSED);
+	int err = write_begin(ctx, p, fn ? "" : NULL, "profconv_write_cb");
 
-	pc_clear_error(ctx);
+	if (err)
+		return err;
 	if (!w)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown output format '%s'", format);
 	/* to a callback: compressed only when asked by name */
-	return write_to(ctx, w, p, ctx->opt.compress, fn, user);
+	return write_to(ctx, w, p, ctx->opt.compress, fn, user, "<callback>");
 }
 
 /* "auto": by the output's name (FILE.gz, FILE.zst); else as set. */
@@ -368,7 +445,9 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 	struct pc_output o;
 	int err;
 
-	pc_clear_error(ctx);
+	err = write_begin(ctx, p, path, "profconv_write_path");
+	if (err)
+		return err;
 	err = pc_output_open(ctx, path, &o);
 	if (err)
 		return err;
@@ -377,7 +456,7 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 	{
 		const struct pc_writer *w = pc_writer_find(format ? format : PROFCONV_OUT_PROCESSED);
 
-		err = w ? write_to(ctx, w, p, compress_for(ctx, path), pc_output_sink(), &o)
+		err = w ? write_to(ctx, w, p, compress_for(ctx, path), pc_output_sink(), &o, o.name)
 			: pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "unknown output format '%s'",
 				  format);
 	}
@@ -387,16 +466,33 @@ PROFCONV_API int profconv_write_path(struct profconv_ctx *ctx, const struct prof
 
 PROFCONV_API int profconv_output_check(struct profconv_ctx *ctx, const char *path)
 {
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
+	if (!path)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_output_check: NULL path");
 	return pc_output_check(ctx, path);
 }
 
 PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx)
 {
-	return ctx->pending_output;
+	return ctx ? ctx->pending_output : "";
 }
 
 /* --- info and validate --- */
+
+/* The checks of the calls that write text to a callback. */
+static int text_begin(struct profconv_ctx *ctx, const char *path, profconv_write_fn *fn,
+		      const char *name)
+{
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
+	pc_clear_error(ctx);
+	if (!path || !fn)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: NULL %s", name,
+			       path ? "callback" : "path");
+	return 0;
+}
 
 PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
 				    profconv_write_fn *fn, void *user)
@@ -406,7 +502,9 @@ PROFCONV_API int profconv_info_path(struct profconv_ctx *ctx, const char *path,
 	struct pc_input *in;
 	int err;
 
-	pc_clear_error(ctx);
+	err = text_begin(ctx, path, fn, "profconv_info_path");
+	if (err)
+		return err;
 	err = pc_input_open_path(ctx, path, &in);
 	if (err)
 		return err;
@@ -427,7 +525,9 @@ PROFCONV_API int profconv_blame_path(struct profconv_ctx *ctx, const char *path,
 	struct pc_input *in;
 	int err;
 
-	pc_clear_error(ctx);
+	err = text_begin(ctx, path, fn, "profconv_blame_path");
+	if (err)
+		return err;
 	err = pc_input_open_path(ctx, path, &in);
 	if (err)
 		return err;
@@ -443,7 +543,9 @@ PROFCONV_API int profconv_validate_path(struct profconv_ctx *ctx, const char *pa
 	struct pc_input *in;
 	int err;
 
-	pc_clear_error(ctx);
+	err = text_begin(ctx, path, fn, "profconv_validate_path");
+	if (err)
+		return err;
 	err = pc_input_open_path(ctx, path, &in);
 	if (err)
 		return err;

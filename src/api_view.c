@@ -21,76 +21,92 @@ static const char *category_name(const struct pc_model *m, uint32_t c)
 	return c < m->ncategories ? NONE_STR(m->categories[c].name) : "";
 }
 
-PROFCONV_API void profconv_profile_meta(const struct profconv_profile *p, struct profconv_meta *out)
-{
-	const struct pc_meta *mt = &p->m.meta;
+/* A view's struct, filled into the caller's (sized) one. */
+#define FILL(out, v) pc_api_fill((out), &(v), sizeof(v), sizeof(v))
 
-	memset(out, 0, sizeof(*out));
-	out->input_format = NONE_STR(p->m.reader);
-	out->product = NONE_STR(mt->product);
-	out->platform = NONE_STR(mt->platform);
-	out->oscpu = NONE_STR(mt->oscpu);
-	out->interval_ns = mt->interval_ns;
-	out->start_time_ns = mt->has_start_time ? mt->start_time_ns : 0;
-	out->symbolicated = mt->symbolicated;
+PROFCONV_API int profconv_profile_meta(const struct profconv_profile *p, struct profconv_meta *out)
+{
+	const struct pc_meta *mt;
+	struct profconv_meta v, *o = &v;
+
+	if (!p)
+		return PROFCONV_ERR_USAGE;
+	mt = &p->m.meta;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->input_format = NONE_STR(p->m.reader);
+	o->product = NONE_STR(mt->product);
+	o->platform = NONE_STR(mt->platform);
+	o->oscpu = NONE_STR(mt->oscpu);
+	o->interval_ns = mt->interval_ns;
+	o->start_time_ns = mt->has_start_time ? mt->start_time_ns : 0;
+	o->symbolicated = mt->symbolicated;
+	return FILL(out, v);
 }
 
 PROFCONV_API size_t profconv_profile_thread_count(const struct profconv_profile *p)
 {
-	return p->m.nthreads;
+	return p ? p->m.nthreads : 0;
 }
 
 PROFCONV_API int profconv_profile_thread(const struct profconv_profile *p, size_t i,
 					 struct profconv_thread *out)
 {
+	struct profconv_thread v, *o = &v;
 	const struct pc_thread *t;
 
-	if (i >= p->m.nthreads)
+	if (!p || i >= p->m.nthreads)
 		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	t = p->m.threads[i];
-	memset(out, 0, sizeof(*out));
-	out->name = str_or_empty(&p->m, t->name);
-	out->process_name = t->process < p->m.processes.len
+	o->name = str_or_empty(&p->m, t->name);
+	o->process_name = t->process < p->m.processes.len
 				    ? NONE_STR(p->m.processes.rows[t->process].name)
 				    : "";
-	out->pid = t->pid;
-	out->tid = t->tid;
-	out->is_main = t->is_main;
-	out->samples = t->samples.len;
-	out->markers = t->markers.len;
-	return PROFCONV_OK;
+	o->pid = t->pid;
+	o->tid = t->tid;
+	o->is_main = t->is_main;
+	o->samples = t->samples.len;
+	o->markers = t->markers.len;
+	return FILL(out, v);
 }
 
 PROFCONV_API int profconv_profile_sample(const struct profconv_profile *p, size_t thread,
 					 size_t i, struct profconv_sample *out)
 {
+	struct profconv_sample v, *o = &v;
 	const struct pc_samples *s;
 
-	if (thread >= p->m.nthreads || i >= p->m.threads[thread]->samples.len)
+	if (!p || thread >= p->m.nthreads || i >= p->m.threads[thread]->samples.len)
 		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	s = &p->m.threads[thread]->samples;
-	out->time = s->time[i];
-	out->stack = s->stack[i];
-	out->weight = s->weight ? s->weight[i] : 1;
-	return PROFCONV_OK;
+	o->time = s->time[i];
+	o->stack = s->stack[i];
+	o->weight = s->weight ? s->weight[i] : 1;
+	return FILL(out, v);
 }
 
 PROFCONV_API int profconv_profile_marker(const struct profconv_profile *p, size_t thread,
 					 size_t i, struct profconv_marker *out)
 {
+	struct profconv_marker v, *o = &v;
 	const struct pc_markers *mk;
 
-	if (thread >= p->m.nthreads || i >= p->m.threads[thread]->markers.len)
+	if (!p || thread >= p->m.nthreads || i >= p->m.threads[thread]->markers.len)
 		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	mk = &p->m.threads[thread]->markers;
-	memset(out, 0, sizeof(*out));
-	out->name = str_or_empty(&p->m, mk->name[i]);
-	out->category = category_name(&p->m, mk->category[i]);
-	out->start = mk->start[i];
-	out->end = mk->end[i];
-	out->cause_stack = mk->cause_stack ? mk->cause_stack[i] : PROFCONV_NONE;
-	out->has_data = mk->payload[i] != PC_NONE;
-	return PROFCONV_OK;
+	o->name = str_or_empty(&p->m, mk->name[i]);
+	o->category = category_name(&p->m, mk->category[i]);
+	o->start = mk->start[i];
+	o->end = mk->end[i];
+	o->cause_stack = mk->cause_stack ? mk->cause_stack[i] : PROFCONV_NONE;
+	o->has_data = mk->payload[i] != PC_NONE;
+	return FILL(out, v);
 }
 
 /* A string-table reference in a payload: its text. */
@@ -137,7 +153,12 @@ PROFCONV_API int profconv_profile_marker_data(struct profconv_ctx *ctx,
 	struct pc_pvemit e = { view_sref, view_cause, &vc };
 	struct pc_jw *w;
 
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
+	if (!p || !fn)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_profile_marker_data: NULL %s",
+			       p ? "callback" : "profile");
 	if (thread >= p->m.nthreads || i >= p->m.threads[thread]->markers.len)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "no marker %zu on thread %zu", i,
 			       thread);
@@ -156,116 +177,129 @@ PROFCONV_API int profconv_profile_marker_data(struct profconv_ctx *ctx,
 
 PROFCONV_API size_t profconv_profile_stack_count(const struct profconv_profile *p)
 {
-	return p->m.stacks.len;
+	return p ? p->m.stacks.len : 0;
 }
 
 PROFCONV_API int profconv_profile_stack(const struct profconv_profile *p, size_t i,
 					struct profconv_stack *out)
 {
-	if (i >= p->m.stacks.len)
+	struct profconv_stack v, *o = &v;
+	if (!p || i >= p->m.stacks.len)
 		return PROFCONV_ERR_USAGE;
-	out->prefix = p->m.stacks.prefix[i];
-	out->frame = p->m.stacks.frame[i];
-	return PROFCONV_OK;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->prefix = p->m.stacks.prefix[i];
+	o->frame = p->m.stacks.frame[i];
+	return FILL(out, v);
 }
 
 PROFCONV_API size_t profconv_profile_frame_count(const struct profconv_profile *p)
 {
-	return p->m.frames.len;
+	return p ? p->m.frames.len : 0;
 }
 
 PROFCONV_API int profconv_profile_frame(const struct profconv_profile *p, size_t i,
 					struct profconv_frame *out)
 {
+	struct profconv_frame v, *o = &v;
 	const struct pc_frame_table *f = &p->m.frames;
 
-	if (i >= f->len)
+	if (!p || i >= f->len)
 		return PROFCONV_ERR_USAGE;
-	memset(out, 0, sizeof(*out));
-	out->func = f->func[i];
-	out->lib = f->lib[i];
-	out->address = f->address[i];
-	out->line = f->line[i];
-	out->column = f->column[i];
-	out->inline_depth = f->inline_depth[i];
-	out->category = f->category[i] == UINT16_MAX ? "" : category_name(&p->m, f->category[i]);
-	return PROFCONV_OK;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->func = f->func[i];
+	o->lib = f->lib[i];
+	o->address = f->address[i];
+	o->line = f->line[i];
+	o->column = f->column[i];
+	o->inline_depth = f->inline_depth[i];
+	o->category = f->category[i] == UINT16_MAX ? "" : category_name(&p->m, f->category[i]);
+	return FILL(out, v);
 }
 
 PROFCONV_API size_t profconv_profile_func_count(const struct profconv_profile *p)
 {
-	return p->m.funcs.len;
+	return p ? p->m.funcs.len : 0;
 }
 
 PROFCONV_API int profconv_profile_func(const struct profconv_profile *p, size_t i,
 				       struct profconv_func *out)
 {
+	struct profconv_func v, *o = &v;
 	const struct pc_model *m = &p->m;
 	const struct pc_func_table *fn = &m->funcs;
 
-	if (i >= fn->len)
+	if (!p || i >= fn->len)
 		return PROFCONV_ERR_USAGE;
-	memset(out, 0, sizeof(*out));
-	out->name = str_or_empty(m, fn->name[i]);
-	out->file = fn->source[i] < m->sources.len
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->name = str_or_empty(m, fn->name[i]);
+	o->file = fn->source[i] < m->sources.len
 			    ? str_or_empty(m, m->sources.filename[fn->source[i]])
 			    : "";
-	out->resource = fn->resource[i] < m->resources.len
+	o->resource = fn->resource[i] < m->resources.len
 				? str_or_empty(m, m->resources.name[fn->resource[i]])
 				: "";
-	out->line = fn->line[i];
-	out->is_js = fn->is_js[i];
-	return PROFCONV_OK;
+	o->line = fn->line[i];
+	o->is_js = fn->is_js[i];
+	return FILL(out, v);
 }
 
 PROFCONV_API const char *profconv_profile_func_name(const struct profconv_profile *p, size_t i)
 {
-	if (i >= p->m.funcs.len)
+	if (!p || i >= p->m.funcs.len)
 		return NULL;
 	return pc_str(&p->m, p->m.funcs.name[i]);
 }
 
 PROFCONV_API size_t profconv_profile_lib_count(const struct profconv_profile *p)
 {
-	return p->m.libs.len;
+	return p ? p->m.libs.len : 0;
 }
 
 PROFCONV_API int profconv_profile_lib(const struct profconv_profile *p, size_t i,
 				      struct profconv_lib *out)
 {
+	struct profconv_lib v, *o = &v;
 	const struct pc_lib *l;
 
-	if (i >= p->m.libs.len)
+	if (!p || i >= p->m.libs.len)
 		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	l = &p->m.libs.rows[i];
-	out->name = str_or_empty(&p->m, l->name);
-	out->path = str_or_empty(&p->m, l->path);
-	out->debug_name = str_or_empty(&p->m, l->debug_name);
-	out->debug_path = str_or_empty(&p->m, l->debug_path);
-	out->breakpad_id = str_or_empty(&p->m, l->breakpad_id);
-	out->code_id = str_or_empty(&p->m, l->code_id);
-	return PROFCONV_OK;
+	o->name = str_or_empty(&p->m, l->name);
+	o->path = str_or_empty(&p->m, l->path);
+	o->debug_name = str_or_empty(&p->m, l->debug_name);
+	o->debug_path = str_or_empty(&p->m, l->debug_path);
+	o->breakpad_id = str_or_empty(&p->m, l->breakpad_id);
+	o->code_id = str_or_empty(&p->m, l->code_id);
+	return FILL(out, v);
 }
 
 PROFCONV_API size_t profconv_profile_counter_count(const struct profconv_profile *p)
 {
-	return p->m.counters.len;
+	return p ? p->m.counters.len : 0;
 }
 
 PROFCONV_API int profconv_profile_counter(const struct profconv_profile *p, size_t i,
 					  struct profconv_counter *out)
 {
+	struct profconv_counter v, *o = &v;
 	const struct pc_counter *c;
 
-	if (i >= p->m.counters.len)
+	if (!p || i >= p->m.counters.len)
 		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	c = &p->m.counters.rows[i];
-	out->name = NONE_STR(c->name);
-	out->category = NONE_STR(c->category);
-	out->description = NONE_STR(c->description);
-	out->pid = c->process < p->m.processes.len ? p->m.processes.rows[c->process].pid : -1;
-	out->samples = c->len;
-	return PROFCONV_OK;
+	o->name = NONE_STR(c->name);
+	o->category = NONE_STR(c->category);
+	o->description = NONE_STR(c->description);
+	o->pid = c->process < p->m.processes.len ? p->m.processes.rows[c->process].pid : -1;
+	o->samples = c->len;
+	return FILL(out, v);
 }
 
 PROFCONV_API int profconv_profile_counter_sample(const struct profconv_profile *p, size_t i,
@@ -273,7 +307,7 @@ PROFCONV_API int profconv_profile_counter_sample(const struct profconv_profile *
 {
 	const struct pc_counter *c;
 
-	if (i >= p->m.counters.len || j >= p->m.counters.rows[i].len)
+	if (!p || !time || !count || i >= p->m.counters.len || j >= p->m.counters.rows[i].len)
 		return PROFCONV_ERR_USAGE;
 	c = &p->m.counters.rows[i];
 	*time = c->time[j];
@@ -285,29 +319,31 @@ PROFCONV_API int profconv_profile_counter_sample(const struct profconv_profile *
 
 PROFCONV_API const char *profconv_profile_thread_name(const struct profconv_profile *p, size_t i)
 {
-	if (i >= p->m.nthreads)
+	if (!p || i >= p->m.nthreads)
 		return NULL;
 	return pc_str(&p->m, p->m.threads[i]->name);
 }
 
 PROFCONV_API int64_t profconv_profile_thread_pid(const struct profconv_profile *p, size_t i)
 {
-	return i < p->m.nthreads ? p->m.threads[i]->pid : -1;
+	return p && i < p->m.nthreads ? p->m.threads[i]->pid : -1;
 }
 
 PROFCONV_API int64_t profconv_profile_thread_tid(const struct profconv_profile *p, size_t i)
 {
-	return i < p->m.nthreads ? p->m.threads[i]->tid : -1;
+	return p && i < p->m.nthreads ? p->m.threads[i]->tid : -1;
 }
 
 PROFCONV_API size_t profconv_profile_sample_count(const struct profconv_profile *p, size_t i)
 {
-	return i < p->m.nthreads ? p->m.threads[i]->samples.len : 0;
+	return p && i < p->m.nthreads ? p->m.threads[i]->samples.len : 0;
 }
 
 PROFCONV_API size_t profconv_profile_func_map(const struct profconv_profile *p,
 					      const uint32_t **map)
 {
-	*map = p->m.func_map;
-	return p->m.func_map_len;
+	if (!map)
+		return 0;
+	*map = p ? p->m.func_map : NULL;
+	return p ? p->m.func_map_len : 0;
 }

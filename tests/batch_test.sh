@@ -59,6 +59,13 @@ for l, (inp, st, out, samples) in zip(lines, want):
     else:
         assert l["error"] and l["error_code"], l
 assert lines[2]["warnings"] == {"truncated inputs (the tail was ignored)": 1}, lines[2]
+# the same with stable codes (docs/diagnostics.md), and the error's
+assert lines[2]["diagnostics"] == [{"severity": "warning", "code": 1025,
+                                    "id": "perf-input-truncated", "count": 1}], lines[2]
+assert lines[0]["diagnostics"] == [], lines[0]
+assert lines[3]["diagnostics"] == [{"severity": "error", "code": 3, "id": "unrecognized",
+                                    "count": 1}], lines[3]
+assert lines[4]["diagnostics"][0]["id"] == "io", lines[4]
 assert lines[3]["error_offset"] == 0 and "unrecognized format" in lines[3]["error"], lines[3]
 assert "missing.data: cannot open" in lines[4]["error"], lines[4]
 assert lines[5]["error"].startswith("in/empty.data: offset 0x0: empty input"), lines[5]

@@ -72,7 +72,9 @@ LIBDIR=$(dirname "$LIB")
 
 # Only the public API is exported from the shared library.
 if command -v nm >/dev/null 2>&1; then
-	extra=$(nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -v '^profconv_')
+	# (an "A" symbol PROFCONV_0 is the version node of the exported symbols)
+	extra=$(nm -D --defined-only "$LIB" | awk '!($2 == "A" && $3 ~ /^PROFCONV_/) { print $3 }' |
+		grep -v '^profconv_')
 	[ -z "$extra" ] || fail "$LIB exports non-API symbols: $extra"
 fi
 
@@ -116,6 +118,16 @@ for f in $libs; do
 	case "$f" in -L*) same_file "${f#-L}/libprofconv.so" "$LIB" && found=1 ;; esac
 done
 [ -n "$found" ] || fail "pkg-config --libs profconv gives '$libs': no -L names $LIBDIR"
+# The shared library's dependencies are private: a program that links it
+# needs none of them (Requires.private, Libs.private; libdwarf has no .pc in
+# Debian), and the CMake package's target carries no link interface.
+req=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --print-requires profconv 2>&1)
+[ -z "$req" ] || fail "profconv.pc has public Requires: $req"
+req=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --print-requires-private profconv 2>&1 | tr '\n' ' ')
+[ "$req" = "libarchive libzstd libcjson " ] ||
+	fail "profconv.pc Requires.private: '$req', expected 'libarchive libzstd libcjson '"
+! grep -q "INTERFACE_LINK_LIBRARIES" "$(dirname "$(one "CMake targets" profconvTargets.cmake)")"/profconvTargets*.cmake ||
+	fail "the CMake package's target exports link dependencies"
 
 mkdir "$T/mk" || fail "cannot create $T/mk"
 cp "$top/examples/convert.c" "$top/examples/Makefile" "$T/mk/" || fail "cannot copy the example"

@@ -34,6 +34,7 @@ static const char *const status_names[] = {
 	"internal error",
 	"warning made fatal by --strict",
 	"invalid profile",
+	"cancelled",
 };
 
 PROFCONV_API const char *profconv_strerror(int status)
@@ -87,93 +88,145 @@ PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx)
 
 PROFCONV_API const char *profconv_errmsg(const struct profconv_ctx *ctx)
 {
-	return ctx ? ctx->errmsg : "out of memory";
-}
-
-PROFCONV_API void profconv_set_diag(struct profconv_ctx *ctx, profconv_diag_fn *fn, void *user)
-{
-	ctx->diag = fn;
-	ctx->diag_user = user;
+	return ctx ? ctx->errmsg : "no context (NULL, or profconv_ctx_new() ran out of memory)";
 }
 
 PROFCONV_API void profconv_set_diagnostics(struct profconv_ctx *ctx, profconv_diagnostic_fn *fn,
 					   void *user)
 {
+	if (!ctx)
+		return;
 	ctx->diag2 = fn;
 	ctx->diag2_user = user;
+	ctx->legacy_diag = NULL;
+	ctx->legacy_user = NULL;
 }
 
-PROFCONV_API void profconv_last_error(const struct profconv_ctx *ctx, struct profconv_diag *out)
+/*
+ * The 0.1 callback through the one diagnostics callback: notes, warnings
+ * and the problems profconv_validate_path() finds (errors with
+ * PROFCONV_ERR_INVALID); the error a call fails with is read with
+ * profconv_errmsg(), as before.
+ */
+static void legacy_adapter(void *user, const struct profconv_diag *d)
 {
-	memset(out, 0, sizeof(*out));
-	out->severity = PROFCONV_ERROR;
-	out->code = ctx->status;
-	out->file = ctx->err_file[0] ? ctx->err_file : NULL;
-	out->offset = ctx->err_offset;
-	out->line = ctx->err_line;
-	out->column = ctx->err_col;
-	out->message = ctx->errmsg;
+	const struct profconv_ctx *ctx = user;
+
+	if (d->severity != PROFCONV_ERROR || d->code == PROFCONV_ERR_INVALID)
+		ctx->legacy_diag(ctx->legacy_user, d->severity, d->message);
 }
 
-/* Pass a diagnostic to whichever callback is set. */
-static void emit(struct profconv_ctx *ctx, enum profconv_severity sev, int code, const char *kind,
-		 const struct pc_loc *loc, const char *msg)
+PROFCONV_API void profconv_set_diag(struct profconv_ctx *ctx, profconv_diag_fn *fn, void *user)
 {
-	if (ctx->diag2) {
-		struct profconv_diag d;
+	if (!ctx)
+		return;
+	ctx->diag2 = fn ? legacy_adapter : NULL;
+	ctx->diag2_user = ctx;
+	ctx->legacy_diag = fn;
+	ctx->legacy_user = user;
+}
 
-		memset(&d, 0, sizeof(d));
-		d.severity = sev;
-		d.code = code;
-		d.kind = kind;
-		d.offset = UINT64_MAX;
-		if (loc && loc->path) {
-			d.file = loc->path;
-			d.offset = loc->offset;
-			d.line = loc->line;
-			d.column = loc->col;
-		}
-		d.message = msg;
-		ctx->diag2(ctx->diag2_user, &d);
-	} else if (ctx->diag && sev != PROFCONV_ERROR) {
-		/* the profconv_diag_fn contract: errors are read with profconv_errmsg() */
-		ctx->diag(ctx->diag_user, sev, msg);
+/*
+ * Fill a caller's sized struct: check out's size member (at least min, the
+ * PROFCONV_0 size), copy the first size bytes of full (the library's
+ * struct of full_size bytes) over it, keep its size and zero what a newer
+ * caller's struct has beyond full_size.  0 or PROFCONV_ERR_USAGE.
+ */
+int pc_api_fill(void *out, const void *full, size_t full_size, size_t min)
+{
+	size_t size;
+
+	if (!out)
+		return PROFCONV_ERR_USAGE;
+	memcpy(&size, out, sizeof(size));
+	if (size < min || size > ((size_t)1 << 16))
+		return PROFCONV_ERR_USAGE;
+	memcpy((char *)out + sizeof(size), (const char *)full + sizeof(size),
+	       (size < full_size ? size : full_size) - sizeof(size));
+	if (size > full_size)
+		memset((char *)out + full_size, 0, size - full_size);
+	return 0;
+}
+
+PROFCONV_API int profconv_last_error(const struct profconv_ctx *ctx, struct profconv_diag *out)
+{
+	struct profconv_diag d;
+
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.severity = PROFCONV_ERROR;
+	d.code = ctx->status;
+	d.id = ctx->status ? profconv_code_id(ctx->status) : "ok";
+	d.file = ctx->err_file[0] ? ctx->err_file : NULL;
+	d.offset = ctx->err_offset;
+	d.line = ctx->err_line;
+	d.column = ctx->err_col;
+	d.message = ctx->errmsg;
+	return pc_api_fill(out, &d, sizeof(d), sizeof(d));
+}
+
+/* Pass a diagnostic to the callback. */
+static void emit(struct profconv_ctx *ctx, enum profconv_severity sev, int code, const char *id,
+		 const char *kind, const struct pc_loc *loc, const char *msg)
+{
+	struct profconv_diag d;
+
+	if (!ctx->diag2)
+		return;
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.severity = sev;
+	d.code = code;
+	d.id = id ? id : profconv_code_id(code);
+	if (!d.id)
+		d.id = "unknown";
+	d.kind = kind;
+	d.offset = UINT64_MAX;
+	if (loc && loc->path) {
+		d.file = loc->path;
+		d.offset = loc->offset;
+		d.line = loc->line;
+		d.column = loc->col;
 	}
+	d.message = msg;
+	ctx->diag2(ctx->diag2_user, &d);
 }
 
 int pc_diag_error(struct profconv_ctx *ctx, const char *msg)
 {
-	if (ctx->diag2)
-		emit(ctx, PROFCONV_ERROR, PROFCONV_ERR_INVALID, NULL, NULL, msg);
-	else if (ctx->diag)
-		ctx->diag(ctx->diag_user, PROFCONV_ERROR, msg);
+	emit(ctx, PROFCONV_ERROR, PROFCONV_ERR_INVALID, NULL, NULL, NULL, msg);
 	return 0;
 }
 
 int pc_diag_warning(struct profconv_ctx *ctx, const char *msg)
 {
-	emit(ctx, PROFCONV_WARNING, 0, NULL, NULL, msg);
+	emit(ctx, PROFCONV_WARNING, PC_WARN_VALIDATE, NULL, NULL, NULL, msg);
 	return 0;
 }
 
 int pc_has_diag(const struct profconv_ctx *ctx)
 {
-	return ctx->diag || ctx->diag2;
+	return ctx->diag2 != NULL;
 }
 
 PROFCONV_API void profconv_set_strict(struct profconv_ctx *ctx, int strict)
 {
-	ctx->strict = strict;
+	if (ctx)
+		ctx->strict = strict;
 }
 
 PROFCONV_API void profconv_set_verbose(struct profconv_ctx *ctx, int verbose)
 {
-	ctx->verbose = verbose;
+	if (ctx)
+		ctx->verbose = verbose;
 }
 
 PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t bytes)
 {
-	ctx->mem_limit = bytes;
+	if (ctx)
+		ctx->mem_limit = bytes;
 }
 
 static int copy_opt(char *dst, size_t cap, const char *value)
@@ -413,8 +466,7 @@ static int vfail(struct profconv_ctx *ctx, int code, const struct pc_loc *loc, c
 		ctx->err_line = loc->line;
 		ctx->err_col = loc->col;
 	}
-	if (ctx->diag2)
-		emit(ctx, PROFCONV_ERROR, code, NULL, loc, ctx->errmsg);
+	emit(ctx, PROFCONV_ERROR, code, NULL, NULL, loc, ctx->errmsg);
 	return code;
 }
 
@@ -475,9 +527,8 @@ int pc_ctx_adopt(struct profconv_ctx *dst, struct profconv_ctx *w)
 		dst->err_offset = w->err_offset;
 		dst->err_line = w->err_line;
 		dst->err_col = w->err_col;
-		if (dst->diag2)
-			emit(dst, PROFCONV_ERROR, dst->status, NULL, dst->err_file[0] ? &loc : NULL,
-			     dst->errmsg);
+		emit(dst, PROFCONV_ERROR, dst->status, NULL, NULL, dst->err_file[0] ? &loc : NULL,
+		     dst->errmsg);
 	}
 	return werr ? werr : err;
 }
@@ -500,6 +551,7 @@ static struct pc_warn_kind *warn_kind(struct profconv_ctx *ctx, const char *kind
 		return &ctx->warns[PC_MAX_WARN_KINDS - 1];
 	ctx->warns[ctx->nwarns].kind = kind;
 	ctx->warns[ctx->nwarns].count = 0;
+	ctx->warns[ctx->nwarns].id = pc_warn_code(kind, &ctx->warns[ctx->nwarns].code);
 	return &ctx->warns[ctx->nwarns++];
 }
 
@@ -519,9 +571,9 @@ static int vwarn(struct profconv_ctx *ctx, const char *kind, uint64_t n, const s
 		vfail(ctx, PROFCONV_ERR_STRICT, loc, fmt, ap);
 		return PROFCONV_ERR_STRICT;
 	}
-	if (k->count == 0 && (ctx->diag || ctx->diag2)) {
+	if (k->count == 0 && ctx->diag2) {
 		vformat(msg, sizeof(msg), loc, fmt, ap);
-		emit(ctx, PROFCONV_WARNING, 0, k->kind, loc, msg);
+		emit(ctx, PROFCONV_WARNING, k->code, k->id, k->kind, loc, msg);
 	}
 	k->count += n;
 	ctx->warn_total += n;
@@ -557,17 +609,17 @@ void pc_note(struct profconv_ctx *ctx, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	if (!ctx->verbose || !(ctx->diag || ctx->diag2))
+	if (!ctx->verbose || !ctx->diag2)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	emit(ctx, PROFCONV_NOTE, 0, NULL, NULL, msg);
+	emit(ctx, PROFCONV_NOTE, 0, "note", NULL, NULL, msg);
 }
 
 PROFCONV_API uint64_t profconv_warning_count(const struct profconv_ctx *ctx)
 {
-	return ctx->warn_total;
+	return ctx ? ctx->warn_total : 0;
 }
 
 PROFCONV_API int profconv_warning_kind(const struct profconv_ctx *ctx, size_t i,
@@ -575,6 +627,8 @@ PROFCONV_API int profconv_warning_kind(const struct profconv_ctx *ctx, size_t i,
 {
 	size_t k, seen = 0;
 
+	if (!ctx || !kind || !count)
+		return PROFCONV_ERR_USAGE;
 	for (k = 0; k < ctx->nwarns; k++) {
 		if (!ctx->warns[k].count)
 			continue;
@@ -587,11 +641,53 @@ PROFCONV_API int profconv_warning_kind(const struct profconv_ctx *ctx, size_t i,
 	return PROFCONV_ERR_USAGE;
 }
 
+PROFCONV_API int profconv_warning_get(const struct profconv_ctx *ctx, size_t i,
+				      struct profconv_warning *out)
+{
+	struct profconv_warning w;
+	size_t k, seen = 0;
+
+	if (!ctx || !out)
+		return PROFCONV_ERR_USAGE;
+	for (k = 0; k < ctx->nwarns; k++) {
+		if (!ctx->warns[k].count || seen++ != i)
+			continue;
+		memset(&w, 0, sizeof(w));
+		w.size = sizeof(w);
+		w.code = ctx->warns[k].code;
+		w.id = ctx->warns[k].id;
+		w.kind = ctx->warns[k].kind;
+		w.count = ctx->warns[k].count;
+		return pc_api_fill(out, &w, sizeof(w), sizeof(w));
+	}
+	return PROFCONV_ERR_USAGE;
+}
+
 PROFCONV_API void profconv_set_progress(struct profconv_ctx *ctx, profconv_progress_fn *fn,
 					void *user)
 {
+	if (!ctx)
+		return;
 	ctx->progress = fn;
 	ctx->progress_user = user;
+}
+
+PROFCONV_API void profconv_set_cancel(struct profconv_ctx *ctx, profconv_cancel_fn *fn, void *user)
+{
+	if (!ctx)
+		return;
+	ctx->cancel = fn;
+	ctx->cancel_user = user;
+}
+
+int pc_cancelled(struct profconv_ctx *ctx, const char *path, uint64_t offset)
+{
+	if (ctx->status == PROFCONV_ERR_CANCELLED)
+		return PROFCONV_ERR_CANCELLED;
+	if (!ctx->cancel || !ctx->cancel(ctx->cancel_user))
+		return 0;
+	return pc_fail_at(ctx, PROFCONV_ERR_CANCELLED, path, offset,
+			  "cancelled by the caller (the cancel callback returned non-zero)");
 }
 
 PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx)
@@ -599,6 +695,8 @@ PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx)
 	size_t n = 0;
 	unsigned i;
 
+	if (!ctx)
+		return "";
 	ctx->summary[0] = 0;
 	for (i = 0; i < ctx->nwarns; i++) {
 		if (!ctx->warns[i].count)

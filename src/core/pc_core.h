@@ -70,6 +70,8 @@ struct pc_options {
 struct pc_warn_kind {
 	const char *kind; /* static string, also the summary wording */
 	uint64_t count;
+	int code;	/* its stable code and identifier (pc_warn_code()) */
+	const char *id;
 };
 
 #define PC_MAX_WARN_KINDS 32
@@ -78,11 +80,13 @@ struct profconv_ctx {
 	char errmsg[1024];
 	int status; /* first error, PROFCONV_OK if none */
 
-	profconv_diag_fn *diag;
-	void *diag_user;
+	profconv_diag_fn *legacy_diag; /* profconv_set_diag(): called through diag2 */
+	void *legacy_user;
 	profconv_progress_fn *progress; /* profconv_set_progress() */
 	void *progress_user;
-	profconv_diagnostic_fn *diag2; /* profconv_set_diagnostics(); wins over diag */
+	profconv_cancel_fn *cancel; /* profconv_set_cancel() */
+	void *cancel_user;
+	profconv_diagnostic_fn *diag2; /* the one diagnostics callback */
 	void *diag2_user;
 	/* where the first error was (profconv_last_error()) */
 	char err_file[512];
@@ -151,9 +155,23 @@ int pc_warn(struct profconv_ctx *ctx, const char *kind, const struct pc_loc *loc
 /* Count n occurrences at once (n may be 0: nothing happens). */
 int pc_warn_n(struct profconv_ctx *ctx, const char *kind, uint64_t n, const struct pc_loc *loc,
 	      const char *fmt, ...) PC_PRINTF(5, 6);
+/* Warning codes without a kind of their own (diag_codes.c). */
+#define PC_WARN_VALIDATE 1000
+#define PC_WARN_UNLISTED 1999
+/* The stable code and identifier of a warning kind (docs/diagnostics.md). */
+const char *pc_warn_code(const char *kind, int *code);
+
 /* A validation problem (error) or warning with no kind: to the callbacks. */
 int pc_diag_error(struct profconv_ctx *ctx, const char *msg);
 int pc_diag_warning(struct profconv_ctx *ctx, const char *msg);
+/*
+ * The cancel callback (profconv_set_cancel()): PROFCONV_ERR_CANCELLED
+ * (recorded at path:offset) when it asks to stop or has asked before on
+ * this call, else 0.
+ */
+int pc_cancelled(struct profconv_ctx *ctx, const char *path, uint64_t offset);
+/* Fill a caller's sized public struct (ctx.c); 0 or PROFCONV_ERR_USAGE. */
+int pc_api_fill(void *out, const void *full, size_t full_size, size_t min);
 /* Non-zero when some diagnostics callback is set. */
 int pc_has_diag(const struct profconv_ctx *ctx);
 /* A note, shown only when verbose. */

@@ -550,11 +550,18 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	char path[64], *maps = NULL, *threads = NULL;
 	sigset_t hold, old;
 	double t0, stopped_ms = 0;
+	struct profconv_gecko_scrape_opts o;
 	int err;
 
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
 	if (pid <= 0 || !out_path)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "a process id and an output path are needed");
+	err = pc_scrape_opts(ctx, opts, &o);
+	if (err)
+		return err;
+	opts = opts ? &o : NULL;
 	memset(&c, 0, sizeof(c));
 	c.ctx = ctx;
 	c.pid = pid;
@@ -655,6 +662,8 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	(void)pid;
 	(void)opts;
 	(void)out_path;
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
 	return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
 		       "gecko-dump PID reads another process's memory through /proc: Linux only");

@@ -775,6 +775,30 @@ out:
 	return err;
 }
 
+int pc_scrape_opts(struct profconv_ctx *ctx, const struct profconv_gecko_scrape_opts *opts,
+		   struct profconv_gecko_scrape_opts *out)
+{
+	size_t size, i;
+
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	if (!opts)
+		return 0;
+	size = opts->size;
+	if (size < sizeof(*out) || size > ((size_t)1 << 16))
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+			       "struct profconv_gecko_scrape_opts: size %zu, expected at least %zu (set it with PROFCONV_INIT)",
+			       size, sizeof(*out));
+	/* a newer caller's members this library does not know must be unset */
+	for (i = sizeof(*out); i < size; i++)
+		if (((const unsigned char *)opts)[i])
+			return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				       "struct profconv_gecko_scrape_opts: options of a newer profconv set (byte %zu); this is %s",
+				       i, PROFCONV_VERSION_STRING);
+	memcpy(out, opts, sizeof(*out));
+	return 0;
+}
+
 PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
 					    const struct profconv_gecko_scrape_opts *opts,
 					    const char *out_path)
@@ -783,11 +807,18 @@ PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char
 	size_t chunks_len, strs_len, thr_len, maps_len, tags_len;
 	struct pc_pgkb_parts parts;
 	char path[4096];
+	struct profconv_gecko_scrape_opts o;
 	int err;
 
+	if (!ctx)
+		return PROFCONV_ERR_USAGE;
 	pc_clear_error(ctx);
 	if (!prefix || !out_path)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "a scrape prefix and an output path are needed");
+	err = pc_scrape_opts(ctx, opts, &o);
+	if (err)
+		return err;
+	opts = opts ? &o : NULL;
 	err = side_path(ctx, path, sizeof(path), prefix, ".chunks");
 	if (!err && access(path, R_OK) != 0) {
 		char xz[4200];

@@ -34,4 +34,11 @@ struct pc_pgkb_parts {
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		  const struct profconv_gecko_scrape_opts *opts, const char *out_path);
 
+/*
+ * The caller's options checked (size member; a newer caller's unknown
+ * members unset) and copied into out, zero when opts is NULL.
+ */
+int pc_scrape_opts(struct profconv_ctx *ctx, const struct profconv_gecko_scrape_opts *opts,
+		   struct profconv_gecko_scrape_opts *out);
+
 #endif /* PC_GBUF_PACK_H */

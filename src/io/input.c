@@ -62,21 +62,37 @@ struct pc_input {
 
 	/* progress: bytes pulled from the underlying file, its size (0 unknown) */
 	uint64_t raw_done, raw_total, raw_reported;
+	int cancelled; /* the cancel callback asked to stop */
 };
 
 #define PROGRESS_STEP (1u << 20)
 
-/* Count n bytes pulled from the source; tell the caller every MiB. */
+/*
+ * Count n bytes pulled from the source; tell the caller every MiB and ask
+ * its cancel callback (a cancel is recorded on the context; the reads then
+ * fail with it: cancel_check()).
+ */
 static void progress(struct pc_input *in, size_t n)
 {
 	in->raw_done += n;
 	if (in->raw_total && in->raw_done > in->raw_total)
 		in->raw_done = in->raw_total;
-	if (in->ctx->progress && in->raw_done - in->raw_reported >= PROGRESS_STEP) {
+	if ((in->ctx->progress || in->ctx->cancel) &&
+	    in->raw_done - in->raw_reported >= PROGRESS_STEP) {
 		in->raw_reported = in->raw_done;
-		in->ctx->progress(in->ctx->progress_user, in->raw_done, in->raw_total);
+		if (in->ctx->progress)
+			in->ctx->progress(in->ctx->progress_user, in->raw_done, in->raw_total);
+		if (in->ctx->cancel)
+			in->cancelled = pc_cancelled(in->ctx, in->name, in->offset) != 0;
 	}
 }
+
+/* The reads stop once the caller cancelled. */
+#define cancel_check(in)                                                                           \
+	do {                                                                                       \
+		if ((in)->cancelled)                                                               \
+			return PROFCONV_ERR_CANCELLED;                                             \
+	} while (0)
 
 void pc_input_set_ctx(struct pc_input *in, struct profconv_ctx *ctx)
 {
@@ -233,7 +249,10 @@ static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 			ssize_t r = cb_read(in, (char *)dst + done, n - done);
 
 			if (r < 0)
-				return io_fail(in, "the read callback failed");
+				/* at the first byte it did not deliver */
+				return pc_fail_at(in->ctx, PROFCONV_ERR_IO, in->name,
+						  in->offset + (in->len - in->pos) + done,
+						  "the read callback failed");
 			if (r == 0)
 				break;
 			done += (size_t)r;
@@ -290,6 +309,8 @@ const unsigned char *pc_input_peek(struct pc_input *in, size_t want, size_t *ava
 		}
 		if (src_read(in, in->buf + in->len, in->cap - in->len, &got))
 			return NULL;
+		if (in->cancelled)
+			return NULL;
 		if (got == 0)
 			in->eof = 1;
 		in->len += got;
@@ -310,6 +331,7 @@ int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got)
 {
 	size_t have = in->len - in->pos, k = have < n ? have : n, more = 0;
 
+	cancel_check(in);
 	memcpy(buf, in->buf + in->pos, k);
 	in->pos += k;
 	in->offset += k;
@@ -321,6 +343,7 @@ int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got)
 			in->eof = 1;
 	}
 	*got = k + more;
+	cancel_check(in);
 	return 0;
 }
 
@@ -384,6 +407,7 @@ int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_
 	}
 	*got = done;
 	progress(in, done);
+	cancel_check(in);
 	return 0;
 }
 

@@ -96,12 +96,12 @@ static int fp_step(int arch, struct pc_cfi_regs *regs, struct stack_copy *sc)
 }
 
 /* Notes of the table search go on to the conversion's context (-v). */
-static void finder_diag(void *user, enum profconv_severity sev, const char *msg)
+static void finder_diag(void *user, const struct profconv_diag *d)
 {
 	struct perf *p = user;
 
-	if (sev == PROFCONV_NOTE)
-		pc_note(p->ctx, "%s", msg);
+	if (d->severity == PROFCONV_NOTE)
+		pc_note(p->ctx, "%s", d->message);
 }
 
 /*
@@ -124,7 +124,7 @@ static struct profconv_ctx *finder_ctx(struct perf *p)
 	}
 	u->fctx->mem_limit = p->ctx->mem_limit;
 	u->fctx->verbose = p->ctx->verbose;
-	profconv_set_diag(u->fctx, finder_diag, p);
+	profconv_set_diagnostics(u->fctx, finder_diag, p);
 	return u->fctx;
 }
 

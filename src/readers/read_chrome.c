@@ -1882,9 +1882,14 @@ static int read_events(struct rd *r)
 			r->nevents++;
 			err = handle_event(r, &b->ev[i]);
 		}
-		if (!err && r->ctx->progress && b->done - reported >= ((uint64_t)1 << 20)) {
+		/* the scanner reads on a context of its own: progress and the
+		 * cancel callback are asked here, on the caller's thread */
+		if (!err && (r->ctx->progress || r->ctx->cancel) &&
+		    b->done - reported >= ((uint64_t)1 << 20)) {
 			reported = b->done;
-			r->ctx->progress(r->ctx->progress_user, b->done, b->total);
+			if (r->ctx->progress)
+				r->ctx->progress(r->ctx->progress_user, b->done, b->total);
+			err = pc_cancelled(r->ctx, pc_input_name(pc_jpull_input(r->p)), b->done);
 		}
 		if (b->end)
 			break;

@@ -676,14 +676,16 @@ struct lib_job {
 
 #define JOB_MAX_MSGS 16
 
-static void job_diag(void *user, enum profconv_severity sev, const char *msg)
+/* Notes and warnings (the job's error is its context's, adopted later). */
+static void job_diag(void *user, const struct profconv_diag *d)
 {
 	struct lib_job *j = user;
 
-	if (j->nmsgs == JOB_MAX_MSGS)
+	if (j->nmsgs == JOB_MAX_MSGS ||
+	    (d->severity == PROFCONV_ERROR && d->code != PROFCONV_ERR_INVALID))
 		return;
-	pc_snprintf(j->msgs[j->nmsgs], sizeof(j->msgs[0]), "%s", msg);
-	j->sevs[j->nmsgs++] = sev;
+	pc_snprintf(j->msgs[j->nmsgs], sizeof(j->msgs[0]), "%s", d->message);
+	j->sevs[j->nmsgs++] = d->severity;
 }
 
 /* Frame f is one the lookups of lib are for. */
@@ -1139,7 +1141,7 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
 	j->ctx->strict = ctx->strict;
 	j->ctx->verbose = ctx->verbose;
 	j->ctx->mem_limit = ctx->mem_limit;
-	profconv_set_diag(j->ctx, job_diag, j);
+	profconv_set_diagnostics(j->ctx, job_diag, j);
 	j->f.ctx = j->ctx;
 	return 0;
 }
@@ -1498,7 +1500,7 @@ static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 		to->err = j->qerr; /* lookup_all() would have stopped there too */
 	if (j->f.build_id == j->f.own_build_id)
 		to->f.build_id = to->f.own_build_id;
-	profconv_set_diag(to->ctx, job_diag, to);
+	profconv_set_diagnostics(to->ctx, job_diag, to);
 	memset(j, 0, sizeof(*j));
 	return 1;
 }

@@ -18,11 +18,17 @@ void fuzz_die(const char *what, const struct profconv_ctx *ctx)
 	abort();
 }
 
-void fuzz_diag(void *user, enum profconv_severity sev, const char *msg)
+void fuzz_diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
-	if (sev > PROFCONV_ERROR || !msg || strlen(msg) >= 4096)
+	if (d->size != sizeof(*d) || d->severity > PROFCONV_ERROR || !d->message ||
+	    strlen(d->message) >= 4096)
 		fuzz_die("diagnostic callback got a bad message", NULL);
+	/* every diagnostic has a stable code and identifier (docs/diagnostics.md;
+	 * a warning kind missing from the table is abi.diag-codes' to find) */
+	if (!d->id || (d->severity == PROFCONV_WARNING && d->code < 1000) ||
+	    (d->severity == PROFCONV_ERROR && profconv_code_id(d->code) == NULL))
+		fuzz_die("diagnostic without a stable code", NULL);
 }
 
 int fuzz_sink_write(void *user, const void *buf, size_t len)

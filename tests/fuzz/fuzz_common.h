@@ -25,7 +25,7 @@ struct sink {
 /* Report a broken library invariant and abort. */
 void fuzz_die(const char *what, const struct profconv_ctx *ctx);
 /* Diagnostics callback: checks the message is sane, prints nothing. */
-void fuzz_diag(void *user, enum profconv_severity sev, const char *msg);
+void fuzz_diag(void *user, const struct profconv_diag *d);
 /* profconv_write_fn into a struct sink; never fails. */
 int fuzz_sink_write(void *user, const void *buf, size_t len);
 /* A successful write must be well-formed JSON with "meta" at the top. */

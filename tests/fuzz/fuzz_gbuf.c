@@ -46,7 +46,7 @@ static struct profconv_ctx *new_ctx(int strict)
 	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
 	profconv_set_strict(ctx, strict);
 	profconv_set_verbose(ctx, 1);
-	profconv_set_diag(ctx, fuzz_diag, NULL);
+	profconv_set_diagnostics(ctx, fuzz_diag, NULL);
 	return ctx;
 }
 

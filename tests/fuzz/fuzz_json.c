@@ -160,7 +160,7 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
 	profconv_set_strict(ctx, strict);
 	profconv_set_verbose(ctx, 1);
-	profconv_set_diag(ctx, fuzz_diag, NULL);
+	profconv_set_diagnostics(ctx, fuzz_diag, NULL);
 
 	m = read_with(ctx, r, data, size, &err);
 	res->read_err = err;

@@ -71,7 +71,7 @@ static struct profconv_ctx *new_ctx(int strict, const char *event)
 	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
 	profconv_set_strict(ctx, strict);
 	profconv_set_verbose(ctx, 1);
-	profconv_set_diag(ctx, fuzz_diag, NULL);
+	profconv_set_diagnostics(ctx, fuzz_diag, NULL);
 	if (profconv_set_option(ctx, "weight", strict ? "period" : "samples") != PROFCONV_OK)
 		fuzz_die("setting the weight option failed", ctx);
 	if (event && profconv_set_option(ctx, "event", event) != PROFCONV_OK)

@@ -109,6 +109,7 @@ static inline int pc_test_done(void)
 struct pc_test_chunks {
 	const char *data;
 	size_t len, pos, calls;
+	size_t fail_at; /* test_api.c read_fails(): fail once pos reaches it (0: 100) */
 };
 
 static inline long pc_test_read_7(void *user, void *buf, size_t cap)

@@ -12,9 +12,12 @@
  * validate/y_processed_reordered.json.gz (a gzip-compressed processed
  * profile: one thread "myprog", 4 samples).
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, popen */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profconv.h"
 
@@ -44,7 +47,7 @@ static char *load(const char *rel, size_t *len)
 
 static void test_formats(void)
 {
-	struct profconv_format f;
+	struct profconv_format f = PROFCONV_INIT(struct profconv_format);
 	size_t i;
 	int perf = 0, processed_in = 0, processed_out = 0, event = 0, version = 0;
 
@@ -99,16 +102,16 @@ static void check_y_fp(const struct profconv_profile *p)
 {
 	static const char *const names[] = { "workload", "pc-fib", "pc-matmul", "pc-hash" };
 	static const size_t samples[] = { 136, 130, 177, 158 };
-	struct profconv_thread t;
-	struct profconv_sample s;
-	struct profconv_stack st;
-	struct profconv_frame fr;
-	struct profconv_func fn;
-	struct profconv_lib lib;
-	struct profconv_meta meta;
+	struct profconv_thread t = PROFCONV_INIT(struct profconv_thread);
+	struct profconv_sample s = PROFCONV_INIT(struct profconv_sample);
+	struct profconv_stack st = PROFCONV_INIT(struct profconv_stack);
+	struct profconv_frame fr = PROFCONV_INIT(struct profconv_frame);
+	struct profconv_func fn = PROFCONV_INIT(struct profconv_func);
+	struct profconv_lib lib = PROFCONV_INIT(struct profconv_lib);
+	struct profconv_meta meta = PROFCONV_INIT(struct profconv_meta);
 	size_t i, j, bad = 0, hex = 0, total = 0, kernel = 0;
 
-	profconv_profile_meta(p, &meta);
+	PC_CHECK_EQ_INT(profconv_profile_meta(p, &meta), PROFCONV_OK);
 	PC_CHECK_EQ_STR(meta.product, "perf");
 	PC_CHECK_EQ_STR(meta.platform, "Linux");
 	PC_CHECK_EQ_INT(meta.symbolicated, 0);
@@ -163,7 +166,7 @@ static long read_fails(void *user, void *buf, size_t cap)
 {
 	struct pc_test_chunks *c = user;
 
-	if (c->pos >= 100)
+	if (c->pos >= (c->fail_at ? c->fail_at : 100))
 		return -1;
 	return pc_test_read_7(user, buf, cap);
 }
@@ -200,6 +203,25 @@ static void test_read_mem_cb(void)
 	PC_CHECK(p == NULL);
 	PC_CHECK(strstr(profconv_errmsg(ctx), "failing.data") != NULL);
 	PC_CHECK(strstr(profconv_errmsg(ctx), "the read callback failed") != NULL);
+	/* at the first byte not delivered: 15 calls of 7 bytes went through */
+	PC_CHECK(strstr(profconv_errmsg(ctx), "offset 0x69:") != NULL);
+
+	/* the same while spooling (past the first peek): 715 calls, 5005 bytes */
+	memset(&c, 0, sizeof(c));
+	c.data = data;
+	c.len = len;
+	c.fail_at = 5000;
+	PC_CHECK_EQ_INT(profconv_read_cb(ctx, read_fails, &c, "failing.data", &p), PROFCONV_ERR_IO);
+	PC_CHECK(p == NULL);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "failing.data: offset 0x138d: the read callback failed") !=
+		 NULL);
+	{
+		struct profconv_diag last = PROFCONV_INIT(struct profconv_diag);
+
+		PC_CHECK_EQ_INT(profconv_last_error(ctx, &last), PROFCONV_OK);
+		PC_CHECK_EQ_INT(last.offset, 5005);
+		PC_CHECK_EQ_STR(last.id, "io");
+	}
 	free(data);
 
 	/* compressed memory is undone like a compressed file */
@@ -298,23 +320,29 @@ static void test_compress_cb(void)
 
 struct diags {
 	int warnings, errors, notes;
-	char kind[128], file[128], message[512];
+	char kind[128], file[128], message[512], wid[64], eid[64];
 	uint64_t offset;
-	int code;
+	int code, wcode, bad_size;
 };
 
 static void collect(void *user, const struct profconv_diag *d)
 {
 	struct diags *g = user;
 
+	/* the library's struct: every member of this header's is there */
+	if (d->size != sizeof(*d) || !PROFCONV_HAS(d, id) || !d->id)
+		g->bad_size++;
 	if (d->severity == PROFCONV_WARNING) {
 		g->warnings++;
 		snprintf(g->kind, sizeof(g->kind), "%s", d->kind ? d->kind : "(null)");
 		snprintf(g->file, sizeof(g->file), "%s", d->file ? d->file : "(null)");
 		g->offset = d->offset;
+		g->wcode = d->code;
+		snprintf(g->wid, sizeof(g->wid), "%s", d->id);
 	} else if (d->severity == PROFCONV_ERROR) {
 		g->errors++;
 		g->code = d->code;
+		snprintf(g->eid, sizeof(g->eid), "%s", d->id);
 		snprintf(g->message, sizeof(g->message), "%s", d->message);
 	} else {
 		g->notes++;
@@ -325,7 +353,8 @@ static void test_diagnostics(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	struct profconv_profile *p = NULL;
-	struct profconv_diag last;
+	struct profconv_diag last = PROFCONV_INIT(struct profconv_diag);
+	struct profconv_warning w = PROFCONV_INIT(struct profconv_warning);
 	struct diags g;
 	size_t len;
 	char *data = load("perf/i_unknown_record.data", &len);
@@ -335,10 +364,31 @@ static void test_diagnostics(void)
 	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "i_unknown_record.data", &p), PROFCONV_OK);
 	profconv_profile_free(p);
 	PC_CHECK_EQ_INT(g.warnings, 1);
+	PC_CHECK_EQ_INT(g.bad_size, 0);
+	{
+		/* PROFCONV_HAS() on a struct of an older, smaller size */
+		struct profconv_diag old = PROFCONV_INIT(struct profconv_diag);
+
+		old.size = offsetof(struct profconv_diag, id);
+		PC_CHECK(PROFCONV_HAS(&old, message) && !PROFCONV_HAS(&old, id));
+	}
 	PC_CHECK_EQ_STR(g.file, "i_unknown_record.data");
 	PC_CHECK_EQ_INT(g.offset, 0x5e8);
 	PC_CHECK(strstr(profconv_warning_summary(ctx), g.kind) != NULL);
 	PC_CHECK_EQ_INT(g.errors, 0);
+	/* its stable code and identifier (docs/diagnostics.md) */
+	PC_CHECK_EQ_INT(g.wcode, 1023);
+	PC_CHECK_EQ_STR(g.wid, "perf-record-unknown-type");
+	PC_CHECK_EQ_INT(profconv_warning_get(ctx, 0, &w), PROFCONV_OK);
+	PC_CHECK_EQ_INT(w.code, 1023);
+	PC_CHECK_EQ_STR(w.id, "perf-record-unknown-type");
+	PC_CHECK_EQ_STR(w.kind, g.kind);
+	PC_CHECK_EQ_INT(w.count, 1);
+	PC_CHECK_EQ_INT(profconv_warning_get(ctx, 1, &w), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_STR(profconv_code_id(1023), "perf-record-unknown-type");
+	PC_CHECK_EQ_STR(profconv_code_id(PROFCONV_ERR_CORRUPT_TRUNCATED), "corrupt-truncated");
+	PC_CHECK_EQ_STR(profconv_code_id(PROFCONV_ERR_CANCELLED), "cancelled");
+	PC_CHECK(profconv_code_id(99999) == NULL);
 
 	/* strict: the same warning is the error, with its parts */
 	profconv_set_strict(ctx, 1);
@@ -348,13 +398,290 @@ static void test_diagnostics(void)
 	PC_CHECK_EQ_INT(g.errors, 1);
 	PC_CHECK_EQ_INT(g.code, PROFCONV_ERR_STRICT);
 	PC_CHECK_EQ_STR(g.message, profconv_errmsg(ctx));
-	profconv_last_error(ctx, &last);
+	PC_CHECK_EQ_STR(g.eid, "strict");
+	PC_CHECK_EQ_INT(profconv_last_error(ctx, &last), PROFCONV_OK);
 	PC_CHECK_EQ_INT(last.code, PROFCONV_ERR_STRICT);
+	PC_CHECK_EQ_STR(last.id, "strict");
 	PC_CHECK_EQ_STR(last.file, "i_unknown_record.data");
 	PC_CHECK_EQ_INT(last.offset, 0x5e8);
 	free(data);
 	profconv_ctx_free(ctx);
 }
+
+
+/*
+ * Sized structs: a getter checks the caller's size member, fills only what
+ * an older (smaller) struct holds and zeroes what a newer (larger) one has
+ * beyond the library's.
+ */
+static void test_sizes(const struct profconv_profile *p)
+{
+	struct profconv_thread t = PROFCONV_INIT(struct profconv_thread);
+	struct {
+		struct profconv_thread t;
+		unsigned char newer[16];
+	} big;
+	unsigned char raw[sizeof(struct profconv_thread)];
+	struct profconv_thread *old = (struct profconv_thread *)raw;
+	size_t i, old_size = offsetof(struct profconv_thread, pid);
+
+	/* no size set: a usage error, out untouched */
+	memset(&t, 0, sizeof(t));
+	t.name = "untouched";
+	PC_CHECK_EQ_INT(profconv_profile_thread(p, 0, &t), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_STR(t.name, "untouched");
+	/* an older caller's smaller struct: only its members are written */
+	memset(raw, 0xa5, sizeof(raw));
+	old->size = old_size;
+	PC_CHECK_EQ_INT(profconv_profile_thread(p, 0, old), PROFCONV_ERR_USAGE);
+	/* (PROFCONV_0 is the oldest layout: smaller than it is refused) */
+	old->size = sizeof(*old);
+	PC_CHECK_EQ_INT(profconv_profile_thread(p, 0, old), PROFCONV_OK);
+	PC_CHECK_EQ_STR(old->name, "workload");
+	/* a newer caller's larger struct: the library's part, then zeros */
+	memset(&big, 0xa5, sizeof(big));
+	big.t.size = sizeof(big);
+	PC_CHECK_EQ_INT(profconv_profile_thread(p, 0, &big.t), PROFCONV_OK);
+	PC_CHECK_EQ_INT(big.t.size, sizeof(big));
+	PC_CHECK_EQ_STR(big.t.name, "workload");
+	for (i = 0; i < sizeof(big.newer); i++)
+		PC_CHECK_EQ_INT(big.newer[i], 0);
+	PC_CHECK_EQ_INT(profconv_profile_thread(p, 0, NULL), PROFCONV_ERR_USAGE);
+}
+
+static void test_sizes_read(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_profile *p = NULL;
+	struct profconv_gecko_scrape_opts o = PROFCONV_INIT(struct profconv_gecko_scrape_opts);
+	size_t len;
+	char *data = load("perf/y_fp.data", &len);
+
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "y_fp.data", &p), PROFCONV_OK);
+	if (p)
+		test_sizes(p);
+	profconv_profile_free(p);
+	free(data);
+	/* an input struct without its size is refused before anything is read */
+	o.size = 0;
+	PC_CHECK_EQ_INT(profconv_gecko_dump_scrape(ctx, "/nonexistent/x", &o, "/nonexistent/y"),
+			PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "PROFCONV_INIT") != NULL);
+	profconv_ctx_free(ctx);
+}
+
+static int sink_ok(void *user, const void *buf, size_t len)
+{
+	(void)user;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+/*
+ * Issue 22 item 4: NULL arguments are usage errors, never a crash (a NULL
+ * ctx has nowhere to put a message: only the code).
+ */
+static void test_null_args(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_profile *p = NULL;
+	size_t len;
+	char *data = load("perf/y_fp.data", &len);
+	struct profconv_thread t = PROFCONV_INIT(struct profconv_thread);
+
+	PC_CHECK_EQ_INT(profconv_read_path(NULL, "x", &p), PROFCONV_ERR_USAGE);
+	PC_CHECK(p == NULL);
+	PC_CHECK_EQ_INT(profconv_read_mem(NULL, data, len, "x", &p), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_read_fd(NULL, 0, "x", &p), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_read_cb(NULL, pc_test_read_7, NULL, "x", &p), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_read_path(ctx, NULL, &p), PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "NULL path") != NULL);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "x", NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "NULL out") != NULL);
+	PC_CHECK_EQ_INT(profconv_write_path(NULL, NULL, NULL, "x"), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_write_path(ctx, NULL, NULL, "/nonexistent/x"), PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "NULL profile") != NULL);
+	PC_CHECK_EQ_INT(profconv_write_cb(ctx, NULL, NULL, sink_ok, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "y_fp.data", &p), PROFCONV_OK);
+	PC_CHECK_EQ_INT(profconv_write_path(ctx, p, NULL, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "NULL path") != NULL);
+	PC_CHECK_EQ_INT(profconv_write_cb(ctx, p, NULL, NULL, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "NULL callback") != NULL);
+	PC_CHECK_EQ_INT(profconv_write_cb(NULL, p, NULL, sink_ok, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_profile_marker_data(ctx, NULL, 0, 0, sink_ok, NULL),
+			PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_profile_marker_data(NULL, p, 0, 0, sink_ok, NULL),
+			PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_info_path(ctx, NULL, sink_ok, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_info_path(NULL, "x", sink_ok, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_validate_path(ctx, "x", NULL, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_blame_path(ctx, "x", 0, NULL, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_output_check(NULL, "x"), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_output_check(ctx, NULL), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_set_option(NULL, "from", "perf"), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_profile_thread(NULL, 0, &t), PROFCONV_ERR_USAGE);
+	PC_CHECK_EQ_INT(profconv_profile_thread_count(NULL), 0);
+	PC_CHECK(profconv_profile_thread_name(NULL, 0) == NULL);
+	PC_CHECK_EQ_STR(profconv_pending_output(NULL), "");
+	PC_CHECK_EQ_STR(profconv_warning_summary(NULL), "");
+	PC_CHECK_EQ_INT(profconv_warning_count(NULL), 0);
+	PC_CHECK(profconv_errmsg(NULL)[0] != 0);
+	profconv_set_strict(NULL, 1);
+	profconv_set_diagnostics(NULL, NULL, NULL);
+	profconv_set_cancel(NULL, NULL, NULL);
+	profconv_profile_free(p);
+	free(data);
+	profconv_ctx_free(ctx);
+}
+
+/* A Chrome trace of n complete events with distinct names (about 100 B each). */
+static char *big_trace(size_t n, size_t *len)
+{
+	size_t cap = n * 128 + 64, k = 0, i;
+	char *b = malloc(cap);
+
+	if (!b)
+		exit(1);
+	k += (size_t)snprintf(b + k, cap - k, "{\"traceEvents\":[");
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(b + k, cap - k,
+				      "%s{\"name\":\"task_%zu\",\"ph\":\"X\",\"ts\":%zu,\"dur\":5,\"pid\":1,\"tid\":1}",
+				      i ? "," : "", i, i * 10);
+	k += (size_t)snprintf(b + k, cap - k, "]}");
+	*len = k;
+	return b;
+}
+
+static int cancel_after(void *user)
+{
+	int *calls = user;
+
+	return ++*calls >= 1;
+}
+
+static size_t count_entries(const char *dir)
+{
+	char cmd[4200];
+	FILE *f;
+	size_t n = 0;
+	int c;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return 999;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	pclose(f);
+	return n;
+}
+
+/*
+ * The cancel callback: a read stops with PROFCONV_ERR_CANCELLED and no
+ * profile; a write to a path stops the same way, creates nothing, leaves an
+ * existing output as it was and removes its temporary file.
+ */
+static void test_cancel(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_profile *p = NULL;
+	char dir[] = "/tmp/profconv-cancel-XXXXXX", out[4200], buf[16];
+	size_t len;
+	char *trace = big_trace(60000, &len);
+	int calls = 0;
+	FILE *f;
+
+	PC_CHECK(len > (3u << 20));
+	profconv_set_cancel(ctx, cancel_after, &calls);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "big.json", &p), PROFCONV_ERR_CANCELLED);
+	PC_CHECK(p == NULL);
+	PC_CHECK_EQ_INT(calls, 1);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "big.json: offset 0x") != NULL);
+	PC_CHECK(strstr(profconv_errmsg(ctx), "cancelled") != NULL);
+	PC_CHECK_EQ_STR(profconv_code_id(PROFCONV_ERR_CANCELLED), "cancelled");
+	PC_CHECK_EQ_STR(profconv_strerror(PROFCONV_ERR_CANCELLED), "cancelled");
+
+	profconv_set_cancel(ctx, NULL, NULL);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "big.json", &p), PROFCONV_OK);
+	if (!p || !mkdtemp(dir)) {
+		PC_CHECK(0);
+		return;
+	}
+	snprintf(out, sizeof(out), "%s/out.json", dir);
+	calls = 0;
+	profconv_set_cancel(ctx, cancel_after, &calls);
+	PC_CHECK_EQ_INT(profconv_write_path(ctx, p, NULL, out), PROFCONV_ERR_CANCELLED);
+	PC_CHECK_EQ_INT(calls, 1);
+	PC_CHECK_EQ_INT(count_entries(dir), 0); /* no output, no temporary file */
+	/* an existing output stays as it was */
+	f = fopen(out, "w");
+	PC_CHECK(f != NULL);
+	if (f) {
+		fputs("previous", f);
+		fclose(f);
+	}
+	calls = 0;
+	PC_CHECK_EQ_INT(profconv_write_path(ctx, p, NULL, out), PROFCONV_ERR_CANCELLED);
+	PC_CHECK_EQ_INT(count_entries(dir), 1);
+	f = fopen(out, "r");
+	memset(buf, 0, sizeof(buf));
+	PC_CHECK(f && fread(buf, 1, sizeof(buf) - 1, f) == 8);
+	if (f)
+		fclose(f);
+	PC_CHECK_EQ_STR(buf, "previous");
+	/* to a callback (and through a compressor) the same code */
+	calls = 0;
+	PC_CHECK_EQ_INT(profconv_set_option(ctx, "compress", "gzip"), PROFCONV_OK);
+	PC_CHECK_EQ_INT(profconv_write_cb(ctx, p, NULL, sink_ok, NULL), PROFCONV_ERR_CANCELLED);
+	unlink(out);
+	rmdir(dir);
+	profconv_profile_free(p);
+	free(trace);
+	profconv_ctx_free(ctx);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static int legacy_warnings, legacy_errors;
+
+static void legacy_diag(void *user, enum profconv_severity sev, const char *msg)
+{
+	(void)user;
+	(void)msg;
+	legacy_warnings += sev == PROFCONV_WARNING;
+	legacy_errors += sev == PROFCONV_ERROR;
+}
+
+/*
+ * The deprecated profconv_set_diag(): a wrapper over the one callback, with
+ * its 0.1 contract (warnings, not the error a call fails with); setting
+ * either callback replaces the other.
+ */
+static void test_legacy_diag(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_profile *p = NULL;
+	struct diags g;
+	size_t len;
+	char *data = load("perf/i_unknown_record.data", &len);
+
+	profconv_set_diag(ctx, legacy_diag, NULL);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "u.data", &p), PROFCONV_OK);
+	profconv_profile_free(p);
+	PC_CHECK_EQ_INT(legacy_warnings, 1);
+	profconv_set_strict(ctx, 1);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "u.data", &p), PROFCONV_ERR_STRICT);
+	PC_CHECK_EQ_INT(legacy_errors, 0);
+	memset(&g, 0, sizeof(g));
+	profconv_set_diagnostics(ctx, collect, &g);
+	PC_CHECK_EQ_INT(profconv_read_mem(ctx, data, len, "u.data", &p), PROFCONV_ERR_STRICT);
+	PC_CHECK_EQ_INT(g.errors, 1);
+	PC_CHECK_EQ_INT(legacy_warnings + legacy_errors, 1);
+	free(data);
+	profconv_ctx_free(ctx);
+}
+#pragma GCC diagnostic pop
 
 int main(void)
 {
@@ -363,5 +690,9 @@ int main(void)
 	test_read_mem_cb();
 	test_compress_cb();
 	test_diagnostics();
+	test_sizes_read();
+	test_null_args();
+	test_cancel();
+	test_legacy_diag();
 	return pc_test_done();
 }

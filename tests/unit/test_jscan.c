@@ -325,7 +325,7 @@ static const char *convert(const char *doc)
 static const char *convert_both(const char *doc, char *msg, size_t cap)
 {
 	struct profconv_profile *a = NULL, *b = NULL;
-	struct pc_test_chunks c = { doc, strlen(doc), 0, 0 };
+	struct pc_test_chunks c = { doc, strlen(doc), 0, 0, 0 };
 	struct membuf ga, gb;
 	int ea, eb;
 

@@ -144,7 +144,7 @@ static void check_last_stacks(struct profconv_profile *p)
 static void test_pack_and_counts(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
-	struct profconv_gecko_scrape_opts o = { START_NS, EPOCH_MS, 1.0 };
+	struct profconv_gecko_scrape_opts o = { sizeof(o), START_NS, EPOCH_MS, 1.0 };
 	struct profconv_profile *p = NULL;
 	cJSON *sum = load_json("esr153-run2.decoded-summary.json");
 	cJSON *names = load_json("esr153-run2.shutdown-marker-names.json");

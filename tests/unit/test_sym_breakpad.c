@@ -16,12 +16,11 @@
 static struct profconv_ctx *ctx;
 static char first_diag[1024];
 
-static void diag(void *user, enum profconv_severity sev, const char *msg)
+static void diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
-	(void)sev;
-	if (!first_diag[0])
-		pc_snprintf(first_diag, sizeof(first_diag), "%s", msg);
+	if (d->severity != PROFCONV_ERROR && !first_diag[0])
+		pc_snprintf(first_diag, sizeof(first_diag), "%s", d->message);
 }
 
 static const char *fixture(const char *name)
@@ -230,7 +229,7 @@ static void test_malformed(void)
 	int err;
 
 	/* Lenient: six bad lines skipped, counted under one kind, first one reported. */
-	profconv_set_diag(c, diag, NULL);
+	profconv_set_diagnostics(c, diag, NULL);
 	err = pc_symsrc_open_breakpad(c, fixture("malformed.sym"), NULL, &s, why, sizeof(why));
 	PC_CHECK_EQ_INT(err, 0);
 	PC_CHECK(s != NULL);

@@ -23,12 +23,11 @@
 static struct profconv_ctx *ctx;
 static int verbose;
 
-static void diag(void *user, enum profconv_severity sev, const char *msg)
+static void diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
-	(void)sev;
 	if (verbose)
-		fprintf(stderr, "  diag: %s\n", msg);
+		fprintf(stderr, "  diag %d %s: %s\n", d->code, d->id, d->message);
 }
 
 struct buf {
@@ -324,7 +323,7 @@ int main(void)
 	struct profconv_ctx *main_ctx = profconv_ctx_new();
 
 	ctx = main_ctx;
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diagnostics(ctx, diag, NULL);
 	verbose = 1;
 	check_good(0);
 	check_good(1);

@@ -17,12 +17,11 @@
 static struct profconv_ctx *ctx;
 static char first_diag[1024];
 
-static void diag(void *user, enum profconv_severity sev, const char *msg)
+static void diag(void *user, const struct profconv_diag *d)
 {
 	(void)user;
-	(void)sev;
-	if (!first_diag[0])
-		pc_snprintf(first_diag, sizeof(first_diag), "%s", msg);
+	if (d->severity != PROFCONV_ERROR && !first_diag[0])
+		pc_snprintf(first_diag, sizeof(first_diag), "%s", d->message);
 }
 
 static const char *fixture(const char *name)
@@ -106,7 +105,7 @@ static void test_perf_map_bad(void)
 	int err;
 
 	first_diag[0] = 0;
-	profconv_set_diag(c, diag, NULL);
+	profconv_set_diagnostics(c, diag, NULL);
 	err = pc_symsrc_open_perf_map(c, fixture("perf-bad.map"), &s, why, sizeof(why));
 	PC_CHECK_EQ_INT(err, 0);
 	PC_CHECK(s != NULL);
