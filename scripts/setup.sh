@@ -6,7 +6,7 @@
 # apt-get line to run is printed and the script stops.
 set -eu
 
-PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev python3 python3-yaml zstd xz-utils bzip2 ${EXTRA_PKGS:-}"
+PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev libmicrohttpd-dev libcapstone-dev python3 python3-yaml zstd xz-utils bzip2 ${EXTRA_PKGS:-}"
 # Tests also use perf-free tools only; the sanitizer build uses gcc's runtimes.
 
 missing=""
