@@ -20,8 +20,10 @@
  *      fetch-source.ts, fetch-assembly.ts and mozilla-symbolication-api.ts;
  *   3. one https://profiler.firefox.com/from-url/...?symbolServer=... line
  *      per profile on stdout (the front-end's origin is --origin);
- *   4. SIGINT or SIGTERM: stop, remove the temporary files, exit 0
- *      (--timeout SEC: exit 1 when nothing fetched a profile by then).
+ *   4. SIGINT, SIGTERM or SIGHUP: stop, remove the temporary files, exit 0
+ *      (--timeout SEC: exit 1 when nothing fetched a profile by then); the
+ *      same signal while converting removes them and ends the process by
+ *      the signal.
  *
  * Security: a request whose Host is not the address served is refused
  * (DNS rebinding); a request with an Origin other than --origin is refused;
@@ -86,7 +88,7 @@ struct server {
 	struct profconv_ctx *symctx;
 	struct profconv_symbols *syms;
 	pthread_mutex_t mu; /* the library: one thread at a time */
-	volatile int fetched;
+	int fetched; /* a profile was fetched (atomic) */
 };
 
 struct req {
@@ -711,7 +713,7 @@ static enum MHD_Result page_profile(struct server *sv, struct MHD_Connection *c,
 	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	if (!head)
-		sv->fetched = 1;
+		__atomic_store_n(&sv->fetched, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -864,6 +866,45 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- setting up --- */
 
+/*
+ * A signal while converting (before serving): remove what is in the
+ * temporary directory (the profiles written so far, the one being written)
+ * and the directory, then die of the signal.  Only async-signal-safe calls;
+ * the paths are built by hand.
+ */
+static struct server *conv_sv;
+static struct profconv_ctx *volatile conv_ctx;
+
+static void on_conv_signal(int sig)
+{
+	struct server *sv = conv_sv;
+	const char *tmp = conv_ctx ? profconv_pending_output(conv_ctx) : "";
+	size_t i, n;
+
+	if (tmp[0])
+		unlink(tmp);
+	for (i = 1; sv && i <= sv->nprofiles + 1; i++) {
+		char path[sizeof(sv->tmpdir) + 32], digits[24];
+		size_t k = 0, d = 0, v = i;
+
+		n = strlen(sv->tmpdir);
+		memcpy(path, sv->tmpdir, n);
+		path[n++] = '/';
+		do {
+			digits[d++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (d)
+			path[n + k++] = digits[--d];
+		memcpy(path + n + k, ".json", 6);
+		unlink(path);
+	}
+	if (sv && sv->tmpdir[0])
+		rmdir(sv->tmpdir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int add_profile(struct server *sv, const char *input, size_t *cap)
 {
 	struct profconv_ctx *ctx = cli_ctx_new(sv->st);
@@ -874,6 +915,7 @@ static int add_profile(struct server *sv, const char *input, size_t *cap)
 
 	if (!ctx)
 		return 1;
+	conv_ctx = ctx;
 	if (sv->nprofiles == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 8;
 		struct served *np = realloc(sv->profiles, ncap * sizeof(*np));
@@ -900,10 +942,12 @@ static int add_profile(struct server *sv, const char *input, size_t *cap)
 		cli_fail(ctx);
 		unlink(file);
 		profconv_profile_free(p);
+		conv_ctx = NULL;
 		profconv_ctx_free(ctx);
 		return 1;
 	}
 	profconv_profile_free(p);
+	conv_ctx = NULL;
 	profconv_ctx_free(ctx);
 	safe_name(input, s->name, sizeof(s->name));
 	s->file = strdup(file);
@@ -1043,6 +1087,7 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 	static struct server sv;
 	struct MHD_Daemon *d = NULL;
 	struct rlimit rl;
+	struct sigaction act, old_int, old_term, old_hup;
 	sigset_t set;
 	size_t cap = 0, i;
 	time_t deadline;
@@ -1074,25 +1119,31 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 		sv.tmpdir[0] = 0;
 		goto out;
 	}
-	/* SIGINT/SIGTERM are taken by sigtimedwait() below; every thread
-	 * started from here on inherits the mask. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	for (i = 0; i < (size_t)ninputs; i++) {
-		if (sigpending(&set) == 0 &&
-		    (sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1)) {
-			fputs("profconv: stopped\n", stderr);
-			goto out;
-		}
+	/* converting: a signal removes the files and ends the process */
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_conv_signal;
+	sigemptyset(&act.sa_mask);
+	conv_sv = &sv;
+	sigaction(SIGINT, &act, &old_int);
+	sigaction(SIGTERM, &act, &old_term);
+	sigaction(SIGHUP, &act, &old_hup);
+	for (i = 0; i < (size_t)ninputs; i++)
 		if (is_dir(inputs[i]) ? add_folder(&sv, inputs[i], &cap)
 				      : add_profile(&sv, inputs[i], &cap))
-			goto out;
-	}
+			break;
+	/* serving: SIGINT/SIGTERM are taken by sigtimedwait() below; every
+	 * thread started from here on inherits the mask */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	conv_sv = NULL;
+	if (i < (size_t)ninputs)
+		goto out;
 	if (!sv.nprofiles) {
 		fputs("profconv: error: no profile to serve\n", stderr);
 		goto out;
@@ -1138,18 +1189,20 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 		struct timespec ts = { 1, 0 };
 
 		sig = sigtimedwait(&set, NULL, &ts);
-		if (sig == SIGINT || sig == SIGTERM)
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 			break;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (deadline && !sv.fetched && time(NULL) >= deadline) {
+		if (deadline && !__atomic_load_n(&sv.fetched, __ATOMIC_RELAXED) &&
+		    time(NULL) >= deadline) {
 			fprintf(stderr, "profconv: error: nothing fetched a profile in %u s\n",
 				opt->timeout);
 			goto out;
 		}
 	}
 	if (!st->quiet)
-		fprintf(stderr, "profconv: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		fprintf(stderr, "profconv: stopped (%s)\n",
+			sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
 	rc = 0;
 out:
 	if (d)

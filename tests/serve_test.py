@@ -6,7 +6,8 @@ Usage: serve_test.py PROFCONV FIXTURES_DIR PART
 PART:
   serve     two inputs, each profile fetched twice (reload) and equal to the
             conversion's bytes, the index page, SIGINT: exit 0 and the
-            temporary directory empty; --host without --allow-remote refused
+            temporary directory empty (also when SIGINT comes while still
+            converting); --host without --allow-remote refused
   symbols   a --no-symbols profile's addresses through /symbolicate/v5 give
             the names, inline frames and lines of the conversion with symbols
   source    /source/v1 gives a fixture's source text; /etc/passwd and ../
@@ -149,6 +150,23 @@ def part_serve():
         if st != 404:
             fail("GET %s: %d, wanted 404" % (path, st))
     s.stop()
+    # SIGINT while still converting: the files written so far are removed
+    tmp = tempfile.mkdtemp(prefix="pc-serve-test-")
+    p = subprocess.Popen([PC, "serve", "-q", "--no-open", "--no-symbols"] + [Y_FP] * 400,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, TMPDIR=tmp))
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and p.poll() is None:
+        d = os.listdir(tmp)
+        if d and len(os.listdir(os.path.join(tmp, d[0]))) >= 3:
+            break
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=30)
+    left = os.listdir(tmp)
+    shutil.rmtree(tmp)
+    if rc != -signal.SIGINT or left:
+        fail("SIGINT while converting: status %d, left %r" % (rc, left))
     # a non-loopback --host needs --allow-remote
     r = subprocess.run([PC, "serve", "--no-open", "--host", "0.0.0.0", Y_FP],
                        capture_output=True, text=True, timeout=30)
