@@ -1094,6 +1094,18 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 	const char *td = getenv("TMPDIR");
 	int lfd = -1, rc = 1, sig = 0;
 
+	{
+		/* an origin: http(s)://HOST[:PORT], nothing after */
+		const char *o = opt->origin, *h = strstr(o, "://");
+
+		if ((strncmp(o, "https://", 8) != 0 && strncmp(o, "http://", 7) != 0) || !h[3] ||
+		    strchr(h + 3, '/') || strpbrk(o, " \t\r\n\"<>")) {
+			fprintf(stderr,
+				"profconv: --origin takes http(s)://HOST[:PORT] with no path, not '%s'\n",
+				o);
+			return 2;
+		}
+	}
 	memset(&sv, 0, sizeof(sv));
 	sv.st = st;
 	sv.opt = opt;
@@ -1152,7 +1164,9 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+	/* libmicrohttpd's own messages (refused requests and the like) with -v */
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | (st->verbose ? MHD_USE_ERROR_LOG : 0),
+			     0, NULL, NULL,
 			     handle, &sv, MHD_OPTION_LISTEN_SOCKET, lfd,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,

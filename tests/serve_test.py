@@ -46,7 +46,7 @@ def fail(msg):
 
 
 class Server:
-    def __init__(self, inputs, extra=()):
+    def __init__(self, inputs, extra=(), origin=ORIGIN):
         self.tmp = tempfile.mkdtemp(prefix="pc-serve-test-")
         env = dict(os.environ, TMPDIR=self.tmp)
         env.pop("DISPLAY", None)
@@ -56,7 +56,7 @@ class Server:
             + ["--source-map", BUILT_AT + "=" + SYMPERF] + list(extra) + inputs,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         self.urls = [self.p.stdout.readline().strip() for _ in inputs]
-        if not all(u.startswith(ORIGIN + "/from-url/") for u in self.urls):
+        if not all(u.startswith(origin + "/from-url/") for u in self.urls):
             self.p.kill()
             fail("no URLs printed: %r %s" % (self.urls, self.p.stderr.read()))
         self.profiles = []
@@ -425,6 +425,20 @@ def part_security():
         fail("%d of 200 concurrent requests failed" % results.count(False))
     for k in idle:
         k.close()
+    s.stop()
+    # --origin: a self-hosted front-end is the one answered, and opened
+    s = Server([Y_FP], ["--origin", "http://localhost:4242"], origin="http://localhost:4242")
+    path = urllib.parse.urlsplit(s.profiles[0]).path
+    st, hd, _ = s.request("GET", path, headers={"Origin": "http://localhost:4242"})
+    if st != 200 or hd.get("Access-Control-Allow-Origin") != "http://localhost:4242":
+        fail("--origin: %d %r" % (st, hd))
+    st, hd, _ = s.request("GET", path, headers={"Origin": ORIGIN})
+    if st != 403:
+        fail("--origin: profiler.firefox.com answered: %d" % st)
+    r = subprocess.run([PC, "serve", "--origin", "https://x.example/path/", Y_FP],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 2:
+        fail("--origin with a path: %d" % r.returncode)
     print("security: Host, Origin, preflight, big headers and body, idle clients, "
           "200 concurrent requests in %.1f s" % (time.monotonic() - t0))
     s.stop()
