@@ -727,6 +727,19 @@ static int host_ok(const struct server *sv, struct MHD_Connection *c)
 		     (sv->alt_hostport[0] && strcasecmp(h, sv->alt_hostport) == 0));
 }
 
+/* url starts with /TOKEN/ or is /TOKEN (compared in constant time). */
+static int token_at(const struct server *sv, const char *url)
+{
+	size_t tl = strlen(sv->token), i;
+	unsigned char diff = 0;
+
+	if (url[0] != '/' || strnlen(url + 1, tl) != tl)
+		return 0;
+	for (i = 0; i < tl; i++)
+		diff |= (unsigned char)(url[1 + i] ^ sv->token[i]);
+	return diff == 0 && (url[1 + tl] == '/' || url[1 + tl] == 0);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -752,8 +765,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
 		if (origin && strcmp(origin, sv->opt->origin) != 0)
 			return send_text(NULL, c, MHD_HTTP_FORBIDDEN, "foreign Origin\n");
-		if (url[0] != '/' || strncmp(url + 1, sv->token, tl) != 0 ||
-		    (url[1 + tl] != '/' && url[1 + tl] != 0))
+		if (!token_at(sv, url))
 			return send_text(NULL, c, MHD_HTTP_NOT_FOUND, "not found\n");
 		if (strcmp(method, "OPTIONS") == 0) {
 			struct MHD_Response *r =
