@@ -46,9 +46,9 @@ def fail(msg):
 
 
 class Server:
-    def __init__(self, inputs, extra=(), origin=ORIGIN):
+    def __init__(self, inputs, extra=(), origin=ORIGIN, env=None):
         self.tmp = tempfile.mkdtemp(prefix="pc-serve-test-")
-        env = dict(os.environ, TMPDIR=self.tmp)
+        env = dict(os.environ, TMPDIR=self.tmp, **(env or {}))
         env.pop("DISPLAY", None)
         env.pop("WAYLAND_DISPLAY", None)
         self.p = subprocess.Popen(
@@ -150,6 +150,22 @@ def part_serve():
         if st != 404:
             fail("GET %s: %d, wanted 404" % (path, st))
     s.stop()
+    # memory does not grow with the profiles served: 2 and 50 profiles of the
+    # demo recording, each fetched once (keeping the 50 models would add 6 MiB)
+    workload = os.path.join(FX, "..", "..", "examples", "workload.perf.data")
+    env = {"ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "")
+           + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0"}
+    rss = []
+    for n in (2, 50):
+        m = Server([workload] * n, env=env)
+        for u in m.profiles:
+            m.request("GET", urllib.parse.urlsplit(u).path)
+        with open("/proc/%d/status" % m.p.pid) as f:
+            rss.append(int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)))
+        m.stop()
+    if rss[1] - rss[0] > 3 * 1024:
+        fail("resident memory: %d KiB with 2 profiles, %d KiB with 50" % tuple(rss))
+    print("resident memory: %d KiB with 2 profiles, %d KiB with 50" % tuple(rss))
     # SIGINT while still converting: the files written so far are removed
     tmp = tempfile.mkdtemp(prefix="pc-serve-test-")
     p = subprocess.Popen([PC, "serve", "-q", "--no-open", "--no-symbols"] + [Y_FP] * 400,
