@@ -53,6 +53,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -879,40 +880,51 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 /* --- setting up --- */
 
 /*
- * A signal while converting (before serving): remove what is in the
- * temporary directory (the profiles written so far, the one being written)
- * and the directory, then die of the signal.  Only async-signal-safe calls;
- * the paths are built by hand.
+ * A signal while converting (before serving): remove everything in the
+ * private temporary directory (the profiles written so far, the one being
+ * written, whatever its name) and the directory, then die of the signal.
+ * It runs on the main thread, the only one that creates files there: a
+ * library thread that takes the signal passes it on to the main thread.
+ * Only async-signal-safe calls (getdents64 for the names).
  */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 static struct server *conv_sv;
-static struct profconv_ctx *volatile conv_ctx;
+static pthread_t main_thread;
 
 static void on_conv_signal(int sig)
 {
 	struct server *sv = conv_sv;
-	const char *tmp = conv_ctx ? profconv_pending_output(conv_ctx) : "";
-	size_t i, n;
+	char buf[4096];
+	long n;
+	int fd;
 
-	if (tmp[0])
-		unlink(tmp);
-	for (i = 1; sv && i <= sv->nprofiles + 1; i++) {
-		char path[sizeof(sv->tmpdir) + 32], digits[24];
-		size_t k = 0, d = 0, v = i;
-
-		n = strlen(sv->tmpdir);
-		memcpy(path, sv->tmpdir, n);
-		path[n++] = '/';
-		do {
-			digits[d++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		while (d)
-			path[n + k++] = digits[--d];
-		memcpy(path + n + k, ".json", 6);
-		unlink(path);
+	if (!pthread_equal(pthread_self(), main_thread)) {
+		pthread_kill(main_thread, sig);
+		return;
 	}
-	if (sv && sv->tmpdir[0])
+	fd = sv && sv->tmpdir[0] ? open(sv->tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	while (fd >= 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (off < n) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(void *)(buf + off);
+
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(fd, e->d_name, 0);
+			off += e->d_reclen;
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
 		rmdir(sv->tmpdir);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -927,7 +939,6 @@ static int add_profile(struct server *sv, const char *input, size_t *cap)
 
 	if (!ctx)
 		return 1;
-	conv_ctx = ctx;
 	if (sv->nprofiles == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 8;
 		struct served *np = realloc(sv->profiles, ncap * sizeof(*np));
@@ -954,12 +965,10 @@ static int add_profile(struct server *sv, const char *input, size_t *cap)
 		cli_fail(ctx);
 		unlink(file);
 		profconv_profile_free(p);
-		conv_ctx = NULL;
 		profconv_ctx_free(ctx);
 		return 1;
 	}
 	profconv_profile_free(p);
-	conv_ctx = NULL;
 	profconv_ctx_free(ctx);
 	safe_name(input, s->name, sizeof(s->name));
 	s->file = strdup(file);
@@ -1148,6 +1157,7 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 	act.sa_handler = on_conv_signal;
 	sigemptyset(&act.sa_mask);
 	conv_sv = &sv;
+	main_thread = pthread_self();
 	sigaction(SIGINT, &act, &old_int);
 	sigaction(SIGTERM, &act, &old_term);
 	sigaction(SIGHUP, &act, &old_hup);
