@@ -45,8 +45,20 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 int cli_report(const struct cli_settings *s, const char *output, unsigned expect, int argc,
 	       char **argv);
 
-/* profconv view FILE (view.c): serve the converted profile once. */
-int cli_view(const struct cli_settings *s, const char *input, int no_open, unsigned timeout);
+/* profconv serve INPUT... and view INPUT (serve.c): serve until SIGINT/SIGTERM. */
+#define CLI_MAX_SOURCE_MAPS 16
+struct cli_serve {
+	const char *host;   /* --host ADDR, NULL: 127.0.0.1 */
+	unsigned port;	    /* --port N, 0: any free port */
+	const char *origin; /* --origin URL of the front-end */
+	int allow_remote;   /* --allow-remote: a --host that is not loopback */
+	int no_open;
+	unsigned timeout;   /* --timeout SEC: exit 1 if nothing fetched a profile by then */
+	const char *source_maps[CLI_MAX_SOURCE_MAPS]; /* --source-map FROM=TO */
+	size_t nsource_maps;
+};
+int cli_serve(const struct cli_settings *s, const struct cli_serve *o, char **inputs,
+	      int ninputs);
 /* profconv gecko-dump --from-scrape PREFIX -o FILE (geckodump.c); argv[0] is "gecko-dump". */
 int cli_gecko_dump(int argc, char **argv);
 

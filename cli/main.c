@@ -93,6 +93,7 @@ static void usage(FILE *f)
 	      "       profconv [options] -O OUTDIR [batch options] INPUT...\n"
 	      "       profconv report merge [--expect N] REPORT.jsonl... [-o OUT]\n"
 	      "       profconv [options] view [--no-open] [--timeout SEC] INPUT\n"
+	      "       profconv [options] serve [serve options] INPUT...\n"
 	      "       profconv blame [--json] TRACE\n"
 	      "       profconv gecko-dump PID -o FILE.pgkb [options]\n"
 	      "       profconv gecko-dump --from-scrape PREFIX -o FILE.pgkb [options]\n"
@@ -101,8 +102,10 @@ static void usage(FILE *f)
 	      "INPUT may be a path or - (standard input); gzip, xz, bzip2, zstd, lz4\n"
 	      "and lzma compression, and a tar, cpio or zip archive holding one file,\n"
 	      "are undone first.\n"
-	      "'view' converts INPUT, serves it once on 127.0.0.1 and prints (and opens,\n"
-	      "on a desktop) the profiler.firefox.com URL that loads it.\n"
+	      "'serve' converts each INPUT (or every file of a folder), serves them on\n"
+	      "127.0.0.1 until Ctrl-C with the symbol server API (symbols, source and\n"
+	      "assembly on demand) and prints (and opens, on a desktop) one\n"
+	      "profiler.firefox.com URL per profile; 'view' is 'serve' for one INPUT.\n"
 	      "'blame' prints, for a Chrome trace with FrameBlamer contexts, the self time\n"
 	      "of its slices charged to each context object.\n"
 	      "'symbolicate' reads a processed or Gecko profile (or any INPUT) and writes\n"
@@ -121,6 +124,16 @@ static void usage(FILE *f)
 	      f);
 	fprintf(f, "  -f, --from FORMAT     input format, skipping detection (%s)\n", in);
 	fprintf(f, "  -t, --to FORMAT       output format (%s; default processed)\n", out);
+	fputs("\nserve options (serve and view):\n"
+	      "      --port N          listen on port N (default: any free port)\n"
+	      "      --host ADDR       listen on ADDR (default 127.0.0.1; an address that\n"
+	      "                        is not loopback also needs --allow-remote)\n"
+	      "      --allow-remote    allow a --host that other machines may reach\n"
+	      "      --origin URL      the Firefox Profiler to answer (default\n"
+	      "                        https://profiler.firefox.com)\n"
+	      "      --source-map FROM=TO  read source files named FROM/... from TO/...\n"
+	      "      --no-open         only print the URLs, do not open a browser\n"
+	      "      --timeout SEC     exit 1 if nothing fetched a profile in SEC seconds\n", f);
 	fputs("\nbatch options (with -O):\n"
 	      "  -O, --output-dir DIR  convert every INPUT into DIR/NAME.json (NAME: the\n"
 	      "                        input's file name without compression suffix and\n"
@@ -575,7 +588,8 @@ int main(int argc, char **argv)
 {
 	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST,
 	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD,
-	       OPT_JSON, OPT_EXPECT };
+	       OPT_JSON, OPT_EXPECT, OPT_PORT, OPT_HOST, OPT_ORIGIN, OPT_ALLOW_REMOTE,
+	       OPT_SOURCE_MAP };
 	static const struct option fixed[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
@@ -596,6 +610,11 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "origin", required_argument, NULL, OPT_ORIGIN },
+		{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
+		{ "source-map", required_argument, NULL, OPT_SOURCE_MAP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -608,6 +627,7 @@ int main(int argc, char **argv)
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	static struct cli_settings st;
 	struct cli_batch batch;
+	static struct cli_serve serve = { .origin = "https://profiler.firefox.com" };
 	const char *output = NULL, *cmd = NULL;
 	size_t nopts = 0, nfmt = 0, i, k;
 	int c, rc, no_symbols = 0, no_open = 0, blame_json = 0;
@@ -700,6 +720,33 @@ int main(int argc, char **argv)
 		case OPT_NOOPEN:
 			no_open = 1;
 			break;
+		case OPT_PORT:
+			if (parse_count(optarg, 65535, &serve.port)) {
+				fprintf(stderr, "profconv: --port takes a number from 1 to 65535, not '%s'\n",
+					optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			break;
+		case OPT_HOST:
+			serve.host = optarg;
+			break;
+		case OPT_ORIGIN:
+			serve.origin = optarg;
+			break;
+		case OPT_ALLOW_REMOTE:
+			serve.allow_remote = 1;
+			break;
+		case OPT_SOURCE_MAP:
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    serve.nsource_maps == CLI_MAX_SOURCE_MAPS) {
+				fprintf(stderr, "profconv: --source-map takes FROM=TO (at most %d), not '%s'\n",
+					CLI_MAX_SOURCE_MAPS, optarg);
+				profconv_ctx_free(ctx);
+				return 2;
+			}
+			serve.source_maps[serve.nsource_maps++] = optarg;
+			break;
 		case OPT_TIMEOUT:
 			if (parse_count(optarg, 86400, &timeout)) {
 				profconv_ctx_free(ctx);
@@ -782,7 +829,8 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (argc >= 1 && (strcmp(argv[0], "info") == 0 || strcmp(argv[0], "validate") == 0 ||
 			  strcmp(argv[0], "symbolicate") == 0 || strcmp(argv[0], "report") == 0 ||
-			  strcmp(argv[0], "view") == 0 || strcmp(argv[0], "blame") == 0)) {
+			  strcmp(argv[0], "view") == 0 || strcmp(argv[0], "blame") == 0 ||
+			  strcmp(argv[0], "serve") == 0)) {
 		cmd = argv[0];
 		argc--;
 		argv++;
@@ -826,7 +874,18 @@ int main(int argc, char **argv)
 		if (argc != 1) {
 			rc = usage_error(argc ? "view takes one FILE" : "view needs a FILE");
 		} else {
-			rc = cli_view(&st, argv[0], no_open, timeout);
+			serve.no_open = no_open;
+			serve.timeout = timeout;
+			rc = cli_serve(&st, &serve, argv, 1);
+		}
+	} else if (cmd && strcmp(cmd, "serve") == 0) {
+		serve.no_open = no_open;
+		serve.timeout = timeout;
+		if (argc < 1) {
+			fputs("profconv: serve needs an INPUT\n", stderr);
+			rc = 2;
+		} else {
+			rc = cli_serve(&st, &serve, argv, argc);
 		}
 	}
 	else if (cmd)

@@ -643,6 +643,64 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 					 const struct profconv_gecko_scrape_opts *opts,
 					 const char *out_path);
 
+/*
+ * Symbols on demand: what a symbol server answers for the libs of profiles
+ * already written (profconv serve's /symbolicate/v5, /source/v1 and
+ * /asm/v1), by the same search as conversion with option "symbols" "yes"
+ * (the ctx's "symbol-dir"s, "host-symbols", "kallsyms").  A lib is named as
+ * the front-end names it: its debug name and breakpad id.  Each lib's
+ * symbols and code file are found and opened once, on first use, and kept
+ * until profconv_symbols_free().  One thread at a time uses an object and
+ * its ctx (the ctx must outlive it).
+ */
+struct profconv_symbols;
+PROFCONV_API int profconv_symbols_new(struct profconv_ctx *ctx, struct profconv_symbols **out);
+/* Accepts NULL. */
+PROFCONV_API void profconv_symbols_free(struct profconv_symbols *s);
+/* Learn the libs of p (what is kept is copied: p may be freed after). */
+PROFCONV_API int profconv_symbols_add_libs(struct profconv_symbols *s,
+					   const struct profconv_profile *p);
+
+struct profconv_symbol_frame {
+	const char *name; /* never NULL */
+	const char *file; /* source file as the debug info names it, "" if unknown */
+	uint32_t line;	  /* the line executing in this function, 0 if unknown */
+};
+
+struct profconv_symbol {
+	int lib_found;	  /* the lib is known and its symbols were found */
+	uint64_t start;	  /* lib-relative address of the outer function */
+	uint64_t size;	  /* its size in bytes, 0 if unknown */
+	uint32_t nframes; /* 0: no function covers the address */
+	/* [0] the outer function, [k] inlined into [k-1]; owned by s, valid
+	   until the next call on s */
+	const struct profconv_symbol_frame *frames;
+};
+/*
+ * The function, inline frames and file:line at a lib-relative address (as
+ * in the frame table).  PROFCONV_OK (out->lib_found and out->nframes say
+ * what was found), or an error for lack of memory.
+ */
+PROFCONV_API int profconv_symbols_lookup(struct profconv_symbols *s, const char *debug_name,
+					 const char *breakpad_id, uint64_t address,
+					 struct profconv_symbol *out);
+
+struct profconv_code {
+	const unsigned char *bytes; /* owned by s, valid until profconv_symbols_free() */
+	size_t len;		    /* 0: no code file found, or no code at address */
+	uint64_t svma;		    /* the link-time address of bytes[0] */
+	const char *arch;	    /* "x86_64", "aarch64", "i686", "arm", or "" */
+};
+/*
+ * The machine code at a lib-relative address, up to size bytes (fewer at
+ * the end of its section), from the lib's binary (a file with the code
+ * itself, not a separate debug file), checked against its build id.
+ * PROFCONV_OK (out->len 0 when nothing was found), or an error.
+ */
+PROFCONV_API int profconv_symbols_code(struct profconv_symbols *s, const char *debug_name,
+				       const char *breakpad_id, uint64_t address, uint64_t size,
+				       struct profconv_code *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,12 @@ add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_
 add_test(NAME cli.readme COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_test.sh ${PC_BIN})
 add_test(NAME cli.compress-out COMMAND sh ${PC_CLI_TEST} ${PC_BIN} compress-out)
 add_test(NAME cli.view COMMAND sh ${PC_CLI_TEST} ${PC_BIN} view)
+# profconv serve (tests/serve_test.py): profiles, the symbol server API, security.
+foreach(part serve symbols source asm security)
+  add_test(NAME cli.serve.${part}
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve_test.py ${PC_BIN}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/fixtures ${part})
+endforeach()
 add_test(NAME cli.gecko-writer COMMAND sh ${PC_CLI_TEST} ${PC_BIN} gecko-writer)
 add_test(NAME cli.chrome COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome)
 add_test(NAME cli.chrome-weights COMMAND sh ${PC_CLI_TEST} ${PC_BIN} chrome-weights)

@@ -56,4 +56,17 @@ void pc_symwork_free(struct pc_symwork *w);
 int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib,
 		struct pc_symsrc **out, char *why, size_t whylen);
 
+/* A lib by its parts (strings borrowed; NULL or "" for none). */
+struct pc_libid {
+	const char *name, *path, *build_id, *debug_id, *oscpu;
+	int is_kernel;
+};
+/*
+ * Find and open a lib's symbols (what 0) or the file holding its code (what
+ * 1, an "elf-code" source, pc_symsrc.h) by the search conversion uses.  0
+ * with *out set or NULL (why says what was tried), or an error (ctx set).
+ */
+int pc_find_lib_source(struct profconv_ctx *ctx, const struct pc_libid *id, int what,
+		       struct pc_symsrc **out, char *why, size_t whylen);
+
 #endif /* PC_SYMBOLICATE_H */

@@ -127,4 +127,18 @@ int pc_elf_debuglink(const char *path, char *name, size_t namelen);
 /* Demangle C++ (Itanium) and Rust legacy names into buf; returns buf, or name unchanged. */
 const char *pc_demangle(const char *name, char *buf, size_t buflen);
 
+/*
+ * An ELF file's machine code, for a disassembler: an executable or shared
+ * library whose executable sections have their bytes in the file (not a
+ * separate debug file).  Source kind "elf-code"; its lookup finds no
+ * functions.  pc_elf_code() gives the bytes at a lib-relative address (a
+ * file offset, as for symbols): up to *len bytes from the one executable
+ * section holding off, its SVMA and the ELF machine (EM_*); 0, or -1 when
+ * no executable section holds off.
+ */
+int pc_symsrc_open_elf_code(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			    struct pc_symsrc **out, char *why, size_t whylen);
+int pc_elf_code(const struct pc_symsrc *s, uint64_t off, const unsigned char **bytes, uint64_t *len,
+		uint64_t *svma, unsigned *machine);
+
 #endif /* PC_SYMSRC_H */

@@ -1369,3 +1369,110 @@ int pc_elf_cfi_svma(const struct pc_symsrc *src, uint64_t off, uint64_t *svma)
 
 	return off_to_svma(&s->sg, off, svma);
 }
+
+/* --- machine code for a disassembler (pc_symsrc.h) --- */
+
+struct elf_code_src {
+	struct pc_symsrc base;
+	struct elf_map m;
+};
+
+static int code_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
+{
+	(void)base;
+	(void)rel;
+	(void)out;
+	return 0;
+}
+
+static void code_close(struct pc_symsrc *base)
+{
+	struct elf_code_src *s = (struct elf_code_src *)base;
+
+	map_close(&s->m);
+	pc_free(base->ctx, s);
+}
+
+static const struct pc_symsrc_ops elf_code_ops = {
+	.kind = "elf-code",
+	.lookup = code_lookup,
+	.close = code_close,
+};
+
+/* The executable section whose bytes in the file hold off; 0 or -1. */
+static int code_section(struct elf_map *m, uint64_t off, struct elf_shdr *out)
+{
+	uint32_t i;
+
+	for (i = 1; i < m->shnum; i++) {
+		if (get_shdr(m, i, out))
+			return -1;
+		if ((out->flags & E_SHF_EXECINSTR) && out->size && sec_in_file(m, out) &&
+		    off >= out->offset && off - out->offset < out->size)
+			return 0;
+	}
+	return -1;
+}
+
+int pc_symsrc_open_elf_code(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
+			    struct pc_symsrc **out, char *why, size_t whylen)
+{
+	struct elf_code_src *s;
+	struct elf_shdr sh;
+	uint32_t i;
+	int r, err = 0, any = 0;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = 0;
+	s = pc_calloc(ctx, 1, sizeof(*s));
+	if (!s)
+		return PROFCONV_ERR_NOMEM;
+	s->base.ctx = ctx;
+	s->base.ops = &elf_code_ops;
+	r = open_checked(&s->m, path, expect_build_id, why, whylen);
+	if (r > 0)
+		goto not_usable;
+	if (r < 0)
+		goto bad;
+	for (i = 1; i < s->m.shnum && !any; i++) {
+		if (get_shdr(&s->m, i, &sh))
+			goto bad;
+		any = (sh.flags & E_SHF_EXECINSTR) && sh.size && sec_in_file(&s->m, &sh);
+	}
+	if (!any) {
+		pc_snprintf(why, whylen, "no machine code in the file (a separate debug file?)");
+		goto not_usable;
+	}
+	pc_snprintf(s->base.path, sizeof(s->base.path), "%s", path);
+	*out = &s->base;
+	return 0;
+
+bad:
+	err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, s->m.bad_off, "ELF: %s",
+			 s->m.bad ? s->m.bad : "malformed");
+	goto fail;
+not_usable:
+	err = 0;
+fail:
+	code_close(&s->base);
+	return err;
+}
+
+int pc_elf_code(const struct pc_symsrc *src, uint64_t off, const unsigned char **bytes, uint64_t *len,
+		uint64_t *svma, unsigned *machine)
+{
+	struct elf_code_src *s = (struct elf_code_src *)src;
+	struct elf_shdr sh;
+	uint64_t avail;
+
+	if (!src || src->ops != &elf_code_ops || code_section(&s->m, off, &sh))
+		return -1;
+	avail = sh.size - (off - sh.offset);
+	if (*len > avail)
+		*len = avail;
+	*bytes = s->m.p + off;
+	*svma = sh.addr + (off - sh.offset);
+	*machine = s->m.machine;
+	return 0;
+}

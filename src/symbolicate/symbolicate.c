@@ -575,6 +575,44 @@ int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib
 	return err;
 }
 
+/*
+ * The symbol source (what 0) or code source (what 1: pc_symsrc_open_elf_code)
+ * of a lib named by its parts, by the same search as conversion: for a
+ * symbol server that answers for libs after the profile is written.  A
+ * member extracted from a perf archive is unlinked at once (the source
+ * keeps it mapped and open).
+ */
+int pc_find_lib_source(struct profconv_ctx *ctx, const struct pc_libid *id, int what,
+		       struct pc_symsrc **out, char *why, size_t whylen)
+{
+	struct finder f;
+	int err = 0;
+
+	*out = NULL;
+	memset(&f, 0, sizeof(f));
+	f.ctx = ctx;
+	f.oscpu = id->oscpu;
+	f.is_kernel = (uint8_t)id->is_kernel;
+	f.name = id->name ? id->name : "";
+	f.path = id->path ? id->path : "";
+	f.build_id = id->build_id && id->build_id[0] ? id->build_id : NULL;
+	f.debug_id = id->debug_id && id->debug_id[0] ? id->debug_id : NULL;
+	if (what == 1) {
+		f.elf_open = pc_symsrc_open_elf_code;
+		if (id->is_kernel || f.name[0] == '[' ||
+		    (strncmp(f.name, "perf-", 5) == 0 && strstr(f.name, ".map")))
+			tried(&f, f.name, "no code file: kernel, vdso or JIT code");
+		else
+			err = find_source(&f, out);
+	} else {
+		err = find_source(&f, out);
+	}
+	pc_snprintf(why, whylen, "%s", f.whylen ? f.why : "nothing to try");
+	if (f.tmp_path[0])
+		unlink(f.tmp_path);
+	return err;
+}
+
 /* --- re-collapse --- */
 
 struct chain {
