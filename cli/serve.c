@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * serve.c - profconv serve INPUT... (and view INPUT, its one-profile
  * shorthand): convert each input, serve the profiles until SIGINT/SIGTERM
@@ -280,7 +281,7 @@ static void put_hex(FILE *f, const char *key, uint64_t v)
 static void v5_frame(struct server *sv, FILE *f, size_t j, const char *debug_name,
 		     const char *breakpad_id, uint64_t addr, int *found)
 {
-	struct profconv_symbol sym;
+	struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol);
 	uint32_t k;
 
 	fprintf(f, "{\"frame\": %zu", j);
@@ -302,8 +303,8 @@ static void v5_frame(struct server *sv, FILE *f, size_t j, const char *debug_nam
 	fputs(", \"function\": ", f);
 	cli_json_str(f, sym.frames[0].name);
 	put_hex(f, "function_offset", addr - sym.start);
-	if (sym.size)
-		put_hex(f, "function_size", sym.size);
+	if (sym.length)
+		put_hex(f, "function_size", sym.length);
 	if (sym.frames[0].file[0]) {
 		fputs(", \"file\": ", f);
 		cli_json_str(f, sym.frames[0].file);
@@ -476,7 +477,7 @@ static enum MHD_Result api_source(struct server *sv, struct MHD_Connection *c, c
 {
 	const char *dn = json_s(q, "debugName"), *id = json_s(q, "debugId"),
 		   *file = json_s(q, "file");
-	struct profconv_symbol sym;
+	struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol);
 	uint64_t addr;
 	char path[8192], *text, *buf = NULL;
 	size_t tlen, len = 0;
@@ -534,8 +535,8 @@ static enum MHD_Result api_asm(struct server *sv, struct MHD_Connection *c, cons
 {
 	const char *dn = json_s(q, "debugName"), *id = json_s(q, "debugId");
 	const cJSON *cont = cJSON_GetObjectItemCaseSensitive(q, "continueUntilFunctionEnd");
-	struct profconv_code code;
-	struct profconv_symbol sym;
+	struct profconv_code code = PROFCONV_INIT(struct profconv_code);
+	struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol);
 	uint64_t start, size, svma;
 	const uint8_t *p;
 	unsigned char *copy = NULL;
@@ -553,11 +554,12 @@ static enum MHD_Result api_asm(struct server *sv, struct MHD_Connection *c, cons
 	pthread_mutex_lock(&sv->mu);
 	if (cJSON_IsTrue(cont) &&
 	    profconv_symbols_lookup(sv->syms, dn, id, start, &sym) == PROFCONV_OK &&
-	    sym.nframes && sym.size && sym.start + sym.size > start + size)
-		size = sym.start + sym.size - start;
+	    sym.nframes && sym.length && sym.start + sym.length > start + size)
+		size = sym.start + sym.length - start;
 	if (size > MAX_ASM)
 		size = MAX_ASM;
 	memset(&code, 0, sizeof(code));
+	code.size = sizeof(code);
 	if (profconv_symbols_code(sv->syms, dn, id, start, size, &code) == PROFCONV_OK &&
 	    code.len) {
 		/* the bytes stay mapped while syms lives; copied to work unlocked */

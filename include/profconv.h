@@ -654,13 +654,16 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
  * its ctx (the ctx must outlive it).
  */
 struct profconv_symbols;
+/* [ctx] (the object is then used with its ctx, by one thread at a time) */
 PROFCONV_API int profconv_symbols_new(struct profconv_ctx *ctx, struct profconv_symbols **out);
-/* Accepts NULL. */
+/* Accepts NULL.  [ctx] */
 PROFCONV_API void profconv_symbols_free(struct profconv_symbols *s);
-/* Learn the libs of p (what is kept is copied: p may be freed after). */
+/* Learn the libs of p (what is kept is copied: p may be freed after).  [ctx] */
 PROFCONV_API int profconv_symbols_add_libs(struct profconv_symbols *s,
 					   const struct profconv_profile *p);
 
+/* An element of profconv_symbol's frames array: frozen as it is (an array
+ * element cannot carry its size), like struct profconv_option. */
 struct profconv_symbol_frame {
 	const char *name; /* never NULL */
 	const char *file; /* source file as the debug info names it, "" if unknown */
@@ -668,9 +671,10 @@ struct profconv_symbol_frame {
 };
 
 struct profconv_symbol {
+	size_t size;	  /* set by the caller: PROFCONV_INIT(struct profconv_symbol) */
 	int lib_found;	  /* the lib is known and its symbols were found */
 	uint64_t start;	  /* lib-relative address of the outer function */
-	uint64_t size;	  /* its size in bytes, 0 if unknown */
+	uint64_t length;  /* its size in bytes, 0 if unknown */
 	uint32_t nframes; /* 0: no function covers the address */
 	/* [0] the outer function, [k] inlined into [k-1]; owned by s, valid
 	   until the next call on s */
@@ -679,13 +683,15 @@ struct profconv_symbol {
 /*
  * The function, inline frames and file:line at a lib-relative address (as
  * in the frame table).  PROFCONV_OK (out->lib_found and out->nframes say
- * what was found), or an error for lack of memory.
+ * what was found), or an error for lack of memory; PROFCONV_ERR_USAGE for a
+ * NULL argument or out->size unset.  [ctx]
  */
 PROFCONV_API int profconv_symbols_lookup(struct profconv_symbols *s, const char *debug_name,
 					 const char *breakpad_id, uint64_t address,
 					 struct profconv_symbol *out);
 
 struct profconv_code {
+	size_t size;		    /* set by the caller: PROFCONV_INIT(struct profconv_code) */
 	const unsigned char *bytes; /* owned by s, valid until profconv_symbols_free() */
 	size_t len;		    /* 0: no code file found, or no code at address */
 	uint64_t svma;		    /* the link-time address of bytes[0] */
@@ -695,7 +701,8 @@ struct profconv_code {
  * The machine code at a lib-relative address, up to size bytes (fewer at
  * the end of its section), from the lib's binary (a file with the code
  * itself, not a separate debug file), checked against its build id.
- * PROFCONV_OK (out->len 0 when nothing was found), or an error.
+ * PROFCONV_OK (out->len 0 when nothing was found), or an error;
+ * PROFCONV_ERR_USAGE for a NULL argument or out->size unset.  [ctx]
  */
 PROFCONV_API int profconv_symbols_code(struct profconv_symbols *s, const char *debug_name,
 				       const char *breakpad_id, uint64_t address, uint64_t size,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * api_symbols.c - symbols on demand for a symbol server (profconv.h,
  * profconv_symbols_*): the libs of served profiles, each one's symbol
@@ -35,6 +36,9 @@ struct profconv_symbols {
 
 PROFCONV_API int profconv_symbols_new(struct profconv_ctx *ctx, struct profconv_symbols **out)
 {
+	if (!out)
+		return ctx ? pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "profconv_symbols_new: out is NULL")
+			   : PROFCONV_ERR_USAGE;
 	*out = NULL;
 	if (!ctx)
 		return PROFCONV_ERR_USAGE;
@@ -91,8 +95,14 @@ static const char *mstr(const struct pc_model *m, uint32_t row)
 PROFCONV_API int profconv_symbols_add_libs(struct profconv_symbols *s,
 					   const struct profconv_profile *p)
 {
-	const struct pc_model *m = &p->m;
+	const struct pc_model *m;
 	uint32_t i;
+
+	if (!s || !p)
+		return s ? pc_fail(s->ctx, PROFCONV_ERR_USAGE, NULL,
+				   "profconv_symbols_add_libs: the profile is NULL")
+			 : PROFCONV_ERR_USAGE;
+	m = &p->m;
 
 	for (i = 0; i < m->libs.len; i++) {
 		const struct pc_lib *l = &m->libs.rows[i];
@@ -163,63 +173,75 @@ PROFCONV_API int profconv_symbols_lookup(struct profconv_symbols *s, const char 
 					 const char *breakpad_id, uint64_t address,
 					 struct profconv_symbol *out)
 {
-	struct sym_lib *l = find_lib(s, debug_name, breakpad_id);
+	struct profconv_symbol v, *o = &v;
+	struct sym_lib *l;
 	uint32_t k;
 	int r;
 
-	memset(out, 0, sizeof(*out));
-	out->frames = s->frames;
+	if (!s || !debug_name || !breakpad_id || !out)
+		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->frames = s->frames;
+	l = find_lib(s, debug_name, breakpad_id);
 	if (!l)
-		return PROFCONV_OK;
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
 	if (open_lib(s, l, 0))
 		return PROFCONV_ERR_NOMEM;
 	if (!l->sym)
-		return PROFCONV_OK;
-	out->lib_found = 1;
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
+	o->lib_found = 1;
 	memset(&s->res, 0, sizeof(s->res));
 	r = pc_symsrc_lookup(l->sym, address, &s->res);
 	if (r < 0) {
 		r = s->ctx->status;
 		pc_clear_error(s->ctx);
-		return r == PROFCONV_ERR_NOMEM ? r : PROFCONV_OK;
+		if (r == PROFCONV_ERR_NOMEM)
+			return r;
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
 	}
 	if (r == 0 || s->res.nframes == 0)
-		return PROFCONV_OK;
-	out->start = s->res.sym_start;
-	out->size = s->res.sym_size;
-	out->nframes = s->res.nframes > PC_MAX_INLINE ? PC_MAX_INLINE : s->res.nframes;
-	for (k = 0; k < out->nframes; k++) {
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
+	o->start = s->res.sym_start;
+	o->length = s->res.sym_size;
+	o->nframes = s->res.nframes > PC_MAX_INLINE ? PC_MAX_INLINE : s->res.nframes;
+	for (k = 0; k < o->nframes; k++) {
 		s->frames[k].name = s->res.frames[k].name ? s->res.frames[k].name : "";
 		s->frames[k].file = s->res.frames[k].file ? s->res.frames[k].file : "";
 		s->frames[k].line = s->res.frames[k].line;
 	}
-	return PROFCONV_OK;
+	return pc_api_fill(out, &v, sizeof(v), sizeof(v));
 }
 
 PROFCONV_API int profconv_symbols_code(struct profconv_symbols *s, const char *debug_name,
 				       const char *breakpad_id, uint64_t address, uint64_t size,
 				       struct profconv_code *out)
 {
-	struct sym_lib *l = find_lib(s, debug_name, breakpad_id);
+	struct profconv_code v, *o = &v;
+	struct sym_lib *l;
 	const unsigned char *bytes;
 	uint64_t len = size, svma;
 	unsigned machine;
 
-	memset(out, 0, sizeof(*out));
-	out->arch = "";
+	if (!s || !debug_name || !breakpad_id || !out)
+		return PROFCONV_ERR_USAGE;
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->arch = "";
+	l = find_lib(s, debug_name, breakpad_id);
 	if (!l)
-		return PROFCONV_OK;
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
 	if (open_lib(s, l, 1))
 		return PROFCONV_ERR_NOMEM;
 	if (!l->code || pc_elf_code(l->code, address, &bytes, &len, &svma, &machine))
-		return PROFCONV_OK;
-	out->bytes = bytes;
-	out->len = (size_t)len;
-	out->svma = svma;
-	out->arch = machine == EM_X86_64    ? "x86_64"
+		return pc_api_fill(out, &v, sizeof(v), sizeof(v));
+	o->bytes = bytes;
+	o->len = (size_t)len;
+	o->svma = svma;
+	o->arch = machine == EM_X86_64    ? "x86_64"
 		    : machine == EM_AARCH64 ? "aarch64"
 		    : machine == EM_386	    ? "i686"
 		    : machine == EM_ARM	    ? "arm"
 					    : "";
-	return PROFCONV_OK;
+	return pc_api_fill(out, &v, sizeof(v), sizeof(v));
 }

@@ -23,6 +23,9 @@ struct profconv_abi_types {
 	struct profconv_marker *marker;
 	struct profconv_counter *counter;
 	struct profconv_gecko_scrape_opts *gecko_scrape_opts;
+	struct profconv_symbol_frame *symbol_frame;
+	struct profconv_symbol *symbol;
+	struct profconv_code *code;
 	enum profconv_status status;
 	enum profconv_severity severity;
 	enum profconv_format_kind format_kind;

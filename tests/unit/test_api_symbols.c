@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_api_symbols.c - symbols on demand (profconv_symbols_*, src/api_symbols.c)
  * for the libs of a profile converted without symbols: tests/fixtures/symperf's
@@ -40,8 +41,8 @@ static void test_lookup_and_code(const struct profconv_profile *p, const struct 
 {
 	struct profconv_ctx *ctx = ctx_with(dir);
 	struct profconv_symbols *s = NULL;
-	struct profconv_symbol sym;
-	struct profconv_code code;
+	struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol);
+	struct profconv_code code = PROFCONV_INIT(struct profconv_code);
 	static const unsigned char fib_head[] = { 0x55, 0x48, 0x89, 0xe5, 0x41, 0x55 };
 
 	PC_CHECK_EQ_INT(profconv_symbols_new(ctx, &s), PROFCONV_OK);
@@ -62,7 +63,7 @@ static void test_lookup_and_code(const struct profconv_profile *p, const struct 
 		PC_CHECK_EQ_INT(sym.frames[2].line, 16);
 		PC_CHECK_EQ_STR(sym.frames[2].file, "/work/main/tests/fixtures/symperf/prog.c");
 	}
-	PC_CHECK(sym.start <= 0x1255 && sym.start + sym.size > 0x1255);
+	PC_CHECK(sym.start <= 0x1255 && sym.start + sym.length > 0x1255);
 	/* fib: a symbol of 0x4a bytes at 0x11d0 (nm -S) */
 	PC_CHECK_EQ_INT(profconv_symbols_lookup(s, "prog", lib->breakpad_id, 0x11d6, &sym),
 			PROFCONV_OK);
@@ -70,7 +71,7 @@ static void test_lookup_and_code(const struct profconv_profile *p, const struct 
 	PC_CHECK_EQ_STR(sym.nframes ? sym.frames[0].name : NULL, "fib");
 	PC_CHECK_EQ_INT(sym.frames[0].line, 40);
 	PC_CHECK_EQ_INT(sym.start, 0x11d0);
-	PC_CHECK_EQ_INT(sym.size, 0x4a);
+	PC_CHECK_EQ_INT(sym.length, 0x4a);
 	/* the breakpad id compares without case; a lib not in the profile is unknown */
 	{
 		char lower[64];
@@ -119,8 +120,8 @@ static void test_debug_file_only(const struct profconv_profile *p, const struct 
 	char tmp[] = "/tmp/pc-api-symbols-XXXXXX", path[4200], src[4200];
 	struct profconv_ctx *ctx;
 	struct profconv_symbols *s = NULL;
-	struct profconv_symbol sym;
-	struct profconv_code code;
+	struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol);
+	struct profconv_code code = PROFCONV_INIT(struct profconv_code);
 
 	PC_CHECK(mkdtemp(tmp) != NULL);
 	snprintf(path, sizeof(path), "%s/.build-id", tmp);
@@ -155,7 +156,7 @@ int main(void)
 	const char *fx = getenv("PC_FIXTURES");
 	struct profconv_ctx *ctx;
 	struct profconv_profile *p = NULL;
-	struct profconv_lib lib;
+	struct profconv_lib lib = PROFCONV_INIT(struct profconv_lib);
 	char in[4200];
 
 	snprintf(dir, sizeof(dir), "%s/symperf", fx ? fx : "tests/fixtures");
@@ -172,5 +173,28 @@ int main(void)
 	profconv_profile_free(p);
 	profconv_ctx_free(ctx);
 	profconv_symbols_free(NULL);
+	{
+		/* NULL arguments and unsized structs are usage errors, not crashes */
+		struct profconv_symbol sym = PROFCONV_INIT(struct profconv_symbol), bare;
+		struct profconv_code code = PROFCONV_INIT(struct profconv_code);
+		struct profconv_symbols *s = NULL;
+
+		ctx = ctx_with(NULL);
+		PC_CHECK_EQ_INT(profconv_symbols_new(NULL, &s), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_new(ctx, NULL), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_lookup(NULL, "prog", "0", 0, &sym),
+				PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_code(NULL, "prog", "0", 0, 1, &code),
+				PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_new(ctx, &s), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_symbols_add_libs(s, NULL), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_lookup(s, NULL, "0", 0, &sym), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_lookup(s, "prog", "0", 0, NULL), PROFCONV_ERR_USAGE);
+		memset(&bare, 0, sizeof(bare));
+		PC_CHECK_EQ_INT(profconv_symbols_lookup(s, "prog", "0", 0, &bare), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symbols_code(s, "prog", NULL, 0, 1, &code), PROFCONV_ERR_USAGE);
+		profconv_symbols_free(s);
+		profconv_ctx_free(ctx);
+	}
 	return pc_test_done();
 }
