@@ -27,8 +27,10 @@
  *                (deltas summed, negatives included, then sorted), JS frames
  *                with their script as the file and 1-based lines/columns
  *   (no samples) a thread with slices and no samples gets samples derived
- *                from its slice nesting, one per millisecond, so the call
- *                tree shows where its time went
+ *                from its slice nesting, one per stretch of unchanged open
+ *                slices weighing its time, and an empty one weighing
+ *                nothing at the start of each gap between slices, so the
+ *                call tree shows where its time went
  *   s, t, f      flows (v1), and bind_id with flow_in/flow_out on a slice
  *                (v2): no markers of their own, fields of the slices they
  *                bind (chrome_flows.c)
@@ -2209,8 +2211,10 @@ static void dstacks_free(struct dstacks *d)
  * Threads with slices and no samples: a sample for each stretch of time in
  * which the open slices (outermost first) stay the same, at its start,
  * weighing its duration (weight type "tracing-ms", ns in the model), so a
- * function's self time is its slices' self time exactly.  Stretches with no
- * slice open get no sample; two stretches one after the other with the same
+ * function's self time is its slices' self time exactly.  A stretch with no
+ * slice open between two slices gets one sample at its start with no stack
+ * and weight 0 (the front-end draws a sample until the next one: without it
+ * the gap would look busy in the stack chart and the graphs); two stretches one after the other with the same
  * stack are one.  The slices are the thread's markers keep_slice() flagged,
  * taken in order of start (the longer first, then file order); a slice
  * ends the stretch of those it starts inside, and closes when it is the
@@ -2303,6 +2307,14 @@ static int derive_samples(struct rd *r)
 			if (depth && stack_end[depth - 1] < next)
 				next = stack_end[depth - 1];
 			if (!depth) {
+				/* a gap before the next slice: an empty sample
+				 * weighing nothing ends the stretch before it in
+				 * the stack chart and the graphs */
+				if (last != PC_NONE && last_end == t && k < n && next > t) {
+					err = pc_sample_add(r->m, ti->t, PC_NONE, t, 0);
+					if (err)
+						break;
+				}
 				t = next; /* (k < n: the loop goes on) */
 				continue;
 			}
