@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_chrome.h - what the Chrome trace reader's files share (read_chrome.c:
- * events to the model; chrome_ctx.c: FrameBlamer contexts and their cost).
+ * entry points and each event's dispatch; chrome_scan.c: the event scanner;
+ * chrome_markers.c: slices, instants and their payloads; chrome_async.c:
+ * async spans; chrome_v8.c: V8 CPU profiles; chrome_samples.c: samples
+ * derived from slices; chrome_flows.c: flows; chrome_stacks.c: stackFrames
+ * samples; chrome_ctx.c: FrameBlamer contexts and their cost).
  */
 #ifndef PC_CHROME_H
 #define PC_CHROME_H
