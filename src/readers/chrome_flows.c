@@ -6,7 +6,9 @@
  * A flow links slices, often across threads and processes: a task posted
  * here runs there.  Its ends are v1 events (s, t, f) that bind a slice by
  * time, or v2 slices that carry a bind_id themselves.  Each end is kept as
- * it is read (struct flow_ev); once the whole trace is read:
+ * it is read (struct flow_ev; pc_chrome_flow_event() for v1 events,
+ * pc_chrome_flow_v2() for v2 slices, at the end of this file); once the
+ * whole trace is read:
  *
  *   binding   a v1 end binds the innermost slice of its thread open at its
  *             time (latest start, then shortest, then later in the file);
@@ -102,9 +104,9 @@ static int by_start(const void *a, const void *b)
 }
 
 /*
- * The slices of thread ti: rows flagged by keep_slice() (X, B closed by E)
+ * The slices of thread ti: rows flagged by pc_chrome_keep_slice() (X, B closed by E)
  * and the IntervalStart markers, which before the contexts close are its
- * B events left open (close_open()).  Sorted by by_start().
+ * B events left open (pc_chrome_close_open()).  Sorted by by_start().
  */
 static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **out, uint32_t *n)
 {
@@ -427,4 +429,103 @@ int pc_chrome_flows_bind(struct rd *r)
 	pc_free(r->ctx, t.s);
 	pc_free(r->ctx, ad.a);
 	return err;
+}
+
+/* --- the ends of flows as the events give them --- */
+
+/*
+ * A flow's identity as a string: the id as hex (numbers, and strings that
+ * are hex, as Perfetto parses them; other strings as they are), id2.local
+ * scoped to the process, and for v1 events the category and name too
+ * (catapult and Perfetto key a v1 flow by id, cat and name).  -1: no id.
+ */
+static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
+		    char *key, size_t cap)
+{
+	const struct cjv *id = bind ? &e->bind_id : &e->id;
+	char idt[128];
+	struct kbuf it = { idt, 0, sizeof(idt) }, k = { key, 0, cap };
+	int local = 0;
+
+	idt[0] = 0;
+	if (id->kind == CJ_NONE && e->id2.kind == CJ_OBJ) {
+		local = e->id2_local.kind != CJ_NONE;
+		id = local ? &e->id2_local : &e->id2_global;
+	}
+	if (id->kind == CJ_NUM && id->d >= 0 && id->d < 1.8446744073709552e19) {
+		pc_chrome_kb_hex(&it, (unsigned long long)id->d);
+	} else if (id->kind == CJ_STR && id->s[0]) {
+		const char *v = id->s;
+		char *end;
+		unsigned long long n = strtoull(v, &end, 16);
+
+		if (*end == 0 && v[0] != '-' && v[0] != '+' && v[0] != ' ')
+			pc_chrome_kb_hex(&it, n);
+		else
+			pc_chrome_kb_z(&it, v);
+	} else {
+		return -1;
+	}
+	key[0] = 0;
+	pc_chrome_kb_put(&k, idt, it.n);
+	if (local) {
+		pc_chrome_kb_put(&k, "@", 1);
+		pc_chrome_kb_dec(&k, (long long)pid);
+	}
+	if (name) {
+		pc_chrome_kb_put(&k, " ", 1);
+		pc_chrome_kb_z(&k, cat ? cat : "");
+		pc_chrome_kb_put(&k, "/", 1);
+		pc_chrome_kb_z(&k, name);
+	}
+	return 0;
+}
+
+/*
+ * s, t, f: one end of a flow, bound to a slice of its thread at the end
+ * (chrome_flows.c).  An f binds the slice open at its time with bp "e"
+ * (Chrome writes it on every f), else the next slice to begin, as
+ * Perfetto binds them; s and t bind the slice open at their time.
+ */
+int pc_chrome_flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,
+			 int64_t ts, const char *name, const char *cat, char ph, uint64_t off)
+{
+	char key[600];
+	uint32_t row;
+	int enclosing = ev->bp.kind == CJ_STR && strcmp(ev->bp.s, "e") == 0;
+
+	if (flow_key(ev, 0, pid, cat, name, key, sizeof(key)))
+		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
+			       "a flow ('%c') event without an id", ph);
+	row = pc_str_intern_z(r->m, key);
+	if (row == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	return pc_chrome_flow_add(r, (uint32_t)(ti - r->th), ts, row, ph, ph == 'f' && !enclosing,
+				  PC_NONE)
+		       ? 0
+		       : PROFCONV_ERR_NOMEM;
+}
+
+/*
+ * A slice with bind_id and flow_in/flow_out (flow v2) is an end of that
+ * flow itself: row is its marker (PC_NONE for a B until its E).  *out: the
+ * end's r->fl index + 1, or 0 when the slice has none.
+ */
+int pc_chrome_flow_v2(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t ts, uint32_t row,
+		      uint32_t *out)
+{
+	int in = e->flow_in.kind == CJ_TRUE, on = e->flow_out.kind == CJ_TRUE;
+	char key[600];
+	uint32_t k;
+
+	*out = 0;
+	if (e->bind_id.kind == CJ_NONE || (!in && !on) ||
+	    flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)))
+		return 0;
+	k = pc_str_intern_z(r->m, key);
+	if (k == PC_NONE)
+		return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
+	*out = pc_chrome_flow_add(r, (uint32_t)(ti - r->th), ts, k,
+				  in && on ? 't' : on ? 's' : 'f', 0, row);
+	return *out ? 0 : PROFCONV_ERR_NOMEM;
 }

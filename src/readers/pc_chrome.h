@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_chrome.h - what the Chrome trace reader's files share (read_chrome.c:
- * events to the model; chrome_ctx.c: FrameBlamer contexts and their cost).
+ * entry points and each event's dispatch; chrome_scan.c: the event scanner;
+ * chrome_markers.c: slices, instants and their payloads; chrome_async.c:
+ * async spans; chrome_v8.c: V8 CPU profiles; chrome_samples.c: samples
+ * derived from slices; chrome_flows.c: flows; chrome_stacks.c: stackFrames
+ * samples; chrome_ctx.c: FrameBlamer contexts and their cost).
  */
 #ifndef PC_CHROME_H
 #define PC_CHROME_H
@@ -393,6 +397,72 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s);
  * ctx when ctx has none yet: after the events before it), else 0. */
 int pc_chrome_scan_end(struct cscan *s);
 
+/* Helpers the reader's files share (on their hot paths: inline). */
+
+/* A member as pc_chrome_jstr() / pc_chrome_jnum() read it. */
+static inline const char *pc_chrome_cv_str(const struct cjv *v)
+{
+	return v->kind == CJ_STR ? v->s : NULL;
+}
+
+static inline uint32_t pc_chrome_intern(struct rd *r, const char *s)
+{
+	return pc_str_intern_z(r->m, s ? s : "");
+}
+
+/* The payload cache's hash of a cat's and an args text's hashes (0: no args) and a context set. */
+static inline uint64_t pc_chrome_pl_hash(uint64_t hcat, uint64_t hargs, uint32_t set)
+{
+	return pc_hash64(hargs ^ (hcat * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)set << 32 | set));
+}
+
+/*
+ * Keys built without printf (a flow or an async event is one in five of a
+ * trace's events): kb_*() append to key[0..cap), cut where snprintf() would
+ * cut, NUL-terminated.
+ */
+struct kbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static inline void pc_chrome_kb_put(struct kbuf *k, const char *s, size_t len)
+{
+	size_t room = k->cap - 1 - k->n;
+
+	if (len > room)
+		len = room;
+	memcpy(k->p + k->n, s, len);
+	k->n += len;
+	k->p[k->n] = 0;
+}
+
+static inline void pc_chrome_kb_z(struct kbuf *k, const char *s)
+{
+	pc_chrome_kb_put(k, s, strlen(s));
+}
+
+/* "%llx" */
+static inline void pc_chrome_kb_hex(struct kbuf *k, unsigned long long v)
+{
+	char t[16];
+	int i = 16;
+
+	do {
+		t[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	pc_chrome_kb_put(k, t + i, (size_t)(16 - i));
+}
+
+/* "%lld" */
+static inline void pc_chrome_kb_dec(struct kbuf *k, long long v)
+{
+	char t[24];
+
+	pc_chrome_kb_put(k, t, pc_fmt_i64(t, (int64_t)v));
+}
+
 /* read_chrome.c */
 const char *pc_chrome_jstr(const cJSON *o, const char *key);
 int pc_chrome_jnum(const cJSON *o, const char *key, double *out);
@@ -401,6 +471,8 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid);
 uint16_t pc_chrome_category(struct rd *r, const char *cat);
 /* Microseconds (possibly fractional) to ns, rounded and clamped. */
 int64_t pc_chrome_us_to_ns(double us);
+/* The metadata of process pid, made on first use; NULL on OOM. */
+struct pmeta *pc_chrome_pmeta(struct rd *r, int64_t pid);
 
 /*
  * A number of the trace used as an integer id (pid, tid, pidRef): truncated
@@ -415,6 +487,52 @@ static inline int64_t pc_chrome_to_i64(double d)
 		return (int64_t)d;
 	return INT64_MIN;
 }
+
+/* chrome_markers.c: slices, instants, payloads and their cache, the schema */
+/* An event's name's string row (len bytes, pc_chrome_hash() h or 0), through a memo. */
+uint32_t pc_chrome_name_row(struct rd *r, const char *s, size_t len, uint64_t h);
+/* The category of an event's cat. */
+uint16_t pc_chrome_ev_category(struct rd *r, const struct cev *e);
+/* {type, cat, args...} for a marker of e, shared when it repeats; PC_NONE on OOM. */
+uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
+/* B's payload bpl with E event e's args merged in (the E's values win). */
+uint32_t pc_chrome_merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e);
+int pc_chrome_push_marker_set(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,
+			      int64_t end, uint8_t phase, uint16_t cat, uint32_t pl, uint32_t set);
+/* pc_chrome_push_marker_set() without a context set. */
+int pc_chrome_push_marker(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,
+			  int64_t end, uint8_t phase, uint16_t cat, uint32_t pl);
+/* pc_chrome_label_frame() through a small direct-mapped cache. */
+uint32_t pc_chrome_label_frame_cached(struct rd *r, uint32_t name, uint16_t cat);
+/* The marker just pushed on ti is a slice: flag it for pc_chrome_derive_samples(). */
+int pc_chrome_keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t end,
+			 uint32_t name, uint16_t cat);
+/* After the events: unclosed B and async spans become IntervalStart markers. */
+int pc_chrome_close_open(struct rd *r);
+/* After the events: string values of keys that were not only strings become plain strings. */
+int pc_chrome_strings_or_refs(struct rd *r);
+/* After the events: the TraceEvent (and Context) marker schemas. */
+int pc_chrome_add_schema(struct rd *r);
+
+/* chrome_async.c: async spans and instants, on a track of their own per process */
+/* The process's "Async events" thread, made on first use (may move r->th). */
+struct tinfo *pc_chrome_async_thread(struct rd *r, int64_t pid);
+/* b, S: a span opens (name, cat: its row and category; catname: its cat). */
+int pc_chrome_async_begin(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,
+			  int64_t ts, uint32_t name, uint16_t cat, const char *catname);
+/* e, F: the latest open span of the event's key closes. */
+int pc_chrome_async_end(struct rd *r, const struct cev *ev, int64_t pid, int64_t ts);
+
+/* chrome_v8.c: V8 CPU profiles */
+/* A P event named Profile or ProfileChunk, read from its text. */
+int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *ev, int64_t pid,
+			    int64_t ts, const char *name);
+/* After the events: each V8 sample weighs the time to its profile's next one. */
+int pc_chrome_v8_weights(struct rd *r, int64_t interval);
+
+/* chrome_samples.c: samples derived from slices */
+/* After the events: samples for the threads with slices and no samples. */
+int pc_chrome_derive_samples(struct rd *r);
 
 /* chrome_stacks.c */
 /* A label frame: a func named name, category cat; PC_NONE on OOM. */
@@ -456,9 +574,16 @@ int pc_chrome_ctx_close(struct rd *r);
  * returns its r->fl index + 1, or 0 on OOM (ctx set). */
 uint32_t pc_chrome_flow_add(struct rd *r, uint32_t thread, int64_t ts, uint32_t key, char ph,
 			    int next, uint32_t row);
-/* After close_open(), before the contexts close: bind, pair, write the fields. */
+/* After pc_chrome_close_open(), before the contexts close: bind, pair, write the fields. */
 int pc_chrome_flows_bind(struct rd *r);
 void pc_chrome_flows_free(struct rd *r);
+/* s, t, f: one end of a flow (v1), bound to a slice of its thread at the end. */
+int pc_chrome_flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,
+			 int64_t ts, const char *name, const char *cat, char ph, uint64_t off);
+/* A slice with bind_id and flow_in/flow_out (v2): row its marker (PC_NONE for a B
+ * until its E); *out its end's r->fl index + 1, or 0. */
+int pc_chrome_flow_v2(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t ts, uint32_t row,
+		      uint32_t *out);
 /* A payload member the flows write on the slices they bind. */
 static inline int pc_chrome_is_flow_key(const char *k)
 {
