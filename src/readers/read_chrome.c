@@ -1130,7 +1130,7 @@ static int chrome_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_
 			       pc_input_name(in));
 		pc_text_printf(o, "processes:   %u\nthreads:     %u\nsamples:     %llu%s\n",
 			       m->processes.len, m->nthreads, (unsigned long long)samples,
-			       m->meta.interval_ns == DERIVED_NS ? " (derived from slices, 1 ms)" : "");
+			       m->meta.interval_ns == DERIVED_NS ? " (derived from slices, each weighing its time)" : "");
 		pc_text_printf(o, "markers:     %llu\ncounters:    %u\n", (unsigned long long)markers,
 			       m->counters.len);
 	}
