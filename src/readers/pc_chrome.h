@@ -347,6 +347,7 @@ struct rd {
 	uint32_t ncslices, cslices_cap, norder;
 	struct csnap *snaps;
 	uint32_t nsnaps, snaps_cap;
+	struct pc_ctx_index *cx; /* the snapshots by object (chrome_ctx.c) */
 	uint16_t cat_ctx; /* the Context category, once used */
 	/* blame: set by profconv_blame_path(), the attribution is printed */
 	struct pc_text_out *blame;
