@@ -3,7 +3,7 @@
 contexts, for timing context resolution and `profconv blame` (issue 22
 item 12: a 12 MB trace of this kind took 52 s to convert and to blame).
 
-usage: gen_ctx_trace.py SIZE_MIB OUT.json [SEED]
+usage: gen_ctx_trace.py SIZE_MIB OUT.json [SEED [NEW_FRAME_SHARE]]
 
 Shape (the events of tests/fixtures/chrome/contexts, many times over): per
 renderer process one PlatformThread object and a tree of RenderFrame
@@ -14,7 +14,9 @@ TaskQueueContext `(` for some, nested `X` slices (up to 4 deep), the
 matching `)`s.  Each process also has a browser-side counterpart
 (`sibling` link) so merged totals have groups.  V8 samples are left out
 (bench_chrome.sh times those).  Python's standard library only; the same
-arguments give the same bytes.
+arguments give the same bytes.  NEW_FRAME_SHARE (default 0.3) is the share
+of tasks that first make a new frame: 1 gives the most objects and
+snapshots for the size, the worst case for anything that searches them.
 """
 import json
 import random
@@ -27,6 +29,7 @@ def main():
     size = int(float(sys.argv[1]) * 1024 * 1024)
     out = sys.argv[2]
     rnd = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    share = float(sys.argv[4]) if len(sys.argv) > 4 else 0.3
     nproc = 8
     ev = []
     total = 0
@@ -70,7 +73,7 @@ def main():
     while total < size:
         p = rnd.randrange(nproc)
         pid = 10 + p
-        if not frames[p] or rnd.random() < 0.3:
+        if not frames[p] or rnd.random() < share:
             new_frame(p, ts)
         elif rnd.random() < 0.05:
             fid = frames[p][rnd.randrange(len(frames[p]))]
