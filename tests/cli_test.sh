@@ -312,6 +312,15 @@ for N in (4096, 16384):
                 ev("X", "task", 10 + 10 * i, dur=5),
                 ev(")", "FrameBlameContext", 16 + 10 * i, scope="RenderFrame", id=oid)]
     w("many%d" % N, evs)
+# N contexts of one type entered without leaving (each pushes the one
+# before: a stack N deep), then each destroyed (R5: off every stack)
+for N in (8192, 65536):
+    evs = [ev("(", "FrameBlameContext", 10 + i, scope="RenderFrame", id="0x%x" % i)
+           for i in range(N)]
+    evs += [ev("D", "RenderFrame", 20 + N + i, scope="RenderFrame", id="0x%x" % ((i * 7) % N))
+            for i in range(N)]
+    evs.append(ev("X", "s", 30 + 2 * N, dur=1))
+    w("destroy%d" % N, evs)
 PY
 	"$PC" blame "$T/noslices.json" >"$T/got" || fail "blame without slices"
 	printf '[slices]\n[totals]\n[merged-totals]\n' | cmp -s - "$T/got" || fail "blame without slices: $(cat "$T/got")"
@@ -331,14 +340,18 @@ PY
 	# about 4 times the CPU time (before, each lookup passed over every
 	# snapshot: 0.4 s and 5.5 s, 14 times; after, 0.08 s and 0.35 s).  A ratio
 	# of CPU times, so the build type and the machine's load matter little.
-	python3 - "$PC" "$T/many4096.json" "$T/many16384.json" <<'PY' || fail "context resolution is not linear"
+	# The same for D on deep stacks: 8 times the contexts, at most 20 times
+	# the CPU (each D was a pass over every stack: 0.06 s and 3.7 s before).
+	python3 - "$PC" "$T" <<'PY' || fail "context resolution is not linear"
 import resource, subprocess, sys
 def cpu(path):
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     subprocess.run([sys.argv[1], "blame", path], stdout=subprocess.DEVNULL, check=True)
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
-a, b = cpu(sys.argv[2]), cpu(sys.argv[3])
-assert b < 8 * max(a, 0.05), "%.2f s for 4096 tasks, %.2f s for 16384" % (a, b)
+for name, n1, n2, most in (("many", 4096, 16384, 8), ("destroy", 8192, 65536, 20)):
+    a = cpu("%s/%s%d.json" % (sys.argv[2], name, n1))
+    b = cpu("%s/%s%d.json" % (sys.argv[2], name, n2))
+    assert b < most * max(a, 0.05), "%s: %.2f s for %d, %.2f s for %d" % (name, a, n1, b, n2)
 PY
 	# V8 samples take the contexts active on their thread at their time and
 	# are charged by the slices' rules (two related frames: their isolate)

@@ -295,14 +295,94 @@ static int deactivate(struct rd *r, struct ctx_state *cs, struct tinfo *ti, uint
 	return err;
 }
 
-/* R4's second half: T's stack top, if any, becomes active again. */
+/* When obj was last destroyed on this thread (R5), 0 never. */
+static uint64_t destroyed_at(const struct ctx_state *cs, uint32_t obj)
+{
+	uint32_t h;
+
+	if (!cs->dn)
+		return 0;
+	for (h = (obj * 2654435761u) & (cs->dcap - 1); cs->dobj[h] != PC_NONE;
+	     h = (h + 1) & (cs->dcap - 1))
+		if (cs->dobj[h] == obj)
+			return cs->dseq[h];
+	return 0;
+}
+
+static int set_destroyed(struct rd *r, struct ctx_state *cs, uint32_t obj, uint64_t seq)
+{
+	uint32_t h, i;
+
+	if ((cs->dn + 1) * 2 > cs->dcap) {
+		uint32_t ncap = cs->dcap ? cs->dcap * 2 : 16, *no;
+		uint64_t *ns;
+
+		if (ncap <= cs->dcap)
+			return pc_fail(r->ctx, PROFCONV_ERR_LIMIT, NULL, "too many destroyed contexts");
+		no = pc_alloc(r->ctx, (size_t)ncap * sizeof(*no));
+		ns = pc_alloc(r->ctx, (size_t)ncap * sizeof(*ns));
+		if (!no || !ns) {
+			pc_free(r->ctx, no);
+			pc_free(r->ctx, ns);
+			return PROFCONV_ERR_NOMEM;
+		}
+		for (i = 0; i < ncap; i++)
+			no[i] = PC_NONE;
+		for (i = 0; i < cs->dcap; i++) {
+			if (cs->dobj[i] == PC_NONE)
+				continue;
+			for (h = (cs->dobj[i] * 2654435761u) & (ncap - 1); no[h] != PC_NONE;
+			     h = (h + 1) & (ncap - 1))
+				;
+			no[h] = cs->dobj[i];
+			ns[h] = cs->dseq[i];
+		}
+		pc_free(r->ctx, cs->dobj);
+		pc_free(r->ctx, cs->dseq);
+		cs->dobj = no;
+		cs->dseq = ns;
+		cs->dcap = ncap;
+	}
+	for (h = (obj * 2654435761u) & (cs->dcap - 1); cs->dobj[h] != PC_NONE && cs->dobj[h] != obj;
+	     h = (h + 1) & (cs->dcap - 1))
+		;
+	if (cs->dobj[h] == PC_NONE) {
+		cs->dobj[h] = obj;
+		cs->dn++;
+	}
+	cs->dseq[h] = seq;
+	return 0;
+}
+
+/*
+ * R4's second half: T's stack top, if any, becomes active again.  Items
+ * whose object was destroyed after they were pushed are dropped on the way
+ * (R5 takes them off every stack: done here, lazily, so a D costs O(1)
+ * whatever the stacks' depth).
+ */
 static int pop_back(struct rd *r, struct ctx_state *cs, const char *type, int64_t ts)
 {
 	struct ctx_stack *st = stack_of(r, cs, type, 0);
 
-	if (!st || !st->n)
-		return 0;
-	return activate(r, cs, st->items[--st->n], ts);
+	while (st && st->n) {
+		uint32_t c = st->items[--st->n];
+
+		if (st->seq[st->n] > destroyed_at(cs, ctx_obj(r, c)))
+			return activate(r, cs, c, ts);
+	}
+	return 0;
+}
+
+/* Push context c onto st (R3). */
+static int push_stack(struct rd *r, struct ctx_state *cs, struct ctx_stack *st, uint32_t c)
+{
+	uint32_t cap = st->seq_cap;
+
+	if (pc_grow(r->ctx, (void **)&st->seq, sizeof(*st->seq), &cap, (size_t)st->n + 1))
+		return PROFCONV_ERR_NOMEM;
+	st->seq_cap = cap;
+	st->seq[st->n] = ++cs->clock;
+	return push_ctx(r, &st->items, &st->n, &st->cap, c);
 }
 
 static int enter(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const char *type,
@@ -316,7 +396,7 @@ static int enter(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const cha
 		return PROFCONV_ERR_NOMEM;
 	for (i = 0; i < cs->nactive;) {
 		if (strcmp(ctx_type(r, cs->active[i]), type) == 0) {
-			err = push_ctx(r, &st->items, &st->n, &st->cap, cs->active[i]);
+			err = push_stack(r, cs, st, cs->active[i]);
 			if (!err)
 				err = deactivate(r, cs, ti, i, ts);
 			if (err)
@@ -359,17 +439,15 @@ static int leave(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const cha
 
 static int destroy(struct rd *r, struct ctx_state *cs, struct tinfo *ti, uint32_t obj, int64_t ts)
 {
-	uint32_t i, k;
+	uint32_t i;
 	int err;
 
 	if (!cs->seen)
 		return 0;
-	for (i = 0; i < cs->nstacks; i++)
-		for (k = 0; k < cs->stacks[i].n;)
-			if (ctx_obj(r, cs->stacks[i].items[k]) == obj)
-				remove_at(cs->stacks[i].items, &cs->stacks[i].n, k);
-			else
-				k++;
+	/* off every stack: what was pushed until now is skipped when popped */
+	err = set_destroyed(r, cs, obj, ++cs->clock);
+	if (err)
+		return err;
 	for (i = 0; i < cs->nactive;) {
 		if (ctx_obj(r, cs->active[i]) == obj) {
 			const char *type = ctx_type(r, cs->active[i]);
@@ -1253,8 +1331,12 @@ void pc_chrome_ctx_free(struct rd *r)
 	pc_free(r->ctx, r->acts);
 
 	for (i = 0; r->cs && i < r->nth; i++) {
-		for (k = 0; k < r->cs[i].nstacks; k++)
+		for (k = 0; k < r->cs[i].nstacks; k++) {
 			pc_free(r->ctx, r->cs[i].stacks[k].items);
+			pc_free(r->ctx, r->cs[i].stacks[k].seq);
+		}
+		pc_free(r->ctx, r->cs[i].dobj);
+		pc_free(r->ctx, r->cs[i].dseq);
 		pc_free(r->ctx, r->cs[i].stacks);
 		pc_free(r->ctx, r->cs[i].active);
 		pc_free(r->ctx, r->cs[i].since);
