@@ -1205,6 +1205,14 @@ for k, v in want.items():
 PY
 	expect_rc 0 "$PC" -q --symbol-dir "$JD" "$JD/y_node_jit.data" -o "$T/jit2.json"
 	cmp "$T/jit.json" "$T/jit2.json" || fail "jitdump output is not deterministic"
+	# a damaged header (size 20): the dump is ignored with a warning, the
+	# conversion goes on (issue 22 item 15: it failed before)
+	mkdir "$T/badjd"
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[8:12] = (20).to_bytes(4, "little"); open(sys.argv[2], "wb").write(d)' \
+		"$JD/jit-17827.dump" "$T/badjd/jit-17827.dump"
+	expect_rc 0 "$PC" --symbol-dir "$T/badjd" "$JD/y_node_jit.data" -o "$T/badjd.json" 2>"$T/err"
+	grep -q "jitdump header size 20 outside" "$T/err" || fail "damaged jitdump header: $(cat "$T/err")"
+	expect_rc 0 "$PC" validate "$T/badjd.json"
 	;;
 symbolicate)
 	# profconv symbolicate IN -o OUT: any profile (here processed JSON read
