@@ -29,6 +29,13 @@
 #define PC_NONE	   UINT32_MAX /* null row index */
 #define PC_NO_TIME INT64_MIN  /* null time */
 
+/*
+ * The largest inner window id: Gecko makes them 53 bits wide
+ * (nsContentUtils' process-specific ids) so that JS numbers hold them
+ * exactly; readers drop larger ones (0: no window) and validate rejects them.
+ */
+#define PC_MAX_WINDOW_ID ((UINT64_C(1) << 53) - 1)
+
 #if defined(__GNUC__)
 #define PC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PC_UNLIKELY(x)	__builtin_expect(!!(x), 0)

@@ -31,7 +31,7 @@
 	X(FR_SUBCAT, "subcategory", R_SUBCAT, 0, F_REQ, 0, K_INT)                                   \
 	X(FR_FUNC, "func", R_REF, T_FUNCS, F_REQ, 0, K_INT)                                         \
 	X(FR_NSYM, "nativeSymbol", R_REF, T_NATSYMS, F_REQ | F_NULL_OK, 36, K_INT)                  \
-	X(FR_IW, "innerWindowID", R_NUM_NULL, 0, F_REQ, 27, K_INT)                                  \
+	X(FR_IW, "innerWindowID", R_WINDOW_ID, 0, F_REQ, 27, K_INT)                                 \
 	X(FR_LINE, "line", R_NONNEG_NULL, 0, F_REQ, 0, K_INT)                                       \
 	X(FR_COLUMN, "column", R_NONNEG_NULL, 0, F_REQ, 0, K_INT)                                   \
 	X(FR_ORIGLOC, "originalLocation", R_REF, T_SRCLOCS, F_REQ | F_NULL_OK, 64, K_INT)

@@ -127,6 +127,7 @@ enum rule {
 	R_NONNEG,
 	R_NONNEG_NULL, /* a line or column: an integer >= 0, or null */
 	R_RES_TYPE,    /* resourceTable.type: ResourceType 0..5 */
+	R_WINDOW_ID,   /* processed frameTable.innerWindowID: 0..2^53-1 or null (PC_MAX_WINDOW_ID) */
 	R_BOOL,
 	R_BOOL_NULL,
 	R_STR,

@@ -100,6 +100,10 @@ static int cell(struct vstate *v, struct table *tb, unsigned ci, uint32_t row,
 		if (!isnull && (!cv->integral || cv->i < 0))
 			bad_type(v, tb, ci, row, cv, "an integer >= 0 or null");
 		return 0;
+	case R_WINDOW_ID: /* the processed reader's rule: an integer, 0 to 2^53 - 1 */
+		if (!isnull && (!cv->integral || cv->i < 0 || cv->i > (int64_t)PC_MAX_WINDOW_ID))
+			bad_type(v, tb, ci, row, cv, "a window id (an integer 0 to 2^53 - 1) or null");
+		return 0;
 	case R_RES_TYPE: /* ResourceType in src/types/profile.ts */
 		if (!cv->integral || cv->i < 0 || cv->i > 5)
 			bad_type(v, tb, ci, row, cv, "a resource type (an integer 0..5)");

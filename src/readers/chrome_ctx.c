@@ -31,7 +31,22 @@
 #include "readers/pc_chrome.h"
 
 #define W_CTX_MISUSE "context events that match no active context (ignored)"
-#define MAX_DEPTH 64
+
+/*
+ * The snapshots of each object, sorted by time (file order among equal
+ * times), all and those with a url: R8's "snapshot in effect" is a binary
+ * search, so resolving contexts costs O(log n) per lookup, not a pass over
+ * every snapshot of the trace (issue 22 item 12: 52 s on 12 MB).
+ */
+struct objsnaps {
+	uint32_t *all, nall, all_cap;
+	uint32_t *url, nurl, url_cap;
+};
+
+struct pc_ctx_index {
+	struct objsnaps *per; /* by object row */
+	uint32_t nper, per_cap;
+};
 
 /* --- R1: identity --- */
 
@@ -144,19 +159,69 @@ static void remove_at(uint32_t *arr, uint32_t *n, uint32_t i)
  */
 static uint32_t snap_at(const struct rd *r, uint32_t obj, int64_t ts, int with_url)
 {
-	uint32_t i, best = PC_NONE, first = PC_NONE;
+	const struct objsnaps *os;
+	const uint32_t *v;
+	uint32_t n, lo = 0, hi;
 
-	for (i = 0; i < r->nsnaps; i++) {
-		const struct csnap *s = &r->snaps[i];
+	if (!r->cx || obj >= r->cx->nper)
+		return PC_NONE;
+	os = &r->cx->per[obj];
+	v = with_url ? os->url : os->all;
+	n = with_url ? os->nurl : os->nall;
+	if (!n)
+		return PC_NONE;
+	/* the first whose time is > ts; the one before it is the latest at or before */
+	hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (s->obj != obj || (with_url && !s->url))
-			continue;
-		if (first == PC_NONE || s->time < r->snaps[first].time)
-			first = i;
-		if (s->time <= ts && (best == PC_NONE || s->time >= r->snaps[best].time))
-			best = i;
+		if (r->snaps[v[mid]].time <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best == PC_NONE ? first : best;
+	return lo ? v[lo - 1] : v[0];
+}
+
+/* Snapshot i into v, after every one at or before its time (stable). */
+static int insert_snap(struct rd *r, uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t i)
+{
+	uint32_t k;
+
+	if (pc_grow(r->ctx, (void **)v, sizeof(**v), cap, (size_t)*n + 1))
+		return PROFCONV_ERR_NOMEM;
+	for (k = *n; k > 0 && r->snaps[(*v)[k - 1]].time > r->snaps[i].time; k--)
+		;
+	memmove(&(*v)[k + 1], &(*v)[k], (size_t)(*n - k) * sizeof(**v));
+	(*v)[k] = i;
+	(*n)++;
+	return 0;
+}
+
+static int index_snap(struct rd *r, uint32_t i)
+{
+	uint32_t obj = r->snaps[i].obj;
+	struct objsnaps *os;
+
+	if (!r->cx) {
+		r->cx = pc_calloc(r->ctx, 1, sizeof(*r->cx));
+		if (!r->cx)
+			return PROFCONV_ERR_NOMEM;
+	}
+	if (obj >= r->cx->nper) {
+		if (pc_grow(r->ctx, (void **)&r->cx->per, sizeof(*r->cx->per), &r->cx->per_cap,
+			    (size_t)obj + 1))
+			return PROFCONV_ERR_NOMEM;
+		memset(&r->cx->per[r->cx->nper], 0,
+		       (size_t)(obj + 1 - r->cx->nper) * sizeof(*r->cx->per));
+		r->cx->nper = obj + 1;
+	}
+	os = &r->cx->per[obj];
+	if (insert_snap(r, &os->all, &os->nall, &os->all_cap, i))
+		return PROFCONV_ERR_NOMEM;
+	if (r->snaps[i].url && insert_snap(r, &os->url, &os->nurl, &os->url_cap, i))
+		return PROFCONV_ERR_NOMEM;
+	return 0;
 }
 
 static int activation_marker(struct rd *r, struct tinfo *ti, uint32_t c, int64_t start, int64_t end,
@@ -231,14 +296,94 @@ static int deactivate(struct rd *r, struct ctx_state *cs, struct tinfo *ti, uint
 	return err;
 }
 
-/* R4's second half: T's stack top, if any, becomes active again. */
+/* When obj was last destroyed on this thread (R5), 0 never. */
+static uint64_t destroyed_at(const struct ctx_state *cs, uint32_t obj)
+{
+	uint32_t h;
+
+	if (!cs->dn)
+		return 0;
+	for (h = (obj * 2654435761u) & (cs->dcap - 1); cs->dobj[h] != PC_NONE;
+	     h = (h + 1) & (cs->dcap - 1))
+		if (cs->dobj[h] == obj)
+			return cs->dseq[h];
+	return 0;
+}
+
+static int set_destroyed(struct rd *r, struct ctx_state *cs, uint32_t obj, uint64_t seq)
+{
+	uint32_t h, i;
+
+	if ((cs->dn + 1) * 2 > cs->dcap) {
+		uint32_t ncap = cs->dcap ? cs->dcap * 2 : 16, *no;
+		uint64_t *ns;
+
+		if (ncap <= cs->dcap)
+			return pc_fail(r->ctx, PROFCONV_ERR_LIMIT, NULL, "too many destroyed contexts");
+		no = pc_alloc(r->ctx, (size_t)ncap * sizeof(*no));
+		ns = pc_alloc(r->ctx, (size_t)ncap * sizeof(*ns));
+		if (!no || !ns) {
+			pc_free(r->ctx, no);
+			pc_free(r->ctx, ns);
+			return PROFCONV_ERR_NOMEM;
+		}
+		for (i = 0; i < ncap; i++)
+			no[i] = PC_NONE;
+		for (i = 0; i < cs->dcap; i++) {
+			if (cs->dobj[i] == PC_NONE)
+				continue;
+			for (h = (cs->dobj[i] * 2654435761u) & (ncap - 1); no[h] != PC_NONE;
+			     h = (h + 1) & (ncap - 1))
+				;
+			no[h] = cs->dobj[i];
+			ns[h] = cs->dseq[i];
+		}
+		pc_free(r->ctx, cs->dobj);
+		pc_free(r->ctx, cs->dseq);
+		cs->dobj = no;
+		cs->dseq = ns;
+		cs->dcap = ncap;
+	}
+	for (h = (obj * 2654435761u) & (cs->dcap - 1); cs->dobj[h] != PC_NONE && cs->dobj[h] != obj;
+	     h = (h + 1) & (cs->dcap - 1))
+		;
+	if (cs->dobj[h] == PC_NONE) {
+		cs->dobj[h] = obj;
+		cs->dn++;
+	}
+	cs->dseq[h] = seq;
+	return 0;
+}
+
+/*
+ * R4's second half: T's stack top, if any, becomes active again.  Items
+ * whose object was destroyed after they were pushed are dropped on the way
+ * (R5 takes them off every stack: done here, lazily, so a D costs O(1)
+ * whatever the stacks' depth).
+ */
 static int pop_back(struct rd *r, struct ctx_state *cs, const char *type, int64_t ts)
 {
 	struct ctx_stack *st = stack_of(r, cs, type, 0);
 
-	if (!st || !st->n)
-		return 0;
-	return activate(r, cs, st->items[--st->n], ts);
+	while (st && st->n) {
+		uint32_t c = st->items[--st->n];
+
+		if (st->seq[st->n] > destroyed_at(cs, ctx_obj(r, c)))
+			return activate(r, cs, c, ts);
+	}
+	return 0;
+}
+
+/* Push context c onto st (R3). */
+static int push_stack(struct rd *r, struct ctx_state *cs, struct ctx_stack *st, uint32_t c)
+{
+	uint32_t cap = st->seq_cap;
+
+	if (pc_grow(r->ctx, (void **)&st->seq, sizeof(*st->seq), &cap, (size_t)st->n + 1))
+		return PROFCONV_ERR_NOMEM;
+	st->seq_cap = cap;
+	st->seq[st->n] = ++cs->clock;
+	return push_ctx(r, &st->items, &st->n, &st->cap, c);
 }
 
 static int enter(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const char *type,
@@ -252,7 +397,7 @@ static int enter(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const cha
 		return PROFCONV_ERR_NOMEM;
 	for (i = 0; i < cs->nactive;) {
 		if (strcmp(ctx_type(r, cs->active[i]), type) == 0) {
-			err = push_ctx(r, &st->items, &st->n, &st->cap, cs->active[i]);
+			err = push_stack(r, cs, st, cs->active[i]);
 			if (!err)
 				err = deactivate(r, cs, ti, i, ts);
 			if (err)
@@ -295,17 +440,15 @@ static int leave(struct rd *r, struct ctx_state *cs, struct tinfo *ti, const cha
 
 static int destroy(struct rd *r, struct ctx_state *cs, struct tinfo *ti, uint32_t obj, int64_t ts)
 {
-	uint32_t i, k;
+	uint32_t i;
 	int err;
 
 	if (!cs->seen)
 		return 0;
-	for (i = 0; i < cs->nstacks; i++)
-		for (k = 0; k < cs->stacks[i].n;)
-			if (ctx_obj(r, cs->stacks[i].items[k]) == obj)
-				remove_at(cs->stacks[i].items, &cs->stacks[i].n, k);
-			else
-				k++;
+	/* off every stack: what was pushed until now is skipped when popped */
+	err = set_destroyed(r, cs, obj, ++cs->clock);
+	if (err)
+		return err;
 	for (i = 0; i < cs->nactive;) {
 		if (ctx_obj(r, cs->active[i]) == obj) {
 			const char *type = ctx_type(r, cs->active[i]);
@@ -367,7 +510,7 @@ static int snapshot(struct rd *r, const cJSON *ev, int64_t pid, int64_t ts, uint
 				return PROFCONV_ERR_NOMEM;
 		}
 	}
-	return 0;
+	return index_snap(r, r->nsnaps - 1);
 }
 
 int pc_chrome_context_event(struct rd *r, struct tinfo *ti, const cJSON *ev, int64_t pid,
@@ -468,8 +611,9 @@ static int nest_cmp(const void *a, const void *b)
 static int self_times(struct rd *r)
 {
 	struct cslice **v = pc_alloc(r->ctx, ((size_t)r->ncslices + 1) * sizeof(*v));
-	struct cslice *open[256];
-	uint32_t i, depth = 0;
+	struct cslice **open = NULL; /* the open slices, outermost first: no depth cap */
+	uint32_t i, depth = 0, open_cap = 0;
+	int err = 0;
 
 	if (!v)
 		return PROFCONV_ERR_NOMEM;
@@ -486,11 +630,15 @@ static int self_times(struct rd *r)
 			open[depth - 1]->self -= v[i]->end - v[i]->start;
 		else
 			depth = 0; /* overlapping, not nested: a new root */
-		if (depth < PC_ARRAY_SIZE(open))
-			open[depth++] = v[i];
+		if (pc_grow(r->ctx, (void **)&open, sizeof(*open), &open_cap, (size_t)depth + 1)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		open[depth++] = v[i];
 	}
+	pc_free(r->ctx, open);
 	pc_free(r->ctx, v);
-	return 0;
+	return err;
 }
 
 static int order_cmp(const void *a, const void *b)
@@ -502,6 +650,66 @@ static int order_cmp(const void *a, const void *b)
 
 /* --- R8: the objects charged --- */
 
+/*
+ * Scratch for targets(), sized by the object count: generation marks make
+ * every step linear in the chains walked (no depth or set-size caps).
+ */
+struct bscratch {
+	uint32_t nobj;
+	uint32_t *mark, *pos;	      /* chain(): on the chain being built, and where */
+	uint32_t *cmark, *cnt;	      /* targets(): chains through each object */
+	uint32_t *rmark, *rfirst, *rn; /* targets(): per root, its first member and count */
+	uint32_t gen, cgen;
+	uint32_t *buf, nbuf, buf_cap;		/* the chains, one after another */
+	uint32_t *objs, *off, *len, objs_cap, off_cap, len_cap;
+	uint32_t *out, out_cap;
+	uint64_t cycles; /* slices and samples whose objects' parents formed a cycle */
+};
+
+static int bscratch_init(struct rd *r, struct bscratch *bs)
+{
+	size_t n = (size_t)r->m->contexts.nobj + 1;
+
+	memset(bs, 0, sizeof(*bs));
+	bs->nobj = r->m->contexts.nobj;
+	bs->mark = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->pos = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->cmark = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->cnt = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->rmark = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->rfirst = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	bs->rn = pc_calloc(r->ctx, n, sizeof(uint32_t));
+	if (!bs->mark || !bs->pos || !bs->cmark || !bs->cnt || !bs->rmark || !bs->rfirst || !bs->rn)
+		return PROFCONV_ERR_NOMEM;
+	return 0;
+}
+
+static void bscratch_free(struct rd *r, struct bscratch *bs)
+{
+	pc_free(r->ctx, bs->mark);
+	pc_free(r->ctx, bs->pos);
+	pc_free(r->ctx, bs->cmark);
+	pc_free(r->ctx, bs->cnt);
+	pc_free(r->ctx, bs->rmark);
+	pc_free(r->ctx, bs->rfirst);
+	pc_free(r->ctx, bs->rn);
+	pc_free(r->ctx, bs->buf);
+	pc_free(r->ctx, bs->objs);
+	pc_free(r->ctx, bs->off);
+	pc_free(r->ctx, bs->len);
+	pc_free(r->ctx, bs->out);
+}
+
+/* A fresh generation for marks (cleared when the counter wraps). */
+static uint32_t next_gen(uint32_t *gen, uint32_t *marks, uint32_t nobj)
+{
+	if (++*gen == 0) {
+		memset(marks, 0, ((size_t)nobj + 1) * sizeof(*marks));
+		*gen = 1;
+	}
+	return *gen;
+}
+
 /* The parent of obj at time ts (the snapshot in effect), or PC_NONE. */
 static uint32_t parent_at(const struct rd *r, uint32_t obj, int64_t ts)
 {
@@ -510,63 +718,110 @@ static uint32_t parent_at(const struct rd *r, uint32_t obj, int64_t ts)
 	return sn == PC_NONE ? PC_NONE : r->snaps[sn].parent;
 }
 
-/* obj and its ancestors at ts, obj first; returns the count. */
-static uint32_t chain(const struct rd *r, uint32_t obj, int64_t ts, uint32_t *out)
+/*
+ * obj and its ancestors at ts, obj first, appended to bs->buf; returns the
+ * count, or UINT32_MAX out of memory.  Parents that run in a cycle are cut
+ * at the cycle's first-made object (the lowest row), which is then the
+ * root: every chain into the cycle ends there, so its objects still share
+ * one tree and are charged once; *cycle is set.
+ */
+static uint32_t chain(struct rd *r, struct bscratch *bs, uint32_t obj, int64_t ts, int *cycle)
 {
-	uint32_t n = 0, k;
+	uint32_t start = bs->nbuf, gen = next_gen(&bs->gen, bs->mark, bs->nobj);
 
-	while (obj != PC_NONE && n < MAX_DEPTH) {
-		for (k = 0; k < n && out[k] != obj; k++)
-			;
-		if (k < n)
-			break; /* a cycle */
-		out[n++] = obj;
+	while (obj != PC_NONE && obj < bs->nobj) {
+		if (bs->mark[obj] == gen) {
+			uint32_t k, lo = start + bs->pos[obj];
+
+			for (k = lo + 1; k < bs->nbuf; k++)
+				if (bs->buf[k] < bs->buf[lo])
+					lo = k;
+			bs->nbuf = lo + 1;
+			*cycle = 1;
+			break;
+		}
+		if (pc_grow(r->ctx, (void **)&bs->buf, sizeof(*bs->buf), &bs->buf_cap,
+			    (size_t)bs->nbuf + 1))
+			return UINT32_MAX;
+		bs->mark[obj] = gen;
+		bs->pos[obj] = bs->nbuf - start;
+		bs->buf[bs->nbuf++] = obj;
 		obj = parent_at(r, obj, ts);
 	}
-	return n;
+	return bs->nbuf - start;
 }
 
-/* The objects slice s is charged to (R8), at most cap; returns the count. */
-static uint32_t targets(const struct rd *r, const struct cslice *s, uint32_t *out, uint32_t cap)
+/*
+ * The objects slice s is charged to (R8) into bs->out, in the order of the
+ * first member of each tree; returns the count, or UINT32_MAX out of memory.
+ * Per tree, the lowest common ancestor of its members: the deepest object
+ * on the first member's chain that every member's chain passes through.
+ */
+static uint32_t targets(struct rd *r, struct bscratch *bs, const struct cslice *s)
 {
 	const uint32_t *members;
-	uint32_t objs[64], nobjs = 0, nm, i, k, nout = 0;
-	uint8_t done[64];
+	uint32_t nobjs = 0, nm, i, k, nout = 0, gen;
+	int cycle = 0;
 
 	nm = s->set == PC_NONE ? 0 : pc_ctxset_members(r->m, s->set, &members);
-	for (i = 0; i < nm && nobjs < PC_ARRAY_SIZE(objs); i++) {
+	if (!nm)
+		return 0;
+	if (pc_grow(r->ctx, (void **)&bs->objs, sizeof(*bs->objs), &bs->objs_cap, nm) ||
+	    pc_grow(r->ctx, (void **)&bs->off, sizeof(*bs->off), &bs->off_cap, nm) ||
+	    pc_grow(r->ctx, (void **)&bs->len, sizeof(*bs->len), &bs->len_cap, nm) ||
+	    pc_grow(r->ctx, (void **)&bs->out, sizeof(*bs->out), &bs->out_cap, nm))
+		return UINT32_MAX;
+	gen = next_gen(&bs->gen, bs->mark, bs->nobj);
+	for (i = 0; i < nm; i++) {
 		uint32_t o = ctx_obj(r, members[i]);
 
-		for (k = 0; k < nobjs && objs[k] != o; k++)
-			;
-		if (k == nobjs)
-			objs[nobjs++] = o;
-	}
-	memset(done, 0, sizeof(done));
-	for (i = 0; i < nobjs && nout < cap; i++) {
-		uint32_t ci[MAX_DEPTH], nci, lca;
-
-		if (done[i])
+		if (o >= bs->nobj || bs->mark[o] == gen)
 			continue;
-		nci = chain(r, objs[i], s->start, ci);
-		lca = 0; /* index into ci: objs[i] itself */
-		done[i] = 1;
-		for (k = i + 1; k < nobjs; k++) {
-			uint32_t ck[MAX_DEPTH], nck = chain(r, objs[k], s->start, ck), a, b;
+		bs->mark[o] = gen;
+		bs->objs[nobjs++] = o;
+	}
+	bs->nbuf = 0;
+	for (i = 0; i < nobjs; i++) {
+		bs->off[i] = bs->nbuf;
+		bs->len[i] = chain(r, bs, bs->objs[i], s->start, &cycle);
+		if (bs->len[i] == UINT32_MAX)
+			return UINT32_MAX;
+	}
+	if (cycle)
+		bs->cycles++;
+	/* per root: its first member and how many members it has */
+	gen = next_gen(&bs->cgen, bs->rmark, bs->nobj);
+	if (gen == 1)
+		memset(bs->cmark, 0, ((size_t)bs->nobj + 1) * sizeof(*bs->cmark));
+	for (i = 0; i < nobjs; i++) {
+		uint32_t root = bs->buf[bs->off[i] + bs->len[i] - 1];
 
-			if (done[k] || ci[nci - 1] != ck[nck - 1])
-				continue; /* another tree */
-			done[k] = 1;
-			/* the deepest ancestor of objs[i] (from lca up) that is in ck */
-			for (a = lca; a < nci; a++) {
-				for (b = 0; b < nck && ck[b] != ci[a]; b++)
-					;
-				if (b < nck)
-					break;
-			}
-			lca = a < nci ? a : nci - 1;
+		if (bs->rmark[root] != gen) {
+			bs->rmark[root] = gen;
+			bs->rfirst[root] = i;
+			bs->rn[root] = 0;
 		}
-		out[nout++] = ci[lca];
+		bs->rn[root]++;
+	}
+	/* how many members' chains pass through each object (trees are disjoint) */
+	for (i = 0; i < nobjs; i++)
+		for (k = 0; k < bs->len[i]; k++) {
+			uint32_t o = bs->buf[bs->off[i] + k];
+
+			if (bs->cmark[o] != gen) {
+				bs->cmark[o] = gen;
+				bs->cnt[o] = 0;
+			}
+			bs->cnt[o]++;
+		}
+	for (i = 0; i < nobjs; i++) {
+		uint32_t root = bs->buf[bs->off[i] + bs->len[i] - 1];
+
+		if (bs->rfirst[root] != i)
+			continue;
+		for (k = 0; k < bs->len[i] && bs->cnt[bs->buf[bs->off[i] + k]] != bs->rn[root]; k++)
+			;
+		bs->out[nout++] = bs->buf[bs->off[i] + (k < bs->len[i] ? k : bs->len[i] - 1)];
 	}
 	return nout;
 }
@@ -627,24 +882,60 @@ struct total {
 	int64_t ns;
 };
 
-static int add_total(struct rd *r, struct total **tt, uint32_t *n, uint32_t *cap, const char *key,
-		     int64_t ns)
+/* Totals with a hash of their keys (slot: row + 1, 0 empty). */
+struct tally {
+	struct total *tt;
+	uint32_t n, cap;
+	uint32_t *slot, nslot; /* a power of two, over twice n */
+};
+
+static int add_total(struct rd *r, struct tally *t, const char *key, int64_t ns)
+{
+	size_t klen = strlen(key);
+	uint32_t h, i;
+
+	if ((size_t)t->n * 2 + 2 > t->nslot) {
+		uint32_t ns2 = t->nslot ? t->nslot * 2 : 64, *sl;
+
+		if (ns2 <= t->nslot)
+			return pc_fail(r->ctx, PROFCONV_ERR_LIMIT, NULL, "too many blame totals");
+		sl = pc_calloc(r->ctx, ns2, sizeof(*sl));
+		if (!sl)
+			return PROFCONV_ERR_NOMEM;
+		for (i = 0; i < t->n; i++) {
+			h = (uint32_t)pc_hash_bytes(t->tt[i].key, strlen(t->tt[i].key), 0) & (ns2 - 1);
+			while (sl[h])
+				h = (h + 1) & (ns2 - 1);
+			sl[h] = i + 1;
+		}
+		pc_free(r->ctx, t->slot);
+		t->slot = sl;
+		t->nslot = ns2;
+	}
+	h = (uint32_t)pc_hash_bytes(key, klen, 0) & (t->nslot - 1);
+	for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
+		if (strcmp(t->tt[t->slot[h] - 1].key, key) == 0) {
+			t->tt[t->slot[h] - 1].ns += ns;
+			return 0;
+		}
+	if (pc_grow(r->ctx, (void **)&t->tt, sizeof(*t->tt), &t->cap, (size_t)t->n + 1))
+		return PROFCONV_ERR_NOMEM;
+	t->tt[t->n].key = pc_strdup(r->ctx, key);
+	t->tt[t->n].ns = ns;
+	if (!t->tt[t->n].key)
+		return PROFCONV_ERR_NOMEM;
+	t->slot[h] = ++t->n;
+	return 0;
+}
+
+static void tally_free(struct rd *r, struct tally *t)
 {
 	uint32_t i;
 
-	for (i = 0; i < *n; i++)
-		if (strcmp((*tt)[i].key, key) == 0) {
-			(*tt)[i].ns += ns;
-			return 0;
-		}
-	if (pc_grow(r->ctx, (void **)tt, sizeof(**tt), cap, (size_t)*n + 1))
-		return PROFCONV_ERR_NOMEM;
-	(*tt)[*n].key = pc_strdup(r->ctx, key);
-	(*tt)[*n].ns = ns;
-	if (!(*tt)[*n].key)
-		return PROFCONV_ERR_NOMEM;
-	(*n)++;
-	return 0;
+	for (i = 0; i < t->n; i++)
+		pc_free(r->ctx, t->tt[i].key);
+	pc_free(r->ctx, t->tt);
+	pc_free(r->ctx, t->slot);
 }
 
 static int total_cmp(const void *a, const void *b)
@@ -668,7 +959,8 @@ static void print_totals(struct pc_text_out *o, struct total *tt, uint32_t n, in
 	char esc[2048];
 	uint32_t i;
 
-	qsort(tt, n, sizeof(*tt), total_cmp);
+	if (n) /* never qsort(NULL, 0): a trace without slices */
+		qsort(tt, n, sizeof(*tt), total_cmp);
 	if (json) {
 		pc_text_printf(o, "  \"%s\": [", jkey);
 		for (i = 0; i < n; i++)
@@ -716,7 +1008,7 @@ static int sidx_cmp(const void *a, const void *b)
 int pc_chrome_sample_sets(struct rd *r)
 {
 	uint32_t a = 0, i, th, *active = NULL, nactive = 0, active_cap = 0;
-	uint32_t *sets = NULL, sets_cap = 0;
+	uint32_t *sets = NULL, sets_cap = 0, *ctxs = NULL, ctxs_cap = 0;
 	struct sidx *ord = NULL;
 	uint32_t ord_cap = 0;
 	int err = 0;
@@ -759,12 +1051,13 @@ int pc_chrome_sample_sets(struct rd *r)
 					active[k] = active[--nactive];
 				else
 					k++;
-			{
-				uint32_t ctxs[64], n = 0;
-
-				for (k = 0; k < nactive && n < PC_ARRAY_SIZE(ctxs); k++)
-					ctxs[n++] = r->acts[active[k]].ctx;
-				sets[ord[i].i] = pc_ctxset_intern(r->m, ctxs, n);
+			if (!err && pc_grow(r->ctx, (void **)&ctxs, sizeof(*ctxs), &ctxs_cap,
+					    (size_t)nactive + 1))
+				err = PROFCONV_ERR_NOMEM;
+			if (!err) {
+				for (k = 0; k < nactive; k++)
+					ctxs[k] = r->acts[active[k]].ctx;
+				sets[ord[i].i] = pc_ctxset_intern(r->m, ctxs, nactive);
 				if (sets[ord[i].i] == PC_NONE)
 					err = PROFCONV_ERR_NOMEM;
 			}
@@ -780,13 +1073,14 @@ int pc_chrome_sample_sets(struct rd *r)
 	pc_free(r->ctx, ord);
 	pc_free(r->ctx, sets);
 	pc_free(r->ctx, active);
+	pc_free(r->ctx, ctxs);
 	return err;
 }
 
 /* The real samples charged to each context object by the slices' rules; 0 samples: none. */
-static int sample_totals(struct rd *r, struct total **tot, uint32_t *ntot, uint64_t *nsamples)
+static int sample_totals(struct rd *r, struct bscratch *bs, struct tally *tot, uint64_t *nsamples)
 {
-	uint32_t tot_cap = 0, th, i, a;
+	uint32_t th, i, a;
 	int err = 0;
 
 	*nsamples = 0;
@@ -797,24 +1091,26 @@ static int sample_totals(struct rd *r, struct total **tot, uint32_t *ntot, uint6
 			continue;
 		for (i = 0; i < sm->len && !err; i++) {
 			struct cslice s;
-			uint32_t tg[64], ntg;
+			uint32_t ntg;
 			char txt[256];
 
 			memset(&s, 0, sizeof(s));
 			s.set = sm->context_set ? sm->context_set[i] : PC_NONE;
 			s.start = sm->time[i];
-			ntg = targets(r, &s, tg, PC_ARRAY_SIZE(tg));
+			ntg = targets(r, bs, &s);
+			if (ntg == UINT32_MAX)
+				return PROFCONV_ERR_NOMEM;
 			(*nsamples)++;
 			if (!ntg)
-				err = add_total(r, tot, ntot, &tot_cap, "(none)", 1);
+				err = add_total(r, tot, "(none)", 1);
 			for (a = 0; a < ntg && !err; a++) {
-				obj_text(r, tg[a], txt, sizeof(txt));
-				err = add_total(r, tot, ntot, &tot_cap, txt, 1);
+				obj_text(r, bs->out[a], txt, sizeof(txt));
+				err = add_total(r, tot, txt, 1);
 			}
 		}
 	}
-	if (*ntot)
-		qsort(*tot, *ntot, sizeof(**tot), total_cmp);
+	if (tot->n)
+		qsort(tot->tt, tot->n, sizeof(*tot->tt), total_cmp);
 	return err;
 }
 
@@ -837,26 +1133,75 @@ static void print_sample_totals(struct rd *r, const struct total *tt, uint32_t n
 	pc_text_printf(o, "\n  ]\n");
 }
 
+/*
+ * The merged group name of root: its members' names, sorted, joined by +.
+ * head/next: the objects of each root, as lists.
+ */
+static char *group_name(struct rd *r, uint32_t root, const uint32_t *head, const uint32_t *next)
+{
+	char **mem = NULL, *name = NULL;
+	uint32_t n = 0, cap = 0, k, o;
+	size_t len = 0, at = 0;
+	int err = 0;
+
+	for (o = head[root]; o != PC_NONE && !err; o = next[o]) {
+		char one[256];
+
+		obj_text(r, o, one, sizeof(one));
+		if (pc_grow(r->ctx, (void **)&mem, sizeof(*mem), &cap, (size_t)n + 1) ||
+		    !(mem[n] = pc_strdup(r->ctx, one)))
+			err = 1;
+		else
+			len += strlen(mem[n++]) + 1;
+	}
+	if (!err && n)
+		name = pc_alloc(r->ctx, len);
+	if (name) {
+		qsort(mem, n, sizeof(*mem), str_cmp);
+		for (k = 0; k < n; k++) {
+			size_t l = strlen(mem[k]);
+
+			if (k)
+				name[at++] = '+';
+			memcpy(name + at, mem[k], l);
+			at += l;
+		}
+		name[at] = 0;
+	}
+	for (k = 0; k < n; k++)
+		pc_free(r->ctx, mem[k]);
+	pc_free(r->ctx, mem);
+	return name;
+}
+
 int pc_chrome_blame_finish(struct rd *r)
 {
 	struct pc_text_out *o = r->blame;
 	const struct pc_context_tables *t = &r->m->contexts;
-	struct total *tot = NULL, *mer = NULL, *smp = NULL;
-	uint32_t ntot = 0, tot_cap = 0, nmer = 0, mer_cap = 0, nsmp = 0, i, k, *uf = NULL;
+	struct tally tot, mer, smp;
+	struct bscratch bs;
+	uint32_t i, *uf = NULL, *head = NULL, *next = NULL, *sorted = NULL, sorted_cap = 0;
 	uint64_t nsamples = 0;
 	char **names = NULL;
 	int err;
 
 	if (!o)
 		return 0;
+	memset(&tot, 0, sizeof(tot));
+	memset(&mer, 0, sizeof(mer));
+	memset(&smp, 0, sizeof(smp));
 	err = self_times(r);
 	if (err)
 		return err;
 	/* listed in file order of their X or B event */
-	qsort(r->cslices, r->ncslices, sizeof(*r->cslices), order_cmp);
+	if (r->ncslices)
+		qsort(r->cslices, r->ncslices, sizeof(*r->cslices), order_cmp);
+	err = bscratch_init(r, &bs);
 	uf = pc_alloc(r->ctx, ((size_t)t->nobj + 1) * sizeof(*uf));
+	head = pc_alloc(r->ctx, ((size_t)t->nobj + 1) * sizeof(*head));
+	next = pc_alloc(r->ctx, ((size_t)t->nobj + 1) * sizeof(*next));
 	names = pc_calloc(r->ctx, (size_t)t->nobj + 1, sizeof(*names));
-	if (!uf || !names) {
+	if (err || !uf || !head || !next || !names) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -865,6 +1210,15 @@ int pc_chrome_blame_finish(struct rd *r)
 	for (i = 0; i < r->nsnaps; i++)
 		if (r->snaps[i].sibling != PC_NONE && r->snaps[i].sibling < t->nobj)
 			uf[uf_find(uf, r->snaps[i].obj)] = uf_find(uf, r->snaps[i].sibling);
+	/* each group's objects, as a list per root (in row order) */
+	for (i = 0; i < t->nobj; i++)
+		head[i] = PC_NONE;
+	for (i = t->nobj; i-- > 0;) {
+		uint32_t root = uf_find(uf, i);
+
+		next[i] = head[root];
+		head[root] = i;
+	}
 	if (r->blame_json)
 		pc_text_printf(o, "{\n  \"slices\": [");
 	else
@@ -873,20 +1227,28 @@ int pc_chrome_blame_finish(struct rd *r)
 		const struct cslice *s = &r->cslices[i];
 		const uint32_t *members;
 		uint32_t nm = s->set == PC_NONE ? 0 : pc_ctxset_members(r->m, s->set, &members);
-		uint32_t sorted[64], tg[64], ntg, a, b;
+		uint32_t ntg, a, b;
 		char txt[256], esc[2048];
 
 		/* the set, sorted by (type, scope, id, pid) for the listing */
-		for (a = 0; a < nm && a < PC_ARRAY_SIZE(sorted); a++)
+		if (pc_grow(r->ctx, (void **)&sorted, sizeof(*sorted), &sorted_cap, (size_t)nm + 1)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		for (a = 0; a < nm; a++)
 			sorted[a] = members[a];
-		for (a = 1; a < nm && a < PC_ARRAY_SIZE(sorted); a++)
+		for (a = 1; a < nm; a++)
 			for (b = a; b > 0 && ctx_cmp_r(r, sorted[b - 1], sorted[b]) > 0; b--) {
 				uint32_t x = sorted[b];
 
 				sorted[b] = sorted[b - 1];
 				sorted[b - 1] = x;
 			}
-		ntg = targets(r, s, tg, PC_ARRAY_SIZE(tg));
+		ntg = targets(r, &bs, s);
+		if (ntg == UINT32_MAX) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
 		if (r->blame_json) {
 			pc_text_printf(o, "%s\n    {\"name\": \"%s\", \"self_us\": %lld, \"to\": [", i ? "," : "",
 				       jesc(pc_str(r->m, s->name), esc, sizeof(esc)),
@@ -897,98 +1259,69 @@ int pc_chrome_blame_finish(struct rd *r)
 				       (long long)r->th[s->thread].pid, (long long)r->th[s->thread].tid,
 				       (long long)(s->start / 1000), (long long)((s->end - s->start) / 1000),
 				       (long long)(s->self / 1000));
-			for (a = 0; a < nm && a < PC_ARRAY_SIZE(sorted); a++) {
+			for (a = 0; a < nm; a++) {
 				obj_text(r, t->ctx_obj[sorted[a]], txt, sizeof(txt));
 				pc_text_printf(o, "%s%s/%s", a ? ", " : "", t->ctx_type[sorted[a]], txt);
 			}
 			pc_text_printf(o, "} -> ");
 		}
 		if (!ntg) {
-			err = add_total(r, &tot, &ntot, &tot_cap, "(none)", s->self);
+			err = add_total(r, &tot, "(none)", s->self);
 			if (!err)
-				err = add_total(r, &mer, &nmer, &mer_cap, "(none)", s->self);
+				err = add_total(r, &mer, "(none)", s->self);
 			pc_text_printf(o, r->blame_json ? "\"(none)\"" : "(none)");
 		}
 		for (a = 0; a < ntg && !err; a++) {
-			uint32_t root = uf_find(uf, tg[a]);
-			char group[1024];
-			size_t gl = 0;
-			uint32_t ng = 0;
+			uint32_t root = uf_find(uf, bs.out[a]);
 
-			obj_text(r, tg[a], txt, sizeof(txt));
+			obj_text(r, bs.out[a], txt, sizeof(txt));
 			pc_text_printf(o, r->blame_json ? "%s\"%s\"" : "%s%s", a ? ", " : "",
 				       r->blame_json ? jesc(txt, esc, sizeof(esc)) : txt);
-			err = add_total(r, &tot, &ntot, &tot_cap, txt, s->self);
-			/* the merged group's name: its members' names, sorted, joined by + */
-			if (!err && !names[root]) {
-				char *mem[64];
-
-				for (k = 0; k < t->nobj && ng < PC_ARRAY_SIZE(mem); k++) {
-					char one[256];
-
-					if (uf_find(uf, k) != root)
-						continue;
-					obj_text(r, k, one, sizeof(one));
-					mem[ng] = pc_strdup(r->ctx, one);
-					if (!mem[ng]) {
-						err = PROFCONV_ERR_NOMEM;
-						break;
-					}
-					ng++;
-				}
-				qsort(mem, ng, sizeof(*mem), str_cmp);
-				group[0] = 0;
-				for (k = 0; k < ng; k++) {
-					gl += pc_snprintf(group + gl, sizeof(group) - gl, "%s%s",
-							  k ? "+" : "", mem[k]);
-					pc_free(r->ctx, mem[k]);
-				}
-				if (!err) {
-					names[root] = pc_strdup(r->ctx, group);
-					if (!names[root])
-						err = PROFCONV_ERR_NOMEM;
-				}
-			}
+			err = add_total(r, &tot, txt, s->self);
+			if (!err && !names[root] && !(names[root] = group_name(r, root, head, next)))
+				err = PROFCONV_ERR_NOMEM;
 			if (!err)
-				err = add_total(r, &mer, &nmer, &mer_cap, names[root], s->self);
+				err = add_total(r, &mer, names[root], s->self);
 		}
 		pc_text_printf(o, r->blame_json ? "]}" : "\n");
 	}
 	if (!err)
-		err = sample_totals(r, &smp, &nsmp, &nsamples);
+		err = sample_totals(r, &bs, &smp, &nsamples);
+	if (!err && bs.cycles)
+		err = pc_warn_n(r->ctx, "context parent cycles", bs.cycles, NULL,
+				"%s: %llu slices or samples have context objects whose snapshots' parents form a cycle; each cycle was cut at its first-seen object, which was charged as the root",
+				r->name, (unsigned long long)bs.cycles);
 	if (!err) {
 		if (r->blame_json) {
 			pc_text_printf(o, "\n  ],\n");
-			print_totals(o, tot, ntot, 1, "totals", 0);
-			print_totals(o, mer, nmer, 1, "merged_totals", nsamples == 0);
+			print_totals(o, tot.tt, tot.n, 1, "totals", 0);
+			print_totals(o, mer.tt, mer.n, 1, "merged_totals", nsamples == 0);
 			if (nsamples)
-				print_sample_totals(r, smp, nsmp);
+				print_sample_totals(r, smp.tt, smp.n);
 			pc_text_printf(o, "}\n");
 		} else {
 			pc_text_printf(o, "[totals]\n");
-			print_totals(o, tot, ntot, 0, NULL, 0);
+			print_totals(o, tot.tt, tot.n, 0, NULL, 0);
 			pc_text_printf(o, "[merged-totals]\n");
-			print_totals(o, mer, nmer, 0, NULL, 1);
+			print_totals(o, mer.tt, mer.n, 0, NULL, 1);
 			if (nsamples)
-				print_sample_totals(r, smp, nsmp);
+				print_sample_totals(r, smp.tt, smp.n);
 		}
 		if (o->err)
 			err = pc_fail(r->ctx, PROFCONV_ERR_IO, NULL, "writing the attribution failed");
 	}
 out:
-	for (i = 0; i < ntot; i++)
-		pc_free(r->ctx, tot[i].key);
-	for (i = 0; i < nmer; i++)
-		pc_free(r->ctx, mer[i].key);
-	for (i = 0; i < nsmp; i++)
-		pc_free(r->ctx, smp[i].key);
-	pc_free(r->ctx, smp);
-	pc_free(r->ctx, tot);
-	pc_free(r->ctx, mer);
+	tally_free(r, &tot);
+	tally_free(r, &mer);
+	tally_free(r, &smp);
+	bscratch_free(r, &bs);
 	for (i = 0; names && i < t->nobj; i++)
 		pc_free(r->ctx, names[i]);
 	pc_free(r->ctx, names);
 	pc_free(r->ctx, uf);
+	pc_free(r->ctx, head);
+	pc_free(r->ctx, next);
+	pc_free(r->ctx, sorted);
 	return err;
 }
 
@@ -999,8 +1332,12 @@ void pc_chrome_ctx_free(struct rd *r)
 	pc_free(r->ctx, r->acts);
 
 	for (i = 0; r->cs && i < r->nth; i++) {
-		for (k = 0; k < r->cs[i].nstacks; k++)
+		for (k = 0; k < r->cs[i].nstacks; k++) {
 			pc_free(r->ctx, r->cs[i].stacks[k].items);
+			pc_free(r->ctx, r->cs[i].stacks[k].seq);
+		}
+		pc_free(r->ctx, r->cs[i].dobj);
+		pc_free(r->ctx, r->cs[i].dseq);
 		pc_free(r->ctx, r->cs[i].stacks);
 		pc_free(r->ctx, r->cs[i].active);
 		pc_free(r->ctx, r->cs[i].since);
@@ -1008,4 +1345,12 @@ void pc_chrome_ctx_free(struct rd *r)
 	pc_free(r->ctx, r->cs);
 	pc_free(r->ctx, r->cslices);
 	pc_free(r->ctx, r->snaps);
+	for (i = 0; r->cx && i < r->cx->nper; i++) {
+		pc_free(r->ctx, r->cx->per[i].all);
+		pc_free(r->ctx, r->cx->per[i].url);
+	}
+	if (r->cx)
+		pc_free(r->ctx, r->cx->per);
+	pc_free(r->ctx, r->cx);
+	r->cx = NULL;
 }

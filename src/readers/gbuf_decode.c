@@ -138,6 +138,10 @@ static int fr_entry(struct gb *g, unsigned k, struct pgkb_cur *c)
 		break;
 	case GK_INNER_WINDOW_ID:
 		f->inner_window_id = pgkb_u64(c);
+		if (f->inner_window_id > PC_MAX_WINDOW_ID) {
+			g->w_window++; /* no window has it (see PC_MAX_WINDOW_ID) */
+			f->inner_window_id = 0;
+		}
 		break;
 	case GK_SOURCE_ID:
 		f->source_id = pgkb_u32(c);
@@ -617,6 +621,43 @@ static int field(struct gb *g, struct pc_pvb *b, const struct gb_field *f, struc
 	}
 }
 
+/*
+ * A marker whose phase needs a time that is null (raw 0) or out of range:
+ * an interval keeps the side it has (as an interval start or end); with no
+ * time left it is dropped (returns 1).  Either way counted: the output must
+ * never hold what validate rejects (issue 22 item 8).
+ */
+static int fix_times(struct gb *g, struct pc_marker_row *row)
+{
+	int has_s = row->start != PC_NO_TIME, has_e = row->end != PC_NO_TIME;
+
+	switch (row->phase) {
+	case PC_PHASE_INTERVAL:
+		if (has_s && has_e)
+			return 0;
+		g->w_mtime++;
+		if (!has_s && !has_e)
+			return 1;
+		row->phase = has_s ? PC_PHASE_START : PC_PHASE_END;
+		if (has_s)
+			row->end = PC_NO_TIME;
+		else
+			row->start = PC_NO_TIME;
+		return 0;
+	case PC_PHASE_INSTANT:
+	case PC_PHASE_START:
+		if (has_s)
+			return 0;
+		g->w_mtime++;
+		return 1;
+	default:
+		if (has_e)
+			return 0;
+		g->w_mtime++;
+		return 1;
+	}
+}
+
 static int marker(struct gb *g, struct pgkb_cur *c)
 {
 	struct pc_model *m = g->m;
@@ -665,6 +706,10 @@ static int marker(struct gb *g, struct pgkb_cur *c)
 	if (g->nfr && fr_finish(g, 1, &cause))
 		return -1;
 	iw = pgkb_u64(c);
+	if (iw > PC_MAX_WINDOW_ID) {
+		g->w_window++;
+		iw = 0;
+	}
 	nm = str_view(g, c, 1, buf, sizeof(buf), &nlen, &owned);
 	pair = pgkb_uleb(c);
 	tag = pgkb_u8(c);
@@ -674,15 +719,17 @@ static int marker(struct gb *g, struct pgkb_cur *c)
 		g->w_overrun++;
 		return 0;
 	}
+	row.phase = phase;
+	row.start = ts_to_ns(g, st);
+	row.end = ts_to_ns(g, en);
+	if (fix_times(g, &row))
+		return 0; /* no time it needs: dropped (counted) */
 	ts = gb_thread(g, tid ? tid : g->pid);
 	if (!ts)
 		return -1;
 	row.name = pc_str_intern(m, (const char *)nm, nlen);
 	if (row.name == PC_NONE)
 		return -1;
-	row.phase = phase;
-	row.start = ts_to_ns(g, st);
-	row.end = ts_to_ns(g, en);
 	row.category = pair < g->npairs ? g->pair_cat[pair] : 0;
 	if (cause != PC_NONE) {
 		row.cause_stack = cause;
@@ -712,7 +759,7 @@ static int marker(struct gb *g, struct pgkb_cur *c)
 		}
 		if (iw) {
 			pc_pvb_key_z(&b, "innerWindowID");
-			pc_pvb_int(&b, (int64_t)(iw & INT64_MAX));
+			pc_pvb_int(&b, (int64_t)iw);
 		}
 		if (cause != PC_NONE) {
 			pc_pvb_key_z(&b, "cause");

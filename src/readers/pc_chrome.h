@@ -186,7 +186,8 @@ struct counter_key {
 struct ctx_stack {
 	const char *type; /* kept */
 	uint32_t *items;  /* context rows */
-	uint32_t n, cap;
+	uint64_t *seq;	  /* parallel to items: when each was pushed (ctx_state.clock) */
+	uint32_t n, cap, seq_cap;
 };
 
 struct ctx_state {
@@ -197,6 +198,12 @@ struct ctx_state {
 	uint32_t since_cap;
 	struct ctx_stack *stacks;
 	uint32_t nstacks, stacks_cap;
+	/* D: when each object was last destroyed here (open addressing by
+	 * object row, PC_NONE empty); stack items pushed before are skipped */
+	uint64_t clock;
+	uint32_t *dobj;
+	uint64_t *dseq;
+	uint32_t dn, dcap;
 };
 
 /* A slice for the cost attribution (X or B/E), in file order of its begin. */
@@ -375,6 +382,7 @@ struct rd {
 	uint32_t ncslices, cslices_cap, norder;
 	struct csnap *snaps;
 	uint32_t nsnaps, snaps_cap;
+	struct pc_ctx_index *cx; /* the snapshots by object (chrome_ctx.c) */
 	uint16_t cat_ctx; /* the Context category, once used */
 	/* blame: set by profconv_blame_path(), the attribution is printed */
 	struct pc_text_out *blame;

@@ -159,7 +159,7 @@ struct gb {
 	uint64_t blocks, samples, markers, kind_count[GK_COUNT_OF_KINDS];
 	/* counted damage */
 	uint64_t w_unknown_tag, w_unresolved, w_untyped, w_fields, w_jit, w_cut, w_same_nostack,
-		w_overrun, w_stray, w_counter;
+		w_overrun, w_stray, w_counter, w_meta, w_window, w_color, w_mtime;
 };
 
 /* gbuf_decode.c */

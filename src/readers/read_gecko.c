@@ -839,7 +839,10 @@ static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 		r->bad_categories++;
 	}
 	t = gecko_cell(g, f, FC_IW, &v);
-	memo[f] = pc_frame_intern_iw(r->m, &k, t == CT_INT && v > 0 ? (uint64_t)v : 0);
+	/* past 2^53 - 1 no window has it (PC_MAX_WINDOW_ID): none, as for a non-integer */
+	memo[f] = pc_frame_intern_iw(r->m, &k,
+				     t == CT_INT && v > 0 && (uint64_t)v <= PC_MAX_WINDOW_ID ? (uint64_t)v
+											 : 0);
 	return memo[f];
 }
 

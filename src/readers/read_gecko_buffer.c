@@ -16,6 +16,7 @@
  * payloads without a field table kept as {type}).
  */
 #include "readers/pc_gbuf.h"
+#include "json/pc_validate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -234,6 +235,9 @@ static int sec_kind(struct gb *g, struct pgkb_cur *c)
 	return c->bad;
 }
 
+/* the largest META epoch (ms) whose ns fit int64 (the year 2255) */
+#define PGKB_MAX_EPOCH_MS 9e12
+
 static int sec_meta(struct gb *g, struct pgkb_cur *c)
 {
 	size_t len;
@@ -304,8 +308,18 @@ static int sec_meta(struct gb *g, struct pgkb_cur *c)
 		g->start_estimated = pgkb_u8(c) & 1;
 	if (c->bad)
 		return 1;
-	if (!(g->ticks_per_ms > 0) || !isfinite(g->ticks_per_ms))
+	/* every double from the file range-checked before any cast: a tick rate
+	 * from one tick a second to a tick a femtosecond (1e6: Linux ns) */
+	if (!(g->ticks_per_ms >= 1e-3 && g->ticks_per_ms <= 1e12)) {
+		g->w_meta++;
 		g->ticks_per_ms = 1e6;
+	}
+	if (g->epoch_ms != 0 && !(g->epoch_ms > 0 && g->epoch_ms < PGKB_MAX_EPOCH_MS)) {
+		g->w_meta++;
+		g->epoch_ms = 0; /* unknown */
+	}
+	if (g->interval_ms != 0 && !(g->interval_ms > 0 && g->interval_ms < 1e9))
+		g->w_meta++; /* the default 1 ms below */
 	return 0;
 }
 
@@ -330,6 +344,10 @@ static int sec_cats(struct gb *g, struct pgkb_cur *c)
 		col = pc_model_keep(m, col, cl);
 		if (!nm || !col)
 			return -1;
+		if (!pc_category_color_known(col)) {
+			g->w_color++; /* validate would reject it: grey, as the JSON readers do */
+			col = "grey";
+		}
 		ci = pc_model_add_category(m, nm, col);
 		if (ci == PC_NO_CATEGORY)
 			return -1;
@@ -813,6 +831,22 @@ static int warn_counts(struct gb *g)
 	struct profconv_ctx *ctx = g->ctx;
 	int err = 0;
 
+	if (!err && g->w_meta)
+		err = pc_warn_n(ctx, "META values out of range", g->w_meta, NULL,
+				"%s: %llu of META's start ticks, tick rate, epoch and interval out of range; defaults used",
+				g->path, (unsigned long long)g->w_meta);
+	if (!err && g->w_mtime)
+		err = pc_warn_n(ctx, "markers without the times their phase needs", g->w_mtime, NULL,
+				"%s: %llu markers had a null or out-of-range time: intervals kept as their start or end, the others dropped",
+				g->path, (unsigned long long)g->w_mtime);
+	if (!err && g->w_color)
+		err = pc_warn_n(ctx, "unknown category colors replaced", g->w_color, NULL,
+				"%s: %llu CATS colors are not ones the front-end draws; grey is used",
+				g->path, (unsigned long long)g->w_color);
+	if (!err && g->w_window)
+		err = pc_warn_n(ctx, "inner window ids out of range", g->w_window, NULL,
+				"%s: %llu frame or marker inner window ids past 2^53 - 1 (none that Gecko makes; no page has them) were dropped",
+				g->path, (unsigned long long)g->w_window);
 	if (!err && g->w_unknown_tag)
 		err = pc_warn_n(ctx, "unknown buffer entry kinds skipped", g->w_unknown_tag, NULL,
 				"%s: %llu entries of kinds the dump's KIND table does not name were skipped",
@@ -880,8 +914,19 @@ static int read_dump(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	m->meta.interval_ns = g.interval_ms > 0 && g.interval_ms < 1e9
 				      ? (int64_t)(g.interval_ms * 1e6 + 0.5)
 				      : 1000000;
-	m->meta.zero_ns = (int64_t)((double)g.start_ticks * (1e6 / g.ticks_per_ms));
-	if (g.epoch_ms > 0 && g.epoch_ms < 1e14) {
+	{
+		double zero = (double)g.start_ticks * (1e6 / g.ticks_per_ms);
+
+		if (zero >= 0 && zero < 9e18) {
+			m->meta.zero_ns = (int64_t)zero;
+		} else {
+			/* a start past int64 ns: unknown (0), as a dump without one */
+			g.w_meta++;
+			g.start_ticks = 0;
+			m->meta.zero_ns = 0;
+		}
+	}
+	if (g.epoch_ms > 0) {
 		m->meta.start_time_ns = (int64_t)(g.epoch_ms * 1e6);
 		m->meta.has_start_time = 1;
 	}

@@ -627,10 +627,10 @@ static int load_frames(struct rd *r)
 		}
 		if (iw == NULLV)
 			iw = 0;
-		if (iw < 0) {
+		if (iw < 0 || (uint64_t)iw > PC_MAX_WINDOW_ID) {
 			err = fail_loc(r, &tb.cols[FR_IW].loc,
-				       "shared.frameTable.innerWindowID[%u] = %lld is negative", i,
-				       (long long)iw);
+				       "shared.frameTable.innerWindowID[%u] = %lld is not a window id (an integer 0 to 2^53 - 1)",
+				       i, (long long)iw);
 			break;
 		}
 		err = to_index(r, &tb, FR_LIB, i, 1, &k.lib);

@@ -133,7 +133,7 @@ static uint64_t fixed(struct cur *c, unsigned n)
 {
 	uint64_t v = 0;
 
-	if (c->bad || (size_t)(c->end - c->p) < n) {
+	if (c->bad || c->p > c->end || (size_t)(c->end - c->p) < n) {
 		c->bad = 1;
 		return 0;
 	}
@@ -307,7 +307,9 @@ static int entry_header(const unsigned char *sec, uint64_t size, uint64_t off, i
 		return -1;
 	if (len == 0)
 		return debug ? -1 : 1;
-	if (len > (uint64_t)(c.end - c.p))
+	/* the length covers the id: one shorter than that would put the body
+	 * past the entry's end (issue 22 item 1) */
+	if (len < (*dwarf64 ? 8u : 4u) || len > (uint64_t)(c.end - c.p))
 		return -1;
 	*next = (uint64_t)(c.p - sec) + len;
 	*id_pos = (uint64_t)(c.p - sec);
@@ -379,8 +381,10 @@ static int parse_cie(const struct pc_cfi *cf, int debug, uint64_t off, struct ci
 				uint8_t penc = u8(&c);
 				unsigned n = enc_size(penc, out->addr_size);
 
+				if (n && (size_t)n > (size_t)(c.end - c.p))
+					return -1;
 				if (n)
-					c.p += (size_t)n <= (size_t)(c.end - c.p) ? n : 0;
+					c.p += n;
 				else
 					(void)uleb(&c);
 			} else if (*a == 'L') {

@@ -48,6 +48,7 @@
 #define JD_DEBUG_FIX 16u
 #define JD_ENT_FIX   16u /* addr, lineno, discrim; the name follows */
 #define JD_DAMAGED   "damaged jitdump records skipped"
+#define JD_BAD_HEADER "jitdumps with a damaged header ignored"
 
 enum { JD_LOAD = 0, JD_MOVE = 1, JD_DEBUG = 2, JD_CLOSE = 3, JD_UNWIND = 4 };
 
@@ -480,8 +481,15 @@ int pc_symsrc_open_jitdump(struct profconv_ctx *ctx, const char *path, struct pc
 	j->swap = magic == JD_MAGIC_SW;
 	hsize = rd32(j, p.buf + 8);
 	if (hsize < JD_HDR || hsize > p.size) {
-		err = pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, 8,
-				 "jitdump header size %u outside [40, file size]", hsize);
+		/* a bad symbol source, not a bad recording: warn and look further,
+		 * as for any other unusable symbol file (issue 22 item 15) */
+		struct pc_loc loc = { path, 8, 0, 0 };
+
+		pc_snprintf(why, whylen, "%s: offset 8: jitdump header size %u outside [40, %llu]",
+			    path, hsize, (unsigned long long)p.size);
+		err = pc_warn(ctx, JD_BAD_HEADER, &loc,
+			      "jitdump header size %u outside [40, the file's %llu bytes]; file ignored",
+			      hsize, (unsigned long long)p.size);
 		goto out;
 	}
 	for (p.off = hsize; p.off < p.size && !err;) {

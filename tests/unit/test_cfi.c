@@ -614,6 +614,49 @@ static void check_damage(void)
 	PC_CHECK(steps > 1000);
 }
 
+/*
+ * Entries whose length (1 to 3, or 4 to 7 in the 64-bit form) is shorter
+ * than their own id: the body would start past the entry's end.  Before
+ * issue 22 item 1 the FDE after the CIE and three good FDEs was parsed from
+ * the bytes that follow it (and past the section at its end: ASan).
+ */
+static void check_short_length(void)
+{
+	struct buf dbg;
+	size_t fde_off[3];
+	uint32_t len;
+
+	for (len = 1; len <= 7; len++) {
+		struct pc_cfi *c;
+
+		x86_cfi(&dbg, 1, fde_off);
+		if (len < 4) {
+			b32(&dbg, len);
+		} else {
+			b32(&dbg, 0xffffffffu);
+			b64(&dbg, len);
+		}
+		if (len < 4)
+			b32(&dbg, 0); /* the id: the CIE at 0 */
+		else
+			b64(&dbg, 0);
+		b64(&dbg, 0x3000); /* what would be read as start and range */
+		b64(&dbg, 0x10);
+		c = open_x86(&dbg, NULL, 1);
+		PC_CHECK_EQ_INT(c ? pc_cfi_fde_count(c) : 0, 3);
+		pc_cfi_free(c);
+		/* the same entry at the very end of the section */
+		x86_cfi(&dbg, 1, fde_off);
+		b32(&dbg, len < 4 ? len : 0xffffffffu);
+		if (len >= 4)
+			b64(&dbg, len);
+		b32(&dbg, 0);
+		c = open_x86(&dbg, NULL, 1);
+		PC_CHECK_EQ_INT(c ? pc_cfi_fde_count(c) : 0, 3);
+		pc_cfi_free(c);
+	}
+}
+
 int main(void)
 {
 	ctx = profconv_ctx_new();
@@ -623,6 +666,7 @@ int main(void)
 	check_aarch64();
 	check_hostile();
 	check_damage();
+	check_short_length();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 	profconv_ctx_free(ctx);
 	return pc_test_done();

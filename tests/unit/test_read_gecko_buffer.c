@@ -157,10 +157,15 @@ static void test_pack_and_counts(void)
 	PC_CHECK_EQ_INT(profconv_read_path(ctx, dump, &p), PROFCONV_OK);
 	/* counted: 88 string pointers the scrape did not resolve (the 41 top-level
 	 * Base-Profiler labels among them), 6402 payloads of types with no known
-	 * field list, 1025 JIT return addresses (no JIT info in a scrape) */
-	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 88 + 6402 + 1025);
+	 * field list, 1025 JIT return addresses (no JIT info in a scrape), 24
+	 * frame inner window ids of 2^64 - 1 (no window: Gecko's are 53 bits) */
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 88 + 6402 + 1025 + 24);
 	if (!p || !sum || !names)
 		goto out;
+	/* none past 2^53 - 1: what validate and the processed reader take */
+	for (i = 0, j = 0; i < p->m.frames.len; i++)
+		j += pc_frame_inner_window_id(&p->m.frames, i) > PC_MAX_WINDOW_ID;
+	PC_CHECK_EQ_INT(j, 0);
 	PC_CHECK_EQ_STR(p->m.reader, "gecko-buffer");
 	PC_CHECK_EQ_INT(p->m.nthreads, 3);
 
@@ -401,6 +406,120 @@ out:
 	profconv_ctx_free(ctx);
 }
 
+/* The first occurrence of the n bytes at from in d replaced by those at to. */
+static int patch(char *d, size_t len, const void *from, const void *to, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + n <= len; i++)
+		if (memcmp(d + i, from, n) == 0) {
+			memcpy(d + i, to, n);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * One changed value in the synthetic dump (issue 22 items 2 and 8): META's
+ * epoch, start ticks and tick rate out of range (UBSan float-cast-overflow
+ * before), a marker interval's end or both times null, a CATS color the
+ * front-end does not know.  Each converts with a counted warning into what
+ * validate accepts.
+ */
+static void test_hostile_values(void)
+{
+	char path[4400];
+	size_t len = 0;
+	char *orig;
+	unsigned k;
+
+	snprintf(path, sizeof(path), "%s/gecko-buffer/synthetic.pgkb", fixtures);
+	orig = slurp(path, &len);
+	PC_CHECK(orig != NULL);
+	for (k = 0; orig && k < 6; k++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+		char *d = malloc(len);
+		double f_from, f_to;
+		uint64_t u_from, u_to;
+		int ok = 0;
+
+		if (!d)
+			abort();
+		memcpy(d, orig, len);
+		switch (k) {
+		case 0: /* epoch 1e13 ms: past int64 ns */
+			f_from = 1.7e12;
+			f_to = 1e13;
+			ok = patch(d, len, &f_from, &f_to, 8);
+			break;
+		case 1: /* start ticks 2^64 - 1 */
+			u_from = 1000000000;
+			u_to = UINT64_MAX;
+			ok = patch(d, len, &u_from, &u_to, 8);
+			break;
+		case 2: /* a tick rate of 1e-300 per ms */
+			f_from = 1e6;
+			f_to = 1e-300;
+			ok = patch(d, len, &f_from, &f_to, 8);
+			break;
+		case 3: /* "mark" (Interval) without its end */
+			u_from = 1003000000;
+			u_to = 0;
+			ok = patch(d, len, &u_from, &u_to, 8);
+			break;
+		case 4: /* "mark" without either time */
+			u_from = 1003000000;
+			u_to = 0;
+			ok = patch(d, len, &u_from, &u_to, 8);
+			u_from = 1001000000;
+			ok = ok && patch(d, len, &u_from, &u_to, 8);
+			break;
+		default: /* a color no renderer knows */
+			ok = patch(d, len, "yellow", "yellox", 6);
+			break;
+		}
+		PC_CHECK(ok);
+		PC_CHECK_EQ_INT(profconv_read_mem(ctx, d, len, "hostile.pgkb", &p), PROFCONV_OK);
+		/* the synthetic dump's 3 warnings, and one for the change */
+		PC_CHECK_EQ_INT(profconv_warning_count(ctx), 4);
+		if (p) {
+			struct pc_thread *t = p->m.threads[0];
+
+			switch (k) {
+			case 0:
+				PC_CHECK(!p->m.meta.has_start_time);
+				break;
+			case 1:
+				PC_CHECK_EQ_INT(p->m.meta.zero_ns, 0);
+				break;
+			case 2: /* the default 1e6 ticks per ms */
+				PC_CHECK_EQ_INT(p->m.meta.zero_ns, 1000000000);
+				PC_CHECK_EQ_INT(t->markers.start[0], 1000000);
+				break;
+			case 3:
+				PC_CHECK_EQ_INT(t->markers.len, 4);
+				PC_CHECK_EQ_INT(t->markers.phase[0], PC_PHASE_START);
+				PC_CHECK_EQ_INT(t->markers.start[0], 1000000);
+				PC_CHECK(t->markers.end[0] == PC_NO_TIME);
+				break;
+			case 4:
+				PC_CHECK_EQ_INT(t->markers.len, 3);
+				PC_CHECK_EQ_STR(pc_str(&p->m, t->markers.name[0]), "literal name");
+				break;
+			default:
+				PC_CHECK(p->m.ncategories == 2 &&
+					 strcmp(p->m.categories[1].color, "grey") == 0);
+				break;
+			}
+		}
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+		free(d);
+	}
+	free(orig);
+}
+
 int main(void)
 {
 	const char *fx = getenv("PC_FIXTURES");
@@ -413,6 +532,7 @@ int main(void)
 	test_damage();
 	test_estimated_start();
 	test_synthetic();
+	test_hostile_values();
 	unlink(dump);
 	return pc_test_done();
 }

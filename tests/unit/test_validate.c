@@ -333,6 +333,55 @@ static void test_summaries(void)
 	PC_CHECK_EQ_INT(s.len, 0);
 }
 
+/*
+ * innerWindowID of the processed frame table: validate and the processed
+ * reader take the same numbers (issue 22 item 9: validate took 2^64 - 1,
+ * which the reader refuses and a JS number cannot hold).
+ */
+static void test_window_ids(void)
+{
+	static const struct {
+		const char *v;
+		int ok;
+	} cases[] = {
+		{ "0", 1 },	     { "null", 1 },	      { "9007199254740991", 1 },
+		{ "9007199254740992", 0 }, { "18446744073709551615", 0 }, { "-1", 0 },
+		{ "1.5", 0 },	     { "1e3", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(cases); i++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+		struct diags d;
+		struct sink s;
+		char *at;
+		size_t len = make_proc("69", "grey", "\"x\"", 1, "0", "0", "\"1\"", "0, 1, 2, 3");
+		char tail[1 << 15];
+		int err;
+
+		at = strstr(doc, "\"innerWindowID\": [0]");
+		PC_CHECK(at != NULL);
+		if (!at) {
+			profconv_ctx_free(ctx);
+			continue;
+		}
+		at += strlen("\"innerWindowID\": [");
+		pc_snprintf(tail, sizeof(tail), "%s", at + 1);
+		len = (size_t)(at - doc) + pc_snprintf(at, sizeof(doc) - (size_t)(at - doc), "%s%s",
+						       cases[i].v, tail);
+		err = run_mem(doc, len, "iw.json", &d, &s);
+		PC_CHECK_EQ_INT(err, cases[i].ok ? 0 : PROFCONV_ERR_INVALID);
+		if (!cases[i].ok)
+			PC_CHECK(strstr(d.first_error, "innerWindowID") != NULL);
+		profconv_set_diag(ctx, on_diag, &d);
+		err = profconv_read_mem(ctx, doc, len, "iw.json", &p);
+		PC_CHECK_EQ_INT(err == PROFCONV_OK, cases[i].ok);
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+	}
+}
+
 /* Every allocation failing in turn: a clean NOMEM, nothing leaked. */
 static void test_alloc_failures(void)
 {
@@ -376,6 +425,7 @@ int main(void)
 {
 	test_fixtures();
 	test_summaries();
+	test_window_ids();
 	test_alloc_failures();
 	return pc_test_done();
 }
