@@ -18,7 +18,9 @@
  *     address (lib-relative + start - offset of the mapping; return
  *     addresses un-nudged, since the front-end nudges callers itself),
  *     "name (in lib)" for a native symbol, "name (file:line:col)" for JS,
- *     else the name (a label);
+ *     else the name (a label); what "name (in lib)" cannot carry (the
+ *     address, inline depth, native symbol) goes in profconv's own
+ *     frameTable columns, which the front-end ignores;
  *   - marker payloads keep their members; string-index fields point into
  *     the thread's stringTable; a cause becomes the payload's `stack`, a
  *     one-sample "SyncProfile" thread, as Gecko writes it;
@@ -65,7 +67,7 @@ struct gw {
 	uint32_t proc;	 /* its process row, or PC_NONE */
 	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
 	uint32_t kernel; /* the kernel's process row, or PC_NONE */
-	int has_js;	 /* some func is JS: `sources` are written */
+	int has_src;	 /* some func has a source: `sources` are written */
 };
 
 /* --- small writers --- */
@@ -198,6 +200,13 @@ static void collect(struct gw *g, const struct pc_thread *t)
 		use_str(g, t->markers.name[i]);
 		use_payload_strs(g, t->markers.payload[i]);
 	}
+	/* the native symbols' names of the frames' extension columns */
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t ns = g->m->frames.native_symbol[g->frames[i]];
+
+		if (ns != PC_NONE && ns < g->m->native_symbols.len)
+			use_str(g, g->m->native_symbols.name[ns]);
+	}
 	/* one location string per frame, after the model strings */
 	for (i = 0; i < g->nframes; i++) {
 		g->loc_str[i] = g->nstrs;
@@ -228,6 +237,88 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 static int hex_name(const char *s)
 {
 	return s && s[0] == '0' && s[1] == 'x';
+}
+
+/*
+ * The absolute address the front-end would see for model frame f of lib
+ * lib at lib-relative address addr, as a "0x..." location writes it (the
+ * caller nudge undone), or 0 when its process has no mapping of the lib.
+ */
+static int absolute(const struct gw *g, uint32_t f, uint64_t addr, uint64_t *out)
+{
+	const struct pc_model *m = g->m;
+	uint32_t lib = m->frames.lib[f];
+	const struct pc_mapping *mp;
+
+	if (lib == PC_NONE || lib >= m->libs.len || addr == PC_NO_ADDRESS)
+		return 0;
+	mp = mapping_of(g, lib);
+	if (!mp)
+		return 0;
+	/* the front-end nudges return addresses itself: undo ours */
+	*out = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
+	return 1;
+}
+
+/* Is model frame f written as an address location ("0x...")? */
+static int hex_location(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t fn = m->frames.func[f];
+	uint64_t a;
+
+	return !m->funcs.is_js[fn] && hex_name(mstr(m, m->funcs.name[fn])) &&
+	       absolute(g, f, m->frames.address[f], &a);
+}
+
+/*
+ * profconv's own frameTable columns, for what a "name (in lib)" location
+ * cannot carry (docs/formats/gecko-profile.md, "profconv's frameTable
+ * columns"; the front-end ignores columns it does not know):
+ *   address             "0x..." absolute, as a "0x..." location would be
+ *   inlineDepth         the model's inline depth (0 not written)
+ *   nativeSymbol        stringTable index of the native symbol's name
+ *   nativeSymbolAddress "0x..." absolute, with the frame's own mapping
+ *   nativeSymbolSize    bytes (absent: unknown)
+ *   source              a native function's source file, an index into
+ *                       `sources` (JS locations carry theirs as "[N]")
+ * A symbol is only written with the frame's address.
+ */
+enum { XC_ADDRESS, XC_INLINE, XC_NSYM, XC_NSYM_ADDR, XC_NSYM_SIZE, XC_SOURCE, XC_N };
+static const char *const xcol_names[XC_N] = { "address",	     "inlineDepth",
+					      "nativeSymbol",	     "nativeSymbolAddress",
+					      "nativeSymbolSize", "source" };
+
+/* The source row of frame f's function for the "source" column (PC_NONE: none). */
+static uint32_t x_source(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t fn = m->frames.func[f];
+
+	if (m->funcs.is_js[fn] || m->funcs.source[fn] >= m->sources.len)
+		return PC_NONE;
+	return m->funcs.source[fn];
+}
+
+/* Frame f's address for the "address" column (0: none). */
+static int x_address(const struct gw *g, uint32_t f, uint64_t *a)
+{
+	return !g->m->funcs.is_js[g->m->frames.func[f]] && !hex_location(g, f) &&
+	       absolute(g, f, g->m->frames.address[f], a);
+}
+
+/* Frame f's native symbol row for the extension columns (PC_NONE: none). */
+static uint32_t x_symbol(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = m->frames.native_symbol[f];
+	uint64_t a;
+
+	if (ns == PC_NONE || ns >= m->native_symbols.len || !x_address(g, f, &a) ||
+	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
+	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
+		return PC_NONE;
+	return ns;
 }
 
 /* The location string of model frame f (Gecko's frameTable.location). */
@@ -266,16 +357,9 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 			pc_snprintf(buf + n, cap - n, "[%u]", src);
 		return;
 	}
-	if (lib != PC_NONE && lib < m->libs.len && addr != PC_NO_ADDRESS && hex_name(name)) {
-		const struct pc_mapping *mp = mapping_of(g, lib);
-
-		if (mp) {
-			/* the front-end nudges return addresses itself: undo ours */
-			uint64_t a = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
-
-			pc_snprintf(buf, cap, "0x%" PRIx64, a);
-			return;
-		}
+	if (hex_name(name) && absolute(g, f, addr, &addr)) {
+		pc_snprintf(buf, cap, "0x%" PRIx64, addr);
+		return;
 	}
 	if (lib != PC_NONE && lib < m->libs.len) {
 		const char *ln = mstr(m, m->libs.rows[lib].name);
@@ -339,17 +423,106 @@ static void write_stack_table(struct gw *g)
 	pc_jw_obj_end(g->w);
 }
 
+/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
+static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t ncols)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = x_symbol(g, f), pos, k, last = 0;
+	int have[XC_N] = { 0 };
+	uint64_t a = 0, sa = 0;
+	char hex[24];
+
+	have[XC_ADDRESS] = x_address(g, f, &a);
+	have[XC_INLINE] = m->frames.inline_depth[f] != 0;
+	have[XC_SOURCE] = x_source(g, f) != PC_NONE;
+	if (ns != PC_NONE) {
+		const struct pc_mapping *mp = mapping_of(g, m->frames.lib[f]);
+
+		have[XC_NSYM] = have[XC_NSYM_ADDR] = 1;
+		sa = m->native_symbols.address[ns] + (mp->start - mp->offset);
+		have[XC_NSYM_SIZE] = m->native_symbols.size[ns] != 0;
+	}
+	for (k = 0; k < XC_N; k++)
+		if (have[k] && xpos[k] >= 0 && (uint32_t)xpos[k] + 1 > last)
+			last = (uint32_t)xpos[k] + 1;
+	for (pos = 8; pos < last && pos < ncols; pos++) {
+		for (k = 0; k < XC_N && xpos[k] != (int)pos; k++)
+			;
+		if (k == XC_N || !have[k]) {
+			pc_jw_null(g->w);
+			continue;
+		}
+		switch (k) {
+		case XC_ADDRESS:
+		case XC_NSYM_ADDR:
+			pc_snprintf(hex, sizeof(hex), "0x%" PRIx64, k == XC_ADDRESS ? a : sa);
+			pc_jw_str_z(g->w, hex);
+			break;
+		case XC_INLINE:
+			pc_jw_u64(g->w, m->frames.inline_depth[f]);
+			break;
+		case XC_SOURCE:
+			pc_jw_u64(g->w, x_source(g, f));
+			break;
+		case XC_NSYM:
+			pc_jw_u64(g->w, g->str_map[m->native_symbols.name[ns]]);
+			break;
+		default:
+			pc_jw_u64(g->w, m->native_symbols.size[ns]);
+			break;
+		}
+	}
+}
+
 static void write_frame_table(struct gw *g)
 {
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
-	uint32_t i;
+	uint32_t i, k, ncols = 8;
+	int xpos[XC_N];
 
+	/* the extension columns some frame of the thread needs, from position 8 */
+	for (k = 0; k < XC_N; k++)
+		xpos[k] = -1;
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t f = g->frames[i];
+		uint64_t a;
+
+		if (x_address(g, f, &a))
+			xpos[XC_ADDRESS] = 0;
+		if (ft->inline_depth[f])
+			xpos[XC_INLINE] = 0;
+		if (x_source(g, f) != PC_NONE)
+			xpos[XC_SOURCE] = 0;
+		if (x_symbol(g, f) != PC_NONE) {
+			xpos[XC_NSYM] = xpos[XC_NSYM_ADDR] = 0;
+			if (m->native_symbols.size[ft->native_symbol[f]])
+				xpos[XC_NSYM_SIZE] = 0;
+		}
+	}
+	for (k = 0; k < XC_N; k++)
+		if (xpos[k] == 0)
+			xpos[k] = (int)ncols++;
 	pc_jw_key(g->w, "frameTable");
 	pc_jw_obj_begin(g->w);
 	pc_jw_key(g->w, "schema");
-	RAW(g->w, "{\"location\":0,\"relevantForJS\":1,\"innerWindowID\":2,\"implementation\":3,"
-		  "\"line\":4,\"column\":5,\"category\":6,\"subcategory\":7}");
+	pc_jw_obj_begin(g->w);
+	{
+		static const char *const base[] = { "location", "relevantForJS", "innerWindowID",
+						     "implementation", "line", "column",
+						     "category", "subcategory" };
+
+		for (k = 0; k < PC_ARRAY_SIZE(base); k++) {
+			pc_jw_key(g->w, base[k]);
+			pc_jw_u64(g->w, k);
+		}
+		for (k = 0; k < XC_N; k++)
+			if (xpos[k] >= 0) {
+				pc_jw_key(g->w, xcol_names[k]);
+				pc_jw_u64(g->w, (uint64_t)xpos[k]);
+			}
+	}
+	pc_jw_obj_end(g->w);
 	pc_jw_key(g->w, "data");
 	pc_jw_arr_begin(g->w);
 	for (i = 0; i < g->nframes; i++) {
@@ -379,6 +552,7 @@ static void write_frame_table(struct gw *g)
 			pc_jw_u64(g->w, ft->category[f]);
 			pc_jw_u64(g->w, ft->subcategory[f]);
 		}
+		write_x_cells(g, f, xpos, ncols);
 		pc_jw_arr_end(g->w);
 	}
 	pc_jw_arr_end(g->w);
@@ -1042,9 +1216,9 @@ static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
 		uint32_t f = g->frames[i], lib = ft->lib[f];
 		const struct pc_mapping *own, *there;
 
-		/* as location() decides that a frame is an address */
+		/* a "0x..." location or an "address" column */
 		if (m->funcs.is_js[ft->func[f]] || lib == PC_NONE || lib >= m->libs.len ||
-		    ft->address[f] == PC_NO_ADDRESS || !hex_name(mstr(m, m->funcs.name[ft->func[f]])))
+		    ft->address[f] == PC_NO_ADDRESS)
 			continue;
 		g->proc = t->process;
 		own = mapping_of(g, lib);
@@ -1073,7 +1247,7 @@ static void write_sources(struct gw *g)
 	RAW(w, "{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4}");
 	pc_jw_key(w, "data");
 	pc_jw_arr_begin(w);
-	for (i = 0; g->has_js && i < m->sources.len; i++) {
+	for (i = 0; g->has_src && i < m->sources.len; i++) {
 		struct pc_source_row r;
 		const char *s;
 
@@ -1175,8 +1349,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.ctx = ctx;
 	g.m = m;
 	g.kernel = pc_process_find(m, -1);
-	for (i = 0; i < m->funcs.len && !g.has_js; i++)
-		g.has_js = m->funcs.is_js[i] != 0;
+	for (i = 0; i < m->funcs.len && !g.has_src; i++)
+		g.has_src = m->funcs.is_js[i] != 0 || m->funcs.source[i] < m->sources.len;
 	g.stack_map = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.frame_map = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));

@@ -282,11 +282,147 @@ static void check_js_locations(void)
 	profconv_ctx_free(ctx);
 }
 
+/* A native frame of func fn (resource of lib 0) at lib-relative addr. */
+static uint32_t native_frame(struct pc_model *m, uint32_t fn, uint64_t addr, uint16_t depth,
+			     uint32_t sym)
+{
+	struct pc_frame_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.address = addr;
+	k.lib = 0;
+	k.native_symbol = sym;
+	k.func = fn;
+	k.inline_depth = depth;
+	k.category = PC_NO_CATEGORY;
+	return pc_frame_intern(m, &k);
+}
+
+static uint32_t native_func(struct pc_model *m, const char *name, uint32_t res, uint32_t src)
+{
+	struct pc_func_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = pc_str_intern_z(m, name);
+	k.resource = res;
+	k.source = src;
+	return pc_func_intern(m, &k);
+}
+
+/* Cell i of row as an integer (-1: not a number). */
+static int cell_int(const cJSON *row, int i)
+{
+	const cJSON *c = cJSON_GetArrayItem(row, i);
+
+	return cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
+}
+
+/* Cell i of row as a string ("" if not one). */
+static const char *cell_str(const cJSON *row, int i)
+{
+	const cJSON *c = cJSON_GetArrayItem(row, i);
+
+	return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+/*
+ * Symbolicated native frames: "name (in lib)" locations, and profconv's own
+ * frameTable columns for what those cannot carry (the absolute address with
+ * a caller's nudge undone, inline depth, native symbol, the function's
+ * source), in a thread that needs them only.  libfoo.so is mapped at 0x10000
+ * from offset 0x1000: absolute = lib-relative + 0xf000.
+ */
+static void check_native_columns(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = pc_model_new(ctx);
+	struct membuf out = { 0 };
+	struct pc_thread *t, *t2;
+	struct pc_lib lib;
+	uint32_t res, src, fmain, finl, fhex, sym, s0, s1, s2;
+	const cJSON *th, *schema, *row;
+	cJSON *doc;
+
+	PC_CHECK(m != NULL);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	memset(&lib, 0, sizeof(lib));
+	lib.name = lib.debug_name = pc_str_intern_z(m, "libfoo.so");
+	lib.path = lib.debug_path = pc_str_intern_z(m, "/lib/libfoo.so");
+	lib.breakpad_id = pc_str_intern_z(m, "ABC0");
+	lib.code_id = lib.arch = PC_NONE;
+	res = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
+	lib.resource = res;
+	PC_CHECK_EQ_INT(pc_lib_add(m, &lib), 0);
+	t = pc_thread_add(m, 10, 10);
+	t->name = pc_str_intern_z(m, "sym");
+	t2 = pc_thread_add(m, 10, 11);
+	t2->name = pc_str_intern_z(m, "hex");
+	PC_CHECK_EQ_INT(pc_process_add_mapping(m, t->process, 0, 0x10000, 0x20000, 0x1000), 0);
+	src = pc_source_intern(m, pc_str_intern_z(m, "/src/a.c"));
+	fmain = native_func(m, "main", res, src);
+	finl = native_func(m, "inl", res, src);
+	fhex = native_func(m, "0x2500", res, PC_NONE);
+	sym = pc_native_symbol_intern(m, 0, 0x2000, pc_str_intern_z(m, "main"), 64);
+	s0 = pc_stack_intern(m, PC_NONE, native_frame(m, fmain, 0x20ff, 0, sym)); /* a caller */
+	s1 = pc_stack_intern(m, s0, native_frame(m, finl, 0x2200, 1, sym));
+	s2 = pc_stack_intern(m, PC_NONE, native_frame(m, fhex, 0x2500, 0, PC_NONE));
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s1, 1000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_sample_add(m, t2, s2, 1000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &out), 0);
+	doc = out.p ? cJSON_Parse(out.p) : NULL;
+	PC_CHECK(doc != NULL);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 0);
+	schema = cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "schema");
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "address")->valuedouble, 8);
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "inlineDepth")->valuedouble, 9);
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbol")->valuedouble, 10);
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbolAddress")->valuedouble, 11);
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbolSize")->valuedouble, 12);
+	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "source")->valuedouble, 13);
+	row = frame_row(th, 0, "main (in libfoo.so)");
+	PC_CHECK(row != NULL);
+	if (row) {
+		PC_CHECK_EQ_STR(cell_str(row, 8), "0x11100"); /* un-nudged */
+		PC_CHECK(cJSON_IsNull(cJSON_GetArrayItem(row, 9)));
+		PC_CHECK_EQ_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(th, "stringTable"),
+						   cell_int(row, 10))->valuestring, "main");
+		PC_CHECK_EQ_STR(cell_str(row, 11), "0x11000");
+		PC_CHECK_EQ_INT(cell_int(row, 12), 64);
+		PC_CHECK_EQ_INT(cell_int(row, 13), (int)src);
+	}
+	row = frame_row(th, 0, "inl (in libfoo.so)");
+	PC_CHECK(row != NULL);
+	if (row) {
+		PC_CHECK_EQ_STR(cell_str(row, 8), "0x11200");
+		PC_CHECK_EQ_INT(cell_int(row, 9), 1);
+	}
+	/* the sources the column points into */
+	row = cJSON_GetArrayItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "sources"), "data"), (int)src);
+	PC_CHECK_EQ_STR(cell_str(row, 1), "/src/a.c");
+	/* a thread of "0x..." locations only: the eight Gecko columns, no more */
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 1);
+	schema = cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "schema");
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(schema), 8);
+	row = frame_row(th, 0, "0x11500");
+	PC_CHECK(row != NULL);
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(row), 8);
+	cJSON_Delete(doc);
+	free(out.p);
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	locale_t comma = pc_test_comma_locale();
 
 	check_js_locations();
+	check_native_columns();
 
 	check_gc_output("GC timings, C locale", (locale_t)0);
 	if (comma != (locale_t)0) {
