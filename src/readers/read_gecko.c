@@ -24,6 +24,12 @@
  *                                  resource by name, no address);
  *       "name (url:line:col)[src]" a JS function (isJS, URL resource, source);
  *       anything else              a label frame;
+ *   - profconv's own frameTable columns, which profconv's Gecko writer adds
+ *     and the front-end ignores (pc_gecko.h, frame_cols; x_columns(),
+ *     frame_func()): a "name (in lib)" frame's address (its lib), inline
+ *     depth, native symbol and its function's source;
+ *   - every lib of `libs` is kept, those no frame uses after the others
+ *     (add_unused_libs());
  *   - the return-address nudge of nudgeReturnAddresses() is done while the
  *     stacks are built: a frame with an address used by a stack that is a
  *     prefix (a caller), or by a marker's backtrace, gets address - 1; used
