@@ -317,6 +317,14 @@ static int cell_int(const cJSON *row, int i)
 	return cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
 }
 
+/* Member key of obj as an integer (-1: none). */
+static int key_int(const cJSON *obj, const char *key)
+{
+	const cJSON *c = cJSON_GetObjectItem(obj, key);
+
+	return cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
+}
+
 /* Cell i of row as a string ("" if not one). */
 static const char *cell_str(const cJSON *row, int i)
 {
@@ -376,19 +384,19 @@ static void check_native_columns(void)
 	PC_CHECK(doc != NULL);
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 0);
 	schema = cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "schema");
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "address")->valuedouble, 8);
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "inlineDepth")->valuedouble, 9);
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbol")->valuedouble, 10);
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbolAddress")->valuedouble, 11);
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "nativeSymbolSize")->valuedouble, 12);
-	PC_CHECK_EQ_INT((int)cJSON_GetObjectItem(schema, "source")->valuedouble, 13);
+	PC_CHECK_EQ_INT(key_int(schema, "address"), 8);
+	PC_CHECK_EQ_INT(key_int(schema, "inlineDepth"), 9);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbol"), 10);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbolAddress"), 11);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbolSize"), 12);
+	PC_CHECK_EQ_INT(key_int(schema, "source"), 13);
 	row = frame_row(th, 0, "main (in libfoo.so)");
 	PC_CHECK(row != NULL);
 	if (row) {
 		PC_CHECK_EQ_STR(cell_str(row, 8), "0x11100"); /* un-nudged */
 		PC_CHECK(cJSON_IsNull(cJSON_GetArrayItem(row, 9)));
-		PC_CHECK_EQ_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(th, "stringTable"),
-						   cell_int(row, 10))->valuestring, "main");
+		PC_CHECK_EQ_STR(cell_str(cJSON_GetObjectItem(th, "stringTable"), cell_int(row, 10)),
+				"main");
 		PC_CHECK_EQ_STR(cell_str(row, 11), "0x11000");
 		PC_CHECK_EQ_INT(cell_int(row, 12), 64);
 		PC_CHECK_EQ_INT(cell_int(row, 13), (int)src);
