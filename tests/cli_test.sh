@@ -729,7 +729,10 @@ gecko-writer)
 	# difference); "exact" specs also compare every lib of `libs`, every
 	# frame (symbolicated ones too, whose address, inline depth, native
 	# symbol and source file profconv's own frameTable columns carry) and
-	# every stack.  PIE and non-PIE executables, the vdso, the
+	# every stack.  The "p" inputs are processed outputs of the others
+	# (processed -> Gecko -> processed: libs no process maps, written as
+	# empty ranges with profconv's "lib" frame column).  PIE and non-PIE
+	# executables, the vdso, the
 	# kernel, JIT code (node's perf map), symbolicated frames (the
 	# programs' own symbols only: --no-host-symbols), Firefox's JS
 	# functions with source indexes (esr153-js-cut.json: fib's frames at
@@ -747,7 +750,9 @@ gecko-writer)
 		"piesym:$FX/y_pie.data:$RT:exact" "nopiesym:$FX/y_nopie.data:$RT:exact" \
 		"fork:$FX/y_fork_exec.data:$NS:exact" "switch:$FX/y_switch.data:$NS:funcs" \
 		"jit:$here/fixtures/jit/y_node_jit.data:$NS:exact" \
-		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:$NS:funcs"; do
+		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:$NS:funcs" \
+		"ppiesym:$T/piesym.direct.json:$NS:exact" "pnopie:$T/nopie.direct.json:$NS:exact" \
+		"pfork:$T/fork.direct.json:$NS:exact" "pjit:$T/jit.direct.json:$NS:exact"; do
 		n=${spec%%:*}
 		rest=${spec#*:}
 		mode=${rest##*:}

@@ -54,7 +54,7 @@ enum {
 	CT_RAW, /* v: index into the raw pool (an object or array as JSON text) */
 };
 
-#define MAX_COLS 13
+#define MAX_COLS 14
 
 struct gtable {
 	const char *name;
@@ -82,6 +82,7 @@ static const char *const frame_cols[] = { "location",
 					  "category",
 					  "subcategory",
 					  "address",
+					  "lib",
 					  "inlineDepth",
 					  "nativeSymbol",
 					  "nativeSymbolAddress",
@@ -97,6 +98,7 @@ enum {
 	FC_CAT,
 	FC_SUBCAT,
 	FC_ADDRESS,
+	FC_LIB,
 	FC_INLINE,
 	FC_NSYM,
 	FC_NSYM_ADDR,
@@ -134,6 +136,7 @@ struct glib {
 	uint64_t start, end, offset;
 	uint32_t name, path, debug_name, debug_path, breakpad_id, code_id, arch; /* strings */
 	uint32_t global; /* model lib, PC_NONE until an address needs it */
+	uint32_t seq;	 /* its index in the file's `libs` */
 };
 
 struct gproc {

@@ -575,7 +575,9 @@ static int cmp_lib(const void *a, const void *b)
 {
 	const struct glib *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq; /* as in the file */
 }
 
 static int read_libs(struct gr *r, struct gproc *pr)
@@ -647,6 +649,7 @@ static int read_libs(struct gr *r, struct gproc *pr)
 		l->code_id = s[5];
 		l->arch = s[6];
 		l->global = PC_NONE;
+		l->seq = pr->nlibs;
 		pr->nlibs++;
 	}
 	if (err)
@@ -814,7 +817,7 @@ uint32_t gecko_model_str(struct conv *c, uint32_t i)
  * A "0x..." string cell of frame f's column col, as a number; 0 when the cell
  * is absent or null, -1 (counted) when it is something else.
  */
-static int hex_cell(struct conv *c, uint32_t f, unsigned col, uint64_t *a)
+static int hex_cell_q(struct conv *c, uint32_t f, unsigned col, uint64_t *a, int count)
 {
 	const struct gtable *g = &c->gt->frames;
 	const char *s;
@@ -830,8 +833,44 @@ static int hex_cell(struct conv *c, uint32_t f, unsigned col, uint64_t *a)
 		if (n > 2 && s[0] == '0' && s[1] == 'x' && gecko_parse_u64(s + 2, n - 2, 1, a) == 0)
 			return 1;
 	}
-	c->r->bad_xcols++;
+	if (count)
+		c->r->bad_xcols++;
 	return -1;
+}
+
+static int hex_cell(struct conv *c, uint32_t f, unsigned col, uint64_t *a)
+{
+	return hex_cell_q(c, f, col, a, 1);
+}
+
+/* The lib that was libs[i] in the file (they are sorted by start, then i). */
+static struct glib *lib_at(struct gproc *pr, uint32_t i)
+{
+	uint32_t k;
+
+	if (pr->libs[i].seq == i)
+		return &pr->libs[i];
+	for (k = 0; k < pr->nlibs; k++)
+		if (pr->libs[k].seq == i)
+			return &pr->libs[k];
+	return NULL;
+}
+
+/*
+ * The lib of absolute address a in frame f's "address" column: the
+ * file's libs[lib] when the "lib" column names one, else the lib whose
+ * range holds a (NULL: none).
+ */
+static struct glib *column_lib(struct conv *c, uint32_t f, uint64_t a)
+{
+	int64_t v;
+	uint8_t t = gecko_cell(&c->gt->frames, f, FC_LIB, &v);
+
+	if (t == CT_INT)
+		return v >= 0 && v < c->pr->nlibs ? lib_at(c->pr, (uint32_t)v) : NULL;
+	if (t == CT_ABSENT || t == CT_NULL)
+		return gecko_locate(c->pr, a);
+	return NULL;
 }
 
 /*
@@ -856,7 +895,8 @@ static int x_columns(struct conv *c, uint32_t f, int caller, struct pc_frame_key
 		r->bad_xcols++;
 	if (hex_cell(c, f, FC_ADDRESS, &a) <= 0)
 		return 0;
-	if (k->lib != PC_NONE || (l = gecko_locate(c->pr, a)) == NULL) {
+	l = column_lib(c, f, a);
+	if (k->lib != PC_NONE || !l) {
 		r->bad_xcols++; /* an address location already, or in no lib */
 		return 0;
 	}
@@ -868,8 +908,7 @@ static int x_columns(struct conv *c, uint32_t f, int caller, struct pc_frame_key
 	t = gecko_cell(g, f, FC_NSYM, &v);
 	if (t == CT_ABSENT || t == CT_NULL)
 		return 0;
-	if (t != CT_INT || v < 0 || v >= c->nstr || hex_cell(c, f, FC_NSYM_ADDR, &sa) <= 0 ||
-	    sa < l->start - l->offset) {
+	if (t != CT_INT || v < 0 || v >= c->nstr || hex_cell(c, f, FC_NSYM_ADDR, &sa) <= 0) {
 		r->bad_xcols++;
 		return 0;
 	}
@@ -978,19 +1017,48 @@ static int frame_func(struct conv *c, uint32_t f, struct floc *l)
 	struct pc_func_key k = l->key;
 	int64_t v;
 	uint8_t t = gecko_cell(&c->gt->frames, f, FC_SOURCE, &v);
+	uint64_t a;
+	struct glib *gl;
+	int changed = 0;
 
+	/*
+	 * "0x2a4 (in lib)", an unsymbolicated frame of a lib no process maps,
+	 * with its lib in the "lib" column: named 0x2a4 with the lib's
+	 * resource, as it was written (the front-end names it by the whole
+	 * text, with no resource).
+	 */
+	if (l->lib == PC_NONE && k.resource == PC_NONE && !k.is_js &&
+	    hex_cell_q(c, f, FC_ADDRESS, &a, 0) > 0 && (gl = column_lib(c, f, a)) != NULL) {
+		const char *s = pc_str(r->m, k.name);
+		size_t n = r->m->strings.lens[k.name], i = 2;
+
+		while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			i++;
+		if (n > 2 && s[0] == '0' && s[1] == 'x' && i > 2 && n - i > 5 &&
+		    memcmp(s + i, " (in ", 5) == 0) {
+			uint32_t lib = gecko_global_lib(r, gl);
+
+			if (lib == PC_NONE || (k.name = gecko_intern(r, s, i)) == PC_NONE)
+				return gecko_nomem(r);
+			k.resource = r->m->libs.rows[lib].resource;
+			changed = 1;
+		}
+	}
 	if (t == CT_INT && v >= 0 && v < UINT32_MAX && !k.is_js) {
 		int err = gecko_process_source(r, c->pr, (uint32_t)v, &k.source);
 
 		if (err)
 			return err;
-		if (k.source != PC_NONE) {
-			c->ffn[f] = pc_func_intern(r->m, &k);
-			return c->ffn[f] == PC_NONE ? gecko_nomem(r) : 0;
-		}
-		r->bad_xcols++;
+		if (k.source != PC_NONE)
+			changed = 1;
+		else
+			r->bad_xcols++;
 	} else if (t != CT_ABSENT && t != CT_NULL) {
 		r->bad_xcols++;
+	}
+	if (changed) {
+		c->ffn[f] = pc_func_intern(r->m, &k);
+		return c->ffn[f] == PC_NONE ? gecko_nomem(r) : 0;
 	}
 	if (l->func == PC_NONE) {
 		l->func = pc_func_intern(r->m, &l->key);

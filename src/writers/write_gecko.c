@@ -11,7 +11,8 @@
  *     profile with the short meta; their threads without samples are
  *     top-level threads instead (moves_to_top());
  *   - each process's `libs` are its own mappings, plus the kernel's (the
- *     model keeps those under pid -1), sorted by start;
+ *     model keeps those under pid -1), sorted by start, after the libs no
+ *     process maps (a processed input's) as empty ranges at 0;
  *   - each thread gets its own stackTable, frameTable and stringTable with
  *     only the rows its samples and marker causes use, renumbered;
  *   - a frame's location is "0x<absolute address>" when it is still an
@@ -68,6 +69,8 @@ struct gw {
 	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
 	uint32_t kernel; /* the kernel's process row, or PC_NONE */
 	int has_src;	 /* some func has a source: `sources` are written */
+	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
+	uint32_t *lib_slot; /* per lib: its index in the process's written `libs`, or PC_NONE */
 };
 
 /* --- small writers --- */
@@ -227,7 +230,7 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 			continue;
 		p = &m->processes.rows[procs[k]];
 		for (i = 0; i < p->nmaps; i++)
-			if (p->maps[i].lib == lib)
+			if (p->maps[i].lib == lib && p->maps[i].end > p->maps[i].start)
 				return &p->maps[i];
 	}
 	return NULL;
@@ -276,6 +279,11 @@ static int hex_location(const struct gw *g, uint32_t f)
  * cannot carry (docs/formats/gecko-profile.md, "profconv's frameTable
  * columns"; the front-end ignores columns it does not know):
  *   address             "0x..." absolute, as a "0x..." location would be
+ *                       (for a frame with "lib": relative to that lib's
+ *                       entry, which is [0, 0) at offset 0: lib-relative)
+ *   lib                 the `libs` index of a lib no process maps (a
+ *                       processed input's), else absent (the lib whose
+ *                       range holds the address)
  *   inlineDepth         the model's inline depth (0 not written)
  *   nativeSymbol        stringTable index of the native symbol's name
  *   nativeSymbolAddress "0x..." absolute, with the frame's own mapping
@@ -284,10 +292,11 @@ static int hex_location(const struct gw *g, uint32_t f)
  *                       `sources` (JS locations carry theirs as "[N]")
  * A symbol is only written with the frame's address.
  */
-enum { XC_ADDRESS, XC_INLINE, XC_NSYM, XC_NSYM_ADDR, XC_NSYM_SIZE, XC_SOURCE, XC_N };
-static const char *const xcol_names[XC_N] = { "address",	     "inlineDepth",
-					      "nativeSymbol",	     "nativeSymbolAddress",
-					      "nativeSymbolSize", "source" };
+enum { XC_ADDRESS, XC_LIB, XC_INLINE, XC_NSYM, XC_NSYM_ADDR, XC_NSYM_SIZE, XC_SOURCE, XC_N };
+static const char *const xcol_names[XC_N] = { "address",      "lib",
+					      "inlineDepth",  "nativeSymbol",
+					      "nativeSymbolAddress", "nativeSymbolSize",
+					      "source" };
 
 /* The source row of frame f's function for the "source" column (PC_NONE: none). */
 static uint32_t x_source(const struct gw *g, uint32_t f)
@@ -300,11 +309,46 @@ static uint32_t x_source(const struct gw *g, uint32_t f)
 	return m->funcs.source[fn];
 }
 
+/*
+ * The `libs` index for frame f's "lib" column: the lib of a frame with an
+ * address that no process maps, written as an empty range [0, 0) at offset
+ * 0 (write_libs()), so its "address" is lib-relative (PC_NONE: none).
+ */
+static uint32_t x_lib(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t lib = m->frames.lib[f];
+
+	if (m->funcs.is_js[m->frames.func[f]] || lib >= m->libs.len || !g->unmapped[lib] ||
+	    m->frames.address[f] == PC_NO_ADDRESS)
+		return PC_NONE;
+	return g->lib_slot[lib];
+}
+
 /* Frame f's address for the "address" column (0: none). */
 static int x_address(const struct gw *g, uint32_t f, uint64_t *a)
 {
-	return !g->m->funcs.is_js[g->m->frames.func[f]] && !hex_location(g, f) &&
-	       absolute(g, f, g->m->frames.address[f], a);
+	const struct pc_model *m = g->m;
+
+	if (m->funcs.is_js[m->frames.func[f]] || hex_location(g, f))
+		return 0;
+	if (x_lib(g, f) != PC_NONE) {
+		/* the caller nudge undone, as absolute() does */
+		*a = m->frames.address[f] + (g->caller[f] ? 1 : 0);
+		return 1;
+	}
+	return absolute(g, f, m->frames.address[f], a);
+}
+
+/* The part of an absolute address below frame f's lib (start - offset). */
+static uint64_t lib_base(const struct gw *g, uint32_t f)
+{
+	const struct pc_mapping *mp;
+
+	if (x_lib(g, f) != PC_NONE)
+		return 0;
+	mp = mapping_of(g, g->m->frames.lib[f]);
+	return mp ? mp->start - mp->offset : 0;
 }
 
 /* Frame f's native symbol row for the extension columns (PC_NONE: none). */
@@ -435,11 +479,10 @@ static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t nc
 	have[XC_ADDRESS] = x_address(g, f, &a);
 	have[XC_INLINE] = m->frames.inline_depth[f] != 0;
 	have[XC_SOURCE] = x_source(g, f) != PC_NONE;
+	have[XC_LIB] = x_lib(g, f) != PC_NONE;
 	if (ns != PC_NONE) {
-		const struct pc_mapping *mp = mapping_of(g, m->frames.lib[f]);
-
 		have[XC_NSYM] = have[XC_NSYM_ADDR] = 1;
-		sa = m->native_symbols.address[ns] + (mp->start - mp->offset);
+		sa = m->native_symbols.address[ns] + lib_base(g, f);
 		have[XC_NSYM_SIZE] = m->native_symbols.size[ns] != 0;
 	}
 	for (k = 0; k < XC_N; k++)
@@ -460,6 +503,9 @@ static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t nc
 			break;
 		case XC_INLINE:
 			pc_jw_u64(g->w, m->frames.inline_depth[f]);
+			break;
+		case XC_LIB:
+			pc_jw_u64(g->w, x_lib(g, f));
 			break;
 		case XC_SOURCE:
 			pc_jw_u64(g->w, x_source(g, f));
@@ -490,6 +536,8 @@ static void write_frame_table(struct gw *g)
 
 		if (x_address(g, f, &a))
 			xpos[XC_ADDRESS] = 0;
+		if (x_lib(g, f) != PC_NONE)
+			xpos[XC_LIB] = 0;
 		if (ft->inline_depth[f])
 			xpos[XC_INLINE] = 0;
 		if (x_source(g, f) != PC_NONE)
@@ -1063,7 +1111,7 @@ static int write_libs(struct gw *g, uint32_t proc)
 	const struct pc_model *m = g->m;
 	const struct pc_process *ps[2] = { NULL, NULL };
 	const struct pc_mapping **all;
-	uint32_t n = 0, i, k;
+	uint32_t n = 0, i, k, slot = 0;
 	uint64_t end = 0;
 
 	if (proc < m->processes.len)
@@ -1081,6 +1129,21 @@ static int write_libs(struct gw *g, uint32_t proc)
 	qsort(all, n, sizeof(*all), map_cmp);
 	pc_jw_key(g->w, "libs");
 	pc_jw_arr_begin(g->w);
+	/*
+	 * The libs no process maps (a processed input has no mappings), as
+	 * empty ranges at 0 in every process, first: the front-end finds no
+	 * address in them, profconv's "lib" frame column names them.
+	 */
+	for (i = 0; i < m->libs.len; i++) {
+		g->lib_slot[i] = PC_NONE;
+		if (g->unmapped[i]) {
+			struct pc_mapping none = { 0 };
+
+			none.lib = i;
+			g->lib_slot[i] = slot++;
+			write_lib(g->w, m, &none);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (i && all[i]->start < end)
 			continue; /* the front-end's lookup needs them apart */
@@ -1358,13 +1421,30 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	g.unmapped = pc_alloc(ctx, (size_t)m->libs.len + 1);
+	g.lib_slot = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(uint32_t));
+	if (g.unmapped) {
+		uint32_t p, k;
+
+		memset(g.unmapped, 1, (size_t)m->libs.len + 1);
+		for (p = 0; p < m->processes.len; p++)
+			for (k = 0; k < m->processes.rows[p].nmaps; k++) {
+				const struct pc_mapping *mp = &m->processes.rows[p].maps[k];
+
+				if (mp->lib < m->libs.len && mp->end > mp->start)
+					g.unmapped[mp->lib] = 0;
+			}
+	}
+	if (g.lib_slot)
+		for (i = 0; i <= m->libs.len; i++)
+			g.lib_slot[i] = PC_NONE;
 	g.moved = pc_calloc(ctx, (size_t)m->nthreads + 1, 1);
 	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
 	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
 	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
-	    !g.moved || !g.str_map || !g.strs || !g.w) {
+	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1402,6 +1482,8 @@ out:
 	pc_free(ctx, g.loc_str);
 	pc_free(ctx, g.caller);
 	pc_free(ctx, g.leaf);
+	pc_free(ctx, g.unmapped);
+	pc_free(ctx, g.lib_slot);
 	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);
