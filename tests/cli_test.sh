@@ -832,8 +832,13 @@ gecko-writer)
 	SP="$here/fixtures/symperf"
 	# Also, with round_trip.py, each thread's functions and their self
 	# counts are the same (a function split in two or renamed is a
-	# difference); "exact" specs also compare the libs frames use, every
-	# frame and every stack.  PIE and non-PIE executables, the vdso, the
+	# difference); "exact" specs also compare every lib of `libs`, every
+	# frame (symbolicated ones too, whose address, inline depth, native
+	# symbol and source file profconv's own frameTable columns carry) and
+	# every stack.  The "p" inputs are processed outputs of the others
+	# (processed -> Gecko -> processed: libs no process maps, written as
+	# empty ranges with profconv's "lib" frame column).  PIE and non-PIE
+	# executables, the vdso, the
 	# kernel, JIT code (node's perf map), symbolicated frames (the
 	# programs' own symbols only: --no-host-symbols), Firefox's JS
 	# functions with source indexes (esr153-js-cut.json: fib's frames at
@@ -843,14 +848,17 @@ gecko-writer)
 	# return addresses it nudges (docs/formats/gecko-profile.md).
 	NS=--no-symbols
 	RT="--no-host-symbols+--symbol-dir=$FX/src"
+	checks=
 	for spec in "perf:$FX/y_fp.data:$NS:exact" "sym:$SP/y_sym.data:--symbol-dir=$SP:funcs" \
 		"cut:$G/esr153-cut.json:$NS:exact" "extras:$G/esr153-extras.json:$NS:exact" \
 		"js:$G/esr153-js-cut.json:$NS:exact" \
 		"pie:$FX/y_pie.data:$NS:exact" "nopie:$FX/y_nopie.data:$NS:exact" \
-		"piesym:$FX/y_pie.data:$RT:funcs" "nopiesym:$FX/y_nopie.data:$RT:funcs" \
+		"piesym:$FX/y_pie.data:$RT:exact" "nopiesym:$FX/y_nopie.data:$RT:exact" \
 		"fork:$FX/y_fork_exec.data:$NS:exact" "switch:$FX/y_switch.data:$NS:funcs" \
 		"jit:$here/fixtures/jit/y_node_jit.data:$NS:exact" \
-		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:$NS:funcs"; do
+		"chrome:$here/fixtures/chrome/chromium156-cut.json.zst:$NS:funcs" \
+		"ppiesym:$T/piesym.direct.json:$NS:exact" "pnopie:$T/nopie.direct.json:$NS:exact" \
+		"pfork:$T/fork.direct.json:$NS:exact" "pjit:$T/jit.direct.json:$NS:exact"; do
 		n=${spec%%:*}
 		rest=${spec#*:}
 		mode=${rest##*:}
@@ -864,20 +872,38 @@ gecko-writer)
 		"$PC" validate "$T/$n.gecko.json" >"$T/v" 2>/dev/null || fail "$n: gecko output invalid: $(cat "$T/v")"
 		grep -q "valid Gecko profile v36" "$T/v" || fail "$n: $(cat "$T/v")"
 		"$PC" -q --no-symbols "$T/$n.gecko.json" -o "$T/$n.back.json" || fail "$n: reading the gecko output"
-		python3 "$G/same_profile.py" "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
-			fail "$n: not the same profile: $(cat "$T/same")"
-		if [ "$mode" = exact ]; then x=--exact; else x=; fi
-		python3 "$G/round_trip.py" $x "$T/$n.direct.json" "$T/$n.back.json" >"$T/same" ||
-			fail "$n: not the same functions: $(cat "$T/same")"
-		python3 - "$T/$n.gecko.json" >"$T/empty" <<'PY' || fail "$n: $(cat "$T/empty")"
-import json, sys
-p = json.load(open(sys.argv[1]))
-bad = ["processes[%d] %s (pid %s, tid %s)" % (i, t["name"], t["pid"], t["tid"])
-       for i, sub in enumerate(p["processes"]) for t in sub["threads"] if not t["samples"]["data"]]
-if bad:
-    sys.exit("%d subprocess threads without samples, e.g. %s" % (len(bad), bad[0]))
-PY
+		checks="$checks $n:$mode"
 	done
+	# one Python for every input's checks (its start-up was most of the time)
+	python3 - "$G" "$T" $checks >"$T/same" <<'PY' || fail "$(cat "$T/same")"
+import contextlib, importlib.util, io, json, sys
+def module(name):
+    spec = importlib.util.spec_from_file_location(name, "%s/%s.py" % (sys.argv[1], name))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+same, rt = module("same_profile"), module("round_trip")
+bad = []
+for arg in sys.argv[3:]:
+    n, mode = arg.split(":")
+    d, b = "%s/%s.direct.json" % (sys.argv[2], n), "%s/%s.back.json" % (sys.argv[2], n)
+    for what, main, args in (("not the same profile", same.main, [d, b]),
+                             ("not the same functions", rt.main,
+                              (["--exact"] if mode == "exact" else []) + [d, b])):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            if main(args):
+                bad.append("%s: %s: %s" % (n, what, out.getvalue()))
+    p = json.load(open("%s/%s.gecko.json" % (sys.argv[2], n)))
+    empty = ["processes[%d] %s (pid %s, tid %s)" % (i, t["name"], t["pid"], t["tid"])
+             for i, sub in enumerate(p["processes"]) for t in sub["threads"]
+             if not t["samples"]["data"]]
+    if empty:
+        bad.append("%s: %d subprocess threads without samples, e.g. %s" % (n, len(empty), empty[0]))
+if bad:
+    sys.exit("\n".join(bad))
+print("%d inputs checked" % (len(sys.argv) - 3))
+PY
 	"$PC" --no-symbols --weight period -t gecko "$FX/y_fp.data" -o "$T/w.json" 2>"$T/err" || fail "weights"
 	grep -q "4 threads whose sample weights were dropped (the Gecko format has none)" "$T/err" || fail "weights: $(cat "$T/err")"
 	;;

@@ -102,6 +102,7 @@ static const struct code_row warnings[] = {
 	{ 1058, "write-gecko-utf8-invalid", "strings with invalid UTF-8 (written with U+FFFD)" },
 	{ 1059, "write-gecko-weights-dropped", "threads whose sample weights were dropped (the Gecko format has none)" },
 	{ 1060, "write-processed-utf8-invalid", "output strings with invalid UTF-8 replaced" },
+	{ 1061, "gecko-frame-column-unusable", "unusable profconv frame column values ignored" },
 };
 
 const char *pc_warn_code(const char *kind, int *code)

@@ -459,7 +459,8 @@ int gecko_extract(struct gr *r, struct gproc *pr, struct gthread *gt, uint32_t l
 	}
 	if (k.name == PC_NONE)
 		return gecko_nomem(r);
-	out->func = pc_func_intern(m, &k);
+	out->key = k;
+	out->func = PC_NONE; /* interned by the first frame that uses it */
 	out->done = 1;
-	return out->func == PC_NONE ? gecko_nomem(r) : 0;
+	return 0;
 }

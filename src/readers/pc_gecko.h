@@ -38,6 +38,7 @@
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 #define WARN_SHIFTED  "subprocess samples and markers shifted out of range dropped"
 #define WARN_SDELAY   "unusable sample eventDelay or threadCPUDelta values made null"
+#define WARN_XCOLS    "unusable profconv frame column values ignored"
 
 /* --- buffered Gecko tables --- */
 
@@ -53,7 +54,7 @@ enum {
 	CT_RAW, /* v: index into the raw pool (an object or array as JSON text) */
 };
 
-#define MAX_COLS 8
+#define MAX_COLS 14
 
 struct gtable {
 	const char *name;
@@ -68,9 +69,42 @@ struct gtable {
 	struct pc_loc loc; /* the data array */
 };
 
-static const char *const frame_cols[] = { "location", "relevantForJS", "innerWindowID", "line",
-					  "column",   "category",      "subcategory",	NULL };
-enum { FC_LOCATION, FC_RELJS, FC_IW, FC_LINE, FC_COLUMN, FC_CAT, FC_SUBCAT };
+/*
+ * From "address" on, profconv's own columns (what a "name (in lib)"
+ * location cannot carry; docs/formats/gecko-profile.md, "profconv's
+ * frameTable columns"), which the front-end ignores.
+ */
+static const char *const frame_cols[] = { "location",
+					  "relevantForJS",
+					  "innerWindowID",
+					  "line",
+					  "column",
+					  "category",
+					  "subcategory",
+					  "address",
+					  "lib",
+					  "inlineDepth",
+					  "nativeSymbol",
+					  "nativeSymbolAddress",
+					  "nativeSymbolSize",
+					  "source",
+					  NULL };
+enum {
+	FC_LOCATION,
+	FC_RELJS,
+	FC_IW,
+	FC_LINE,
+	FC_COLUMN,
+	FC_CAT,
+	FC_SUBCAT,
+	FC_ADDRESS,
+	FC_LIB,
+	FC_INLINE,
+	FC_NSYM,
+	FC_NSYM_ADDR,
+	FC_NSYM_SIZE,
+	FC_SOURCE
+};
 
 static const char *const stack_cols[] = { "prefix", "frame", NULL };
 enum { SC_PREFIX, SC_FRAME };
@@ -102,6 +136,7 @@ struct glib {
 	uint64_t start, end, offset;
 	uint32_t name, path, debug_name, debug_path, breakpad_id, code_id, arch; /* strings */
 	uint32_t global; /* model lib, PC_NONE until an address needs it */
+	uint32_t seq;	 /* its index in the file's `libs` */
 };
 
 struct gproc {
@@ -151,6 +186,7 @@ struct gr {
 	uint64_t bad_payloads, bad_paused, bad_times;
 	uint64_t shifted_out; /* samples and markers whose shifted time left int64 ns */
 	uint64_t bad_delays;  /* eventDelay or threadCPUDelta values made null */
+	uint64_t bad_xcols;   /* profconv frame column values ignored */
 	int empty_categories; /* meta.categories was []: "Other" added */
 	uint64_t counters, counter_samples, utf8_repaired; /* dropped; repaired */
 	struct pc_loc counters_loc;
@@ -161,7 +197,9 @@ struct gr {
 #define fail_loc(r, loc, ...) pc_jr_corrupt_at((r)->ctx, (loc), __VA_ARGS__)
 
 struct floc {
-	uint32_t func, lib;
+	struct pc_func_key key; /* the location's function */
+	uint32_t func;		/* key's row, PC_NONE until a frame uses it */
+	uint32_t lib;
 	uint64_t addr; /* lib-relative, or PC_NO_ADDRESS */
 	int done;
 };
@@ -174,6 +212,7 @@ struct conv {
 	uint32_t *mstr;	    /* thread string -> model string (memo) */
 	struct floc *locs;  /* per thread string used as a location */
 	uint32_t *ffunc;    /* per frame: its location's floc index (thread string) */
+	uint32_t *ffn;	    /* per frame: its func */
 	uint32_t *ip, *ra;  /* per frame: model frame as a leaf / as a caller (memo) */
 	uint32_t *prefix, *frame; /* per stack */
 	uint32_t *leaf, *caller;  /* per stack: model stack in either role (memo) */

@@ -24,6 +24,12 @@
  *                                  resource by name, no address);
  *       "name (url:line:col)[src]" a JS function (isJS, URL resource, source);
  *       anything else              a label frame;
+ *   - profconv's own frameTable columns, which profconv's Gecko writer adds
+ *     and the front-end ignores (pc_gecko.h, frame_cols; x_columns(),
+ *     frame_func()): a "name (in lib)" frame's address (its lib), inline
+ *     depth, native symbol and its function's source;
+ *   - every lib of `libs` is kept, those no frame uses after the others
+ *     (add_unused_libs());
  *   - the return-address nudge of nudgeReturnAddresses() is done while the
  *     stacks are built: a frame with an address used by a stack that is a
  *     prefix (a caller), or by a marker's backtrace, gets address - 1; used
@@ -569,7 +575,9 @@ static int cmp_lib(const void *a, const void *b)
 {
 	const struct glib *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq; /* as in the file */
 }
 
 static int read_libs(struct gr *r, struct gproc *pr)
@@ -641,6 +649,7 @@ static int read_libs(struct gr *r, struct gproc *pr)
 		l->code_id = s[5];
 		l->arch = s[6];
 		l->global = PC_NONE;
+		l->seq = pr->nlibs;
 		pr->nlibs++;
 	}
 	if (err)
@@ -804,6 +813,113 @@ uint32_t gecko_model_str(struct conv *c, uint32_t i)
 	return c->mstr[i];
 }
 
+/*
+ * A "0x..." string cell of frame f's column col, as a number; 0 when the cell
+ * is absent or null, -1 (counted) when it is something else.
+ */
+static int hex_cell_q(struct conv *c, uint32_t f, unsigned col, uint64_t *a, int count)
+{
+	const struct gtable *g = &c->gt->frames;
+	const char *s;
+	size_t n;
+	int64_t v;
+	uint8_t t = gecko_cell(g, f, col, &v);
+
+	if (t == CT_ABSENT || t == CT_NULL)
+		return 0;
+	if (t == CT_STR) {
+		s = pc_spool_str(&c->gt->raw, (uint32_t)v);
+		n = pc_spool_len(&c->gt->raw, (uint32_t)v);
+		if (n > 2 && s[0] == '0' && s[1] == 'x' && gecko_parse_u64(s + 2, n - 2, 1, a) == 0)
+			return 1;
+	}
+	if (count)
+		c->r->bad_xcols++;
+	return -1;
+}
+
+static int hex_cell(struct conv *c, uint32_t f, unsigned col, uint64_t *a)
+{
+	return hex_cell_q(c, f, col, a, 1);
+}
+
+/* The lib that was libs[i] in the file (they are sorted by start, then i). */
+static struct glib *lib_at(struct gproc *pr, uint32_t i)
+{
+	uint32_t k;
+
+	if (pr->libs[i].seq == i)
+		return &pr->libs[i];
+	for (k = 0; k < pr->nlibs; k++)
+		if (pr->libs[k].seq == i)
+			return &pr->libs[k];
+	return NULL;
+}
+
+/*
+ * The lib of absolute address a in frame f's "address" column: the
+ * file's libs[lib] when the "lib" column names one, else the lib whose
+ * range holds a (NULL: none).
+ */
+static struct glib *column_lib(struct conv *c, uint32_t f, uint64_t a)
+{
+	int64_t v;
+	uint8_t t = gecko_cell(&c->gt->frames, f, FC_LIB, &v);
+
+	if (t == CT_INT)
+		return v >= 0 && v < c->pr->nlibs ? lib_at(c->pr, (uint32_t)v) : NULL;
+	if (t == CT_ABSENT || t == CT_NULL)
+		return gecko_locate(c->pr, a);
+	return NULL;
+}
+
+/*
+ * profconv's own frame columns (pc_gecko.h, frame_cols): the address of a
+ * frame whose location does not give one (a "name (in lib)" frame), its
+ * inline depth and native symbol, into k.
+ */
+static int x_columns(struct conv *c, uint32_t f, int caller, struct pc_frame_key *k)
+{
+	struct gr *r = c->r;
+	const struct gtable *g = &c->gt->frames;
+	struct glib *l;
+	uint64_t a, sa;
+	int64_t v;
+	uint8_t t;
+	uint32_t name;
+
+	t = gecko_cell(g, f, FC_INLINE, &v);
+	if (t == CT_INT && v >= 0 && v <= UINT16_MAX)
+		k->inline_depth = (uint16_t)v;
+	else if (t != CT_ABSENT && t != CT_NULL)
+		r->bad_xcols++;
+	if (hex_cell(c, f, FC_ADDRESS, &a) <= 0)
+		return 0;
+	l = column_lib(c, f, a);
+	if (k->lib != PC_NONE || !l) {
+		r->bad_xcols++; /* an address location already, or in no lib */
+		return 0;
+	}
+	k->lib = gecko_global_lib(r, l);
+	if (k->lib == PC_NONE)
+		return gecko_nomem(r);
+	/* nudged as a "0x..." location is (frame_for()) */
+	k->address = a - (l->start - l->offset) - (caller ? 1 : 0);
+	t = gecko_cell(g, f, FC_NSYM, &v);
+	if (t == CT_ABSENT || t == CT_NULL)
+		return 0;
+	if (t != CT_INT || v < 0 || v >= c->nstr || hex_cell(c, f, FC_NSYM_ADDR, &sa) <= 0) {
+		r->bad_xcols++;
+		return 0;
+	}
+	name = gecko_model_str(c, (uint32_t)v);
+	if (name == PC_NONE)
+		return gecko_nomem(r);
+	k->native_symbol = pc_native_symbol_intern(r->m, k->lib, sa - (l->start - l->offset), name,
+						   cell_u32(g, f, FC_NSYM_SIZE));
+	return k->native_symbol == PC_NONE ? gecko_nomem(r) : 0;
+}
+
 /* The model frame for Gecko frame f as a leaf (caller = 0) or as a caller (nudged). */
 static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 {
@@ -822,7 +938,7 @@ static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 	if (caller && l->addr != PC_NO_ADDRESS)
 		k.address = l->addr - 1;
 	k.lib = l->lib;
-	k.func = l->func;
+	k.func = c->ffn[f];
 	k.native_symbol = PC_NONE;
 	k.line = cell_u32(g, f, FC_LINE);
 	k.column = cell_u32(g, f, FC_COLUMN);
@@ -838,6 +954,8 @@ static uint32_t frame_for(struct conv *c, uint32_t f, int caller)
 	} else if (t != CT_NULL && t != CT_ABSENT) {
 		r->bad_categories++;
 	}
+	if (x_columns(c, f, caller, &k))
+		return PC_NONE;
 	t = gecko_cell(g, f, FC_IW, &v);
 	/* past 2^53 - 1 no window has it (PC_MAX_WINDOW_ID): none, as for a non-integer */
 	memo[f] = pc_frame_intern_iw(r->m, &k,
@@ -872,6 +990,7 @@ static void conv_free(struct conv *c)
 	pc_free(ctx, c->mstr);
 	pc_free(ctx, c->locs);
 	pc_free(ctx, c->ffunc);
+	pc_free(ctx, c->ffn);
 	pc_free(ctx, c->ip);
 	pc_free(ctx, c->ra);
 	pc_free(ctx, c->prefix);
@@ -890,6 +1009,69 @@ static uint32_t *alloc_none(struct profconv_ctx *ctx, uint32_t n)
 	return a;
 }
 
+/*
+ * The func of Gecko frame f with location l: the location's, or, when
+ * profconv's "source" column gives a native function's source file, the
+ * same function with that source (pc_gecko.h, frame_cols).
+ */
+static int frame_func(struct conv *c, uint32_t f, struct floc *l)
+{
+	struct gr *r = c->r;
+	struct pc_func_key k = l->key;
+	int64_t v;
+	uint8_t t = gecko_cell(&c->gt->frames, f, FC_SOURCE, &v);
+	uint64_t a;
+	struct glib *gl;
+	int changed = 0;
+
+	/*
+	 * "0x2a4 (in lib)", an unsymbolicated frame of a lib no process maps,
+	 * with its lib in the "lib" column: named 0x2a4 with the lib's
+	 * resource, as it was written (the front-end names it by the whole
+	 * text, with no resource).
+	 */
+	if (l->lib == PC_NONE && k.resource == PC_NONE && !k.is_js &&
+	    hex_cell_q(c, f, FC_ADDRESS, &a, 0) > 0 && (gl = column_lib(c, f, a)) != NULL) {
+		const char *s = pc_str(r->m, k.name);
+		size_t n = r->m->strings.lens[k.name], i = 2;
+
+		while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			i++;
+		if (n > 2 && s[0] == '0' && s[1] == 'x' && i > 2 && n - i > 5 &&
+		    memcmp(s + i, " (in ", 5) == 0) {
+			uint32_t lib = gecko_global_lib(r, gl);
+
+			if (lib == PC_NONE || (k.name = gecko_intern(r, s, i)) == PC_NONE)
+				return gecko_nomem(r);
+			k.resource = r->m->libs.rows[lib].resource;
+			changed = 1;
+		}
+	}
+	if (t == CT_INT && v >= 0 && v < UINT32_MAX && !k.is_js) {
+		int err = gecko_process_source(r, c->pr, (uint32_t)v, &k.source);
+
+		if (err)
+			return err;
+		if (k.source != PC_NONE)
+			changed = 1;
+		else
+			r->bad_xcols++;
+	} else if (t != CT_ABSENT && t != CT_NULL) {
+		r->bad_xcols++;
+	}
+	if (changed) {
+		c->ffn[f] = pc_func_intern(r->m, &k);
+		return c->ffn[f] == PC_NONE ? gecko_nomem(r) : 0;
+	}
+	if (l->func == PC_NONE) {
+		l->func = pc_func_intern(r->m, &l->key);
+		if (l->func == PC_NONE)
+			return gecko_nomem(r);
+	}
+	c->ffn[f] = l->func;
+	return 0;
+}
+
 static int conv_frames_stacks(struct conv *c)
 {
 	struct gr *r = c->r;
@@ -900,13 +1082,14 @@ static int conv_frames_stacks(struct conv *c)
 	c->mstr = alloc_none(r->ctx, c->nstr);
 	c->locs = pc_calloc(r->ctx, (size_t)c->nstr + 1, sizeof(*c->locs));
 	c->ffunc = alloc_none(r->ctx, c->nf);
+	c->ffn = alloc_none(r->ctx, c->nf);
 	c->ip = alloc_none(r->ctx, c->nf);
 	c->ra = alloc_none(r->ctx, c->nf);
 	c->prefix = alloc_none(r->ctx, c->ns);
 	c->frame = alloc_none(r->ctx, c->ns);
 	c->leaf = alloc_none(r->ctx, c->ns);
 	c->caller = alloc_none(r->ctx, c->ns);
-	if (!c->mstr || !c->locs || !c->ffunc || !c->ip || !c->ra || !c->prefix || !c->frame ||
+	if (!c->mstr || !c->locs || !c->ffunc || !c->ffn || !c->ip || !c->ra || !c->prefix || !c->frame ||
 	    !c->leaf || !c->caller)
 		return PROFCONV_ERR_NOMEM;
 	/* funcs for every frame's location, as extractFuncsAndResources... does */
@@ -919,10 +1102,13 @@ static int conv_frames_stacks(struct conv *c)
 		if (err)
 			break;
 		c->ffunc[i] = li;
-		if (c->locs[li].done)
-			continue;
-		t = gecko_cell(&gt->frames, i, FC_RELJS, &v);
-		err = gecko_extract(r, c->pr, gt, li, t == CT_TRUE || (t == CT_INT && v), &c->locs[li]);
+		if (!c->locs[li].done) {
+			t = gecko_cell(&gt->frames, i, FC_RELJS, &v);
+			err = gecko_extract(r, c->pr, gt, li, t == CT_TRUE || (t == CT_INT && v),
+					    &c->locs[li]);
+		}
+		if (!err)
+			err = frame_func(c, i, &c->locs[li]);
 	}
 	for (i = 0; i < c->ns && !err; i++) {
 		int64_t v;
@@ -1395,6 +1581,39 @@ static int add_paused(struct gr *r, const struct gproc *pr, struct pc_thread *th
 	return err;
 }
 
+/*
+ * Every lib of every process's `libs`, not only those frames use (the
+ * front-end lists only those): the ones no frame used are added after the
+ * others, in process and `libs` order, each mapped in the process of the
+ * Gecko process's first thread, so a profile written by profconv keeps all
+ * its libs when read back.
+ */
+static int add_unused_libs(struct gr *r)
+{
+	struct pc_model *m = r->m;
+	uint32_t k, i, t;
+
+	for (k = 0; k < r->nprocs; k++) {
+		struct gproc *pr = r->procs[k];
+		uint32_t proc = PC_NONE;
+
+		for (t = 0; t < m->nthreads; t++)
+			if (r->tproc[t] == k) {
+				proc = m->threads[t]->process;
+				break;
+			}
+		for (i = 0; i < pr->nlibs; i++) {
+			if (pr->libs[i].global != PC_NONE)
+				continue;
+			if (gecko_global_lib(r, &pr->libs[i]) == PC_NONE)
+				return gecko_nomem(r);
+		}
+		if (proc != PC_NONE && add_mappings(r, pr, proc))
+			return PROFCONV_ERR_NOMEM;
+	}
+	return 0;
+}
+
 /* Threads in process order (the top-level process first), as the front-end
  * lists them; each gets its process's paused ranges. */
 static int order_threads(struct gr *r)
@@ -1560,6 +1779,8 @@ static int read_doc(struct gr *r)
 	for (i = 0; i < r->nprocs && !err; i++)
 		err = finish_proc(r, i);
 	if (!err)
+		err = add_unused_libs(r);
+	if (!err)
 		err = order_threads(r);
 	for (i = 0; i < r->nprocs && !err; i++)
 		err = add_counters(r, i);
@@ -1589,6 +1810,10 @@ static int read_doc(struct gr *r)
 		err = pc_warn_n(r->ctx, WARN_SDELAY, r->bad_delays, NULL,
 				"%s: %llu sample eventDelay or threadCPUDelta values are not numbers the model can hold (a number of ms, an integer); made null",
 				r->name, (unsigned long long)r->bad_delays);
+	if (!err)
+		err = pc_warn_n(r->ctx, WARN_XCOLS, r->bad_xcols, NULL,
+				"%s: %llu values of profconv's frameTable columns (address, inlineDepth, nativeSymbol...) are not usable; ignored",
+				r->name, (unsigned long long)r->bad_xcols);
 	if (!err)
 		err = pc_warn_n(r->ctx, WARN_PAUSED, r->bad_paused, NULL,
 				"%s: %llu paused ranges are not objects; ignored", r->name,

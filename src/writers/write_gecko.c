@@ -11,14 +11,17 @@
  *     profile with the short meta; their threads without samples are
  *     top-level threads instead (moves_to_top());
  *   - each process's `libs` are its own mappings, plus the kernel's (the
- *     model keeps those under pid -1), sorted by start;
+ *     model keeps those under pid -1), sorted by start, after the libs no
+ *     process maps (a processed input's) as empty ranges at 0;
  *   - each thread gets its own stackTable, frameTable and stringTable with
  *     only the rows its samples and marker causes use, renumbered;
  *   - a frame's location is "0x<absolute address>" when it is still an
  *     address (lib-relative + start - offset of the mapping; return
  *     addresses un-nudged, since the front-end nudges callers itself),
  *     "name (in lib)" for a native symbol, "name (file:line:col)" for JS,
- *     else the name (a label);
+ *     else the name (a label); what "name (in lib)" cannot carry (the
+ *     address, inline depth, native symbol) goes in profconv's own
+ *     frameTable columns, which the front-end ignores;
  *   - marker payloads keep their members; string-index fields point into
  *     the thread's stringTable; a cause becomes the payload's `stack`, a
  *     one-sample "SyncProfile" thread, as Gecko writes it;
@@ -65,7 +68,9 @@ struct gw {
 	uint32_t proc;	 /* its process row, or PC_NONE */
 	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
 	uint32_t kernel; /* the kernel's process row, or PC_NONE */
-	int has_js;	 /* some func is JS: `sources` are written */
+	int has_src;	 /* some func has a source: `sources` are written */
+	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
+	uint32_t *lib_slot; /* per lib: its index in the process's written `libs`, or PC_NONE */
 };
 
 /* --- small writers --- */
@@ -198,6 +203,13 @@ static void collect(struct gw *g, const struct pc_thread *t)
 		use_str(g, t->markers.name[i]);
 		use_payload_strs(g, t->markers.payload[i]);
 	}
+	/* the native symbols' names of the frames' extension columns */
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t ns = g->m->frames.native_symbol[g->frames[i]];
+
+		if (ns != PC_NONE && ns < g->m->native_symbols.len)
+			use_str(g, g->m->native_symbols.name[ns]);
+	}
 	/* one location string per frame, after the model strings */
 	for (i = 0; i < g->nframes; i++) {
 		g->loc_str[i] = g->nstrs;
@@ -218,7 +230,7 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 			continue;
 		p = &m->processes.rows[procs[k]];
 		for (i = 0; i < p->nmaps; i++)
-			if (p->maps[i].lib == lib)
+			if (p->maps[i].lib == lib && p->maps[i].end > p->maps[i].start)
 				return &p->maps[i];
 	}
 	return NULL;
@@ -228,6 +240,129 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 static int hex_name(const char *s)
 {
 	return s && s[0] == '0' && s[1] == 'x';
+}
+
+/*
+ * The absolute address the front-end would see for model frame f of lib
+ * lib at lib-relative address addr, as a "0x..." location writes it (the
+ * caller nudge undone), or 0 when its process has no mapping of the lib.
+ */
+static int absolute(const struct gw *g, uint32_t f, uint64_t addr, uint64_t *out)
+{
+	const struct pc_model *m = g->m;
+	uint32_t lib = m->frames.lib[f];
+	const struct pc_mapping *mp;
+
+	if (lib == PC_NONE || lib >= m->libs.len || addr == PC_NO_ADDRESS)
+		return 0;
+	mp = mapping_of(g, lib);
+	if (!mp)
+		return 0;
+	/* the front-end nudges return addresses itself: undo ours */
+	*out = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
+	return 1;
+}
+
+/* Is model frame f written as an address location ("0x...")? */
+static int hex_location(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t fn = m->frames.func[f];
+	uint64_t a;
+
+	return !m->funcs.is_js[fn] && hex_name(mstr(m, m->funcs.name[fn])) &&
+	       absolute(g, f, m->frames.address[f], &a);
+}
+
+/*
+ * profconv's own frameTable columns, for what a "name (in lib)" location
+ * cannot carry (docs/formats/gecko-profile.md, "profconv's frameTable
+ * columns"; the front-end ignores columns it does not know):
+ *   address             "0x..." absolute, as a "0x..." location would be
+ *                       (for a frame with "lib": relative to that lib's
+ *                       entry, which is [0, 0) at offset 0: lib-relative)
+ *   lib                 the `libs` index of a lib no process maps (a
+ *                       processed input's), else absent (the lib whose
+ *                       range holds the address)
+ *   inlineDepth         the model's inline depth (0 not written)
+ *   nativeSymbol        stringTable index of the native symbol's name
+ *   nativeSymbolAddress "0x..." absolute, with the frame's own mapping
+ *   nativeSymbolSize    bytes (absent: unknown)
+ *   source              a native function's source file, an index into
+ *                       `sources` (JS locations carry theirs as "[N]")
+ * A symbol is only written with the frame's address.
+ */
+enum { XC_ADDRESS, XC_LIB, XC_INLINE, XC_NSYM, XC_NSYM_ADDR, XC_NSYM_SIZE, XC_SOURCE, XC_N };
+static const char *const xcol_names[XC_N] = { "address",      "lib",
+					      "inlineDepth",  "nativeSymbol",
+					      "nativeSymbolAddress", "nativeSymbolSize",
+					      "source" };
+
+/* The source row of frame f's function for the "source" column (PC_NONE: none). */
+static uint32_t x_source(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t fn = m->frames.func[f];
+
+	if (m->funcs.is_js[fn] || m->funcs.source[fn] >= m->sources.len)
+		return PC_NONE;
+	return m->funcs.source[fn];
+}
+
+/*
+ * The `libs` index for frame f's "lib" column: the lib of a frame with an
+ * address that no process maps, written as an empty range [0, 0) at offset
+ * 0 (write_libs()), so its "address" is lib-relative (PC_NONE: none).
+ */
+static uint32_t x_lib(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t lib = m->frames.lib[f];
+
+	if (m->funcs.is_js[m->frames.func[f]] || lib >= m->libs.len || !g->unmapped[lib] ||
+	    m->frames.address[f] == PC_NO_ADDRESS)
+		return PC_NONE;
+	return g->lib_slot[lib];
+}
+
+/* Frame f's address for the "address" column (0: none). */
+static int x_address(const struct gw *g, uint32_t f, uint64_t *a)
+{
+	const struct pc_model *m = g->m;
+
+	if (m->funcs.is_js[m->frames.func[f]] || hex_location(g, f))
+		return 0;
+	if (x_lib(g, f) != PC_NONE) {
+		/* the caller nudge undone, as absolute() does */
+		*a = m->frames.address[f] + (g->caller[f] ? 1 : 0);
+		return 1;
+	}
+	return absolute(g, f, m->frames.address[f], a);
+}
+
+/* The part of an absolute address below frame f's lib (start - offset). */
+static uint64_t lib_base(const struct gw *g, uint32_t f)
+{
+	const struct pc_mapping *mp;
+
+	if (x_lib(g, f) != PC_NONE)
+		return 0;
+	mp = mapping_of(g, g->m->frames.lib[f]);
+	return mp ? mp->start - mp->offset : 0;
+}
+
+/* Frame f's native symbol row for the extension columns (PC_NONE: none). */
+static uint32_t x_symbol(const struct gw *g, uint32_t f)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = m->frames.native_symbol[f];
+	uint64_t a;
+
+	if (ns == PC_NONE || ns >= m->native_symbols.len || !x_address(g, f, &a) ||
+	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
+	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
+		return PC_NONE;
+	return ns;
 }
 
 /* The location string of model frame f (Gecko's frameTable.location). */
@@ -266,16 +401,9 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 			pc_snprintf(buf + n, cap - n, "[%u]", src);
 		return;
 	}
-	if (lib != PC_NONE && lib < m->libs.len && addr != PC_NO_ADDRESS && hex_name(name)) {
-		const struct pc_mapping *mp = mapping_of(g, lib);
-
-		if (mp) {
-			/* the front-end nudges return addresses itself: undo ours */
-			uint64_t a = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
-
-			pc_snprintf(buf, cap, "0x%" PRIx64, a);
-			return;
-		}
+	if (hex_name(name) && absolute(g, f, addr, &addr)) {
+		pc_snprintf(buf, cap, "0x%" PRIx64, addr);
+		return;
 	}
 	if (lib != PC_NONE && lib < m->libs.len) {
 		const char *ln = mstr(m, m->libs.rows[lib].name);
@@ -339,17 +467,110 @@ static void write_stack_table(struct gw *g)
 	pc_jw_obj_end(g->w);
 }
 
+/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
+static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t ncols)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = x_symbol(g, f), pos, k, last = 0;
+	int have[XC_N] = { 0 };
+	uint64_t a = 0, sa = 0;
+	char hex[24];
+
+	have[XC_ADDRESS] = x_address(g, f, &a);
+	have[XC_INLINE] = m->frames.inline_depth[f] != 0;
+	have[XC_SOURCE] = x_source(g, f) != PC_NONE;
+	have[XC_LIB] = x_lib(g, f) != PC_NONE;
+	if (ns != PC_NONE) {
+		have[XC_NSYM] = have[XC_NSYM_ADDR] = 1;
+		sa = m->native_symbols.address[ns] + lib_base(g, f);
+		have[XC_NSYM_SIZE] = m->native_symbols.size[ns] != 0;
+	}
+	for (k = 0; k < XC_N; k++)
+		if (have[k] && xpos[k] >= 0 && (uint32_t)xpos[k] + 1 > last)
+			last = (uint32_t)xpos[k] + 1;
+	for (pos = 8; pos < last && pos < ncols; pos++) {
+		for (k = 0; k < XC_N && xpos[k] != (int)pos; k++)
+			;
+		if (k == XC_N || !have[k]) {
+			pc_jw_null(g->w);
+			continue;
+		}
+		switch (k) {
+		case XC_ADDRESS:
+		case XC_NSYM_ADDR:
+			pc_snprintf(hex, sizeof(hex), "0x%" PRIx64, k == XC_ADDRESS ? a : sa);
+			pc_jw_str_z(g->w, hex);
+			break;
+		case XC_INLINE:
+			pc_jw_u64(g->w, m->frames.inline_depth[f]);
+			break;
+		case XC_LIB:
+			pc_jw_u64(g->w, x_lib(g, f));
+			break;
+		case XC_SOURCE:
+			pc_jw_u64(g->w, x_source(g, f));
+			break;
+		case XC_NSYM:
+			pc_jw_u64(g->w, g->str_map[m->native_symbols.name[ns]]);
+			break;
+		default:
+			pc_jw_u64(g->w, m->native_symbols.size[ns]);
+			break;
+		}
+	}
+}
+
 static void write_frame_table(struct gw *g)
 {
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
-	uint32_t i;
+	uint32_t i, k, ncols = 8;
+	int xpos[XC_N];
 
+	/* the extension columns some frame of the thread needs, from position 8 */
+	for (k = 0; k < XC_N; k++)
+		xpos[k] = -1;
+	for (i = 0; i < g->nframes; i++) {
+		uint32_t f = g->frames[i];
+		uint64_t a;
+
+		if (x_address(g, f, &a))
+			xpos[XC_ADDRESS] = 0;
+		if (x_lib(g, f) != PC_NONE)
+			xpos[XC_LIB] = 0;
+		if (ft->inline_depth[f])
+			xpos[XC_INLINE] = 0;
+		if (x_source(g, f) != PC_NONE)
+			xpos[XC_SOURCE] = 0;
+		if (x_symbol(g, f) != PC_NONE) {
+			xpos[XC_NSYM] = xpos[XC_NSYM_ADDR] = 0;
+			if (m->native_symbols.size[ft->native_symbol[f]])
+				xpos[XC_NSYM_SIZE] = 0;
+		}
+	}
+	for (k = 0; k < XC_N; k++)
+		if (xpos[k] == 0)
+			xpos[k] = (int)ncols++;
 	pc_jw_key(g->w, "frameTable");
 	pc_jw_obj_begin(g->w);
 	pc_jw_key(g->w, "schema");
-	RAW(g->w, "{\"location\":0,\"relevantForJS\":1,\"innerWindowID\":2,\"implementation\":3,"
-		  "\"line\":4,\"column\":5,\"category\":6,\"subcategory\":7}");
+	pc_jw_obj_begin(g->w);
+	{
+		static const char *const base[] = { "location", "relevantForJS", "innerWindowID",
+						     "implementation", "line", "column",
+						     "category", "subcategory" };
+
+		for (k = 0; k < PC_ARRAY_SIZE(base); k++) {
+			pc_jw_key(g->w, base[k]);
+			pc_jw_u64(g->w, k);
+		}
+		for (k = 0; k < XC_N; k++)
+			if (xpos[k] >= 0) {
+				pc_jw_key(g->w, xcol_names[k]);
+				pc_jw_u64(g->w, (uint64_t)xpos[k]);
+			}
+	}
+	pc_jw_obj_end(g->w);
 	pc_jw_key(g->w, "data");
 	pc_jw_arr_begin(g->w);
 	for (i = 0; i < g->nframes; i++) {
@@ -379,6 +600,7 @@ static void write_frame_table(struct gw *g)
 			pc_jw_u64(g->w, ft->category[f]);
 			pc_jw_u64(g->w, ft->subcategory[f]);
 		}
+		write_x_cells(g, f, xpos, ncols);
 		pc_jw_arr_end(g->w);
 	}
 	pc_jw_arr_end(g->w);
@@ -889,7 +1111,7 @@ static int write_libs(struct gw *g, uint32_t proc)
 	const struct pc_model *m = g->m;
 	const struct pc_process *ps[2] = { NULL, NULL };
 	const struct pc_mapping **all;
-	uint32_t n = 0, i, k;
+	uint32_t n = 0, i, k, slot = 0;
 	uint64_t end = 0;
 
 	if (proc < m->processes.len)
@@ -907,6 +1129,21 @@ static int write_libs(struct gw *g, uint32_t proc)
 	qsort(all, n, sizeof(*all), map_cmp);
 	pc_jw_key(g->w, "libs");
 	pc_jw_arr_begin(g->w);
+	/*
+	 * The libs no process maps (a processed input has no mappings), as
+	 * empty ranges at 0 in every process, first: the front-end finds no
+	 * address in them, profconv's "lib" frame column names them.
+	 */
+	for (i = 0; i < m->libs.len; i++) {
+		g->lib_slot[i] = PC_NONE;
+		if (g->unmapped[i]) {
+			struct pc_mapping none = { 0 };
+
+			none.lib = i;
+			g->lib_slot[i] = slot++;
+			write_lib(g->w, m, &none);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (i && all[i]->start < end)
 			continue; /* the front-end's lookup needs them apart */
@@ -1042,9 +1279,9 @@ static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
 		uint32_t f = g->frames[i], lib = ft->lib[f];
 		const struct pc_mapping *own, *there;
 
-		/* as location() decides that a frame is an address */
+		/* a "0x..." location or an "address" column */
 		if (m->funcs.is_js[ft->func[f]] || lib == PC_NONE || lib >= m->libs.len ||
-		    ft->address[f] == PC_NO_ADDRESS || !hex_name(mstr(m, m->funcs.name[ft->func[f]])))
+		    ft->address[f] == PC_NO_ADDRESS)
 			continue;
 		g->proc = t->process;
 		own = mapping_of(g, lib);
@@ -1073,7 +1310,7 @@ static void write_sources(struct gw *g)
 	RAW(w, "{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4}");
 	pc_jw_key(w, "data");
 	pc_jw_arr_begin(w);
-	for (i = 0; g->has_js && i < m->sources.len; i++) {
+	for (i = 0; g->has_src && i < m->sources.len; i++) {
 		struct pc_source_row r;
 		const char *s;
 
@@ -1175,8 +1412,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.ctx = ctx;
 	g.m = m;
 	g.kernel = pc_process_find(m, -1);
-	for (i = 0; i < m->funcs.len && !g.has_js; i++)
-		g.has_js = m->funcs.is_js[i] != 0;
+	for (i = 0; i < m->funcs.len && !g.has_src; i++)
+		g.has_src = m->funcs.is_js[i] != 0 || m->funcs.source[i] < m->sources.len;
 	g.stack_map = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
 	g.frame_map = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
@@ -1184,13 +1421,30 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	g.unmapped = pc_alloc(ctx, (size_t)m->libs.len + 1);
+	g.lib_slot = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(uint32_t));
+	if (g.unmapped) {
+		uint32_t p, k;
+
+		memset(g.unmapped, 1, (size_t)m->libs.len + 1);
+		for (p = 0; p < m->processes.len; p++)
+			for (k = 0; k < m->processes.rows[p].nmaps; k++) {
+				const struct pc_mapping *mp = &m->processes.rows[p].maps[k];
+
+				if (mp->lib < m->libs.len && mp->end > mp->start)
+					g.unmapped[mp->lib] = 0;
+			}
+	}
+	if (g.lib_slot)
+		for (i = 0; i <= m->libs.len; i++)
+			g.lib_slot[i] = PC_NONE;
 	g.moved = pc_calloc(ctx, (size_t)m->nthreads + 1, 1);
 	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
 	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
 	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
-	    !g.moved || !g.str_map || !g.strs || !g.w) {
+	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1228,6 +1482,8 @@ out:
 	pc_free(ctx, g.loc_str);
 	pc_free(ctx, g.caller);
 	pc_free(ctx, g.leaf);
+	pc_free(ctx, g.unmapped);
+	pc_free(ctx, g.lib_slot);
 	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);

@@ -21,6 +21,9 @@
   gecko_delays.json      the delayed profile of tests/unit/test_read_gecko.c
                          (samples' eventDelay and threadCPUDelta through their
                          schema, short rows, unusable values)
+  gecko_xcols.json       the xcols profile of tests/unit/test_read_gecko.c
+                         (profconv's own frameTable columns: address, inline
+                         depth, native symbol, source; unusable values)
 
 Run from anywhere; it overwrites those files only.
 """
@@ -96,5 +99,6 @@ write("gecko_tiny.json", c_string("tiny"))
 write("gecko_counters.json", c_string("counted"))
 write("gecko_shift_extremes.json", c_string("shifted"))
 write("gecko_delays.json", c_string("delayed"))
+write("gecko_xcols.json", c_string("xcols"))
 for n in sorted(os.listdir(out)):
     print(n, os.path.getsize(os.path.join(out, n)))

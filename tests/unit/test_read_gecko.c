@@ -286,9 +286,14 @@ static void hand_written(void)
 		profconv_ctx_free(ctx);
 		return;
 	}
-	/* only the lib an address needs is listed */
-	PC_CHECK_EQ_INT(m->libs.len, 1);
+	/* every lib of `libs`: the one an address needs, then the unused one */
+	PC_CHECK_EQ_INT(m->libs.len, 2);
 	PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[0].name), "libfoo.so");
+	if (m->libs.len == 2)
+		PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[1].name), "libunused.so");
+	PC_CHECK_EQ_INT(m->processes.len, 1);
+	if (m->processes.len == 1)
+		PC_CHECK_EQ_INT(m->processes.rows[0].nmaps, 2);
 	PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[0].code_id), "abc");
 	res = m->libs.rows[0].resource;
 	PC_CHECK(res != PC_NONE);
@@ -825,10 +830,138 @@ static void bids(void)
 	PC_CHECK(pc_reader_detect((const unsigned char *)c, sizeof(c) - 1) == &pc_reader_processed);
 }
 
+/*
+ * profconv's own frameTable columns (what "name (in lib)" cannot carry, as
+ * write_gecko.c writes them): the frame's absolute address (lib and
+ * lib-relative address, a caller nudged), inline depth, native symbol and
+ * the native function's source; the "lib" column for a lib no process
+ * maps (libbar.so, an empty range, as processed inputs' libs are written).
+ * libfoo.so is mapped at 0x10000 from file offset 0x1000: lib-relative =
+ * absolute - 0xf000.
+ */
+static const char xcols[] =
+	"{\"meta\":{\"version\":36,\"startTime\":0,\"interval\":1,\"processType\":0,"
+	"\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}]},\n"
+	"\"libs\":[{\"start\":65536,\"end\":131072,\"offset\":4096,\"name\":\"libfoo.so\","
+	"\"path\":\"/lib/libfoo.so\",\"debugName\":\"libfoo.so\",\"debugPath\":\"/lib/libfoo.so\","
+	"\"breakpadId\":\"ABC0\",\"arch\":\"x86_64\"},"
+	"{\"start\":0,\"end\":0,\"offset\":0,\"name\":\"libbar.so\",\"path\":\"/lib/libbar.so\","
+	"\"debugName\":\"libbar.so\",\"debugPath\":\"/lib/libbar.so\",\"breakpadId\":\"DEF0\"}],\n"
+	"\"sources\":{\"schema\":{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,"
+	"\"sourceMapURL\":4},\"data\":[[null,\"/src/a.c\",1,1,null],[null,\"/src/b.c\",1,1,null]]},\n"
+	"\"threads\":[{\"name\":\"t\",\"tid\":2,\"pid\":2,\"registerTime\":0,\n"
+	"\"stringTable\":[\"main (in libfoo.so)\",\"inl (in libfoo.so)\",\"main\",\"st (in libfoo.so)\","
+	"\"bad (in libfoo.so)\",\"0x40 (in libbar.so)\"],\n"
+	"\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,\"innerWindowID\":2,"
+	"\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,\"subcategory\":7,"
+	"\"address\":8,\"inlineDepth\":9,\"nativeSymbol\":10,\"nativeSymbolAddress\":11,"
+	"\"nativeSymbolSize\":12,\"source\":13,\"lib\":14},\"data\":["
+	"[0,false,null,null,12,null,0,0,\"0x11100\",null,2,\"0x11000\",64,0],"
+	"[0,false,null,null,14,null,0,0,\"0x11200\",null,2,\"0x11000\",64,0],"
+	"[1,false,null,null,5,null,0,0,\"0x11200\",1,2,\"0x11000\",64,0],"
+	"[3,false,null,null,null,null,0,0,\"0x11300\",null,null,null,null,0],"
+	"[3,false,null,null,null,null,0,0,\"0x11400\",null,null,null,null,1],"
+	"[4,false,null,null,null,null,0,0,7,\"x\"],"
+	"[5,false,null,null,null,null,0,0,\"0x40\",null,null,null,null,null,1]]},\n"
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+	"\"data\":[[null,0],[0,1],[1,2],[null,3],[null,4],[null,5],[null,6]]},\n"
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1},"
+	"\"data\":[[2,1],[3,2],[4,3],[5,4],[6,5]]},\n"
+	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
+	"\"category\":4,\"data\":5},\"data\":[]}}],\"processes\":[]}\n";
+
+static uint32_t frame_at(const struct pc_model *m, const char *name, uint64_t addr,
+			 uint16_t depth)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->frames.len; i++)
+		if (m->frames.address[i] == addr && m->frames.inline_depth[i] == depth &&
+		    strcmp(pc_str(m, m->funcs.name[m->frames.func[i]]), name) == 0)
+			return i;
+	return PC_NONE;
+}
+
+static void extension_columns(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m;
+	uint32_t root, mid, inl, st_a, st_b, bad, bar, ns, foo;
+	struct pc_source_row ra, rb;
+	int err;
+
+	m = read_mem(ctx, &pc_reader_gecko, xcols, sizeof(xcols) - 1, "xcols.json", &err);
+	PC_CHECK_EQ_INT(err, 0);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	root = frame_at(m, "main", 0x20ff, 0); /* callers nudged */
+	mid = frame_at(m, "main", 0x21ff, 0);
+	inl = frame_at(m, "inl", 0x2200, 1); /* a leaf */
+	st_a = frame_at(m, "st", 0x2300, 0);
+	st_b = frame_at(m, "st", 0x2400, 0);
+	bad = frame_at(m, "bad", PC_NO_ADDRESS, 0);
+	bar = frame_at(m, "0x40", 0x40, 0); /* named as written, not "0x40 (in libbar.so)" */
+	PC_CHECK(root != PC_NONE && mid != PC_NONE && inl != PC_NONE);
+	PC_CHECK(st_a != PC_NONE && st_b != PC_NONE && bad != PC_NONE && bar != PC_NONE);
+	if (root == PC_NONE || mid == PC_NONE || inl == PC_NONE || st_a == PC_NONE ||
+	    st_b == PC_NONE || bad == PC_NONE || bar == PC_NONE)
+		goto out;
+	/* libs[1] of the file (sorted first by its start 0) */
+	PC_CHECK(m->frames.lib[bar] < m->libs.len);
+	if (m->frames.lib[bar] < m->libs.len) {
+		PC_CHECK_EQ_STR(pc_str(m, m->libs.rows[m->frames.lib[bar]].name), "libbar.so");
+		PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[bar]],
+				m->libs.rows[m->frames.lib[bar]].resource);
+	}
+	foo = m->frames.lib[inl];
+	PC_CHECK(foo < m->libs.len && strcmp(pc_str(m, m->libs.rows[foo].name), "libfoo.so") == 0);
+	if (foo >= m->libs.len)
+		goto out;
+	PC_CHECK_EQ_INT(m->frames.line[inl], 5);
+	PC_CHECK_EQ_INT(m->frames.func[root], m->frames.func[mid]);
+	/* the native symbol: main at 0x2000, 64 bytes, shared by the three frames */
+	ns = m->frames.native_symbol[inl];
+	PC_CHECK(ns != PC_NONE);
+	PC_CHECK_EQ_INT(m->frames.native_symbol[root], ns);
+	PC_CHECK_EQ_INT(m->frames.native_symbol[mid], ns);
+	if (ns != PC_NONE) {
+		PC_CHECK_EQ_INT(m->native_symbols.lib[ns], foo);
+		PC_CHECK_EQ_INT(m->native_symbols.address[ns], 0x2000);
+		PC_CHECK_EQ_INT(m->native_symbols.size[ns], 64);
+		PC_CHECK_EQ_STR(pc_str(m, m->native_symbols.name[ns]), "main");
+	}
+	/* two static functions "st" of one lib in two files are two functions */
+	PC_CHECK(m->frames.func[st_a] != m->frames.func[st_b]);
+	PC_CHECK_EQ_INT(m->frames.native_symbol[st_a], PC_NONE);
+	PC_CHECK(m->funcs.source[m->frames.func[st_a]] < m->sources.len);
+	PC_CHECK(m->funcs.source[m->frames.func[st_b]] < m->sources.len);
+	if (m->funcs.source[m->frames.func[st_a]] < m->sources.len &&
+	    m->funcs.source[m->frames.func[st_b]] < m->sources.len) {
+		pc_source_get(m, m->funcs.source[m->frames.func[st_a]], &ra);
+		pc_source_get(m, m->funcs.source[m->frames.func[st_b]], &rb);
+		PC_CHECK_EQ_STR(pc_str(m, ra.filename), "/src/a.c");
+		PC_CHECK_EQ_STR(pc_str(m, rb.filename), "/src/b.c");
+	}
+	PC_CHECK_EQ_INT(m->funcs.resource[m->frames.func[st_a]], m->libs.rows[foo].resource);
+	/* "main (in libfoo.so)" made no function without its source */
+	PC_CHECK_EQ_INT(m->funcs.len, 6);
+	/* unusable values (an address that is not "0x...", an inline depth that is not a number) */
+	PC_CHECK_EQ_INT(m->frames.lib[bad], PC_NONE);
+	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 2);
+	PC_CHECK_EQ_STR(profconv_warning_summary(ctx),
+			"2 unusable profconv frame column values ignored");
+out:
+	pc_model_free(m);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	esr_cut();
 	hand_written();
+	extension_columns();
 	counters();
 	subprocess_shift();
 	sample_delays();

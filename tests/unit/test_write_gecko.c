@@ -282,11 +282,183 @@ static void check_js_locations(void)
 	profconv_ctx_free(ctx);
 }
 
+/* A native frame of func fn in lib at lib-relative addr. */
+static uint32_t native_frame(struct pc_model *m, uint32_t lib, uint32_t fn, uint64_t addr,
+			     uint16_t depth, uint32_t sym)
+{
+	struct pc_frame_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.address = addr;
+	k.lib = lib;
+	k.native_symbol = sym;
+	k.func = fn;
+	k.inline_depth = depth;
+	k.category = PC_NO_CATEGORY;
+	return pc_frame_intern(m, &k);
+}
+
+static uint32_t native_func(struct pc_model *m, const char *name, uint32_t res, uint32_t src)
+{
+	struct pc_func_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = pc_str_intern_z(m, name);
+	k.resource = res;
+	k.source = src;
+	return pc_func_intern(m, &k);
+}
+
+/* Cell i of row as an integer (-1: not a number). */
+static int cell_int(const cJSON *row, int i)
+{
+	const cJSON *c = cJSON_GetArrayItem(row, i);
+
+	return cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
+}
+
+/* Member key of obj as an integer (-1: none). */
+static int key_int(const cJSON *obj, const char *key)
+{
+	const cJSON *c = cJSON_GetObjectItem(obj, key);
+
+	return cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
+}
+
+/* Cell i of row as a string ("" if not one). */
+static const char *cell_str(const cJSON *row, int i)
+{
+	const cJSON *c = cJSON_GetArrayItem(row, i);
+
+	return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+/*
+ * Symbolicated native frames: "name (in lib)" locations, and profconv's own
+ * frameTable columns for what those cannot carry (the absolute address with
+ * a caller's nudge undone, inline depth, native symbol, the function's
+ * source), in a thread that needs them only.  libfoo.so is mapped at 0x10000
+ * from offset 0x1000: absolute = lib-relative + 0xf000.  libbar.so, which no
+ * process maps (as a processed input's libs), is written first as an empty
+ * range at 0, and its frame names it with the "lib" column.
+ */
+static void check_native_columns(void)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = pc_model_new(ctx);
+	struct membuf out = { 0 };
+	struct pc_thread *t, *t2;
+	struct pc_lib lib;
+	uint32_t res, src, fmain, finl, fhex, fbar, sym, s0, s1, s2, s3;
+	const cJSON *th, *schema, *row, *x;
+	cJSON *doc;
+
+	PC_CHECK(m != NULL);
+	if (!m) {
+		profconv_ctx_free(ctx);
+		return;
+	}
+	memset(&lib, 0, sizeof(lib));
+	lib.name = lib.debug_name = pc_str_intern_z(m, "libfoo.so");
+	lib.path = lib.debug_path = pc_str_intern_z(m, "/lib/libfoo.so");
+	lib.breakpad_id = pc_str_intern_z(m, "ABC0");
+	lib.code_id = lib.arch = PC_NONE;
+	res = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
+	lib.resource = res;
+	PC_CHECK_EQ_INT(pc_lib_add(m, &lib), 0);
+	lib.name = lib.debug_name = pc_str_intern_z(m, "libbar.so");
+	lib.path = lib.debug_path = pc_str_intern_z(m, "/lib/libbar.so");
+	lib.breakpad_id = pc_str_intern_z(m, "DEF0");
+	lib.resource = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 1);
+	PC_CHECK_EQ_INT(pc_lib_add(m, &lib), 1);
+	t = pc_thread_add(m, 10, 10);
+	t->name = pc_str_intern_z(m, "sym");
+	t2 = pc_thread_add(m, 10, 11);
+	t2->name = pc_str_intern_z(m, "hex");
+	PC_CHECK_EQ_INT(pc_process_add_mapping(m, t->process, 0, 0x10000, 0x20000, 0x1000), 0);
+	src = pc_source_intern(m, pc_str_intern_z(m, "/src/a.c"));
+	fmain = native_func(m, "main", res, src);
+	finl = native_func(m, "inl", res, src);
+	fhex = native_func(m, "0x2500", res, PC_NONE);
+	sym = pc_native_symbol_intern(m, 0, 0x2000, pc_str_intern_z(m, "main"), 64);
+	s0 = pc_stack_intern(m, PC_NONE, native_frame(m, 0, fmain, 0x20ff, 0, sym)); /* a caller */
+	s1 = pc_stack_intern(m, s0, native_frame(m, 0, finl, 0x2200, 1, sym));
+	s2 = pc_stack_intern(m, PC_NONE, native_frame(m, 0, fhex, 0x2500, 0, PC_NONE));
+	fbar = native_func(m, "0x40", lib.resource, PC_NONE);
+	s3 = pc_stack_intern(m, s0, native_frame(m, 1, fbar, 0x40, 0, PC_NONE));
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s1, 1000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_sample_add(m, t2, s2, 1000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_sample_add(m, t, s3, 2000000, 1), 0);
+	PC_CHECK_EQ_INT(pc_writer_gecko.write(ctx, m, mem_write, &out), 0);
+	doc = out.p ? cJSON_Parse(out.p) : NULL;
+	PC_CHECK(doc != NULL);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 0);
+	schema = cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "schema");
+	PC_CHECK_EQ_INT(key_int(schema, "address"), 8);
+	PC_CHECK_EQ_INT(key_int(schema, "lib"), 9);
+	PC_CHECK_EQ_INT(key_int(schema, "inlineDepth"), 10);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbol"), 11);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbolAddress"), 12);
+	PC_CHECK_EQ_INT(key_int(schema, "nativeSymbolSize"), 13);
+	PC_CHECK_EQ_INT(key_int(schema, "source"), 14);
+	/* libbar.so first, [0, 0) at offset 0, then libfoo.so's mapping */
+	x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "libs"), 0);
+	PC_CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItem(x, "name")), "libbar.so");
+	PC_CHECK_EQ_INT(key_int(x, "start"), 0);
+	PC_CHECK_EQ_INT(key_int(x, "end"), 0);
+	PC_CHECK_EQ_INT(key_int(x, "offset"), 0);
+	x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "libs"), 1);
+	PC_CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItem(x, "name")), "libfoo.so");
+	PC_CHECK_EQ_INT(key_int(x, "start"), 0x10000);
+	row = frame_row(th, 0, "0x40 (in libbar.so)");
+	PC_CHECK(row != NULL);
+	if (row) {
+		PC_CHECK_EQ_STR(cell_str(row, 8), "0x40"); /* lib-relative */
+		PC_CHECK_EQ_INT(cell_int(row, 9), 0);
+		PC_CHECK_EQ_INT(cJSON_GetArraySize(row), 10);
+	}
+	row = frame_row(th, 0, "main (in libfoo.so)");
+	PC_CHECK(row != NULL);
+	if (row) {
+		PC_CHECK_EQ_STR(cell_str(row, 8), "0x11100"); /* un-nudged */
+		PC_CHECK(cJSON_IsNull(cJSON_GetArrayItem(row, 9)));
+		PC_CHECK(cJSON_IsNull(cJSON_GetArrayItem(row, 10)));
+		PC_CHECK_EQ_STR(cell_str(cJSON_GetObjectItem(th, "stringTable"), cell_int(row, 11)),
+				"main");
+		PC_CHECK_EQ_STR(cell_str(row, 12), "0x11000");
+		PC_CHECK_EQ_INT(cell_int(row, 13), 64);
+		PC_CHECK_EQ_INT(cell_int(row, 14), (int)src);
+	}
+	row = frame_row(th, 0, "inl (in libfoo.so)");
+	PC_CHECK(row != NULL);
+	if (row) {
+		PC_CHECK_EQ_STR(cell_str(row, 8), "0x11200");
+		PC_CHECK_EQ_INT(cell_int(row, 10), 1);
+	}
+	/* the sources the column points into */
+	row = cJSON_GetArrayItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "sources"), "data"), (int)src);
+	PC_CHECK_EQ_STR(cell_str(row, 1), "/src/a.c");
+	/* a thread of "0x..." locations only: the eight Gecko columns, no more */
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "threads"), 1);
+	schema = cJSON_GetObjectItem(cJSON_GetObjectItem(th, "frameTable"), "schema");
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(schema), 8);
+	row = frame_row(th, 0, "0x11500");
+	PC_CHECK(row != NULL);
+	PC_CHECK_EQ_INT(cJSON_GetArraySize(row), 8);
+	cJSON_Delete(doc);
+	free(out.p);
+	pc_model_free(m);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	locale_t comma = pc_test_comma_locale();
 
 	check_js_locations();
+	check_native_columns();
 
 	check_gc_output("GC timings, C locale", (locale_t)0);
 	if (comma != (locale_t)0) {
