@@ -103,6 +103,11 @@ static const struct code_row warnings[] = {
 	{ 1059, "write-gecko-weights-dropped", "threads whose sample weights were dropped (the Gecko format has none)" },
 	{ 1060, "write-processed-utf8-invalid", "output strings with invalid UTF-8 replaced" },
 	{ 1061, "gecko-frame-column-unusable", "unusable profconv frame column values ignored" },
+	{ 1062, "gbuf-meta-out-of-range", "META values out of range" },
+	{ 1063, "gbuf-marker-times-missing", "markers without the times their phase needs" },
+	{ 1064, "gbuf-window-id-out-of-range", "inner window ids out of range" },
+	{ 1065, "chrome-context-parent-cycle", "context parent cycles" },
+	{ 1066, "jitdump-header-damaged", "jitdumps with a damaged header ignored" },
 };
 
 const char *pc_warn_code(const char *kind, int *code)
