@@ -136,10 +136,11 @@ int cli_gecko_dump(int argc, char **argv)
 		ctx = cli_ctx_new(&st);
 		if (!ctx)
 			return 1;
-		rc = (prefix ? profconv_gecko_dump_scrape(ctx, prefix, &go, output)
-			     : profconv_gecko_dump_pid(ctx, (int)pid, &go, output)) == PROFCONV_OK
-			     ? 0
-			     : cli_fail(ctx);
+		rc = prefix ? profconv_gecko_dump_scrape(ctx, prefix, &go, output)
+			    : profconv_gecko_dump_pid(ctx, (int)pid, &go, output);
+		/* a usage error (the output is an input, the pid is profconv's own) exits 2 */
+		if (rc)
+			rc = cli_fail(ctx) && rc == PROFCONV_ERR_USAGE ? 2 : 1;
 	}
 	profconv_ctx_free(ctx);
 	return rc;
