@@ -17,6 +17,12 @@
  * Exit status 0 when every input converted (with --strict, warnings are
  * errors, so also none warned), 1 otherwise, 2 on a usage error.
  *
+ * SIGINT, SIGTERM and SIGHUP: no input is started any more, the temporary
+ * files of the conversions in progress are removed, the report is written
+ * for the inputs that finished, and the command dies of the signal.  The
+ * signals are taken by a thread of their own (sigwait), so all of this is
+ * ordinary code, not a handler's.
+ *
  * A report line:
  *   {"input": "a/perf.data", "output": "out/perf.json", "format": "perf",
  *    "status": "ok" | "failed", "error": null | "text naming file and offset",
@@ -25,10 +31,13 @@
  *    "warnings": {"kind": count, ...}, "threads": N, "samples": N,
  *    "markers": N, "bytes_in": N, "bytes_out": N, "seconds": 0.123}
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath() */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,6 +52,9 @@ struct item {
 	const char *input;
 	char *owned_input; /* a line of --inputs: freed at the end */
 	char *output;
+	/* while converting (under the batch lock): its ctx, and whether it writes */
+	struct profconv_ctx *ctx;
+	int writing;
 	/* results */
 	int done;
 	int err;
@@ -61,10 +73,14 @@ struct item {
 
 struct batch {
 	const struct cli_settings *s;
+	const char *report; /* --report FILE, or NULL */
 	struct item **todo; /* this shard's items, in input order */
 	size_t ntodo;
 	size_t next, ndone;
 	int progress;
+	int stop; /* a signal came: start no more inputs */
+	sigset_t sigs; /* the signals the signal thread takes */
+	time_t started;
 	pthread_mutex_t lock;
 };
 
@@ -231,8 +247,9 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-static void convert_one(const struct cli_settings *s, struct item *it)
+static void convert_one(struct batch *b, struct item *it)
 {
+	const struct cli_settings *s = b->s;
 	struct profconv_ctx *ctx = cli_ctx_new(s);
 	struct profconv_profile *p = NULL;
 	struct stat st;
@@ -258,9 +275,16 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		profconv_ctx_free(ctx);
 		return;
 	}
+	pthread_mutex_lock(&b->lock);
+	it->ctx = ctx;
+	pthread_mutex_unlock(&b->lock);
 	err = profconv_read_path(ctx, it->input, &p);
-	if (!err)
+	if (!err) {
+		pthread_mutex_lock(&b->lock);
+		it->writing = 1;
+		pthread_mutex_unlock(&b->lock);
 		err = profconv_write_path(ctx, p, s->to, it->output);
+	}
 	if (p) {
 		struct profconv_meta meta;
 
@@ -307,6 +331,10 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		it->nwarn = i + 1;
 	}
 	profconv_profile_free(p);
+	pthread_mutex_lock(&b->lock);
+	it->ctx = NULL;
+	it->writing = 0;
+	pthread_mutex_unlock(&b->lock);
 	profconv_ctx_free(ctx);
 	it->seconds = now() - t0;
 }
@@ -319,14 +347,14 @@ static void *worker(void *arg)
 		struct item *it;
 
 		pthread_mutex_lock(&b->lock);
-		if (b->next == b->ntodo) {
+		if (b->next == b->ntodo || b->stop) {
 			pthread_mutex_unlock(&b->lock);
 			return NULL;
 		}
 		it = b->todo[b->next++];
 		pthread_mutex_unlock(&b->lock);
 
-		convert_one(b->s, it);
+		convert_one(b, it);
 
 		pthread_mutex_lock(&b->lock);
 		it->done = 1;
@@ -393,7 +421,7 @@ static void report_line(FILE *f, const struct item *it)
 		(unsigned long long)it->bytes_in, (unsigned long long)it->bytes_out, it->seconds);
 }
 
-static int write_report(const char *path, struct item **todo, size_t n)
+static int write_report(const char *path, struct item **todo, size_t n, int done_only)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	size_t i;
@@ -405,7 +433,8 @@ static int write_report(const char *path, struct item **todo, size_t n)
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		report_line(f, todo[i]);
+		if (!done_only || todo[i]->done)
+			report_line(f, todo[i]);
 	bad = ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -414,6 +443,103 @@ static int write_report(const char *path, struct item **todo, size_t n)
 	if (bad)
 		fprintf(stderr, "profconv: error: %s: writing the report failed\n", path);
 	return bad ? 1 : 0;
+}
+
+/* --- signals --- */
+
+/*
+ * Remove the temporary output of a conversion in progress: the path the
+ * library says it writes (profconv_pending_output()), when it is whole: the
+ * output's real path, ".tmp-" and six characters.  The worker may be
+ * setting it right now (mkstemp() done, the name not yet stored): then the
+ * output's folder is searched for that name pattern, made by this user
+ * since the batch started.
+ */
+static void remove_temporary(const struct batch *b, const struct item *it)
+{
+	const char *pend = profconv_pending_output(it->ctx);
+	char final[PATH_MAX], dir[PATH_MAX];
+	const char *base;
+	size_t n, blen;
+	DIR *d;
+	struct dirent *e;
+
+	if (!realpath(it->output, final)) {
+		if (strlen(it->output) >= sizeof(final))
+			return;
+		strcpy(final, it->output); /* not there yet: as output.c names it */
+	}
+	n = strlen(final);
+	if (strlen(pend) == n + 11 && strncmp(pend, final, n) == 0 &&
+	    strncmp(pend + n, ".tmp-", 5) == 0) {
+		unlink(pend);
+		return;
+	}
+	base = strrchr(final, '/');
+	if (base) {
+		snprintf(dir, sizeof(dir), "%.*s", base == final ? 1 : (int)(base - final), final);
+		base++;
+	} else {
+		strcpy(dir, ".");
+		base = final;
+	}
+	blen = strlen(base);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		if (strlen(e->d_name) != blen + 11 || strncmp(e->d_name, base, blen) != 0 ||
+		    strncmp(e->d_name + blen, ".tmp-", 5) != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    st.st_mtime >= b->started)
+			unlink(path);
+	}
+	closedir(d);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* The thread that takes the batch's signals (blocked in every other thread). */
+static void *signal_thread(void *arg)
+{
+	struct batch *b = arg;
+	sigset_t set;
+	size_t i, done = 0;
+	int sig = 0;
+
+	while (sigwait(&b->sigs, &sig) != 0)
+		;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_mutex_lock(&b->lock); /* held till the end: no worker starts or ends an input */
+	b->stop = 1;
+	for (i = 0; i < b->ntodo; i++) {
+		if (b->todo[i]->ctx && b->todo[i]->writing)
+			remove_temporary(b, b->todo[i]);
+		done += b->todo[i]->done;
+	}
+	pthread_mutex_lock(&print_lock);
+	cli_progress_clear();
+	fprintf(stderr, "profconv: stopped by %s: %zu of %zu inputs finished%s\n", signal_name(sig),
+		done, b->ntodo, b->report ? "; the report lists them" : "");
+	if (b->report)
+		write_report(b->report, b->todo, b->ntodo, 1);
+	fflush(stderr);
+	/* die of the signal, as without this thread */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached */
 }
 
 /* --- the list --- */
@@ -470,7 +596,9 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	unsigned long sk = 1, sn = 1;
 	struct batch bt;
 	struct stat st;
-	pthread_t *th;
+	pthread_t *th, sigth;
+	sigset_t oldsigs;
+	int have_sigth;
 	unsigned jobs = b->jobs, started = 0;
 	uint64_t in_total = 0, out_total = 0;
 	double t0 = now();
@@ -512,6 +640,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 
 	memset(&bt, 0, sizeof(bt));
 	bt.s = s;
+	bt.report = b->report;
+	bt.started = time(NULL);
 	bt.todo = xrealloc(NULL, (n ? n : 1) * sizeof(*bt.todo));
 	for (i = 0; i < n; i++)
 		if (fnv1a(items[i].input) % sn == sk - 1)
@@ -526,6 +656,21 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	if (jobs > bt.ntodo)
 		jobs = bt.ntodo ? (unsigned)bt.ntodo : 1;
 	th = xrealloc(NULL, jobs * sizeof(*th));
+	/*
+	 * the signals go to a thread of their own: blocked here and in every
+	 * thread made here.  One ignored (nohup) stays ignored: a blocked
+	 * signal would be queued for sigwait() even so.
+	 */
+	sigemptyset(&bt.sigs);
+	for (i = 0; i < 3; i++) {
+		static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
+		struct sigaction sa;
+
+		if (sigaction(handled[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&bt.sigs, handled[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &bt.sigs, &oldsigs);
+	have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&th[started], NULL, worker, &bt) == 0)
 			started++;
@@ -533,6 +678,13 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
+	if (have_sigth) {
+		pthread_mutex_lock(&bt.lock); /* a signal being handled ends the process */
+		pthread_cancel(sigth);
+		pthread_mutex_unlock(&bt.lock);
+		pthread_join(sigth, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
 	pthread_mutex_destroy(&bt.lock);
 	cli_progress_clear();
 
@@ -546,7 +698,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			warned += it->nwarn > 0;
 		}
 	}
-	if (b->report && write_report(b->report, bt.todo, bt.ntodo))
+	if (b->report && write_report(b->report, bt.todo, bt.ntodo, 0))
 		rc = 1;
 	if (!s->quiet || ok != bt.ntodo)
 		fprintf(stderr,
