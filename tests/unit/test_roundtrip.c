@@ -11,6 +11,9 @@
  * front-end does).
  *
  * Both output formats (processed, Gecko), read without symbols (hermetic).
+ * The inputs are shared out to two threads, each with its own contexts
+ * and temporary file (two inputs of the corpus make 2 million derived
+ * samples each: most of the time is theirs).
  * An input is skipped when it does not convert (an ELF, a README, a
  * corpus input made to fail).  The test names the input, the format and
  * what differs.  It needs PC_FIXTURES (tests/fixtures; the corpus is its
@@ -19,6 +22,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +98,37 @@ static void counts_free(struct counts *c)
 	free(c->t);
 }
 
-static char last_diag[1024];
+/* One worker's state: its temporary output and the first error a ctx reported. */
+struct worker {
+	char tmp_out[4096];
+	char last_diag[1024];
+	pthread_t th;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char **inputs;
+static size_t n_inputs, next_input, n_converted, n_outputs, n_failed;
 
 static void diag(void *user, enum profconv_severity sev, const char *msg)
 {
-	(void)user;
-	if (sev == PROFCONV_ERROR && !last_diag[0])
-		snprintf(last_diag, sizeof(last_diag), "%s", msg);
+	struct worker *w = user;
+
+	if (sev == PROFCONV_ERROR && !w->last_diag[0])
+		snprintf(w->last_diag, sizeof(w->last_diag), "%s", msg);
+}
+
+/* A failed property: said at once, counted (PC_CHECK is not for threads). */
+static void failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void failed(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&lock);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	n_failed++;
+	pthread_mutex_unlock(&lock);
 }
 
 static int discard(void *user, const void *buf, size_t len)
@@ -110,64 +139,58 @@ static int discard(void *user, const void *buf, size_t len)
 	return 0;
 }
 
-static struct profconv_ctx *new_ctx(void)
+static struct profconv_ctx *new_ctx(struct worker *w)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
 
 	if (!ctx || profconv_set_option(ctx, "symbols", "no") ||
 	    profconv_set_option(ctx, "host-symbols", "no"))
 		abort();
-	profconv_set_diag(ctx, diag, NULL);
+	profconv_set_diag(ctx, diag, w);
 	profconv_set_max_memory(ctx, (uint64_t)512 << 20);
 	return ctx;
 }
 
-static char tmp_out[4096];
-static size_t n_inputs, n_converted, n_outputs;
-
 #define DIFF(what, a, b)                                                                            \
 	do {                                                                                       \
 		if ((a) != (b)) {                                                                  \
-			fprintf(stderr, "%s -> %s: %s: %zu written, %zu read back\n", path, fmt,   \
-				what, (size_t)(a), (size_t)(b));                                   \
-			bad = 1;                                                                   \
+			failed("%s -> %s: %s: %zu written, %zu read back\n", path, fmt, what,     \
+			       (size_t)(a), (size_t)(b));                                          \
 		}                                                                                  \
 	} while (0)
 
 /* One output format of one input: validate, read back, compare. */
-static void check_format(const char *path, const struct profconv_profile *p,
+static void check_format(struct worker *w, const char *path, const struct profconv_profile *p,
 			 const struct counts *c, const char *fmt)
 {
-	struct profconv_ctx *ctx = new_ctx();
+	struct profconv_ctx *ctx = new_ctx(w);
 	struct profconv_profile *q = NULL;
 	struct counts d;
 	size_t i;
-	int err, bad = 0;
+	int err;
 
-	err = profconv_write_path(ctx, p, fmt, tmp_out);
+	err = profconv_write_path(ctx, p, fmt, w->tmp_out);
 	if (err) {
-		fprintf(stderr, "%s -> %s: write failed: %s\n", path, fmt, profconv_errmsg(ctx));
-		PC_CHECK(!err);
+		failed("%s -> %s: write failed: %s\n", path, fmt, profconv_errmsg(ctx));
 		profconv_ctx_free(ctx);
 		return;
 	}
+	pthread_mutex_lock(&lock);
 	n_outputs++;
+	pthread_mutex_unlock(&lock);
 	profconv_ctx_free(ctx);
-	ctx = new_ctx();
-	last_diag[0] = 0;
-	err = profconv_validate_path(ctx, tmp_out, discard, NULL);
-	if (err) {
-		fprintf(stderr, "%s -> %s: validate refuses the output: %s%s%s\n", path, fmt,
-			last_diag, last_diag[0] ? "; " : "", profconv_errmsg(ctx));
-		PC_CHECK(!err);
-	}
+	ctx = new_ctx(w);
+	w->last_diag[0] = 0;
+	err = profconv_validate_path(ctx, w->tmp_out, discard, NULL);
+	if (err)
+		failed("%s -> %s: validate refuses the output: %s%s%s\n", path, fmt, w->last_diag,
+		       w->last_diag[0] ? "; " : "", profconv_errmsg(ctx));
 	profconv_ctx_free(ctx);
-	ctx = new_ctx();
-	err = profconv_read_path(ctx, tmp_out, &q);
+	ctx = new_ctx(w);
+	err = profconv_read_path(ctx, w->tmp_out, &q);
 	if (err) {
-		fprintf(stderr, "%s -> %s: the output does not read back: %s\n", path, fmt,
-			profconv_errmsg(ctx));
-		PC_CHECK(!err);
+		failed("%s -> %s: the output does not read back: %s\n", path, fmt,
+		       profconv_errmsg(ctx));
 		profconv_ctx_free(ctx);
 		return;
 	}
@@ -176,12 +199,10 @@ static void check_format(const char *path, const struct profconv_profile *p,
 	DIFF("samples", c->samples, d.samples);
 	DIFF("markers", c->markers, d.markers);
 	for (i = 0; i < c->threads && i < d.threads; i++) {
-		if (c->t[i].pid != d.t[i].pid || c->t[i].tid != d.t[i].tid) {
-			fprintf(stderr, "%s -> %s: thread %zu: pid %lld tid %lld written, pid %lld tid %lld read back\n",
-				path, fmt, i, (long long)c->t[i].pid, (long long)c->t[i].tid,
-				(long long)d.t[i].pid, (long long)d.t[i].tid);
-			bad = 1;
-		}
+		if (c->t[i].pid != d.t[i].pid || c->t[i].tid != d.t[i].tid)
+			failed("%s -> %s: thread %zu: pid %lld tid %lld written, pid %lld tid %lld read back\n",
+			       path, fmt, i, (long long)c->t[i].pid, (long long)c->t[i].tid,
+			       (long long)d.t[i].pid, (long long)d.t[i].tid);
 		DIFF("a thread's samples", c->t[i].samples, d.t[i].samples);
 		DIFF("a thread's markers", c->t[i].markers, d.t[i].markers);
 	}
@@ -194,30 +215,30 @@ static void check_format(const char *path, const struct profconv_profile *p,
 		DIFF("frames", c->frames, d.frames);
 		DIFF("funcs", c->funcs, d.funcs);
 	}
-	PC_CHECK(!bad);
 	counts_free(&d);
 	profconv_profile_free(q);
 	profconv_ctx_free(ctx);
 }
 
-static void check_input(const char *path)
+static void check_input(struct worker *w, const char *path)
 {
-	struct profconv_ctx *ctx = new_ctx();
+	struct profconv_ctx *ctx = new_ctx(w);
 	struct profconv_profile *p = NULL;
 	struct counts c;
 
-	n_inputs++;
 	if (profconv_read_path(ctx, path, &p) != PROFCONV_OK) {
 		profconv_ctx_free(ctx);
 		return; /* not an input that converts */
 	}
-	profconv_ctx_free(ctx);
+	pthread_mutex_lock(&lock);
 	n_converted++;
+	pthread_mutex_unlock(&lock);
 	counts_of(p, &c);
-	check_format(path, p, &c, PROFCONV_OUT_PROCESSED);
-	check_format(path, p, &c, PROFCONV_OUT_GECKO);
+	check_format(w, path, p, &c, PROFCONV_OUT_PROCESSED);
+	check_format(w, path, p, &c, PROFCONV_OUT_GECKO);
 	counts_free(&c);
 	profconv_profile_free(p);
+	profconv_ctx_free(ctx); /* the profile's memory is the reading ctx's */
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -225,13 +246,30 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every regular file under dir, in name order (deterministic). */
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	for (;;) {
+		const char *path;
+
+		pthread_mutex_lock(&lock);
+		path = next_input < n_inputs ? inputs[next_input++] : NULL;
+		pthread_mutex_unlock(&lock);
+		if (!path)
+			return NULL;
+		check_input(w, path);
+	}
+}
+
+/* Every regular file under dir, in name order, onto the list of inputs. */
 static void walk(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0, cap = 0, i;
+	static size_t icap;
 
 	if (!d) {
 		fprintf(stderr, "%s: cannot open\n", dir);
@@ -258,11 +296,17 @@ static void walk(const char *dir)
 	for (i = 0; i < n; i++) {
 		struct stat st;
 
-		if (lstat(names[i], &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				walk(names[i]);
-			else if (S_ISREG(st.st_mode))
-				check_input(names[i]);
+		if (lstat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			walk(names[i]);
+		} else if (lstat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			if (n_inputs == icap) {
+				icap = icap ? icap * 2 : 256;
+				inputs = realloc(inputs, icap * sizeof(*inputs));
+				if (!inputs)
+					abort();
+			}
+			inputs[n_inputs++] = names[i];
+			continue;
 		}
 		free(names[i]);
 	}
@@ -274,6 +318,8 @@ int main(void)
 	const char *fx = getenv("PC_FIXTURES");
 	const char *td = getenv("TMPDIR");
 	char corpus[4096], dir[2048];
+	struct worker w[2];
+	size_t i;
 
 	if (!fx) {
 		fputs("PC_FIXTURES is not set\n", stderr);
@@ -284,13 +330,26 @@ int main(void)
 		perror(dir);
 		return 1;
 	}
-	snprintf(tmp_out, sizeof(tmp_out), "%s/out.json", dir);
 	snprintf(corpus, sizeof(corpus), "%s/../fuzz/corpus", fx);
 	walk(fx);
 	walk(corpus);
-	unlink(tmp_out);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 2; i++) {
+		snprintf(w[i].tmp_out, sizeof(w[i].tmp_out), "%s/out%zu.json", dir, i);
+		if (pthread_create(&w[i].th, NULL, work, &w[i]) != 0)
+			abort();
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(w[i].th, NULL);
+		unlink(w[i].tmp_out);
+	}
 	rmdir(dir);
-	printf("%zu inputs, %zu converted, %zu outputs checked\n", n_inputs, n_converted, n_outputs);
+	for (i = 0; i < n_inputs; i++)
+		free(inputs[i]);
+	free(inputs);
+	printf("%zu inputs, %zu converted, %zu outputs checked, %zu disagreements\n", n_inputs,
+	       n_converted, n_outputs, n_failed);
+	PC_CHECK(n_failed == 0);
 	/* the fixtures and corpus convert in the hundreds: a walk that found none is broken */
 	PC_CHECK(n_converted >= 200);
 	return pc_test_done();
