@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,7 +79,9 @@ struct batch {
 	size_t ntodo;
 	size_t next, ndone;
 	int progress;
-	int stop; /* a signal came: start no more inputs */
+	int stop;     /* a signal came: start no more inputs */
+	int finished; /* every input is done: a signal now just ends the command */
+	atomic_int caught; /* the signal the signal thread took, from sigwait() on */
 	sigset_t sigs; /* the signals the signal thread takes */
 	time_t started;
 	pthread_mutex_t lock;
@@ -339,6 +342,22 @@ static void convert_one(struct batch *b, struct item *it)
 	it->seconds = now() - t0;
 }
 
+/* Has one of the batch's signals come (taken, or still pending)? */
+static int signal_came(struct batch *b)
+{
+	sigset_t pend;
+	int sig;
+
+	if (atomic_load(&b->caught))
+		return 1;
+	if (sigpending(&pend) != 0)
+		return 0;
+	for (sig = 1; sig < 32; sig++)
+		if (sigismember(&b->sigs, sig) == 1 && sigismember(&pend, sig) == 1)
+			return 1;
+	return 0;
+}
+
 static void *worker(void *arg)
 {
 	struct batch *b = arg;
@@ -347,7 +366,8 @@ static void *worker(void *arg)
 		struct item *it;
 
 		pthread_mutex_lock(&b->lock);
-		if (b->next == b->ntodo || b->stop) {
+		/* a signal stops the batch: no input is started after it */
+		if (b->next == b->ntodo || b->stop || signal_came(b)) {
 			pthread_mutex_unlock(&b->lock);
 			return NULL;
 		}
@@ -518,8 +538,10 @@ static void *signal_thread(void *arg)
 
 	while (sigwait(&b->sigs, &sig) != 0)
 		;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	atomic_store(&b->caught, sig);
 	pthread_mutex_lock(&b->lock); /* held till the end: no worker starts or ends an input */
+	if (b->finished)
+		goto die; /* the report is being written: the signal's default action */
 	b->stop = 1;
 	for (i = 0; i < b->ntodo; i++) {
 		if (b->todo[i]->ctx && b->todo[i]->writing)
@@ -533,6 +555,7 @@ static void *signal_thread(void *arg)
 	if (b->report)
 		write_report(b->report, b->todo, b->ntodo, 1);
 	fflush(stderr);
+die:
 	/* die of the signal, as without this thread */
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
@@ -594,11 +617,11 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	struct item *items = NULL;
 	size_t n = 0, cap = 0, i, ok = 0, warned = 0;
 	unsigned long sk = 1, sn = 1;
-	struct batch bt;
+	/* static: the signal thread uses it until the command ends (one batch a run) */
+	static struct batch bt;
 	struct stat st;
 	pthread_t *th, sigth;
-	sigset_t oldsigs;
-	int have_sigth;
+	int have_sigth, stopping;
 	unsigned jobs = b->jobs, started = 0;
 	uint64_t in_total = 0, out_total = 0;
 	double t0 = now();
@@ -669,8 +692,10 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		if (sigaction(handled[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
 			sigaddset(&bt.sigs, handled[i]);
 	}
-	pthread_sigmask(SIG_BLOCK, &bt.sigs, &oldsigs);
+	pthread_sigmask(SIG_BLOCK, &bt.sigs, NULL);
 	have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
+	if (!have_sigth)
+		pthread_sigmask(SIG_UNBLOCK, &bt.sigs, NULL); /* no thread: as by default */
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&th[started], NULL, worker, &bt) == 0)
 			started++;
@@ -678,14 +703,20 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	if (have_sigth) {
-		pthread_mutex_lock(&bt.lock); /* a signal being handled ends the process */
-		pthread_cancel(sigth);
-		pthread_mutex_unlock(&bt.lock);
-		pthread_join(sigth, NULL);
-	}
-	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
-	pthread_mutex_destroy(&bt.lock);
+	/*
+	 * The signal thread stays in sigwait() (the signals stay blocked here)
+	 * until the command ends: a signal from now on ends it at once, as by
+	 * default.  (Cancelling the thread could lose a signal it has just
+	 * taken.)  A signal being handled holds the lock and ends the process.
+	 */
+	pthread_mutex_lock(&bt.lock);
+	stopping = have_sigth && signal_came(&bt);
+	bt.finished = !stopping;
+	pthread_mutex_unlock(&bt.lock);
+	if (stopping)
+		pthread_join(sigth, NULL); /* it ends the process (a signal came before the end) */
+	if (have_sigth)
+		pthread_detach(sigth);
 	cli_progress_clear();
 
 	for (i = 0; i < bt.ntodo; i++) {

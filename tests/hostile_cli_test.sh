@@ -117,15 +117,18 @@ for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
     rc, err = run(sig, "out")
     if rc != -sig:
         fail("%s: exit %s, expected death by the signal: %s" % (sig.name, rc, err))
+    # big.json may have been finished in the meantime (on a loaded machine);
+    # z.json is never started after the signal
     left = sorted(os.listdir("out"))
-    if left != ["a.json", "b.json"]:
+    if left not in (["a.json", "b.json"], ["a.json", "b.json", "big.json"]):
         fail("%s: the output folder holds %s" % (sig.name, left))
-    want = "profconv: stopped by %s: 2 of 4 inputs finished; the report lists them" % sig.name
+    want = "profconv: stopped by %s: %d of 4 inputs finished; the report lists them" % (
+        sig.name, len(left))
     if want not in err:
         fail("%s: %r" % (sig.name, err))
     lines = [json.loads(l) for l in open("r.jsonl")]
     got = [(l["input"], l["status"], l["output"]) for l in lines]
-    if got != [("in/a.json", "ok", "out/a.json"), ("in/b.json", "ok", "out/b.json")]:
+    if got != [("in/" + n, "ok", "out/" + n) for n in left]:
         fail("%s: report %s" % (sig.name, got))
 
 # nohup: an ignored SIGHUP stays ignored (the batch goes on to the end)
