@@ -18,6 +18,13 @@
  * Exit status 0 when every input converted (with --strict, warnings are
  * errors, so also none warned), 1 otherwise, 2 on a usage error.
  *
+ * SIGINT, SIGTERM and SIGHUP: no input is started any more, the temporary
+ * files of the conversions in progress are removed, the report is written
+ * for the inputs that finished (without the end line: report merge
+ * --expect then sees the shard did not finish), and the command dies of
+ * the signal.  The signals are taken by a thread of their own (sigwait), so
+ * all of this is ordinary code, not a handler's.
+ *
  * A report line (the version of profconv that wrote it, and the shard,
  * "1/1" without --shard):
  *   {"version": "0.1.0", "shard": "2/3", "input": "a/perf.data",
@@ -37,11 +44,15 @@
  *   {"version": "0.2.0", "shard": "2/3", "end": true, "inputs": N,
  *    "converted": N, "failed": N}
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath() */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +67,9 @@ struct item {
 	const char *input;
 	char *owned_input; /* a line of --inputs: freed at the end */
 	char *output;
+	/* while converting (under the batch lock): its ctx, and whether it writes */
+	struct profconv_ctx *ctx;
+	int writing;
 	/* results */
 	int done;
 	int err;
@@ -76,10 +90,18 @@ struct item {
 
 struct batch {
 	const struct cli_settings *s;
+	const char *report; /* --report FILE, or NULL */
+	FILE *report_f;	    /* opened before the first conversion */
+	const char *shard;  /* "K/N" */
 	struct item **todo; /* this shard's items, in input order */
 	size_t ntodo;
 	size_t next, ndone;
 	int progress;
+	int stop;     /* a signal came: start no more inputs */
+	int finished; /* every input is done: a signal now just ends the command */
+	atomic_int caught; /* the signal the signal thread took, from sigwait() on */
+	sigset_t sigs; /* the signals the signal thread takes */
+	time_t started;
 	pthread_mutex_t lock;
 };
 
@@ -276,8 +298,9 @@ static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, .
 	profconv_ctx_free(ctx);
 }
 
-static void convert_one(const struct cli_settings *s, struct item *it)
+static void convert_one(struct batch *b, struct item *it)
 {
+	const struct cli_settings *s = b->s;
 	struct profconv_ctx *ctx = cli_ctx_new(s);
 	struct profconv_profile *p = NULL;
 	struct stat st;
@@ -308,9 +331,16 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		refuse(it, ctx, "%s: is also the output %s; not converted", it->input, it->output);
 		return;
 	}
+	pthread_mutex_lock(&b->lock);
+	it->ctx = ctx;
+	pthread_mutex_unlock(&b->lock);
 	err = profconv_read_path(ctx, it->input, &p);
-	if (!err)
+	if (!err) {
+		pthread_mutex_lock(&b->lock);
+		it->writing = 1;
+		pthread_mutex_unlock(&b->lock);
 		err = profconv_write_path(ctx, p, s->to, it->output);
+	}
 	if (p) {
 		struct profconv_meta meta = PROFCONV_INIT(struct profconv_meta);
 
@@ -360,8 +390,28 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		it->nwarn = i + 1;
 	}
 	profconv_profile_free(p);
+	pthread_mutex_lock(&b->lock);
+	it->ctx = NULL;
+	it->writing = 0;
+	pthread_mutex_unlock(&b->lock);
 	profconv_ctx_free(ctx);
 	it->seconds = now() - t0;
+}
+
+/* Has one of the batch's signals come (taken, or still pending)? */
+static int signal_came(struct batch *b)
+{
+	sigset_t pend;
+	int sig;
+
+	if (atomic_load(&b->caught))
+		return 1;
+	if (sigpending(&pend) != 0)
+		return 0;
+	for (sig = 1; sig < 32; sig++)
+		if (sigismember(&b->sigs, sig) == 1 && sigismember(&pend, sig) == 1)
+			return 1;
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -372,14 +422,15 @@ static void *worker(void *arg)
 		struct item *it;
 
 		pthread_mutex_lock(&b->lock);
-		if (b->next == b->ntodo) {
+		/* a signal stops the batch: no input is started after it */
+		if (b->next == b->ntodo || b->stop || signal_came(b)) {
 			pthread_mutex_unlock(&b->lock);
 			return NULL;
 		}
 		it = b->todo[b->next++];
 		pthread_mutex_unlock(&b->lock);
 
-		convert_one(b->s, it);
+		convert_one(b, it);
 
 		pthread_mutex_lock(&b->lock);
 		it->done = 1;
@@ -487,22 +538,31 @@ static FILE *open_report(const char *path, const struct item *items, size_t n)
 	return f;
 }
 
+/*
+ * The report's lines, then its end line; with done_only (a signal stopped
+ * the batch) the lines of the inputs that finished and no end line, so
+ * report merge --expect sees that the shard did not finish.
+ */
 static int write_report(FILE *f, const char *path, struct item **todo, size_t n,
-			const char *shard)
+			const char *shard, int done_only)
 {
 	size_t i, ok = 0;
 	int bad;
 
 	for (i = 0; i < n; i++) {
+		if (done_only && !todo[i]->done)
+			continue;
 		report_line(f, todo[i], shard);
 		ok += !todo[i]->err;
 	}
-	fputs("{\"version\": ", f);
-	cli_json_str(f, profconv_version_string());
-	fputs(", \"shard\": ", f);
-	cli_json_str(f, shard);
-	fprintf(f, ", \"end\": true, \"inputs\": %zu, \"converted\": %zu, \"failed\": %zu}\n", n,
-		ok, n - ok);
+	if (!done_only) {
+		fputs("{\"version\": ", f);
+		cli_json_str(f, profconv_version_string());
+		fputs(", \"shard\": ", f);
+		cli_json_str(f, shard);
+		fprintf(f, ", \"end\": true, \"inputs\": %zu, \"converted\": %zu, \"failed\": %zu}\n",
+			n, ok, n - ok);
+	}
 	bad = ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -511,6 +571,106 @@ static int write_report(FILE *f, const char *path, struct item **todo, size_t n,
 	if (bad)
 		fprintf(stderr, "profconv: error: %s: writing the report failed\n", path);
 	return bad ? 1 : 0;
+}
+
+/* --- signals --- */
+
+/*
+ * Remove the temporary output of a conversion in progress: the path the
+ * library says it writes (profconv_pending_output()), when it is whole: the
+ * output's real path, ".tmp-" and six characters.  The worker may be
+ * setting it right now (mkstemp() done, the name not yet stored): then the
+ * output's folder is searched for that name pattern, made by this user
+ * since the batch started.
+ */
+static void remove_temporary(const struct batch *b, const struct item *it)
+{
+	const char *pend = profconv_pending_output(it->ctx);
+	char final[PATH_MAX], dir[PATH_MAX];
+	const char *base;
+	size_t n, blen;
+	DIR *d;
+	struct dirent *e;
+
+	if (!realpath(it->output, final)) {
+		if (strlen(it->output) >= sizeof(final))
+			return;
+		strcpy(final, it->output); /* not there yet: as output.c names it */
+	}
+	n = strlen(final);
+	if (strlen(pend) == n + 11 && strncmp(pend, final, n) == 0 &&
+	    strncmp(pend + n, ".tmp-", 5) == 0) {
+		unlink(pend);
+		return;
+	}
+	base = strrchr(final, '/');
+	if (base) {
+		snprintf(dir, sizeof(dir), "%.*s", base == final ? 1 : (int)(base - final), final);
+		base++;
+	} else {
+		strcpy(dir, ".");
+		base = final;
+	}
+	blen = strlen(base);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		if (strlen(e->d_name) != blen + 11 || strncmp(e->d_name, base, blen) != 0 ||
+		    strncmp(e->d_name + blen, ".tmp-", 5) != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    st.st_mtime >= b->started)
+			unlink(path);
+	}
+	closedir(d);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* The thread that takes the batch's signals (blocked in every other thread). */
+static void *signal_thread(void *arg)
+{
+	struct batch *b = arg;
+	sigset_t set;
+	size_t i, done = 0;
+	int sig = 0;
+
+	while (sigwait(&b->sigs, &sig) != 0)
+		;
+	atomic_store(&b->caught, sig);
+	pthread_mutex_lock(&b->lock); /* held till the end: no worker starts or ends an input */
+	if (b->finished)
+		goto die; /* the report is being written: the signal's default action */
+	b->stop = 1;
+	for (i = 0; i < b->ntodo; i++) {
+		if (b->todo[i]->ctx && b->todo[i]->writing)
+			remove_temporary(b, b->todo[i]);
+		done += b->todo[i]->done;
+	}
+	pthread_mutex_lock(&print_lock);
+	cli_progress_clear();
+	fprintf(stderr, "profconv: stopped by %s: %zu of %zu inputs finished%s\n", signal_name(sig),
+		done, b->ntodo, b->report ? "; the report lists them" : "");
+	if (b->report_f)
+		write_report(b->report_f, b->report, b->todo, b->ntodo, b->shard, 1);
+	fflush(stderr);
+die:
+	/* die of the signal, as without this thread */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached */
 }
 
 /* --- the list --- */
@@ -565,11 +725,13 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	struct item *items = NULL;
 	size_t n = 0, cap = 0, i, ok = 0, warned = 0;
 	unsigned long sk = 1, sn = 1;
-	struct batch bt;
+	/* static: the signal thread uses them until the command ends (one batch a run) */
+	static struct batch bt;
+	static char shard[64];
 	struct stat st;
-	pthread_t *th;
+	pthread_t *th, sigth;
+	int have_sigth, stopping;
 	FILE *report = NULL;
-	char shard[64];
 	unsigned jobs = b->jobs, started = 0;
 	uint64_t in_total = 0, out_total = 0;
 	double t0 = now();
@@ -624,6 +786,10 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 
 	memset(&bt, 0, sizeof(bt));
 	bt.s = s;
+	bt.report = b->report;
+	bt.report_f = report;
+	bt.shard = shard;
+	bt.started = time(NULL);
 	bt.todo = xrealloc(NULL, (n ? n : 1) * sizeof(*bt.todo));
 	for (i = 0; i < n; i++)
 		if (fnv1a(items[i].input) % sn == sk - 1)
@@ -638,6 +804,23 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	if (jobs > bt.ntodo)
 		jobs = bt.ntodo ? (unsigned)bt.ntodo : 1;
 	th = xrealloc(NULL, jobs * sizeof(*th));
+	/*
+	 * the signals go to a thread of their own: blocked here and in every
+	 * thread made here.  One ignored (nohup) stays ignored: a blocked
+	 * signal would be queued for sigwait() even so.
+	 */
+	sigemptyset(&bt.sigs);
+	for (i = 0; i < 3; i++) {
+		static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
+		struct sigaction sa;
+
+		if (sigaction(handled[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&bt.sigs, handled[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &bt.sigs, NULL);
+	have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
+	if (!have_sigth)
+		pthread_sigmask(SIG_UNBLOCK, &bt.sigs, NULL); /* no thread: as by default */
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&th[started], NULL, worker, &bt) == 0)
 			started++;
@@ -645,7 +828,20 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	pthread_mutex_destroy(&bt.lock);
+	/*
+	 * The signal thread stays in sigwait() (the signals stay blocked here)
+	 * until the command ends: a signal from now on ends it at once, as by
+	 * default.  (Cancelling the thread could lose a signal it has just
+	 * taken.)  A signal being handled holds the lock and ends the process.
+	 */
+	pthread_mutex_lock(&bt.lock);
+	stopping = have_sigth && signal_came(&bt);
+	bt.finished = !stopping;
+	pthread_mutex_unlock(&bt.lock);
+	if (stopping)
+		pthread_join(sigth, NULL); /* it ends the process (a signal came before the end) */
+	if (have_sigth)
+		pthread_detach(sigth);
 	cli_progress_clear();
 
 	for (i = 0; i < bt.ntodo; i++) {
@@ -658,7 +854,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			warned += it->nwarn > 0;
 		}
 	}
-	if (report && write_report(report, b->report, bt.todo, bt.ntodo, shard))
+	if (report && write_report(report, b->report, bt.todo, bt.ntodo, shard, 0))
 		rc = 1;
 	if (!s->quiet || ok != bt.ntodo)
 		fprintf(stderr,

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -435,15 +436,19 @@ static void on_signal(int sig)
 
 static void cleanup_on_signals(struct profconv_ctx *ctx)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	signal_ctx = ctx;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* a signal ignored (nohup) stays ignored */
+	if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	if (sigaction(SIGTERM, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Seconds on the monotonic clock. */
@@ -453,6 +458,24 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Is the output the input itself?  Compared as files (device and inode,
+ * symlinks followed), not by name: "x", "./x", "/abs/x" and a link to x are
+ * one file.  "-" as the input is standard input, which may be the file
+ * redirected.  Only a regular file can be replaced (a device or FIFO is
+ * written in place).
+ */
+static int output_is_input(const char *input, const char *output)
+{
+	struct stat si, so;
+
+	if (strcmp(output, "-") == 0 || stat(output, &so) != 0 || !S_ISREG(so.st_mode))
+		return 0;
+	if (strcmp(input, "-") == 0 ? fstat(0, &si) != 0 : stat(input, &si) != 0)
+		return 0;
+	return si.st_dev == so.st_dev && si.st_ino == so.st_ino;
 }
 
 static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
@@ -468,6 +491,13 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 			return usage_error("refusing to write JSON to a terminal; use -o FILE or -o -");
 		}
 		output = "-";
+	}
+	/* the recording is never replaced by its conversion: refused before anything is written */
+	if (output_is_input(input, output)) {
+		fprintf(stderr,
+			"profconv: error: %s: is the input %s itself (the same file); writing the output there would replace it: give another -o\n",
+			output, strcmp(input, "-") == 0 ? "(standard input)" : input);
+		return 2;
 	}
 	/* a bad output path is said before any work is done */
 	err = profconv_output_check(ctx, output);

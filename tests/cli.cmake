@@ -77,3 +77,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
            ${PC_BIN} $<TARGET_FILE:gecko_capture_target>)
   set_tests_properties(gecko.capture PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# The command under hostile use (issue 22): -o onto the input, batch mode killed
+add_test(NAME cli.self-output COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hostile_cli_test.sh ${PC_BIN} self-output)
+add_test(NAME cli.batch-signals COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hostile_cli_test.sh ${PC_BIN} batch-signals)

@@ -5,9 +5,12 @@
 # chunks in anonymous memory among decoys: the capture finds the 4 chunks
 # and leaves the decoys out, the dump decodes to the same samples and
 # markers per thread as the --from-scrape dump of the same chunks, the
-# process runs on afterwards, and a process without chunks or a pid that
-# does not exist is a clear error.  Exit 77 (skipped) where this machine
-# does not let a process read another's memory.
+# process runs on afterwards (and one found stopped is left stopped), and
+# a process without chunks, one whose only chunk header holds noise (chance
+# headers, as in python3 and node), a zombie, profconv's own pid and a pid
+# that does not exist are clear errors.  Exit 77 (skipped) where this
+# machine does not let a process read another's memory (after the checks
+# that need no such right).
 set -eu
 bin=$1
 target=$2
@@ -15,12 +18,42 @@ here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/fixtures/gecko-buffer
 tmp=$(mktemp -d)
 tpid=
+npid=
+zparent=
 cleanup() {
-	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
+	[ -z "$tpid" ] || kill -CONT "$tpid" 2>/dev/null || true
+	for p in $tpid $npid $zparent; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+state_of() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat"; }
+
+# profconv's own pid is refused (SIGSTOP would stop it for good: it hung)
+rc=0
+timeout -k 5 20 sh -c 'exec "$0" gecko-dump $$ -o "$1"' "$bin" "$tmp/self.pgkb" 2>"$tmp/err" || rc=$?
+[ $rc = 2 ] || fail "own pid: exit $rc: $(cat "$tmp/err")"
+grep -q "is profconv itself" "$tmp/err" || fail "own pid error: $(cat "$tmp/err")"
+[ ! -e "$tmp/self.pgkb" ] || fail "own pid: an output was written"
+# a zombie is said to be one (it was blamed on permissions, even as root)
+python3 -c 'import os, sys, time
+p = os.fork()
+if p == 0:
+    os._exit(0)
+open(sys.argv[1], "w").write(str(p))
+time.sleep(30)' "$tmp/zpid" &
+zparent=$!
+i=0
+while [ ! -s "$tmp/zpid" ] || [ "$(state_of "$(cat "$tmp/zpid")" 2>/dev/null)" != Z ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "no zombie to test with"
+	sleep 0.05
+done
+zpid=$(cat "$tmp/zpid")
+if "$bin" gecko-dump "$zpid" -o "$tmp/z.pgkb" 2>"$tmp/err"; then fail "a zombie gave a dump"; fi
+grep -q "pid $zpid: is a zombie" "$tmp/err" || fail "zombie error: $(cat "$tmp/err")"
+kill "$zparent" 2>/dev/null || true
+zparent=
 
 xz -dc "$fx/esr153-run2.chunks.xz" >"$tmp/run2.chunks"
 "$target" "$tmp/run2.chunks" "$tmp/ready" &
@@ -61,6 +94,53 @@ cmp -s "$tmp/live.threads" "$tmp/scrape.threads" ||
 	fail "threads differ: $(cat "$tmp/live.threads") vs $(cat "$tmp/scrape.threads")"
 "$bin" -q "$tmp/live.pgkb" -o "$tmp/live.json" 2>/dev/null || fail "convert"
 "$bin" validate "$tmp/live.json" >/dev/null 2>&1 || fail "invalid output"
+
+# a process found stopped (job control, a debugger) is left stopped: it
+# used to be continued (T -> S)
+kill -STOP "$tpid"
+i=0
+while [ "$(state_of "$tpid")" != T ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the stand-in did not stop"
+	sleep 0.05
+done
+"$bin" gecko-dump -v "$tpid" -o "$tmp/stopped.pgkb" 2>"$tmp/err" || fail "stopped target: $(cat "$tmp/err")"
+grep -q "pid $tpid: was stopped already; left stopped" "$tmp/err" || fail "stopped note: $(cat "$tmp/err")"
+[ "$(state_of "$tpid")" = T ] || fail "a stopped process was left in state $(state_of "$tpid")"
+cmp -s "$tmp/stopped.pgkb" "$tmp/live.pgkb" || fail "the dump of the stopped process differs"
+kill -CONT "$tpid"
+
+# a process whose only chunk header is consistent but holds noise (the
+# chance finds in python3 and node): an error, no dump (it was a 0-thread
+# dump, exit 0)
+python3 - "$tmp/noise.chunks" <<'PY'
+import struct, sys
+n = 4096
+hdr = struct.pack("<IIQQIIQIIQ", 0, n, 123456789, 0, n, 40, 1, 0, 0, 0)
+x, buf = 12345, bytearray()
+for _ in range(n):
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    buf.append((x >> 16) & 0xff)
+open(sys.argv[1], "wb").write(hdr + bytes(buf))
+PY
+"$target" "$tmp/noise.chunks" "$tmp/nready" &
+npid=$!
+i=0
+while [ ! -s "$tmp/nready" ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the noise stand-in did not start"
+	sleep 0.05
+done
+if "$bin" gecko-dump "$npid" -o "$tmp/n.pgkb" 2>"$tmp/err"; then
+	fail "chunk headers holding noise gave a dump: $("$bin" info "$tmp/n.pgkb" 2>&1)"
+fi
+grep -q "pid $npid: the [0-9]* chunk headers found (a run of 1, 4152 bytes) hold no sample or marker of any thread" "$tmp/err" ||
+	fail "noise error: $(cat "$tmp/err")"
+[ ! -e "$tmp/n.pgkb" ] || fail "noise: an output was written"
+# continued (R or S; R on a loaded machine, before it is back in pause())
+case $(state_of "$npid") in [Tt]) fail "the noise stand-in was left stopped" ;; esac
+kill "$npid"
+npid=
 
 # errors: a process with no profiler, a pid that does not exist.  Wait
 # until the background job is sleep itself: until it execs, it is a copy of

@@ -394,6 +394,112 @@ static int read_run(struct capture *c)
 	return 0;
 }
 
+/*
+ * A cursor over the run's buffers as one byte sequence (BUFR's bytes: the
+ * first chunk from its first block, every chunk to its last block's end).
+ */
+struct run_cursor {
+	const struct capture *c;
+	size_t pos;	       /* the chunk header at c->chunks + pos */
+	uint32_t at, past;     /* within that chunk's buffer */
+};
+
+static int cur_next_chunk(struct run_cursor *r, int first)
+{
+	const unsigned char *h;
+
+	if (!first)
+		r->pos += CHUNK_HEADER + (size_t)le32(r->c->chunks + r->pos + 24);
+	if (r->pos + CHUNK_HEADER > r->c->chunks_len)
+		return -1;
+	h = r->c->chunks + r->pos;
+	r->at = first ? le32(h) : 0;
+	r->past = le32(h + 4);
+	return 0;
+}
+
+/* The next byte, or -1 at the end. */
+static int cur_byte(struct run_cursor *r)
+{
+	while (r->at >= r->past)
+		if (cur_next_chunk(r, 0))
+			return -1;
+	return r->c->chunks[r->pos + CHUNK_HEADER + r->at++];
+}
+
+/* n little-endian bytes (n <= 8); -1 at the end. */
+static int cur_le(struct run_cursor *r, unsigned n, uint64_t *v)
+{
+	unsigned i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		int b = cur_byte(r);
+
+		if (b < 0)
+			return -1;
+		*v |= (uint64_t)b << (8 * i);
+	}
+	return 0;
+}
+
+/* ESR 153's entry kinds (the KIND table gbuf_pack.c writes) */
+#define K_THREAD_ID 18
+#define K_TIME 19
+#define K_TIME_BEFORE_SAME 21
+#define K_MARKER 27
+
+/*
+ * How many samples and markers of some thread the run holds, walking its
+ * blocks (docs/formats/gecko-buffer-dump.md section 4) as the reader would:
+ * a sample starts with a ThreadId block followed by a time block (Time,
+ * TimeBeforeCompactStack, TimeBeforeSameSample), a marker is a Marker block
+ * with a thread id and a phase.  Chunk headers found by chance in a process
+ * without the profiler hold none (their "blocks" are noise).
+ */
+static uint64_t run_thread_entries(const struct capture *c)
+{
+	struct run_cursor r;
+	uint64_t found = 0, prev_tid = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	if (cur_next_chunk(&r, 1))
+		return 0;
+	for (;;) {
+		uint64_t size = 0, v = 0, tid = 0;
+		unsigned shift = 0, used = 0;
+		int b, tag;
+
+		do {
+			b = cur_byte(&r);
+			if (b < 0 || shift > 56)
+				return found;
+			size |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while (b & 0x80);
+		if (size == 0 || (tag = cur_byte(&r)) < 0)
+			return found;
+		used = 1;
+		if (tag == K_THREAD_ID && size == 9) {
+			if (cur_le(&r, 8, &tid))
+				return found;
+			used += 8;
+		} else if (tag >= K_TIME && tag <= K_TIME_BEFORE_SAME && size == 9) {
+			found += prev_tid != 0;
+		} else if (tag == K_MARKER && size >= 10) {
+			if (cur_le(&r, 8, &v) || (b = cur_byte(&r)) < 0)
+				return found;
+			used += 9;
+			found += v && v <= 0x7fffffff && b <= 3;
+		}
+		prev_tid = tid && tid <= 0x7fffffff ? tid : 0;
+		for (; used < size; used++)
+			if (cur_byte(&r) < 0)
+				return found;
+	}
+}
+
 /* The read-only file mapping holding addr, or NULL. */
 static const struct region *rodata_at(const struct capture *c, uint64_t addr)
 {
@@ -515,26 +621,36 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The process's state letter from /proc/PID/stat (R, S, T, Z, ...), or 0 when it is gone. */
+static char proc_state(int pid)
+{
+	char path[64], buf[512];
+	int fd;
+	ssize_t n;
+	const char *p;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 /* Wait until the process shows as stopped (state T), at most 2 s. */
 static int wait_stopped(struct capture *c)
 {
-	char path[64];
 	int i;
 
-	pc_snprintf(path, sizeof(path), "/proc/%d/stat", c->pid);
 	for (i = 0; i < 2000; i++) {
-		char buf[512];
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-		const char *p;
+		char st = proc_state(c->pid);
 
-		if (fd < 0)
+		if (!st)
 			return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "pid %d: ended", c->pid);
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't'))
+		if (st == 'T' || st == 't')
 			return 0;
 		usleep(1000);
 	}
@@ -551,7 +667,8 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	sigset_t hold, old;
 	double t0, stopped_ms = 0;
 	struct profconv_gecko_scrape_opts o;
-	int err;
+	char state;
+	int err, was_stopped;
 
 	if (!ctx)
 		return PROFCONV_ERR_USAGE;
@@ -570,9 +687,22 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	err = pc_output_check(ctx, out_path);
 	if (err)
 		return err;
+	/* profconv itself (or one of its threads): SIGSTOP would stop it for good */
+	pc_snprintf(path, sizeof(path), "/proc/self/task/%d", pid);
+	if (pid == (int)getpid() || access(path, F_OK) == 0)
+		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+			       "pid %d: is profconv itself; it cannot stop itself to read its own memory",
+			       pid);
 	pc_snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: no such process", pid);
+	state = proc_state(pid);
+	if (state == 'Z' || state == 'X')
+		return pc_fail(ctx, PROFCONV_ERR_IO, NULL,
+			       "pid %d: is a zombie (it has ended and its parent has not reaped it yet): it has no memory to read",
+			       pid);
+	/* stopped already (job control, a debugger): found stopped, left stopped */
+	was_stopped = state == 'T' || state == 't';
 	err = read_proc_text(&c, path, &maps);
 	if (!err)
 		err = parse_maps(&c, maps);
@@ -596,16 +726,17 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	sigaddset(&hold, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &hold, &old);
 	t0 = now_ms();
-	if (kill(pid, SIGSTOP) != 0) {
+	if (!was_stopped && kill(pid, SIGSTOP) != 0) {
 		err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: cannot stop it: %s", pid,
 			      strerror(errno));
 	} else {
-		err = wait_stopped(&c);
+		err = was_stopped ? 0 : wait_stopped(&c);
 		if (!err)
 			err = scan_chunks(&c);
 		if (!err && c.ncand)
 			err = read_run(&c);
-		kill(pid, SIGCONT);
+		if (!was_stopped)
+			kill(pid, SIGCONT);
 		stopped_ms = now_ms() - t0;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -617,6 +748,14 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 			      pid);
 		goto out;
 	}
+	if (!run_thread_entries(&c)) {
+		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
+			      "pid %d: the %u chunk headers found (a run of %u, %zu bytes) hold no sample or marker of any thread: found by chance, not a profiler buffer (is the Gecko profiler running in this process?)",
+			      pid, c.ncand, c.nchunks, c.chunks_len);
+		goto out;
+	}
+	if (was_stopped)
+		pc_note(ctx, "pid %d: was stopped already; left stopped", pid);
 	/* static strings in read-only file mappings do not change: read them running */
 	err = read_strings(&c);
 	if (err)

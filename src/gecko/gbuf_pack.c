@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -206,7 +207,7 @@ static int side_path(struct profconv_ctx *ctx, char *buf, size_t size, const cha
 
 /* An optional side file: missing is a counted warning and leaves *out NULL. */
 static int slurp_optional(struct profconv_ctx *ctx, const char *prefix, const char *suffix,
-			  unsigned char **out, size_t *len)
+			  unsigned char **out, size_t *len, char *used, size_t used_size)
 {
 	char path[4096];
 	int err = side_path(ctx, path, sizeof(path), prefix, suffix);
@@ -223,9 +224,23 @@ static int slurp_optional(struct profconv_ctx *ctx, const char *prefix, const ch
 		if (access(xz, R_OK) != 0)
 			return pc_warn(ctx, "scrape side files missing", NULL,
 				       "%s: missing; the dump goes without it", path);
+		pc_snprintf(used, used_size, "%s", xz);
 		return slurp(ctx, xz, SMALL_MAX, out, len);
 	}
+	pc_snprintf(used, used_size, "%s", path);
 	return slurp(ctx, path, SMALL_MAX, out, len);
+}
+
+/* A text side file holds no NUL byte (it would end the text there, unseen). */
+static int side_text(struct profconv_ctx *ctx, const char *file, const unsigned char *text,
+		     size_t len, const char *expected)
+{
+	const unsigned char *nul = text ? memchr(text, 0, len) : NULL;
+
+	if (!nul)
+		return 0;
+	return pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, file, (uint64_t)(nul - text),
+			  "a NUL byte: expected text (%s)", expected);
 }
 
 /* --- the ESR 153 tables --- */
@@ -337,67 +352,163 @@ static void put_cats(struct wbuf *b)
 
 /* --- the side files --- */
 
-/* PREFIX.threads: "tid comm" lines.  Returns the first tid (the process id) or 0. */
-static uint64_t put_threads(struct wbuf *b, const char *text, uint64_t pid)
+/*
+ * What a side file of lines held: lines that are what was expected, lines
+ * that are not (the first one's number kept), blank lines aside.
+ */
+struct side_lines {
+	const char *file; /* for messages */
+	uint64_t good, bad;
+	uint32_t lineno, first_bad;
+};
+
+static void side_line(struct side_lines *sl, int good)
+{
+	if (good) {
+		sl->good++;
+	} else {
+		sl->bad++;
+		if (!sl->first_bad)
+			sl->first_bad = sl->lineno;
+	}
+}
+
+/*
+ * The verdict on a side file: empty is a counted warning (the dump goes
+ * without what it gives, as when it is missing); some lines unreadable, a
+ * counted warning naming the first; no line readable at all, an error (not
+ * such a file).  --strict makes the warnings fatal.
+ */
+static int side_verdict(struct profconv_ctx *ctx, const struct side_lines *sl,
+			const char *expected, const char *lost)
+{
+	struct pc_loc loc = { sl->file, PC_NO_OFFSET, sl->first_bad, 1 };
+
+	if (!sl->good && !sl->bad)
+		return pc_warn(ctx, "scrape side files empty", NULL,
+			       "%s: empty; the dump goes without %s", sl->file, lost);
+	if (!sl->good)
+		return pc_fail(ctx, PROFCONV_ERR_CORRUPT, &loc,
+			       "expected %s; no line of the file is one", expected);
+	if (sl->bad)
+		return pc_warn_n(ctx, "scrape side file lines unreadable", sl->bad, &loc,
+				 "expected %s; %llu of %llu lines left out (%s missing from the dump)",
+				 expected, (unsigned long long)sl->bad,
+				 (unsigned long long)(sl->bad + sl->good), lost);
+	return 0;
+}
+
+static int is_blank(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+/*
+ * PREFIX.threads: "tid comm" lines (a decimal thread id from 1 to 2^31-1, a
+ * space, the name).  *pid: the first tid when it was 0 (the process id).
+ */
+static int put_threads(struct wbuf *b, const char *text, const char *file, uint64_t *pid)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
+	struct side_lines sl = { file, 0, 0, 0, 0 };
 	const char *s = text;
-	uint64_t n = 0;
+	int err;
 
 	while (s && *s) {
 		const char *eol = strchr(s, '\n');
 		size_t linelen = eol ? (size_t)(eol - s) : strlen(s);
 		char *end;
-		unsigned long long tid = strtoull(s, &end, 10);
+		unsigned long long tid;
 
-		if (end != s && tid && (size_t)(end - s) < linelen && *end == ' ') {
+		sl.lineno++;
+		if (is_blank(s, linelen)) {
+			s = eol ? eol + 1 : NULL;
+			continue;
+		}
+		tid = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+		if (tid && tid <= 0x7fffffff && (size_t)(end - s) + 1 < linelen && *end == ' ') {
 			const char *name = end + 1;
 			size_t nlen = linelen - (size_t)(name - s);
 
-			if (!pid)
-				pid = tid;
+			if (nlen && name[nlen - 1] == '\r')
+				nlen--;
+			if (!*pid)
+				*pid = tid;
 			wb_u64(&rows, tid);
 			/* Gecko registers the main thread as GeckoMain whatever its comm */
-			if (tid == pid)
+			if (tid == *pid)
 				wb_str(&rows, "GeckoMain");
 			else
 				wb_strn(&rows, name, nlen);
-			wb_u8(&rows, tid == pid);
+			wb_u8(&rows, tid == *pid);
 			wb_f64(&rows, 0.0);
 			wb_f64(&rows, NAN);
 			wb_u8(&rows, 0);
-			n++;
+			side_line(&sl, 1);
+		} else {
+			side_line(&sl, 0);
 		}
 		s = eol ? eol + 1 : NULL;
 	}
-	wb_uleb(b, n);
+	err = side_verdict(b->ctx, &sl, "'TID NAME' (a thread id, a space, its name)",
+			   "thread names");
+	wb_uleb(b, sl.good);
 	wb_put(b, rows.p, rows.len);
 	if (rows.err)
 		b->err = rows.err;
 	pc_free(b->ctx, rows.p);
-	return pid;
+	return err;
+}
+
+/* rwxp-style permissions: 4 characters, each its letter or '-'. */
+static int maps_perms(const char *p)
+{
+	return strlen(p) == 4 && (p[0] == 'r' || p[0] == '-') && (p[1] == 'w' || p[1] == '-') &&
+	       (p[2] == 'x' || p[2] == '-') && (p[3] == 'p' || p[3] == 's');
 }
 
 /* PREFIX.maps: /proc/PID/maps; executable mappings of files become libs. */
-static void put_libs(struct wbuf *b, const char *text)
+static int put_libs(struct wbuf *b, const char *text, const char *file)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
+	struct side_lines sl = { file, 0, 0, 0, 0 };
 	const char *s = text;
 	uint64_t n = 0;
+	int err;
 
 	while (s && *s) {
 		const char *eol = strchr(s, '\n');
 		char line[4352], perms[8], path[4096];
 		unsigned long long start, end, off;
 		size_t linelen = eol ? (size_t)(eol - s) : strlen(s);
+		int k;
 
-		if (linelen < sizeof(line)) {
-			memcpy(line, s, linelen);
-			line[linelen] = 0;
-			path[0] = 0;
-			if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
-				   &off, path) == 5 &&
-			    perms[2] == 'x' && path[0] == '/' && end > start) {
+		sl.lineno++;
+		if (is_blank(s, linelen)) {
+			s = eol ? eol + 1 : NULL;
+			continue;
+		}
+		if (linelen >= sizeof(line) || *s < '0' || (*s > '9' && (*s | 0x20) < 'a') ||
+		    (*s | 0x20) > 'f') {
+			side_line(&sl, 0);
+			s = eol ? eol + 1 : NULL;
+			continue;
+		}
+		memcpy(line, s, linelen);
+		line[linelen] = 0;
+		path[0] = 0;
+		k = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
+			   path);
+		if (k < 4 || end <= start || !maps_perms(perms)) {
+			side_line(&sl, 0);
+		} else {
+			side_line(&sl, 1);
+			if (k == 5 && perms[2] == 'x' && path[0] == '/') {
 				const char *base = strrchr(path, '/') + 1;
 
 				wb_u64(&rows, start);
@@ -415,11 +526,14 @@ static void put_libs(struct wbuf *b, const char *text)
 		}
 		s = eol ? eol + 1 : NULL;
 	}
+	err = side_verdict(b->ctx, &sl, "a /proc/PID/maps line (START-END PERMS OFFSET DEV INODE [PATH])",
+			   "libraries");
 	wb_uleb(b, n);
 	wb_put(b, rows.p, rows.len);
 	if (rows.err)
 		b->err = rows.err;
 	pc_free(b->ctx, rows.p);
+	return err;
 }
 
 static int json_fail(struct profconv_ctx *ctx, const char *prefix, const char *suffix,
@@ -716,7 +830,10 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 	wb_u64(&file, 0);
 
 	if (in->threads) {
-		pid = put_threads(&sec, in->threads, pid);
+		err = put_threads(&sec, in->threads, in->threads_name ? in->threads_name : in->name,
+				  &pid);
+		if (err)
+			goto out;
 		wb_section(&file, PGKB_THRD, &sec, &nsec);
 		sec.len = 0;
 	}
@@ -727,7 +844,9 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 	wb_section(&file, PGKB_CATS, &sec, &nsec);
 	sec.len = 0;
 	if (in->maps) {
-		put_libs(&sec, in->maps);
+		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name);
+		if (err)
+			goto out;
 		wb_section(&file, PGKB_LIBS, &sec, &nsec);
 		sec.len = 0;
 	}
@@ -799,6 +918,31 @@ int pc_scrape_opts(struct profconv_ctx *ctx, const struct profconv_gecko_scrape_
 	return 0;
 }
 
+/* Is the output one of the scrape's files (one device and inode, links followed)? */
+static int output_is_scrape_file(struct profconv_ctx *ctx, const char *prefix, const char *out_path)
+{
+	static const char *const sfx[] = { ".chunks",	    ".chunks.xz",	".strings.json",
+					   ".strings.json.xz", ".threads",	".threads.xz",
+					   ".maps",	       ".maps.xz",	".tagmap.json",
+					   ".tagmap.json.xz" };
+	struct stat so, si;
+	char path[4200];
+	size_t i;
+
+	if (strcmp(out_path, "-") == 0 || stat(out_path, &so) != 0 || !S_ISREG(so.st_mode))
+		return 0;
+	for (i = 0; i < PC_ARRAY_SIZE(sfx); i++) {
+		pc_snprintf(path, sizeof(path), "%s%s", prefix, sfx[i]);
+		if (stat(path, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			pc_fail(ctx, PROFCONV_ERR_USAGE, NULL,
+				"%s: is the scrape's file %s itself (the same file); writing the dump there would replace it: give another -o",
+				out_path, path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char *prefix,
 					    const struct profconv_gecko_scrape_opts *opts,
 					    const char *out_path)
@@ -806,7 +950,7 @@ PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char
 	unsigned char *chunks = NULL, *strs = NULL, *thr = NULL, *maps = NULL, *tags = NULL;
 	size_t chunks_len, strs_len, thr_len, maps_len, tags_len;
 	struct pc_pgkb_parts parts;
-	char path[4096];
+	char path[4096], thr_path[4200] = "", maps_path[4200] = "", other_path[4200];
 	struct profconv_gecko_scrape_opts o;
 	int err;
 
@@ -827,18 +971,28 @@ PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char
 		if (access(xz, R_OK) == 0)
 			memcpy(path, xz, strlen(xz) + 1 < sizeof(path) ? strlen(xz) + 1 : 0);
 	}
+	if (!err && output_is_scrape_file(ctx, prefix, out_path))
+		err = PROFCONV_ERR_USAGE;
 	if (!err)
 		err = pc_output_check(ctx, out_path);
 	if (!err)
 		err = slurp(ctx, path, SIZE_MAX - 1, &chunks, &chunks_len);
 	if (!err)
-		err = slurp_optional(ctx, prefix, ".strings.json", &strs, &strs_len);
+		err = slurp_optional(ctx, prefix, ".strings.json", &strs, &strs_len, other_path,
+				     sizeof(other_path));
 	if (!err)
-		err = slurp_optional(ctx, prefix, ".threads", &thr, &thr_len);
+		err = slurp_optional(ctx, prefix, ".threads", &thr, &thr_len, thr_path,
+				     sizeof(thr_path));
 	if (!err)
-		err = slurp_optional(ctx, prefix, ".maps", &maps, &maps_len);
+		err = side_text(ctx, thr_path, thr, thr_len, "'TID NAME' lines");
 	if (!err)
-		err = slurp_optional(ctx, prefix, ".tagmap.json", &tags, &tags_len);
+		err = slurp_optional(ctx, prefix, ".maps", &maps, &maps_len, maps_path,
+				     sizeof(maps_path));
+	if (!err)
+		err = side_text(ctx, maps_path, maps, maps_len, "/proc/PID/maps lines");
+	if (!err)
+		err = slurp_optional(ctx, prefix, ".tagmap.json", &tags, &tags_len, other_path,
+				     sizeof(other_path));
 	if (!err) {
 		memset(&parts, 0, sizeof(parts));
 		parts.name = prefix;
@@ -847,7 +1001,9 @@ PROFCONV_API int profconv_gecko_dump_scrape(struct profconv_ctx *ctx, const char
 		parts.chunks_name = path;
 		parts.strings_json = (const char *)strs;
 		parts.threads = (const char *)thr;
+		parts.threads_name = thr_path;
 		parts.maps = (const char *)maps;
+		parts.maps_name = maps_path;
 		parts.tagmap_json = (const char *)tags;
 		err = pc_pgkb_write(ctx, &parts, opts, out_path);
 	}

@@ -24,7 +24,9 @@ struct pc_pgkb_parts {
 	size_t chunks_len;
 	const char *chunks_name;	     /* for error locations */
 	const char *threads;		     /* "tid comm" lines */
+	const char *threads_name;	     /* for messages (NULL: name) */
 	const char *maps;		     /* /proc/PID/maps text */
+	const char *maps_name;		     /* for messages (NULL: name) */
 	const char *strings_json;	     /* {"0x<address>": text} */
 	const struct pc_pgkb_str *strs;	     /* or these pairs */
 	size_t nstrs;

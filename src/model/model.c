@@ -669,11 +669,29 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	return row;
 }
 
+/*
+ * The formats carry a frame's lib-relative address as an integer that
+ * fits int64 (processed JSON's frameTable.address; validate and the
+ * readers refuse more): one past that (a hostile mapping offset) is no
+ * address, decided before the key is hashed so equal keys stay equal.
+ */
+static const struct pc_frame_key *frame_key_norm(const struct pc_frame_key *k,
+						 struct pc_frame_key *tmp)
+{
+	if (k->address == PC_NO_ADDRESS || k->address <= (uint64_t)INT64_MAX)
+		return k;
+	*tmp = *k;
+	tmp->address = PC_NO_ADDRESS;
+	return tmp;
+}
+
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 {
 	struct pc_frame_table *t = &m->frames;
+	struct pc_frame_key kn;
 	uint32_t h, slot, row;
 
+	k = frame_key_norm(k, &kn);
 	h = frame_hash(k);
 	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
 	if (row != PC_NONE)
@@ -1306,9 +1324,13 @@ static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint
 			  int intern)
 {
 	struct pc_frame_table *t = &m->frames;
-	struct frame_iw_key kk = { k, iw };
+	struct pc_frame_key kn;
+	struct frame_iw_key kk;
 	uint32_t h, slot = PC_NONE, found;
 
+	k = frame_key_norm(k, &kn);
+	kk.k = k;
+	kk.iw = iw;
 	h = frame_hash(k);
 	found = pc_itab_find(&t->index, h, frame_iw_eq, t, &kk, &slot);
 	if (intern && found != PC_NONE)
