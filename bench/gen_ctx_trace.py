@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen_ctx_trace.py - a deterministic Chrome trace heavy in FrameBlamer
 contexts, for timing context resolution and `profconv blame` (issue 22
 item 12: a 12 MB trace of this kind took 52 s to convert and to blame).

@@ -108,6 +108,8 @@ static const struct code_row warnings[] = {
 	{ 1064, "gbuf-window-id-out-of-range", "inner window ids out of range" },
 	{ 1065, "chrome-context-parent-cycle", "context parent cycles" },
 	{ 1066, "jitdump-header-damaged", "jitdumps with a damaged header ignored" },
+	{ 1067, "scrape-side-file-empty", "scrape side files empty" },
+	{ 1068, "scrape-side-line-unreadable", "scrape side file lines unreadable" },
 };
 
 const char *pc_warn_code(const char *kind, int *code)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_roundtrip.c - the property of issue 22: every output profconv writes,
  * for every input of tests/fixtures and of the fuzz corpora
