@@ -1257,6 +1257,19 @@ perf-i)
 		fail "--strict error differs from the warning: $got"
 	[ ! -e "$T/strict.json" ] || fail "--strict left an output file"
 	;;
+perf-names)
+	# Threads perf saw no COMM for, as a system-wide recording has them
+	# (tests/fixtures/perf/make_synth.py: y_synth_idle.data): pid 0 is
+	# perf's "swapper", another ":TID" (perf_session__register_idle_thread(),
+	# thread__new()).
+	expect_rc 0 "$PC" -q --no-symbols "$FX/y_synth_idle.data" -o "$T/idle.json"
+	python3 - "$T/idle.json" <<'PY' || fail "thread names without COMM"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(t["name"], t["processName"], t["pid"], t["tid"], t["samples"]["length"]) for t in d["threads"]]
+assert got == [("swapper", "swapper", "0", 0, 3), (":200", ":200", "200", 200, 1)], got
+PY
+	;;
 synth-endian)
 	# The big-endian synthetic file converts to exactly the bytes of its
 	# little-endian twin (tests/fixtures/perf/make_synth.py).
