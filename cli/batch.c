@@ -81,6 +81,8 @@ struct batch {
 	size_t next, ndone;
 	int progress;
 	pthread_mutex_t lock;
+	/* symbol files opened once for all the conversions (NULL: none) */
+	struct profconv_symcache *symcache;
 };
 
 static double now(void)
@@ -276,7 +278,8 @@ static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, .
 	profconv_ctx_free(ctx);
 }
 
-static void convert_one(const struct cli_settings *s, struct item *it)
+static void convert_one(const struct cli_settings *s, struct profconv_symcache *symcache,
+			struct item *it)
 {
 	struct profconv_ctx *ctx = cli_ctx_new(s);
 	struct profconv_profile *p = NULL;
@@ -292,6 +295,8 @@ static void convert_one(const struct cli_settings *s, struct item *it)
 		return;
 	}
 	profconv_set_diagnostics(ctx, batch_diag, (void *)s);
+	if (symcache)
+		profconv_ctx_share_symbols(ctx, symcache);
 	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
 		/* a FIFO (or a device) would block this worker, or never end */
@@ -379,7 +384,7 @@ static void *worker(void *arg)
 		it = b->todo[b->next++];
 		pthread_mutex_unlock(&b->lock);
 
-		convert_one(b->s, it);
+		convert_one(b->s, b->symcache, it);
 
 		pthread_mutex_lock(&b->lock);
 		it->done = 1;
@@ -630,6 +635,9 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			bt.todo[bt.ntodo++] = &items[i];
 	bt.progress = cli_progress_enabled(s);
 	pthread_mutex_init(&bt.lock, NULL);
+	/* no cache is only slower: every conversion opens its own */
+	if (profconv_symcache_new(&bt.symcache) != PROFCONV_OK)
+		bt.symcache = NULL;
 	if (jobs == 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -645,6 +653,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
+	profconv_symcache_free(bt.symcache);
 	pthread_mutex_destroy(&bt.lock);
 	cli_progress_clear();
 
