@@ -196,10 +196,13 @@ static int replay(struct profconv_ctx *ctx, const struct sc_entry *e)
 			pc_note(ctx, "%s", d->msg);
 			continue;
 		}
-		for (k = 0; k < e->nwarns; k++)
-			if (d->kind && strcmp(e->warns[k].kind, d->kind) == 0)
-				err = pc_warn_n(ctx, e->warns[k].kind, e->warns[k].count, NULL, "%s",
-						d->msg);
+		for (k = 0; k < e->nwarns; k++) {
+			/* a kind recorded from pc_warn() calls elsewhere, passed on */
+			const char *kind = e->warns[k].kind;
+
+			if (d->kind && strcmp(kind, d->kind) == 0)
+				err = pc_warn_n(ctx, kind, e->warns[k].count, NULL, "%s", d->msg);
+		}
 	}
 	return err;
 }
