@@ -148,16 +148,17 @@ static void record_diag(void *user, const struct profconv_diag *d)
 	pc_snprintf(r->msg, sizeof(r->msg), "%s", d->message);
 }
 
-/* Open e's file on its own context (without the cache's lock). */
-static void open_entry(struct sc_entry *e, const struct profconv_ctx *asker)
+/*
+ * Open e's file on its own context, without the cache's lock (the entry is
+ * the opener's until its state changes); its new state.
+ */
+static int open_entry(struct sc_entry *e, const struct profconv_ctx *asker)
 {
 	int err;
 
 	e->ctx = profconv_ctx_new();
-	if (!e->ctx) {
-		e->state = SC_DIRECT;
-		return;
-	}
+	if (!e->ctx)
+		return SC_DIRECT;
 	/* every note is recorded; the asker's verbosity decides at replay, and
 	 * warnings are counted, not fatal: each asker's strictness decides */
 	e->ctx->verbose = 1;
@@ -173,14 +174,13 @@ static void open_entry(struct sc_entry *e, const struct profconv_ctx *asker)
 		e->src = NULL;
 		profconv_ctx_free(e->ctx);
 		e->ctx = NULL;
-		e->state = SC_DIRECT;
-		return;
+		return SC_DIRECT;
 	}
 	memcpy(e->warns, e->ctx->warns, sizeof(e->warns));
 	e->nwarns = e->ctx->nwarns;
 	if (e->src)
 		e->src->shared = 1;
-	e->state = SC_DONE;
+	return SC_DONE;
 }
 
 /* The recorded diagnostics, on the asker's ctx; 0 or an error (strict). */
@@ -236,7 +236,7 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 	const char *rt = runtime_path ? runtime_path : "";
 	struct sc_id id, rt_id;
 	struct sc_entry *e;
-	int has_rt = 0, opened = 0, err;
+	int has_rt = 0, opened = 0, err, st;
 
 	*out = NULL;
 	if (why && whylen)
@@ -265,15 +265,17 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 		e->next = c->entries;
 		c->entries = e;
 		pthread_mutex_unlock(&c->mu);
-		open_entry(e, ctx);
+		st = open_entry(e, ctx);
 		pthread_mutex_lock(&c->mu);
+		e->state = st;
 		pthread_cond_broadcast(&c->cv);
 		opened = 1;
 	}
 	while (e->state == SC_OPENING)
 		pthread_cond_wait(&c->cv, &c->mu);
+	st = e->state; /* final: what the entry holds is read-only from now on */
 	pthread_mutex_unlock(&c->mu);
-	if (e->state == SC_DIRECT)
+	if (st == SC_DIRECT)
 		goto direct;
 	if (opened)
 		pc_note(ctx, "symbol cache: opened %s", path);
