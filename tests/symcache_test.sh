@@ -53,4 +53,21 @@ for layout in "$SP" "$T/dl"; do
 			fail "debuglink: $(cat err2)"
 	fi
 done
+
+# The warnings of a shared file's opening reach every conversion that takes
+# it, as they do without the cache: the binary with zstd-compressed DWARF
+# (libdwarf reads zlib only) gives each conversion its warning.  (Made with
+# objcopy here, when this binutils can; the build id stays.)
+mkdir zd
+if objcopy --compress-debug-sections=zstd "$SP/prog" zd/prog 2>/dev/null; then
+	"$PC" --no-host-symbols --symbol-dir=zd -O outz --jobs 2 --report z.jsonl \
+		in/r1.data in/r2.data in/r3.data 2>errz || fail "zstd batch: $(cat errz)"
+	n=$(grep -c '"debug info problems skipped": 1' z.jsonl)
+	[ "$n" = 3 ] || fail "zstd: $n of 3 conversions warned: $(cat z.jsonl)"
+	"$PC" -q --no-host-symbols --symbol-dir=zd in/r1.data -o z.json 2>/dev/null ||
+		fail "zstd alone"
+	cmp -s z.json outz/r1.json || fail "zstd: the batch's output differs from alone"
+else
+	echo "symcache: objcopy cannot compress with zstd here; the warning replay is not checked"
+fi
 echo "symcache: ok"
