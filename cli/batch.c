@@ -103,6 +103,8 @@ struct batch {
 	sigset_t sigs; /* the signals the signal thread takes */
 	time_t started;
 	pthread_mutex_t lock;
+	/* symbol files opened once for all the conversions (NULL: none) */
+	struct profconv_symcache *symcache;
 };
 
 static double now(void)
@@ -315,6 +317,8 @@ static void convert_one(struct batch *b, struct item *it)
 		return;
 	}
 	profconv_set_diagnostics(ctx, batch_diag, (void *)s);
+	if (b->symcache)
+		profconv_ctx_share_symbols(ctx, b->symcache);
 	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
 		/* a FIFO (or a device) would block this worker, or never end */
@@ -796,6 +800,9 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 			bt.todo[bt.ntodo++] = &items[i];
 	bt.progress = cli_progress_enabled(s);
 	pthread_mutex_init(&bt.lock, NULL);
+	/* no cache is only slower: every conversion opens its own */
+	if (profconv_symcache_new(&bt.symcache) != PROFCONV_OK)
+		bt.symcache = NULL;
 	if (jobs == 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -842,6 +849,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		pthread_join(sigth, NULL); /* it ends the process (a signal came before the end) */
 	if (have_sigth)
 		pthread_detach(sigth);
+	/* the cache is freed at the end (the signal thread may still end the process) */
 	cli_progress_clear();
 
 	for (i = 0; i < bt.ntodo; i++) {
@@ -879,6 +887,8 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		free(items[i].warn_codes);
 		free(items[i].warn_ids);
 	}
+	profconv_symcache_free(bt.symcache);
+	bt.symcache = NULL;
 	free(bt.todo);
 	free(items);
 	return rc;

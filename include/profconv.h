@@ -21,7 +21,8 @@
  *     through the context's diagnostics callback, which is always called on
  *     the caller's thread;
  *   - libdwarf is not thread-safe, so every entry into it is serialised by
- *     one process-wide mutex (contexts used in parallel wait on it);
+ *     one process-wide mutex (contexts used in parallel wait on it when
+ *     they index debug info; lookups in what is indexed take no lock);
  *   - the library installs no signal handlers and changes no locale.
  *
  * ABI: the shared library's symbols carry the version node PROFCONV_0
@@ -707,6 +708,37 @@ struct profconv_code {
 PROFCONV_API int profconv_symbols_code(struct profconv_symbols *s, const char *debug_name,
 				       const char *breakpad_id, uint64_t address, uint64_t size,
 				       struct profconv_code *out);
+
+/*
+ * A symbol cache shared by contexts: the conversions of a batch that
+ * symbolicate (option "symbols" "yes") open each ELF symbol file once
+ * (a separate debug file with its DWARF, or a binary) and look their
+ * addresses up in the one copy, on any number of threads at once.  A file
+ * is the one the context's own search chooses (its options still apply),
+ * taken from the cache when the same file (path, device, inode, size,
+ * modification time), checked against the same build id, was opened
+ * before; the notes and warnings of its opening are given again to each
+ * context that takes it.  Output is byte-identical to conversions without
+ * the cache.  The cache keeps what it opened (mapped files, indexes) until
+ * the cache is freed and no context shares it any more; the memory is not
+ * counted against a context's profconv_set_max_memory().
+ */
+struct profconv_symcache;
+/* *out is NULL when it fails (PROFCONV_ERR_NOMEM, or USAGE for NULL out).  [any thread] */
+PROFCONV_API int profconv_symcache_new(struct profconv_symcache **out);
+/*
+ * Drop the caller's reference; the cache goes when the last context sharing
+ * it is freed (or shares another).  Accepts NULL.  [any thread]
+ */
+PROFCONV_API void profconv_symcache_free(struct profconv_symcache *c);
+/*
+ * ctx shares c from now on (a reference is taken); NULL shares none.  One
+ * cache may be shared by any number of contexts used in parallel on
+ * different threads.  PROFCONV_OK, or PROFCONV_ERR_USAGE for a NULL ctx.
+ * [ctx]
+ */
+PROFCONV_API int profconv_ctx_share_symbols(struct profconv_ctx *ctx,
+					    struct profconv_symcache *c);
 
 #ifdef __cplusplus
 }

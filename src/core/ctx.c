@@ -82,6 +82,8 @@ PROFCONV_API void profconv_ctx_free(struct profconv_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->symcache && ctx->symcache_release)
+		ctx->symcache_release(ctx->symcache);
 	options_free(&ctx->opt);
 	free(ctx);
 }

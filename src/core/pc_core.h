@@ -122,6 +122,10 @@ struct profconv_ctx {
 	 * ("reading X", "writing Y", "symbolicating"); NULL when idle. */
 	char activity_buf[512];
 	const char *activity;
+	/* A symbol cache shared with other contexts (symbolicate/pc_symcache.h),
+	 * or NULL; the context holds a reference, dropped by release. */
+	void *symcache;
+	void (*symcache_release)(void *symcache);
 };
 
 /* Location of a problem; pass NULL when there is none. */

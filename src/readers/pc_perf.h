@@ -419,7 +419,8 @@ struct perf {
 	uint32_t map_gen; /* bumped on every mapping change */
 	struct cc_slot *cc; /* CC_SLOTS slots; NULL until the first chain */
 	uint32_t cc_mask;
-	struct fcache_ent *fcache;
+	struct fcache_ent *fcache; /* made at the first frame (fcache_first()) */
+	unsigned fcache_bits;
 	struct path_slot *paths;
 	uint32_t paths_mask, npaths;
 	uint64_t *phash; /* per-level scratch for chain_to_stack() */

@@ -344,6 +344,8 @@ static size_t hex_name(char *buf, uint64_t v)
 	return 2 + n;
 }
 
+static int fcache_first(struct perf *p);
+
 /*
  * Frame for one address of a callchain.  Before symbolication every
  * address is its own func, named by its hex address (lib-relative when a
@@ -370,8 +372,10 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	} else {
 		key = addr;
 	}
+	if (!p->fcache && fcache_first(p))
+		return PC_NONE;
 	h = (uint32_t)(pc_hash64(key ^ (uint64_t)lib << 40 ^ (uint64_t)flags << 60) >>
-		       (64 - FCACHE_BITS));
+		       (64 - p->fcache_bits));
 	ce = &p->fcache[h];
 	if (ce->frame != PC_NONE && ce->addr == key && ce->lib == lib && ce->flags == flags)
 		return ce->frame;
@@ -408,6 +412,34 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 static inline uint64_t path_next(uint64_t parent, uint32_t frame)
 {
 	return pc_hash64(parent * 0x9e3779b97f4a7c15ULL + frame + 1);
+}
+
+/*
+ * The frame cache, at the first frame, when a file-mode recording has said
+ * how much data it has: one entry per 64 bytes of it (a sample's chain of
+ * 8-byte addresses repeats most of them), 1024 at least and 2^FCACHE_BITS
+ * at most (a pipe's data size is unknown: the most).  A small recording's
+ * cache stays in the heap instead of a fresh 1.5 MiB mapping whose every
+ * page is faulted in and zeroed again: that was half the page faults of
+ * converting a 200 KiB recording.  It is only a cache: the frames made are
+ * the same.  0, or NOMEM (ctx set).
+ */
+static int fcache_first(struct perf *p)
+{
+	uint64_t want = p->data_size ? p->data_size / 64 : UINT64_MAX;
+	unsigned bits = FCACHE_BITS < 10 ? FCACHE_BITS : 10;
+	size_t i, n;
+
+	while (bits < FCACHE_BITS && ((uint64_t)1 << bits) < want)
+		bits++;
+	n = (size_t)1 << bits;
+	p->fcache = pc_alloc(p->ctx, n * sizeof(*p->fcache));
+	if (!p->fcache)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < n; i++)
+		p->fcache[i].frame = PC_NONE;
+	p->fcache_bits = bits;
+	return 0;
 }
 
 /*
@@ -1656,15 +1688,6 @@ static int perf_parse(struct perf *p)
 	p->last_dispatched = INT64_MIN;
 	p->round_max = p->prev_round_max = INT64_MIN;
 	p->qmin = INT64_MAX;
-	p->fcache = pc_alloc(p->ctx, sizeof(*p->fcache) << FCACHE_BITS);
-	if (!p->fcache)
-		return PROFCONV_ERR_NOMEM;
-	{
-		size_t i;
-
-		for (i = 0; i < (size_t)1 << FCACHE_BITS; i++)
-			p->fcache[i].frame = PC_NONE;
-	}
 	p->cat_user = pc_model_add_category(p->m, "User", "yellow");
 	p->cat_kernel = pc_model_add_category(p->m, "Kernel", "orange");
 	if (p->pipe) {

@@ -9,7 +9,9 @@
  * lookups are binary searches.  Addresses here are SVMAs (the link-time
  * addresses DWARF uses); the ELF side converts.
  *
- * A handle answers one lookup at a time (the lookup fills caches).
+ * Lookups on indexed CUs and resolved names touch nothing mutable and need
+ * no lock (pc_dwarf_lookup_fast()); the rest fills caches, one thread at a
+ * time.
  */
 #ifndef PC_DWARF_H
 #define PC_DWARF_H
@@ -41,8 +43,20 @@ struct pc_dwarf_hit {
  */
 int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
 		  struct pc_dwarf **out);
-/* 1 = hit filled, 0 = nothing known, negative = error (ctx set). */
+/*
+ * 1 = hit filled, 0 = nothing known, negative = error (ctx set).  Takes
+ * the process-wide libdwarf lock only when the address needs a CU indexed
+ * or a name resolved; the caller keeps one thread at a time in that part
+ * (the handle's caches and its ctx), e.g. under a lock of its own.
+ */
 int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit);
+/*
+ * The lookup on what is indexed already, without any lock, from any number
+ * of threads at once (also while one thread is in pc_dwarf_lookup()): the
+ * same answer, or PC_DWARF_SLOW when it needs pc_dwarf_lookup().
+ */
+#define PC_DWARF_SLOW 2
+int pc_dwarf_lookup_fast(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit);
 void pc_dwarf_close(struct pc_dwarf *d);
 
 #endif /* PC_DWARF_H */

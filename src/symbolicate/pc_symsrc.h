@@ -56,6 +56,9 @@ struct pc_symsrc {
 	const struct pc_symsrc_ops *ops;
 	struct profconv_ctx *ctx;
 	char path[4096]; /* the file the symbols come from, for --verbose */
+	/* owned by a shared cache (pc_symcache.h): close leaves it open, and
+	 * lookups may come from several threads at once */
+	uint8_t shared;
 };
 
 static inline int pc_symsrc_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
@@ -65,7 +68,7 @@ static inline int pc_symsrc_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_
 
 static inline void pc_symsrc_close(struct pc_symsrc *s)
 {
-	if (s)
+	if (s && !s->shared)
 		s->ops->close(s);
 }
 

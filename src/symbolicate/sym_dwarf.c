@@ -27,7 +27,13 @@
  * declaration (DW_AT_declaration: no body, nothing defined inside) are
  * skipped: in C++ they are most of the DIEs outside code.
  *
- * A handle is used by one thread at a time: lookups fill the caches.
+ * Threads: indexing a CU and resolving a name need libdwarf and fill the
+ * handle's caches, so they run under the process-wide lock below and one
+ * thread at a time per handle (the caller's part).  A CU is published as
+ * ready (an atomic release store of its state) only once its tables are
+ * complete, and a node's name likewise; lookups that find everything they
+ * need published run without any lock (pc_dwarf_lookup_fast()), so threads
+ * sharing a handle wait for each other only on first touches.
  *
  * libdwarf 20210528 needs three workarounds (symbolication.md 2):
  *   1. with no Dwarf_Error pointer and no handler it calls abort(): every
@@ -80,7 +86,7 @@ struct offmap {
 
 struct dw_node {
 	Dwarf_Off name_off;  /* the DIE whose name this is (an inline's abstract origin) */
-	const char *name;    /* resolved on first use */
+	const char *name;    /* resolved on first use (published atomically: see below) */
 	int64_t decl_file;   /* DECL_FILE_UNKNOWN until needed (LLVM line tables) */
 	uint32_t parent;     /* enclosing node; PC_NONE for a subprogram */
 	uint32_t call_file;  /* inlines: where the enclosing function calls this one */
@@ -109,7 +115,8 @@ struct dw_cu {
 	uint16_t version;
 	uint8_t addr_size;
 	uint8_t is_gnu;
-	uint8_t state;
+	uint8_t state;	      /* CU_READY once indexed (atomic store, release) */
+	uint8_t loaded;	      /* load_cu() ran (under the lock) */
 	uint8_t is_c;	      /* C: no member functions, so no need to look into types */
 	int64_t file_base;    /* the file number of files[0] */
 	struct dw_node *nodes;
@@ -204,7 +211,7 @@ static void drop(struct pc_dwarf *d, Dwarf_Error *err)
 				 d->path, *err ? dwarf_errmsg(*err) : "unreadable");
 
 		if (rc)
-			d->status = rc;
+			__atomic_store_n(&d->status, rc, __ATOMIC_RELAXED);
 	}
 	if (*err)
 		dwarf_dealloc_error(d->dbg, *err);
@@ -1338,7 +1345,7 @@ static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 	Dwarf_Error err = NULL;
 	int rc;
 
-	cu->state = CU_READY; /* whatever happens, this CU is read once */
+	cu->loaded = 1; /* whatever happens, this CU is read once */
 	if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
 		if (err)
 			drop(d, &err);
@@ -1350,6 +1357,9 @@ static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 	if (!rc)
 		rc = load_lines(d, cu, die);
 	dwarf_dealloc_die(die);
+	/* complete: lookups without the lock may read it from now on */
+	if (!rc && !d->status)
+		__atomic_store_n(&cu->state, CU_READY, __ATOMIC_RELEASE);
 	return rc ? rc : d->status;
 }
 
@@ -1403,7 +1413,7 @@ static const char *resolve_name(struct pc_dwarf *d, Dwarf_Off off)
 static const char *node_name(struct pc_dwarf *d, struct dw_node *n)
 {
 	if (!n->name)
-		n->name = resolve_name(d, n->name_off);
+		__atomic_store_n(&n->name, resolve_name(d, n->name_off), __ATOMIC_RELEASE);
 	return n->name;
 }
 
@@ -1497,8 +1507,12 @@ static uint32_t innermost_node(const struct dw_cu *cu, uint64_t a, const struct 
 	return deepest;
 }
 
+/*
+ * fast: without the lock, a name not resolved yet makes it give up
+ * (PC_DWARF_SLOW) instead of resolving it.
+ */
 static int fill_chain(struct pc_dwarf *d, struct dw_cu *cu, const struct dw_range *sr,
-		      uint32_t deepest, uint64_t a, struct pc_dwarf_hit *hit)
+		      uint32_t deepest, uint64_t a, struct pc_dwarf_hit *hit, int fast)
 {
 	uint32_t chain[MAX_CHAIN], n = 0, k, skip;
 	const struct dw_row *row;
@@ -1519,9 +1533,16 @@ static int fill_chain(struct pc_dwarf *d, struct dw_cu *cu, const struct dw_rang
 		uint32_t c = k == 0 ? 0 : k + skip;
 		struct pc_sym_frame *f = &hit->frames[k];
 
+		if (fast) {
+			f->name = __atomic_load_n(&cu->nodes[chain[c]].name, __ATOMIC_ACQUIRE);
+			if (!f->name)
+				return PC_DWARF_SLOW;
+			goto named;
+		}
 		f->name = node_name(d, &cu->nodes[chain[c]]);
 		if (!f->name)
 			return PROFCONV_ERR_NOMEM;
+named:
 		if (c + 1 < n) {
 			const struct dw_node *callee = &cu->nodes[chain[c + 1]];
 
@@ -1538,17 +1559,23 @@ static int fill_chain(struct pc_dwarf *d, struct dw_cu *cu, const struct dw_rang
 	return 0;
 }
 
-static int dwarf_lookup_unlocked(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit)
+/*
+ * fast: the lookup without the lock, on what is indexed already: it reads
+ * only CUs published as ready and names published as resolved, and gives
+ * PC_DWARF_SLOW where it would need libdwarf or the handle's caches.
+ */
+static int dwarf_lookup_unlocked(struct pc_dwarf *d, uint64_t a, struct pc_dwarf_hit *hit,
+				 int fast)
 {
 	const struct dw_row *line_row = NULL;
 	const struct dw_cu *line_cu = NULL;
 	uint32_t lo = 0, hi = d->ncrs;
-	int rc;
+	int rc, status = __atomic_load_n(&d->status, __ATOMIC_RELAXED);
 
 	hit->nframes = 0;
 	hit->sub_lo = hit->sub_hi = 0;
-	if (d->status)
-		return -d->status;
+	if (status)
+		return fast ? PC_DWARF_SLOW : -status;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -1565,14 +1592,19 @@ static int dwarf_lookup_unlocked(struct pc_dwarf *d, uint64_t a, struct pc_dwarf
 		if (a >= d->crs[lo].hi)
 			continue;
 		cu = &d->cus[d->crs[lo].cu];
-		if (cu->state == CU_NEW) {
+		if (fast) {
+			if (__atomic_load_n(&cu->state, __ATOMIC_ACQUIRE) != CU_READY)
+				return PC_DWARF_SLOW;
+		} else if (!cu->loaded) {
 			rc = load_cu(d, cu);
 			if (rc)
 				return -rc;
 		}
 		deepest = cu->nsubs ? innermost_node(cu, a, &sr) : PC_NONE;
 		if (deepest != PC_NONE) {
-			rc = fill_chain(d, cu, sr, deepest, a, hit);
+			rc = fill_chain(d, cu, sr, deepest, a, hit, fast);
+			if (rc == PC_DWARF_SLOW)
+				return rc;
 			return rc ? -rc : 1;
 		}
 		if (!line_row) {
@@ -1630,10 +1662,11 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
  * libdwarf (20210528 here) is not thread-safe: it keeps process-wide state
  * (its error and allocation bookkeeping, dwarf_srcfiles() buffers), and
  * symbolication looks libraries up on two threads.  Every entry into it
- * goes through these three functions, which hold one process-wide lock;
- * the ELF/DWARF lookups normally all run on one thread, so the lock is
- * uncontended.  (Two conversions on two contexts in one process also share
- * it.)
+ * goes through these three functions, which hold one process-wide lock
+ * (two conversions on two contexts in one process also share it).  A
+ * lookup takes it only when it must index a CU or resolve a name: the
+ * lookups of addresses seen before (a batch's conversions sharing one
+ * source, pc_symcache.h) run without it.
  */
 static pthread_mutex_t dwarf_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -1648,12 +1681,19 @@ int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_a
 	return err;
 }
 
+int pc_dwarf_lookup_fast(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
+{
+	return dwarf_lookup_unlocked(d, svma, hit, 1);
+}
+
 int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
 {
-	int err;
+	int err = dwarf_lookup_unlocked(d, svma, hit, 1);
 
+	if (err != PC_DWARF_SLOW)
+		return err;
 	pthread_mutex_lock(&dwarf_lock);
-	err = dwarf_lookup_unlocked(d, svma, hit);
+	err = dwarf_lookup_unlocked(d, svma, hit, 0);
 	pthread_mutex_unlock(&dwarf_lock);
 	return err;
 }

@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -139,7 +140,14 @@ struct elf_src {
 	struct elf_sym *syms;
 	uint32_t nsyms;
 	struct pc_dwarf *dw;
-	struct pc_dwarf_hit hit;
+	/*
+	 * Lookups may run on several threads at once (a source shared by a
+	 * batch's conversions, pc_symcache.h): what is computed on first use
+	 * (a symbol's shown name, the DWARF index) is made under mu, which
+	 * also guards the source's ctx, and published atomically; lookups
+	 * that find it published take no lock.
+	 */
+	pthread_mutex_t mu;
 	char dembuf[DEMANGLE_MAX];
 };
 
@@ -972,6 +980,7 @@ static const char *shown_name(struct elf_src *s, struct elf_sym *y)
 {
 	const char *d;
 
+	/* under s->mu */
 	if (y->shown)
 		return y->shown;
 	d = pc_demangle(y->name, s->dembuf, sizeof(s->dembuf));
@@ -983,15 +992,15 @@ static const char *shown_name(struct elf_src *s, struct elf_sym *y)
 			return NULL;
 		memcpy(copy, d, n);
 		memcpy(copy + n, "@plt", 5);
-		y->shown = copy;
+		__atomic_store_n(&y->shown, copy, __ATOMIC_RELEASE);
 	} else if (d == y->name) {
-		y->shown = y->name;
+		__atomic_store_n(&y->shown, y->name, __ATOMIC_RELEASE);
 	} else {
 		char *copy = pc_strdup(s->base.ctx, d);
 
 		if (!copy)
 			return NULL;
-		y->shown = copy;
+		__atomic_store_n(&y->shown, copy, __ATOMIC_RELEASE);
 	}
 	return y->shown;
 }
@@ -1001,11 +1010,12 @@ static const char *shown_name(struct elf_src *s, struct elf_sym *y)
 static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
 {
 	struct elf_src *s = (struct elf_src *)base;
-	struct pc_dwarf_hit *hit = &s->hit;
+	struct pc_dwarf_hit hitbuf, *hit = &hitbuf;
 	const struct elf_sym *cy;
 	uint64_t a, start, size;
-	const char *name;
+	const char *name = NULL;
 	uint32_t k;
+	int r = 0;
 
 	out->nframes = 0;
 	out->sym_start = 0;
@@ -1014,16 +1024,24 @@ static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result
 		return 0;
 	cy = find_sym(s, a);
 	hit->nframes = 0;
-	if (s->dw) {
-		int r = pc_dwarf_lookup(s->dw, a, hit);
-
-		if (r < 0)
-			return r;
-	}
-	if (cy) {
-		name = shown_name(s, &s->syms[cy - s->syms]);
-		if (!name)
+	/* first without a lock, on what earlier lookups computed */
+	if (s->dw)
+		r = pc_dwarf_lookup_fast(s->dw, a, hit);
+	if (cy)
+		name = __atomic_load_n(&cy->shown, __ATOMIC_ACQUIRE);
+	if (r == PC_DWARF_SLOW || (cy && !name)) {
+		pthread_mutex_lock(&s->mu);
+		if (r == PC_DWARF_SLOW)
+			r = pc_dwarf_lookup(s->dw, a, hit);
+		if (cy && !name && r >= 0)
+			name = shown_name(s, &s->syms[cy - s->syms]);
+		pthread_mutex_unlock(&s->mu);
+		if (r >= 0 && cy && !name)
 			return -PROFCONV_ERR_NOMEM;
+	}
+	if (r < 0)
+		return r;
+	if (cy) {
 		start = cy->addr;
 		size = cy->end - cy->addr;
 	} else if (hit->nframes && hit->frames[0].name && hit->sub_hi > hit->sub_lo) {
@@ -1063,6 +1081,7 @@ static void elf_close(struct pc_symsrc *base)
 	map_close(&s->m);
 	if (s->rt.p)
 		map_close(&s->rt);
+	pthread_mutex_destroy(&s->mu);
 	pc_free(ctx, s);
 }
 
@@ -1176,6 +1195,10 @@ int pc_symsrc_open_elf_rt(struct profconv_ctx *ctx, const char *path, const char
 	s = pc_calloc(ctx, 1, sizeof(*s));
 	if (!s)
 		return PROFCONV_ERR_NOMEM;
+	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+		pc_free(ctx, s);
+		return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "%s: no mutex", path);
+	}
 	s->base.ctx = ctx;
 	r = open_checked(&s->m, path, expect_build_id, why, whylen);
 	if (r > 0)

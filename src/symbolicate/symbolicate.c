@@ -59,6 +59,7 @@
 
 #include "model/pc_model.h"
 #include "symbolicate/pc_symbolicate.h"
+#include "symbolicate/pc_symcache.h"
 #include "symbolicate/pc_symsrc.h"
 
 #define WHY_MAX 2048
@@ -114,7 +115,16 @@ static int try_file(struct finder *f, open_fn *open, const char *expect, const c
 	if (!is_file(p))
 		return 0;
 	why[0] = 0;
-	if (open == pc_symsrc_open_elf && !f->ctx->opt.no_host_symbols && f->path &&
+	if (open == pc_symsrc_open_elf && f->ctx->symcache && p != f->tmp_path)
+		/* shared with the batch's other conversions (an archive's member
+		 * is not: its extracted copy is this conversion's) */
+		err = pc_symcache_open_elf(f->ctx, p, expect,
+					   !f->ctx->opt.no_host_symbols && f->path &&
+							   f->path[0] == '/' && strcmp(p, f->path) != 0
+						   ? f->path
+						   : NULL,
+					   out, why, sizeof(why));
+	else if (open == pc_symsrc_open_elf && !f->ctx->opt.no_host_symbols && f->path &&
 	    f->path[0] == '/' && strcmp(p, f->path) != 0)
 		/* a debug file: the PLT stubs' names from the binary */
 		err = pc_symsrc_open_elf_rt(f->ctx, p, expect, f->path, out, why, sizeof(why));
@@ -742,8 +752,8 @@ static int lookup_one(struct lib_job *j, struct pc_sym_result *r, uint32_t f, ui
 
 	j->looked_up++;
 	found = pc_symsrc_lookup(j->src, a, r);
-	if (found < 0)
-		return j->ctx->status ? j->ctx->status : PROFCONV_ERR_INTERNAL;
+	if (found < 0) /* a shared source's error is on its own ctx: the code only */
+		return j->ctx->status ? j->ctx->status : -found;
 	if (!found || r->nframes == 0)
 		return 0;
 	if (r->nframes > PC_MAX_INLINE)
@@ -1173,7 +1183,8 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
 	j->ctx = profconv_ctx_new();
 	j->msgs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->msgs));
 	j->sevs = pc_alloc(ctx, JOB_MAX_MSGS * sizeof(*j->sevs));
-	if (!j->ctx || !j->msgs || !j->sevs || pc_options_copy(j->ctx, ctx))
+	if (!j->ctx || !j->msgs || !j->sevs || pc_options_copy(j->ctx, ctx) ||
+	    pc_symcache_attach(j->ctx, ctx->symcache))
 		return PROFCONV_ERR_NOMEM;
 	j->ctx->no_kallsyms = ctx->no_kallsyms;
 	j->ctx->strict = ctx->strict;

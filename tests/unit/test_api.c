@@ -530,6 +530,21 @@ static void test_null_args(void)
 	profconv_set_strict(NULL, 1);
 	profconv_set_diagnostics(NULL, NULL, NULL);
 	profconv_set_cancel(NULL, NULL, NULL);
+	/* a shared symbol cache: NULLs, and it lives while a context shares it */
+	{
+		struct profconv_symcache *sc = NULL;
+		struct profconv_ctx *c2 = profconv_ctx_new();
+
+		PC_CHECK_EQ_INT(profconv_symcache_new(NULL), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_symcache_new(&sc), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_ctx_share_symbols(NULL, sc), PROFCONV_ERR_USAGE);
+		PC_CHECK_EQ_INT(profconv_ctx_share_symbols(ctx, sc), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_ctx_share_symbols(c2, sc), PROFCONV_OK);
+		profconv_symcache_free(sc); /* the contexts keep it */
+		PC_CHECK_EQ_INT(profconv_ctx_share_symbols(c2, NULL), PROFCONV_OK);
+		profconv_symcache_free(NULL);
+		profconv_ctx_free(c2);
+	}
 	profconv_profile_free(p);
 	free(data);
 	profconv_ctx_free(ctx);

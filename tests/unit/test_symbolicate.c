@@ -137,7 +137,7 @@ static void test_seed_example(void)
 	static const uint64_t s1[] = { 0x02 }, s2[] = { 0x03, 0x11 }, s3[] = { 0x06, 0x15 },
 			      s4[] = { 0x09, 0x11 }, s5[] = { 0x0A };
 	struct pc_model *m = pc_model_new(ctx);
-	struct pc_symsrc src = { &fake_ops, NULL, "fake" };
+	struct pc_symsrc src = { &fake_ops, NULL, "fake", 0 };
 	struct pc_symwork *w;
 	struct pc_thread *t;
 	struct pc_lib lib;
