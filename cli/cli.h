@@ -68,6 +68,13 @@ void cli_progress_bytes(void *user, uint64_t done, uint64_t total);
 void cli_progress_files(size_t done, size_t total, const char *last);
 void cli_progress_clear(void);
 
+/*
+ * SIGINT, SIGTERM and SIGHUP while ctx writes an output (main.c): remove its
+ * temporary file (profconv_pending_output()), then die of the signal.  A
+ * signal ignored when this is called (nohup) stays ignored.
+ */
+void cli_cleanup_on_signals(struct profconv_ctx *ctx);
+
 /* Write s as a JSON string (UTF-8 checked; invalid bytes become U+FFFD). */
 void cli_json_str(FILE *f, const char *s);
 

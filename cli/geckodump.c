@@ -10,44 +10,11 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-/*
- * SIGINT, SIGTERM, SIGHUP: remove the dump's temporary file (the library
- * names it from before its first byte), then die of the signal.  While the
- * target is stopped the library holds these back until it is continued.
- */
-static struct profconv_ctx *signal_ctx;
-
-static void on_signal(int sig)
-{
-	const char *tmp = signal_ctx ? profconv_pending_output(signal_ctx) : "";
-
-	if (tmp[0])
-		unlink(tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void cleanup_on_signals(struct profconv_ctx *ctx)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa, old;
-	size_t i;
-
-	signal_ctx = ctx;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL); /* one ignored (nohup) stays ignored */
-}
 
 static void usage(FILE *f)
 {
@@ -174,7 +141,7 @@ int cli_gecko_dump(int argc, char **argv)
 		ctx = cli_ctx_new(&st);
 		if (!ctx)
 			return 1;
-		cleanup_on_signals(ctx);
+		cli_cleanup_on_signals(ctx); /* the dump's temporary file */
 		rc = prefix ? profconv_gecko_dump_scrape(ctx, prefix, &go, output)
 			    : profconv_gecko_dump_pid(ctx, (int)pid, &go, output);
 		/* a usage error (the output is an input, the pid is profconv's own) exits 2 */

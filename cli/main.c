@@ -434,7 +434,7 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static void cleanup_on_signals(struct profconv_ctx *ctx)
+void cli_cleanup_on_signals(struct profconv_ctx *ctx)
 {
 	struct sigaction sa, old;
 
@@ -505,7 +505,7 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 		fail(ctx);
 		return err == PROFCONV_ERR_USAGE ? 2 : 1;
 	}
-	cleanup_on_signals(ctx);
+	cli_cleanup_on_signals(ctx);
 	if (!quiet && isatty(2))
 		profconv_set_progress(ctx, cli_progress_bytes, (void *)input);
 	err = profconv_read_path(ctx, input, &p);
