@@ -5,8 +5,10 @@
  * scrape (56-byte ProfileBufferChunk headers, each followed by its buffer)
  * into anonymous memory, one mapping per chunk and in reverse order, with
  * decoys a capture must pass over: a header whose offsets contradict
- * themselves, a recycled chunk (range start 0) and a consistent chunk of
- * another buffer far away in the index space.  Then it says it is ready
+ * themselves, a recycled chunk (range start 0), a consistent chunk of
+ * another buffer far away in the index space, and two headers claiming
+ * chunk 0's range over garbage (one with an impossible start time, one with
+ * a plausible one and a first block that is not a block).  Then it says it is ready
  * (writes READY_FILE) and waits to be killed.
  *
  * usage: gecko_capture_target CHUNKS_FILE READY_FILE
@@ -112,6 +114,22 @@ int main(int argc, char **argv)
 		/* decoy 3: a consistent chunk of another buffer */
 		memcpy(d, all, sz);
 		put64(d + 32, 1 + (uint64_t)1000 * le32(all + 24));
+		place(d, sz);
+		/*
+		 * decoys 4 and 5 claim range 1 (chunk 0's) over garbage; the
+		 * capture used to take the one started last and lose chunk 0:
+		 * 4, a start time of 0xffffffff00000001 (seen in Firefox's
+		 * heap); 5, a plausible start (just after chunk 0's) and a first
+		 * block whose size is 0
+		 */
+		memcpy(d, all, HDR);
+		memset(d + HDR, 0xa5, sz - HDR);
+		put64(d + 8, 0xffffffff00000001ull);
+		place(d, sz);
+		memcpy(d, all, HDR);
+		memset(d + HDR, 0xa5, sz - HDR);
+		put64(d + 8, (uint64_t)le32(all + 8) + ((uint64_t)le32(all + 12) << 32) + 1);
+		d[HDR + le32(all)] = 0;
 		place(d, sz);
 		free(d);
 	}

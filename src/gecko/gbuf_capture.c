@@ -65,6 +65,7 @@ struct capture {
 	unsigned char *chunks; /* the run: header + buffer, one after the other */
 	size_t chunks_len, chunks_cap;
 	uint32_t nchunks, nother, nhuge;
+	uint32_t rej_block, rej_count, rej_time, rej_dup; /* candidates rejected, per reason */
 	struct pc_pgkb_str *strs;
 	size_t nstrs, strs_cap;
 	char *strpool;
@@ -91,6 +92,15 @@ static int grow_bytes(struct capture *c, unsigned char **p, size_t *cap, size_t 
 	return 0;
 }
 
+/*
+ * What to do when /proc/PID/maps or mem is refused (EACCES, EPERM): reading
+ * another process's memory is a ptrace right.
+ */
+#define PTRACE_HINT                                                                              \
+	"reading another process's memory needs root or CAP_SYS_PTRACE (run it with sudo, or "  \
+	"grant it once: sudo setcap cap_sys_ptrace+ep $(command -v profconv)), or the same user " \
+	"with kernel.yama.ptrace_scope 0 (sudo sysctl kernel.yama.ptrace_scope=0)"
+
 /* A small text file of /proc, whole (maps may be a few hundred KiB). */
 static int read_proc_text(struct capture *c, const char *path, char **out)
 {
@@ -99,6 +109,9 @@ static int read_proc_text(struct capture *c, const char *path, char **out)
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
 
 	*out = NULL;
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s: %s", path,
+			       strerror(errno), PTRACE_HINT);
 	if (fd < 0)
 		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
 			       strerror(errno));
@@ -260,10 +273,79 @@ struct cand {
 	unsigned char h[CHUNK_HEADER];
 };
 
-static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, uint32_t bytes)
+enum { CAND_OK, CAND_BAD_BLOCK, CAND_BAD_COUNT, CAND_BAD_TIME };
+
+/*
+ * Is a header that passed chunk_header() a chunk by its contents?  The
+ * block count agrees with the bytes written (a block is at least 2 bytes:
+ * size and kind; at least one starts when the chunk holds more than the tail
+ * of the previous one), the start time is a CLOCK_MONOTONIC time (below
+ * 2^63 ns; the done time, when set, not before it), and the first block
+ * (blk: up to 16 bytes at mOffsetFirstBlock) parses as a block of the
+ * buffer's grammar: a ULEB128 size of 1 to the buffer's size, then a known
+ * entry kind (1 to 31), whose legacy kinds (1 to 25) are 5 or 9 bytes long.
+ */
+static int cand_check(const unsigned char *h, const unsigned char *blk, size_t nblk)
+{
+	uint32_t first = le32(h), past = le32(h + 4), bytes = le32(h + 24), blocks = le32(h + 28);
+	uint64_t start = le64(h + 8), done = le64(h + 16), size = 0;
+	size_t i = 0, avail = past - first < nblk ? past - first : nblk;
+	unsigned shift = 0;
+	int b;
+
+	if (blocks > past - first || (past > first && blocks == 0))
+		return CAND_BAD_COUNT;
+	if (start >= (uint64_t)1 << 63 || done >= (uint64_t)1 << 63 || (done && done < start))
+		return CAND_BAD_TIME;
+	if (past == first)
+		return CAND_OK; /* nothing written but a tail: nothing to parse */
+	do {
+		if (i == avail)
+			return past == bytes ? CAND_OK : CAND_BAD_BLOCK; /* straddles into the next chunk */
+		if (shift > 28)
+			return CAND_BAD_BLOCK;
+		b = blk[i++];
+		size |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (size == 0 || size > bytes)
+		return CAND_BAD_BLOCK;
+	if (i == avail)
+		return past == bytes ? CAND_OK : CAND_BAD_BLOCK;
+	b = blk[i];
+	if (b < 1 || b > 31)
+		return CAND_BAD_BLOCK;
+	if (b <= 25 && size != 5 && size != 9)
+		return CAND_BAD_BLOCK;
+	/* within the chunk unless the chunk is full (then it may go on in the next one) */
+	if (past < bytes && first + i + size > past)
+		return CAND_BAD_BLOCK;
+	return CAND_OK;
+}
+
+static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, uint32_t bytes,
+		    int *taken)
 {
 	struct cand *k;
+	unsigned char blk[16];
+	size_t n;
 
+	*taken = 0;
+
+	n = mem_read(c, addr + CHUNK_HEADER + le32(h), blk, sizeof(blk));
+	switch (cand_check(h, blk, n)) {
+	case CAND_BAD_BLOCK:
+		c->rej_block++;
+		return 0;
+	case CAND_BAD_COUNT:
+		c->rej_count++;
+		return 0;
+	case CAND_BAD_TIME:
+		c->rej_time++;
+		return 0;
+	default:
+		break;
+	}
 	if (c->ncand == MAX_CHUNKS)
 		return 0;
 	if (pc_grow(c->ctx, (void **)&c->cand, sizeof(*c->cand), &c->cand_cap, (size_t)c->ncand + 1))
@@ -273,6 +355,7 @@ static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, ui
 	k->range = le64(h + 32);
 	k->bytes = bytes;
 	memcpy(k->h, h, CHUNK_HEADER);
+	*taken = 1;
 	return 0;
 }
 
@@ -309,9 +392,15 @@ static int scan_chunks(struct capture *c)
 				if (bytes && a + k + CHUNK_HEADER + bytes > r->end)
 					bytes = 0;
 				if (bytes) {
-					err = add_cand(c, a + k, blk + k, bytes);
-					/* skip the chunk's buffer: headers inside it are data */
-					if (a + k + CHUNK_HEADER + bytes > next) {
+					int taken = 0;
+
+					err = add_cand(c, a + k, blk + k, bytes, &taken);
+					/*
+					 * skip a chunk's buffer: headers inside it are data
+					 * (not a rejected one's: a junk header must not hide
+					 * a real chunk behind it)
+					 */
+					if (taken && a + k + CHUNK_HEADER + bytes > next) {
 						next = (a + k + CHUNK_HEADER + bytes + 7) & ~(uint64_t)7;
 						break;
 					}
@@ -352,9 +441,13 @@ static int read_run(struct capture *c)
 
 	qsort(c->cand, c->ncand, sizeof(*c->cand), cand_cmp);
 	for (i = 0; i < c->ncand; i++) {
-		if (i && c->cand[i].range == c->cand[prev].range)
+		if (i && c->cand[i].range == c->cand[prev].range) {
+			c->rej_dup++;
 			continue; /* two copies of one range: the newest (sorted first) */
-		if (!run || c->cand[i].range != c->cand[prev].range + c->cand[prev].bytes)
+		}
+		/* linked: its range follows the previous one's, and it started no earlier */
+		if (!run || c->cand[i].range != c->cand[prev].range + c->cand[prev].bytes ||
+		    le64(c->cand[i].h + 8) < le64(c->cand[prev].h + 8))
 			run = 0;
 		if (!run)
 			c->run_first = i;
@@ -711,7 +804,10 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	if (!err) {
 		pc_snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 		c.mem = open(path, O_RDONLY | O_CLOEXEC);
-		if (c.mem < 0)
+		if (c.mem < 0 && (errno == EACCES || errno == EPERM))
+			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: cannot read its memory (%s): %s",
+				      pid, strerror(errno), PTRACE_HINT);
+		else if (c.mem < 0)
 			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL,
 				      "pid %d: cannot read its memory (%s): root, CAP_SYS_PTRACE or a ptrace_scope that allows it is needed",
 				      pid, strerror(errno));
@@ -742,6 +838,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		goto out;
+	pc_note(ctx,
+		"pid %d: chunk headers rejected by their contents: %u with a first block that is not one of the buffer's grammar, %u with a block count that contradicts the bytes written, %u with an impossible start or done time; %u copies of a range already taken",
+		pid, c.rej_block, c.rej_count, c.rej_time, c.rej_dup);
 	if (!c.nchunks) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
 			      "pid %d: no profiler chunk found in its memory (is the Gecko profiler running in this process?)",
