@@ -8,7 +8,8 @@
  * themselves, a recycled chunk (range start 0), a consistent chunk of
  * another buffer far away in the index space, and two headers claiming
  * chunk 0's range over garbage (one with an impossible start time, one with
- * a plausible one and a first block that is not a block).  Then it says it is ready
+ * a plausible one and a first block that is not a block), and a sound
+ * one-chunk buffer of 4 KiB claiming range 1 too, started after all of them.  Then it says it is ready
  * (writes READY_FILE) and waits to be killed.
  *
  * usage: gecko_capture_target CHUNKS_FILE READY_FILE
@@ -41,6 +42,14 @@ static void *place(const unsigned char *src, size_t n)
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
 }
 
 static void put64(unsigned char *p, uint64_t v)
@@ -131,6 +140,28 @@ int main(int argc, char **argv)
 		put64(d + 8, (uint64_t)le32(all + 8) + ((uint64_t)le32(all + 12) << 32) + 1);
 		d[HDR + le32(all)] = 0;
 		place(d, sz);
+		/*
+		 * decoy 6: a sound one-chunk buffer of 4 KiB (as a backtrace's),
+		 * range start 1 too, started after every real chunk: chunk 0's
+		 * first 4 KiB, whose first block is a real one
+		 */
+		if (le32(all + 24) >= 4096) {
+			uint64_t t = 0;
+
+			for (i = 0; i < n; i++) {
+				uint64_t s = (uint64_t)le32(all + starts[i] + 8) |
+					     (uint64_t)le32(all + starts[i] + 12) << 32;
+
+				t = s > t ? s : t;
+			}
+			memcpy(d, all, HDR + 4096);
+			put32(d + 4, 4096);
+			put32(d + 24, 4096);
+			put32(d + 28, 1);
+			put64(d + 8, t + 1000);
+			put64(d + 16, t + 2000);
+			place(d, HDR + 4096);
+		}
 		free(d);
 	}
 	free(all);

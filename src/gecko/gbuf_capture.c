@@ -10,15 +10,16 @@
  *   3. scan its private writable memory through /proc/PID/mem, in bounded
  *      reads, for 56-byte chunk headers (ProfileBufferChunk) that are
  *      consistent: offsets within the buffer, a range start of 1 + k times
- *      the buffer size, the padding zero; copy each chunk found;
+ *      the buffer size, the padding zero; then checked by their contents
+ *      (cand_check(): the first block, the block count, the times);
  *   4. read the static strings the buffer points to: every 8-byte value in
  *      the chunks that falls inside a read-only file mapping and starts a
  *      printable NUL-terminated string there (labels and literal names live
  *      in libxul's read-only data); extra strings are harmless, the reader
  *      looks up only the pointers it meets;
  *   5. continue the process (SIGCONT), also on every error;
- *   6. pack the longest contiguous run of chunks through the same producer
- *      as a scrape (gbuf_pack.c).
+ *   6. pack the longest chain of chunks linked by range, size and start
+ *      time through the same producer as a scrape (gbuf_pack.c).
  *
  * Needs the right to read the process's memory: root, CAP_SYS_PTRACE, or
  * the same user with Yama's ptrace_scope allowing it.  Linux only.
@@ -61,7 +62,7 @@ struct capture {
 	struct region *reg;
 	uint32_t nreg, reg_cap;
 	struct cand *cand; /* chunk headers found */
-	uint32_t ncand, cand_cap, run_first;
+	uint32_t ncand, cand_cap;
 	unsigned char *chunks; /* the run: header + buffer, one after the other */
 	size_t chunks_len, chunks_cap;
 	uint32_t nchunks, nother, nhuge;
@@ -428,63 +429,85 @@ static int cand_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Does chunk y follow chunk x in one buffer (index space, size, time)? */
+static int cand_links(const struct cand *x, const struct cand *y)
+{
+	return x->bytes == y->bytes && x->range + x->bytes == y->range &&
+	       le64(x->h + 8) <= le64(y->h + 8);
+}
+
 /*
- * The longest run of chunks contiguous in the index space (each one's range
- * start is the previous one's plus its size; other buffers and stale copies
- * fall outside), and their buffers read now, while the process is stopped.
+ * The longest chain of chunks linked in the index space and in time: each
+ * one's range start is the previous one's plus its size, all of one size
+ * (one buffer's chunks are), each started no earlier than the previous one.
+ * Of the candidates for one place in the chain the one started last is
+ * taken, but only among those that link: a chunk of another buffer claiming
+ * the same range (a one-chunk buffer of a backtrace starts at 1 too), or a
+ * stale copy started later than the next chunk, does not displace it.  Other
+ * buffers and stale copies fall outside.  The run's buffers are read now,
+ * while the process is stopped.
  */
 static int read_run(struct capture *c)
 {
-	uint32_t i, best = 0, bestn = 0, run = 0, prev = 0;
+	uint32_t *len = NULL, *prev = NULL, *chain = NULL;
+	uint32_t i, j, best = 0, n, k;
 	size_t total = 0;
-	int err;
+	int err = 0;
 
 	qsort(c->cand, c->ncand, sizeof(*c->cand), cand_cmp);
+	len = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*len));
+	prev = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*prev));
+	chain = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*chain));
+	if (!len || !prev || !chain) {
+		err = c->ctx->status ? c->ctx->status : PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	/* sorted by range: every predecessor of i comes before it (ncand <= MAX_CHUNKS) */
 	for (i = 0; i < c->ncand; i++) {
-		if (i && c->cand[i].range == c->cand[prev].range) {
+		len[i] = 1;
+		prev[i] = UINT32_MAX;
+		for (j = 0; j < i; j++)
+			/* sorted newest first within a range: the first j of a length wins */
+			if (cand_links(&c->cand[j], &c->cand[i]) && len[j] + 1 > len[i]) {
+				len[i] = len[j] + 1;
+				prev[i] = j;
+			}
+		if (len[i] > len[best])
+			best = i;
+	}
+	n = c->ncand ? len[best] : 0;
+	for (k = n, i = best; k > 0; k--, i = prev[i])
+		chain[k - 1] = i;
+	c->nchunks = n;
+	c->nother = c->ncand - n;
+	/* the candidates for the chain's ranges that were not taken */
+	for (i = 0, k = 0; i < c->ncand && n; i++) {
+		while (k < n && c->cand[chain[k]].range < c->cand[i].range)
+			k++;
+		if (k < n && c->cand[chain[k]].range == c->cand[i].range && chain[k] != i)
 			c->rej_dup++;
-			continue; /* two copies of one range: the newest (sorted first) */
-		}
-		/* linked: its range follows the previous one's, and it started no earlier */
-		if (!run || c->cand[i].range != c->cand[prev].range + c->cand[prev].bytes ||
-		    le64(c->cand[i].h + 8) < le64(c->cand[prev].h + 8))
-			run = 0;
-		if (!run)
-			c->run_first = i;
-		run++;
-		prev = i;
-		if (run > bestn) {
-			bestn = run;
-			best = c->run_first;
-		}
 	}
-	c->nchunks = bestn;
-	c->nother = c->ncand - bestn;
-	for (i = best, run = 0; run < bestn; i++) {
-		if (i > best && c->cand[i].range == c->cand[i - 1].range)
-			continue;
-		total += CHUNK_HEADER + (size_t)c->cand[i].bytes;
-		run++;
-	}
+	for (k = 0; k < n; k++)
+		total += CHUNK_HEADER + (size_t)c->cand[chain[k]].bytes;
 	err = grow_bytes(c, &c->chunks, &c->chunks_cap, total);
-	if (err)
-		return err;
-	for (i = best, run = 0; run < bestn; i++) {
+	for (k = 0; k < n && !err; k++) {
+		const struct cand *x = &c->cand[chain[k]];
 		unsigned char *h = c->chunks + c->chunks_len;
 
-		if (i > best && c->cand[i].range == c->cand[i - 1].range)
-			continue;
-		memcpy(h, c->cand[i].h, CHUNK_HEADER);
+		memcpy(h, x->h, CHUNK_HEADER);
 		memset(h + 48, 0, 8); /* mNext: a pointer of the target's */
-		if (mem_read(c, c->cand[i].addr + CHUNK_HEADER, h + CHUNK_HEADER, c->cand[i].bytes) !=
-		    c->cand[i].bytes)
-			return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL,
-				       "pid %d: the chunk at 0x%llx could not be read whole", c->pid,
-				       (unsigned long long)c->cand[i].addr);
-		c->chunks_len += CHUNK_HEADER + (size_t)c->cand[i].bytes;
-		run++;
+		if (mem_read(c, x->addr + CHUNK_HEADER, h + CHUNK_HEADER, x->bytes) != x->bytes)
+			err = pc_fail(c->ctx, PROFCONV_ERR_IO, NULL,
+				      "pid %d: the chunk at 0x%llx could not be read whole", c->pid,
+				      (unsigned long long)x->addr);
+		else
+			c->chunks_len += CHUNK_HEADER + (size_t)x->bytes;
 	}
-	return 0;
+out:
+	pc_free(c->ctx, len);
+	pc_free(c->ctx, prev);
+	pc_free(c->ctx, chain);
+	return err;
 }
 
 /*
