@@ -12,7 +12,7 @@
  * one-chunk buffer of 4 KiB claiming range 1 too, started after all of them.  Then it says it is ready
  * (writes READY_FILE) and waits to be killed.
  *
- * usage: gecko_capture_target CHUNKS_FILE READY_FILE
+ * usage: gecko_capture_target CHUNKS_FILE READY_FILE [ARG...]
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -67,8 +67,9 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 0, off, starts[256];
 	int n = 0, i;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s CHUNKS_FILE READY_FILE\n", argv[0]);
+	/* more arguments are ignored: they make a command line like a Firefox child's */
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s CHUNKS_FILE READY_FILE [ARG...]\n", argv[0]);
 		return 2;
 	}
 #ifdef PR_SET_PTRACER

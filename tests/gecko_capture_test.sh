@@ -21,9 +21,10 @@ tmp=$(mktemp -d)
 tpid=
 npid=
 zparent=
+cpid=
 cleanup() {
 	[ -z "$tpid" ] || kill -CONT "$tpid" 2>/dev/null || true
-	for p in $tpid $npid $zparent; do kill "$p" 2>/dev/null || true; done
+	for p in $tpid $npid $zparent ${cpid:-}; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -140,6 +141,30 @@ grep -q "pid $tpid: was stopped already; left stopped" "$tmp/err" || fail "stopp
 [ "$(state_of "$tpid")" = T ] || fail "a stopped process was left in state $(state_of "$tpid")"
 cmp -s "$tmp/stopped.pgkb" "$tmp/live.pgkb" || fail "the dump of the stopped process differs"
 kill -CONT "$tpid"
+
+# a Firefox child process is labelled by the type its command line ends
+# with (it was "Parent Process" / default); the parent stays the parent
+cpid=
+"$target" "$tmp/run2.chunks" "$tmp/cready" -contentproc -isForBrowser 7 tab &
+cpid=$!
+i=0
+while [ ! -s "$tmp/cready" ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the child stand-in did not start"
+	sleep 0.05
+done
+"$bin" gecko-dump -v "$cpid" -o "$tmp/child.pgkb" 2>"$tmp/err" || fail "child: $(cat "$tmp/err")"
+kill "$cpid"
+cpid=
+grep -q "a Firefox child process of type tab (from its command line)" "$tmp/err" || fail "child note: $(cat "$tmp/err")"
+"$bin" -q "$tmp/child.pgkb" -o "$tmp/child.json" 2>/dev/null || fail "convert child"
+python3 - "$tmp/child.json" "$tmp/live.json" <<'PY' || fail "process types"
+import json, sys
+child = {(t["processType"], t.get("processName")) for t in json.load(open(sys.argv[1]))["threads"]}
+parent = {(t["processType"], t.get("processName")) for t in json.load(open(sys.argv[2]))["threads"]}
+assert child == {("tab", "")}, child
+assert parent == {("default", "Parent Process")}, parent
+PY
 
 # a process whose only chunk header is consistent but holds noise (the
 # chance finds in python3 and node): an error, no dump (it was a 0-thread

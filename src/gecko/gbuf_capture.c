@@ -729,6 +729,70 @@ static int read_strings(struct capture *c)
 	return err;
 }
 
+/*
+ * Firefox's child processes run as `firefox -contentproc ... TYPE`, the last
+ * argument being the GeckoProcessType's string; the parent has no
+ * -contentproc.  The numbers are GeckoProcessTypes.h's (tab is 2 in the ESR
+ * 153 profiles' meta.processType).
+ */
+static const struct {
+	const char *name;
+	uint32_t type;
+} gecko_types[] = {
+	{ "tab", 2 },	  { "ipdlunittest", 3 }, { "gmplugin", 4 },	 { "gpu", 5 },
+	{ "vr", 6 },	  { "rdd", 7 },		 { "socket", 8 },	 { "sandboxbroker", 9 },
+	{ "forkserver", 10 }, { "utility", 11 },
+};
+
+/* The process type from /proc/PID/cmdline into parts (left unset for a parent or when unknown). */
+static void process_identity(struct capture *c, struct pc_pgkb_parts *parts)
+{
+	char path[64], buf[8192];
+	const char *last = NULL;
+	size_t i, len = 0;
+	int fd, child = 0;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/cmdline", c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(buf) - 1)
+			break; /* longer: its end (the type) is not here */
+	}
+	close(fd);
+	if (len == 0 || len == sizeof(buf) - 1)
+		return;
+	buf[len] = 0;
+	for (i = 0; i < len; i += strlen(buf + i) + 1) {
+		if (!strcmp(buf + i, "-contentproc"))
+			child = 1;
+		if (buf[i])
+			last = buf + i;
+	}
+	if (!child || !last)
+		return;
+	for (i = 0; i < PC_ARRAY_SIZE(gecko_types); i++)
+		if (!strcmp(last, gecko_types[i].name)) {
+			parts->process_type_name = gecko_types[i].name;
+			parts->process_type = gecko_types[i].type;
+			/* Firefox names a child by what it hosts (a content process by its remote type), not here */
+			parts->process_name = "";
+			pc_note(c->ctx, "pid %d: a Firefox child process of type %s (from its command line)",
+				c->pid, last);
+			return;
+		}
+	pc_note(c->ctx, "pid %d: a Firefox child process of an unknown type \"%.40s\"; labelled as the parent",
+		c->pid, last);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -898,6 +962,7 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.maps = maps;
 	parts.strs = c.strs;
 	parts.nstrs = c.nstrs;
+	process_identity(&c, &parts);
 	err = pc_pgkb_write(ctx, &parts, opts, out_path);
 out:
 	if (c.mem >= 0)

@@ -772,8 +772,8 @@ static int put_buffer(struct profconv_ctx *ctx, struct wbuf *b, const unsigned c
 	return err ? err : b->err;
 }
 
-static void put_meta(struct wbuf *b, uint64_t pid, uint64_t start_ticks, int estimated,
-		     const struct profconv_gecko_scrape_opts *o)
+static void put_meta(struct wbuf *b, const struct pc_pgkb_parts *in, uint64_t pid,
+		     uint64_t start_ticks, int estimated, const struct profconv_gecko_scrape_opts *o)
 {
 	wb_str(b, "Firefox");
 	wb_str(b, "");
@@ -781,9 +781,9 @@ static void put_meta(struct wbuf *b, uint64_t pid, uint64_t start_ticks, int est
 	wb_str(b, "");
 	wb_u32(b, 0);
 	wb_u64(b, pid);
-	wb_u32(b, 0);
-	wb_str(b, "default");
-	wb_str(b, "Parent Process");
+	wb_u32(b, in->process_type_name ? in->process_type : 0);
+	wb_str(b, in->process_type_name ? in->process_type_name : "default");
+	wb_str(b, in->process_name ? in->process_name : "Parent Process");
 	wb_f64(b, o && o->start_time_ms > 0 ? o->start_time_ms : 0.0);
 	wb_u64(b, start_ticks);
 	wb_f64(b, 1e6);
@@ -872,7 +872,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		goto out;
 	/* META last in the building, first in the file would need a copy: order is free */
 	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
-	put_meta(&meta, pid, start, !(opts && opts->process_start_ns), opts);
+	put_meta(&meta, in, pid, start, !(opts && opts->process_start_ns), opts);
 	wb_section(&file, PGKB_META, &meta, &nsec);
 	wb_section(&file, PGKB_BUFR, &sec, &nsec);
 	err = file.err;

@@ -31,6 +31,9 @@ struct pc_pgkb_parts {
 	const struct pc_pgkb_str *strs;	     /* or these pairs */
 	size_t nstrs;
 	const char *tagmap_json;	     /* {"tag/ptype": {TypeName: count}} */
+	const char *process_type_name;	     /* GeckoProcessType's string ("tab"); NULL: "default" */
+	uint32_t process_type;		     /* its number (2 for "tab") */
+	const char *process_name;	     /* NULL: "Parent Process" */
 };
 
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
