@@ -75,6 +75,7 @@ if ! "$bin" gecko-dump -v "$tpid" -o "$tmp/live.pgkb" 2>"$tmp/err"; then
 	fi
 	fail "gecko-dump PID: $(cat "$tmp/err")"
 fi
+cp "$tmp/err" "$tmp/live.err"
 grep -q "pid $tpid: stopped for [0-9.]* ms; a run of 4 chunks (4210688 bytes; [0-9]* other chunk headers left out)" "$tmp/err" ||
 	fail "capture note: $(cat "$tmp/err")"
 # the headers claiming chunk 0's range with a later start time are not
@@ -126,6 +127,26 @@ cmp -s "$tmp/live.threads" "$tmp/scrape.threads" ||
 	fail "threads differ: $(cat "$tmp/live.threads") vs $(cat "$tmp/scrape.threads")"
 "$bin" -q "$tmp/live.pgkb" -o "$tmp/live.json" 2>/dev/null || fail "convert"
 "$bin" validate "$tmp/live.json" >/dev/null 2>&1 || fail "invalid output"
+
+# the build ids of the mapped files, read from the process's memory (the
+# ELF note of each file's first mapping): the stand-in's own binary's is
+# the one in its file (libs had none: "no build id recorded")
+grep -q "pid $tpid: build ids of [1-9][0-9]* mapped files read from its memory" "$tmp/live.err" ||
+	fail "build id note: $(cat "$tmp/live.err")"
+python3 - "$tmp/live.json" "$target" <<'PY' || fail "build ids"
+import json, re, sys
+data = open(sys.argv[2], "rb").read()
+m = re.search(rb"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00(.{20})", data, re.S)
+assert m, "the stand-in has no GNU build id note"
+want = m.group(1).hex()
+libs = {l["name"]: l for l in json.load(open(sys.argv[1]))["libs"]}
+lib = libs.get(sys.argv[2].rsplit("/", 1)[1])
+assert lib, sorted(libs)
+assert lib["codeId"] == want, (lib["codeId"], want)
+b = m.group(1)
+guid = b[3::-1] + b[5:3:-1] + b[7:5:-1] + b[8:16]
+assert lib["breakpadId"] == guid.hex().upper() + "0", (lib["breakpadId"], guid.hex())
+PY
 
 # a process found stopped (job control, a debugger) is left stopped: it
 # used to be continued (T -> S)

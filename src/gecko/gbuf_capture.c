@@ -50,8 +50,9 @@
 #define REGION_MAX ((uint64_t)16 << 30) /* larger mappings are not scanned */
 
 struct region {
-	uint64_t start, end;
+	uint64_t start, end, off;
 	int readable, writable, exec, is_private, file;
+	char *path; /* a file's, or NULL */
 };
 
 struct capture {
@@ -69,6 +70,8 @@ struct capture {
 	uint32_t rej_block, rej_count, rej_time, rej_dup; /* candidates rejected, per reason */
 	struct pc_pgkb_str *strs;
 	size_t nstrs, strs_cap;
+	struct pc_pgkb_buildid *ids;
+	size_t nids;
 	char *strpool;
 	size_t pool_len, pool_cap;
 };
@@ -171,6 +174,16 @@ static int parse_maps(struct capture *c, const char *text)
 			r->exec = perms[2] == 'x';
 			r->is_private = perms[3] == 'p';
 			r->file = n == 5 && path[0] == '/';
+			r->off = off;
+			r->path = NULL;
+			if (r->file) {
+				size_t pl = strlen(path);
+
+				r->path = pc_alloc(c->ctx, pl + 1);
+				if (!r->path)
+					return PROFCONV_ERR_NOMEM;
+				memcpy(r->path, path, pl + 1);
+			}
 		}
 		s = eol ? eol + 1 : NULL;
 	}
@@ -793,6 +806,97 @@ static void process_identity(struct capture *c, struct pc_pgkb_parts *parts)
 		c->pid, last);
 }
 
+/*
+ * The GNU build id of every executable file mapping's file, read from the
+ * process's memory: the file's ELF header is mapped at the mapping of
+ * offset 0 (ET_DYN: load bias = that mapping's start minus the first
+ * PT_LOAD's page-aligned address), and its PT_NOTE segments hold an
+ * NT_GNU_BUILD_ID ("GNU", type 3).  A file deleted or replaced since it was
+ * mapped still gives the build id of what runs.
+ */
+static void read_build_ids(struct capture *c)
+{
+	uint32_t i, j;
+
+	/* at most one per mapping */
+	c->ids = pc_alloc(c->ctx, ((size_t)c->nreg + 1) * sizeof(*c->ids));
+	if (!c->ids)
+		return;
+	memset(c->ids, 0, ((size_t)c->nreg + 1) * sizeof(*c->ids));
+	for (i = 0; i < c->nreg; i++) {
+		const struct region *r = &c->reg[i];
+		unsigned char eh[64], ph[56], note[512];
+		uint64_t phoff, bias = 0, vaddr0 = UINT64_MAX;
+		uint16_t phnum, phentsize, k;
+		int found = 0, dup = 0;
+
+		if (!r->path || r->off != 0)
+			continue;
+		/* an executable mapping of this file, or it is no lib */
+		for (j = i; j < c->nreg && !found; j++)
+			found = c->reg[j].exec && c->reg[j].path && !strcmp(c->reg[j].path, r->path);
+		for (j = 0; j < c->nids && !dup; j++)
+			dup = !strcmp(c->ids[j].path, r->path);
+		if (!found || dup || mem_read(c, r->start, eh, sizeof(eh)) != sizeof(eh))
+			continue;
+		if (memcmp(eh, "\177ELF", 4) || eh[4] != 2 || eh[5] != 1)
+			continue; /* 64-bit little-endian only */
+		phoff = le64(eh + 32);
+		phentsize = (uint16_t)(eh[54] | eh[55] << 8);
+		phnum = (uint16_t)(eh[56] | eh[57] << 8);
+		if (phentsize < 56 || phnum > 256 || phoff > 65536)
+			continue;
+		for (k = 0; k < phnum; k++) {
+			if (mem_read(c, r->start + phoff + (uint64_t)k * phentsize, ph, 56) != 56)
+				break;
+			if (le32(ph) == 1 && le64(ph + 8) == 0) /* PT_LOAD of offset 0 */
+				vaddr0 = le64(ph + 16) & ~(uint64_t)0xfff;
+		}
+		if (vaddr0 == UINT64_MAX)
+			continue;
+		bias = (eh[16] | eh[17] << 8) == 3 ? r->start - vaddr0 : 0; /* ET_DYN */
+		for (k = 0; k < phnum && !c->ids[c->nids].code_id[0]; k++) {
+			uint64_t at, len;
+			size_t got, p = 0;
+
+			if (mem_read(c, r->start + phoff + (uint64_t)k * phentsize, ph, 56) != 56)
+				break;
+			if (le32(ph) != 4) /* PT_NOTE */
+				continue;
+			at = bias + le64(ph + 16);
+			len = le64(ph + 32);
+			got = mem_read(c, at, note, len < sizeof(note) ? (size_t)len : sizeof(note));
+			while (p + 12 <= got) {
+				uint32_t nsz = le32(note + p), dsz = le32(note + p + 4), type = le32(note + p + 8);
+				size_t name_at = p + 12, desc_at = name_at + ((nsz + 3) & ~3u);
+
+				if (nsz > 64 || dsz > 64 || desc_at + dsz > got)
+					break;
+				if (type == 3 && nsz == 4 && !memcmp(note + name_at, "GNU", 4) && dsz >= 16 &&
+				    dsz <= 40) {
+					struct pc_pgkb_buildid *id = &c->ids[c->nids];
+					static const unsigned char order[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
+										 8, 9, 10, 11, 12, 13, 14, 15 };
+					uint32_t q;
+
+					for (q = 0; q < dsz; q++)
+						pc_snprintf(id->code_id + 2 * q, 3, "%02x", note[desc_at + q]);
+					for (q = 0; q < 16; q++)
+						pc_snprintf(id->breakpad_id + 2 * q, 3, "%02X",
+							    note[desc_at + order[q]]);
+					id->breakpad_id[32] = '0';
+					id->breakpad_id[33] = 0;
+					id->path = r->path;
+					break;
+				}
+				p = desc_at + ((dsz + 3) & ~3u);
+			}
+		}
+		if (c->ids[c->nids].code_id[0])
+			c->nids++;
+	}
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -849,6 +953,7 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	struct profconv_gecko_scrape_opts o;
 	char state;
 	int err, was_stopped;
+	uint32_t i;
 
 	if (!ctx)
 		return PROFCONV_ERR_USAGE;
@@ -963,13 +1068,21 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.strs = c.strs;
 	parts.nstrs = c.nstrs;
 	process_identity(&c, &parts);
+	read_build_ids(&c);
+	parts.ids = c.ids;
+	parts.nids = c.nids;
+	if (c.nids)
+		pc_note(ctx, "pid %d: build ids of %zu mapped files read from its memory", pid, c.nids);
 	err = pc_pgkb_write(ctx, &parts, opts, out_path);
 out:
 	if (c.mem >= 0)
 		close(c.mem);
 	pc_free(ctx, maps);
 	pc_free(ctx, threads);
+	for (i = 0; i < c.nreg; i++)
+		pc_free(ctx, c.reg[i].path);
 	pc_free(ctx, c.reg);
+	pc_free(ctx, c.ids);
 	pc_free(ctx, c.cand);
 	pc_free(ctx, c.chunks);
 	pc_free(ctx, c.strs);

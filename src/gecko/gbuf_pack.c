@@ -473,7 +473,8 @@ static int maps_perms(const char *p)
 }
 
 /* PREFIX.maps: /proc/PID/maps; executable mappings of files become libs. */
-static int put_libs(struct wbuf *b, const char *text, const char *file)
+static int put_libs(struct wbuf *b, const char *text, const char *file,
+		    const struct pc_pgkb_buildid *ids, size_t nids)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
 	struct side_lines sl = { file, 0, 0, 0, 0 };
@@ -510,6 +511,12 @@ static int put_libs(struct wbuf *b, const char *text, const char *file)
 			side_line(&sl, 1);
 			if (k == 5 && perms[2] == 'x' && path[0] == '/') {
 				const char *base = strrchr(path, '/') + 1;
+				const struct pc_pgkb_buildid *id = NULL;
+				size_t j;
+
+				for (j = 0; j < nids && !id; j++)
+					if (!strcmp(ids[j].path, path))
+						id = &ids[j];
 
 				wb_u64(&rows, start);
 				wb_u64(&rows, end);
@@ -518,8 +525,8 @@ static int put_libs(struct wbuf *b, const char *text, const char *file)
 				wb_str(&rows, path);
 				wb_str(&rows, base);
 				wb_str(&rows, path);
-				wb_str(&rows, "");
-				wb_str(&rows, "");
+				wb_str(&rows, id ? id->breakpad_id : "");
+				wb_str(&rows, id ? id->code_id : "");
 				wb_str(&rows, "");
 				n++;
 			}
@@ -844,7 +851,8 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 	wb_section(&file, PGKB_CATS, &sec, &nsec);
 	sec.len = 0;
 	if (in->maps) {
-		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name);
+		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name, in->ids,
+			       in->nids);
 		if (err)
 			goto out;
 		wb_section(&file, PGKB_LIBS, &sec, &nsec);
