@@ -5,11 +5,14 @@
  * scrape (56-byte ProfileBufferChunk headers, each followed by its buffer)
  * into anonymous memory, one mapping per chunk and in reverse order, with
  * decoys a capture must pass over: a header whose offsets contradict
- * themselves, a recycled chunk (range start 0) and a consistent chunk of
- * another buffer far away in the index space.  Then it says it is ready
+ * themselves, a recycled chunk (range start 0), a consistent chunk of
+ * another buffer far away in the index space, and two headers claiming
+ * chunk 0's range over garbage (one with an impossible start time, one with
+ * a plausible one and a first block that is not a block), and a sound
+ * one-chunk buffer of 4 KiB claiming range 1 too, started after all of them.  Then it says it is ready
  * (writes READY_FILE) and waits to be killed.
  *
- * usage: gecko_capture_target CHUNKS_FILE READY_FILE
+ * usage: gecko_capture_target CHUNKS_FILE READY_FILE [ARG...]
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -41,6 +44,14 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 static void put64(unsigned char *p, uint64_t v)
 {
 	int i;
@@ -56,8 +67,9 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 0, off, starts[256];
 	int n = 0, i;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s CHUNKS_FILE READY_FILE\n", argv[0]);
+	/* more arguments are ignored: they make a command line like a Firefox child's */
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s CHUNKS_FILE READY_FILE [ARG...]\n", argv[0]);
 		return 2;
 	}
 #ifdef PR_SET_PTRACER
@@ -113,6 +125,44 @@ int main(int argc, char **argv)
 		memcpy(d, all, sz);
 		put64(d + 32, 1 + (uint64_t)1000 * le32(all + 24));
 		place(d, sz);
+		/*
+		 * decoys 4 and 5 claim range 1 (chunk 0's) over garbage; the
+		 * capture used to take the one started last and lose chunk 0:
+		 * 4, a start time of 0xffffffff00000001 (seen in Firefox's
+		 * heap); 5, a plausible start (just after chunk 0's) and a first
+		 * block whose size is 0
+		 */
+		memcpy(d, all, HDR);
+		memset(d + HDR, 0xa5, sz - HDR);
+		put64(d + 8, 0xffffffff00000001ull);
+		place(d, sz);
+		memcpy(d, all, HDR);
+		memset(d + HDR, 0xa5, sz - HDR);
+		put64(d + 8, (uint64_t)le32(all + 8) + ((uint64_t)le32(all + 12) << 32) + 1);
+		d[HDR + le32(all)] = 0;
+		place(d, sz);
+		/*
+		 * decoy 6: a sound one-chunk buffer of 4 KiB (as a backtrace's),
+		 * range start 1 too, started after every real chunk: chunk 0's
+		 * first 4 KiB, whose first block is a real one
+		 */
+		if (le32(all + 24) >= 4096) {
+			uint64_t t = 0;
+
+			for (i = 0; i < n; i++) {
+				uint64_t s = (uint64_t)le32(all + starts[i] + 8) |
+					     (uint64_t)le32(all + starts[i] + 12) << 32;
+
+				t = s > t ? s : t;
+			}
+			memcpy(d, all, HDR + 4096);
+			put32(d + 4, 4096);
+			put32(d + 24, 4096);
+			put32(d + 28, 1);
+			put64(d + 8, t + 1000);
+			put64(d + 16, t + 2000);
+			place(d, HDR + 4096);
+		}
 		free(d);
 	}
 	free(all);

@@ -3,7 +3,8 @@
 # gecko_capture_test.sh PROFCONV TARGET - `profconv gecko-dump PID` on a
 # stand-in process (gecko_capture_target.c) that holds the ESR 153 scrape's
 # chunks in anonymous memory among decoys: the capture finds the 4 chunks
-# and leaves the decoys out, the dump decodes to the same samples and
+# and leaves the decoys out (three of them claim chunk 0's range with a
+# later start time: such junk displaced the real chunk 0), the dump decodes to the same samples and
 # markers per thread as the --from-scrape dump of the same chunks, the
 # process runs on afterwards (and one found stopped is left stopped), and
 # a process without chunks, one whose only chunk header holds noise (chance
@@ -20,9 +21,10 @@ tmp=$(mktemp -d)
 tpid=
 npid=
 zparent=
+cpid=
 cleanup() {
 	[ -z "$tpid" ] || kill -CONT "$tpid" 2>/dev/null || true
-	for p in $tpid $npid $zparent; do kill "$p" 2>/dev/null || true; done
+	for p in $tpid $npid $zparent ${cpid:-}; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -67,14 +69,45 @@ done
 [ "$(cat "$tmp/ready")" = 4 ] || fail "the stand-in placed $(cat "$tmp/ready") chunks"
 
 if ! "$bin" gecko-dump -v "$tpid" -o "$tmp/live.pgkb" 2>"$tmp/err"; then
-	if grep -q "cannot read its memory" "$tmp/err"; then
+	if grep -q -e "cannot read its memory" -e "needs root or CAP_SYS_PTRACE" "$tmp/err"; then
 		echo "SKIP: this machine does not let profconv read another process's memory: $(cat "$tmp/err")"
 		exit 77
 	fi
 	fail "gecko-dump PID: $(cat "$tmp/err")"
 fi
+cp "$tmp/err" "$tmp/live.err"
 grep -q "pid $tpid: stopped for [0-9.]* ms; a run of 4 chunks (4210688 bytes; [0-9]* other chunk headers left out)" "$tmp/err" ||
 	fail "capture note: $(cat "$tmp/err")"
+# the headers claiming chunk 0's range with a later start time are not
+# preferred to the real chunk 0 (that lost chunk 0): decoy 4 is rejected by
+# its start time, decoy 5 by its first block, decoy 6 (sound, but a 4 KiB
+# buffer's) is a copy of a range already taken
+rej=$(sed -n "s/^.*pid $tpid: chunk headers rejected by their contents: \([0-9]*\) with a first block .*, [0-9]* with a block count .*, \([0-9]*\) with an impossible start or done time; \([0-9]*\) copies of a range already taken$/\1 \2 \3/p" "$tmp/err")
+[ -n "$rej" ] || fail "no rejection note: $(cat "$tmp/err")"
+set -- $rej
+[ "$1" -ge 1 ] && [ "$2" -ge 1 ] && [ "$3" -ge 1 ] || fail "rejections: $(cat "$tmp/err")"
+# without the right (another user's process, not root): the error says what
+# is needed and how to grant it (it said only "Permission denied")
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	mkdir "$tmp/nobody"
+	chmod 711 "$tmp"
+	chmod 777 "$tmp/nobody"
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" gecko-dump "$tpid" -o "$tmp/nobody/x.pgkb" 2>"$tmp/err" || rc=$?
+	chmod 700 "$tmp"
+	if [ -x "$bin" ] && ! grep -q "Permission denied" "$tmp/err" && grep -q "cannot execute\|not found" "$tmp/err"; then
+		echo "note: the non-root check is skipped: user 65534 cannot run $bin here"
+	else
+		[ $rc = 1 ] || fail "non-root: exit $rc: $(cat "$tmp/err")"
+		grep -q "needs root or CAP_SYS_PTRACE" "$tmp/err" || fail "non-root error: $(cat "$tmp/err")"
+		grep -q 'sudo setcap cap_sys_ptrace+ep \$(command -v profconv)' "$tmp/err" ||
+			fail "non-root error, no way to grant: $(cat "$tmp/err")"
+		grep -q "kernel.yama.ptrace_scope" "$tmp/err" || fail "non-root error, no ptrace_scope: $(cat "$tmp/err")"
+	fi
+else
+	echo "note: the non-root check is skipped: not root, or no setpriv to drop to user 65534"
+fi
 # the stand-in was continued: sleeping in pause(), not stopped
 state=$(sed 's/.*) \(.\).*/\1/' "/proc/$tpid/stat")
 [ "$state" = S ] || fail "the process was left in state $state"
@@ -95,6 +128,26 @@ cmp -s "$tmp/live.threads" "$tmp/scrape.threads" ||
 "$bin" -q "$tmp/live.pgkb" -o "$tmp/live.json" 2>/dev/null || fail "convert"
 "$bin" validate "$tmp/live.json" >/dev/null 2>&1 || fail "invalid output"
 
+# the build ids of the mapped files, read from the process's memory (the
+# ELF note of each file's first mapping): the stand-in's own binary's is
+# the one in its file (libs had none: "no build id recorded")
+grep -q "pid $tpid: build ids of [1-9][0-9]* mapped files read from its memory" "$tmp/live.err" ||
+	fail "build id note: $(cat "$tmp/live.err")"
+python3 - "$tmp/live.json" "$target" <<'PY' || fail "build ids"
+import json, re, sys
+data = open(sys.argv[2], "rb").read()
+m = re.search(rb"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00(.{20})", data, re.S)
+assert m, "the stand-in has no GNU build id note"
+want = m.group(1).hex()
+libs = {l["name"]: l for l in json.load(open(sys.argv[1]))["libs"]}
+lib = libs.get(sys.argv[2].rsplit("/", 1)[1])
+assert lib, sorted(libs)
+assert lib["codeId"] == want, (lib["codeId"], want)
+b = m.group(1)
+guid = b[3::-1] + b[5:3:-1] + b[7:5:-1] + b[8:16]
+assert lib["breakpadId"] == guid.hex().upper() + "0", (lib["breakpadId"], guid.hex())
+PY
+
 # a process found stopped (job control, a debugger) is left stopped: it
 # used to be continued (T -> S)
 kill -STOP "$tpid"
@@ -109,6 +162,30 @@ grep -q "pid $tpid: was stopped already; left stopped" "$tmp/err" || fail "stopp
 [ "$(state_of "$tpid")" = T ] || fail "a stopped process was left in state $(state_of "$tpid")"
 cmp -s "$tmp/stopped.pgkb" "$tmp/live.pgkb" || fail "the dump of the stopped process differs"
 kill -CONT "$tpid"
+
+# a Firefox child process is labelled by the type its command line ends
+# with (it was "Parent Process" / default); the parent stays the parent
+cpid=
+"$target" "$tmp/run2.chunks" "$tmp/cready" -contentproc -isForBrowser 7 tab &
+cpid=$!
+i=0
+while [ ! -s "$tmp/cready" ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the child stand-in did not start"
+	sleep 0.05
+done
+"$bin" gecko-dump -v "$cpid" -o "$tmp/child.pgkb" 2>"$tmp/err" || fail "child: $(cat "$tmp/err")"
+kill "$cpid"
+cpid=
+grep -q "a Firefox child process of type tab (from its command line)" "$tmp/err" || fail "child note: $(cat "$tmp/err")"
+"$bin" -q "$tmp/child.pgkb" -o "$tmp/child.json" 2>/dev/null || fail "convert child"
+python3 - "$tmp/child.json" "$tmp/live.json" <<'PY' || fail "process types"
+import json, sys
+child = {(t["processType"], t.get("processName")) for t in json.load(open(sys.argv[1]))["threads"]}
+parent = {(t["processType"], t.get("processName")) for t in json.load(open(sys.argv[2]))["threads"]}
+assert child == {("tab", "")}, child
+assert parent == {("default", "Parent Process")}, parent
+PY
 
 # a process whose only chunk header is consistent but holds noise (the
 # chance finds in python3 and node): an error, no dump (it was a 0-thread
@@ -134,7 +211,8 @@ done
 if "$bin" gecko-dump "$npid" -o "$tmp/n.pgkb" 2>"$tmp/err"; then
 	fail "chunk headers holding noise gave a dump: $("$bin" info "$tmp/n.pgkb" 2>&1)"
 fi
-grep -q "pid $npid: the [0-9]* chunk headers found (a run of 1, 4152 bytes) hold no sample or marker of any thread" "$tmp/err" ||
+grep -q -e "pid $npid: the [0-9]* chunk headers found (a run of 1, 4152 bytes) hold no sample or marker of any thread" \
+	-e "pid $npid: no profiler chunk found in its memory" "$tmp/err" ||
 	fail "noise error: $(cat "$tmp/err")"
 [ ! -e "$tmp/n.pgkb" ] || fail "noise: an output was written"
 # continued (R or S; R on a loaded machine, before it is back in pause())

@@ -10,15 +10,16 @@
  *   3. scan its private writable memory through /proc/PID/mem, in bounded
  *      reads, for 56-byte chunk headers (ProfileBufferChunk) that are
  *      consistent: offsets within the buffer, a range start of 1 + k times
- *      the buffer size, the padding zero; copy each chunk found;
+ *      the buffer size, the padding zero; then checked by their contents
+ *      (cand_check(): the first block, the block count, the times);
  *   4. read the static strings the buffer points to: every 8-byte value in
  *      the chunks that falls inside a read-only file mapping and starts a
  *      printable NUL-terminated string there (labels and literal names live
  *      in libxul's read-only data); extra strings are harmless, the reader
  *      looks up only the pointers it meets;
  *   5. continue the process (SIGCONT), also on every error;
- *   6. pack the longest contiguous run of chunks through the same producer
- *      as a scrape (gbuf_pack.c).
+ *   6. pack the longest chain of chunks linked by range, size and start
+ *      time through the same producer as a scrape (gbuf_pack.c).
  *
  * Needs the right to read the process's memory: root, CAP_SYS_PTRACE, or
  * the same user with Yama's ptrace_scope allowing it.  Linux only.
@@ -49,8 +50,9 @@
 #define REGION_MAX ((uint64_t)16 << 30) /* larger mappings are not scanned */
 
 struct region {
-	uint64_t start, end;
+	uint64_t start, end, off;
 	int readable, writable, exec, is_private, file;
+	char *path; /* a file's, or NULL */
 };
 
 struct capture {
@@ -61,12 +63,15 @@ struct capture {
 	struct region *reg;
 	uint32_t nreg, reg_cap;
 	struct cand *cand; /* chunk headers found */
-	uint32_t ncand, cand_cap, run_first;
+	uint32_t ncand, cand_cap;
 	unsigned char *chunks; /* the run: header + buffer, one after the other */
 	size_t chunks_len, chunks_cap;
 	uint32_t nchunks, nother, nhuge;
+	uint32_t rej_block, rej_count, rej_time, rej_dup; /* candidates rejected, per reason */
 	struct pc_pgkb_str *strs;
 	size_t nstrs, strs_cap;
+	struct pc_pgkb_buildid *ids;
+	size_t nids;
 	char *strpool;
 	size_t pool_len, pool_cap;
 };
@@ -91,6 +96,15 @@ static int grow_bytes(struct capture *c, unsigned char **p, size_t *cap, size_t 
 	return 0;
 }
 
+/*
+ * What to do when /proc/PID/maps or mem is refused (EACCES, EPERM): reading
+ * another process's memory is a ptrace right.
+ */
+#define PTRACE_HINT                                                                              \
+	"reading another process's memory needs root or CAP_SYS_PTRACE (run it with sudo, or "  \
+	"grant it once: sudo setcap cap_sys_ptrace+ep $(command -v profconv)), or the same user " \
+	"with kernel.yama.ptrace_scope 0 (sudo sysctl kernel.yama.ptrace_scope=0)"
+
 /* A small text file of /proc, whole (maps may be a few hundred KiB). */
 static int read_proc_text(struct capture *c, const char *path, char **out)
 {
@@ -99,6 +113,9 @@ static int read_proc_text(struct capture *c, const char *path, char **out)
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
 
 	*out = NULL;
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s: %s", path,
+			       strerror(errno), PTRACE_HINT);
 	if (fd < 0)
 		return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL, "%s: cannot open: %s", path,
 			       strerror(errno));
@@ -157,6 +174,16 @@ static int parse_maps(struct capture *c, const char *text)
 			r->exec = perms[2] == 'x';
 			r->is_private = perms[3] == 'p';
 			r->file = n == 5 && path[0] == '/';
+			r->off = off;
+			r->path = NULL;
+			if (r->file) {
+				size_t pl = strlen(path);
+
+				r->path = pc_alloc(c->ctx, pl + 1);
+				if (!r->path)
+					return PROFCONV_ERR_NOMEM;
+				memcpy(r->path, path, pl + 1);
+			}
 		}
 		s = eol ? eol + 1 : NULL;
 	}
@@ -260,10 +287,79 @@ struct cand {
 	unsigned char h[CHUNK_HEADER];
 };
 
-static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, uint32_t bytes)
+enum { CAND_OK, CAND_BAD_BLOCK, CAND_BAD_COUNT, CAND_BAD_TIME };
+
+/*
+ * Is a header that passed chunk_header() a chunk by its contents?  The
+ * block count agrees with the bytes written (a block is at least 2 bytes:
+ * size and kind; at least one starts when the chunk holds more than the tail
+ * of the previous one), the start time is a CLOCK_MONOTONIC time (below
+ * 2^63 ns; the done time, when set, not before it), and the first block
+ * (blk: up to 16 bytes at mOffsetFirstBlock) parses as a block of the
+ * buffer's grammar: a ULEB128 size of 1 to the buffer's size, then a known
+ * entry kind (1 to 31), whose legacy kinds (1 to 25) are 5 or 9 bytes long.
+ */
+static int cand_check(const unsigned char *h, const unsigned char *blk, size_t nblk)
+{
+	uint32_t first = le32(h), past = le32(h + 4), bytes = le32(h + 24), blocks = le32(h + 28);
+	uint64_t start = le64(h + 8), done = le64(h + 16), size = 0;
+	size_t i = 0, avail = past - first < nblk ? past - first : nblk;
+	unsigned shift = 0;
+	int b;
+
+	if (blocks > past - first || (past > first && blocks == 0))
+		return CAND_BAD_COUNT;
+	if (start >= (uint64_t)1 << 63 || done >= (uint64_t)1 << 63 || (done && done < start))
+		return CAND_BAD_TIME;
+	if (past == first)
+		return CAND_OK; /* nothing written but a tail: nothing to parse */
+	do {
+		if (i == avail)
+			return past == bytes ? CAND_OK : CAND_BAD_BLOCK; /* straddles into the next chunk */
+		if (shift > 28)
+			return CAND_BAD_BLOCK;
+		b = blk[i++];
+		size |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (size == 0 || size > bytes)
+		return CAND_BAD_BLOCK;
+	if (i == avail)
+		return past == bytes ? CAND_OK : CAND_BAD_BLOCK;
+	b = blk[i];
+	if (b < 1 || b > 31)
+		return CAND_BAD_BLOCK;
+	if (b <= 25 && size != 5 && size != 9)
+		return CAND_BAD_BLOCK;
+	/* within the chunk unless the chunk is full (then it may go on in the next one) */
+	if (past < bytes && first + i + size > past)
+		return CAND_BAD_BLOCK;
+	return CAND_OK;
+}
+
+static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, uint32_t bytes,
+		    int *taken)
 {
 	struct cand *k;
+	unsigned char blk[16];
+	size_t n;
 
+	*taken = 0;
+
+	n = mem_read(c, addr + CHUNK_HEADER + le32(h), blk, sizeof(blk));
+	switch (cand_check(h, blk, n)) {
+	case CAND_BAD_BLOCK:
+		c->rej_block++;
+		return 0;
+	case CAND_BAD_COUNT:
+		c->rej_count++;
+		return 0;
+	case CAND_BAD_TIME:
+		c->rej_time++;
+		return 0;
+	default:
+		break;
+	}
 	if (c->ncand == MAX_CHUNKS)
 		return 0;
 	if (pc_grow(c->ctx, (void **)&c->cand, sizeof(*c->cand), &c->cand_cap, (size_t)c->ncand + 1))
@@ -273,6 +369,7 @@ static int add_cand(struct capture *c, uint64_t addr, const unsigned char *h, ui
 	k->range = le64(h + 32);
 	k->bytes = bytes;
 	memcpy(k->h, h, CHUNK_HEADER);
+	*taken = 1;
 	return 0;
 }
 
@@ -309,9 +406,15 @@ static int scan_chunks(struct capture *c)
 				if (bytes && a + k + CHUNK_HEADER + bytes > r->end)
 					bytes = 0;
 				if (bytes) {
-					err = add_cand(c, a + k, blk + k, bytes);
-					/* skip the chunk's buffer: headers inside it are data */
-					if (a + k + CHUNK_HEADER + bytes > next) {
+					int taken = 0;
+
+					err = add_cand(c, a + k, blk + k, bytes, &taken);
+					/*
+					 * skip a chunk's buffer: headers inside it are data
+					 * (not a rejected one's: a junk header must not hide
+					 * a real chunk behind it)
+					 */
+					if (taken && a + k + CHUNK_HEADER + bytes > next) {
 						next = (a + k + CHUNK_HEADER + bytes + 7) & ~(uint64_t)7;
 						break;
 					}
@@ -339,59 +442,85 @@ static int cand_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Does chunk y follow chunk x in one buffer (index space, size, time)? */
+static int cand_links(const struct cand *x, const struct cand *y)
+{
+	return x->bytes == y->bytes && x->range + x->bytes == y->range &&
+	       le64(x->h + 8) <= le64(y->h + 8);
+}
+
 /*
- * The longest run of chunks contiguous in the index space (each one's range
- * start is the previous one's plus its size; other buffers and stale copies
- * fall outside), and their buffers read now, while the process is stopped.
+ * The longest chain of chunks linked in the index space and in time: each
+ * one's range start is the previous one's plus its size, all of one size
+ * (one buffer's chunks are), each started no earlier than the previous one.
+ * Of the candidates for one place in the chain the one started last is
+ * taken, but only among those that link: a chunk of another buffer claiming
+ * the same range (a one-chunk buffer of a backtrace starts at 1 too), or a
+ * stale copy started later than the next chunk, does not displace it.  Other
+ * buffers and stale copies fall outside.  The run's buffers are read now,
+ * while the process is stopped.
  */
 static int read_run(struct capture *c)
 {
-	uint32_t i, best = 0, bestn = 0, run = 0, prev = 0;
+	uint32_t *len = NULL, *prev = NULL, *chain = NULL;
+	uint32_t i, j, best = 0, n, k;
 	size_t total = 0;
-	int err;
+	int err = 0;
 
 	qsort(c->cand, c->ncand, sizeof(*c->cand), cand_cmp);
+	len = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*len));
+	prev = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*prev));
+	chain = pc_alloc(c->ctx, (size_t)c->ncand * sizeof(*chain));
+	if (!len || !prev || !chain) {
+		err = c->ctx->status ? c->ctx->status : PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	/* sorted by range: every predecessor of i comes before it (ncand <= MAX_CHUNKS) */
 	for (i = 0; i < c->ncand; i++) {
-		if (i && c->cand[i].range == c->cand[prev].range)
-			continue; /* two copies of one range: the newest (sorted first) */
-		if (!run || c->cand[i].range != c->cand[prev].range + c->cand[prev].bytes)
-			run = 0;
-		if (!run)
-			c->run_first = i;
-		run++;
-		prev = i;
-		if (run > bestn) {
-			bestn = run;
-			best = c->run_first;
-		}
+		len[i] = 1;
+		prev[i] = UINT32_MAX;
+		for (j = 0; j < i; j++)
+			/* sorted newest first within a range: the first j of a length wins */
+			if (cand_links(&c->cand[j], &c->cand[i]) && len[j] + 1 > len[i]) {
+				len[i] = len[j] + 1;
+				prev[i] = j;
+			}
+		if (len[i] > len[best])
+			best = i;
 	}
-	c->nchunks = bestn;
-	c->nother = c->ncand - bestn;
-	for (i = best, run = 0; run < bestn; i++) {
-		if (i > best && c->cand[i].range == c->cand[i - 1].range)
-			continue;
-		total += CHUNK_HEADER + (size_t)c->cand[i].bytes;
-		run++;
+	n = c->ncand ? len[best] : 0;
+	for (k = n, i = best; k > 0; k--, i = prev[i])
+		chain[k - 1] = i;
+	c->nchunks = n;
+	c->nother = c->ncand - n;
+	/* the candidates for the chain's ranges that were not taken */
+	for (i = 0, k = 0; i < c->ncand && n; i++) {
+		while (k < n && c->cand[chain[k]].range < c->cand[i].range)
+			k++;
+		if (k < n && c->cand[chain[k]].range == c->cand[i].range && chain[k] != i)
+			c->rej_dup++;
 	}
+	for (k = 0; k < n; k++)
+		total += CHUNK_HEADER + (size_t)c->cand[chain[k]].bytes;
 	err = grow_bytes(c, &c->chunks, &c->chunks_cap, total);
-	if (err)
-		return err;
-	for (i = best, run = 0; run < bestn; i++) {
+	for (k = 0; k < n && !err; k++) {
+		const struct cand *x = &c->cand[chain[k]];
 		unsigned char *h = c->chunks + c->chunks_len;
 
-		if (i > best && c->cand[i].range == c->cand[i - 1].range)
-			continue;
-		memcpy(h, c->cand[i].h, CHUNK_HEADER);
+		memcpy(h, x->h, CHUNK_HEADER);
 		memset(h + 48, 0, 8); /* mNext: a pointer of the target's */
-		if (mem_read(c, c->cand[i].addr + CHUNK_HEADER, h + CHUNK_HEADER, c->cand[i].bytes) !=
-		    c->cand[i].bytes)
-			return pc_fail(c->ctx, PROFCONV_ERR_IO, NULL,
-				       "pid %d: the chunk at 0x%llx could not be read whole", c->pid,
-				       (unsigned long long)c->cand[i].addr);
-		c->chunks_len += CHUNK_HEADER + (size_t)c->cand[i].bytes;
-		run++;
+		if (mem_read(c, x->addr + CHUNK_HEADER, h + CHUNK_HEADER, x->bytes) != x->bytes)
+			err = pc_fail(c->ctx, PROFCONV_ERR_IO, NULL,
+				      "pid %d: the chunk at 0x%llx could not be read whole", c->pid,
+				      (unsigned long long)x->addr);
+		else
+			c->chunks_len += CHUNK_HEADER + (size_t)x->bytes;
 	}
-	return 0;
+out:
+	pc_free(c->ctx, len);
+	pc_free(c->ctx, prev);
+	pc_free(c->ctx, chain);
+	return err;
 }
 
 /*
@@ -613,6 +742,161 @@ static int read_strings(struct capture *c)
 	return err;
 }
 
+/*
+ * Firefox's child processes run as `firefox -contentproc ... TYPE`, the last
+ * argument being the GeckoProcessType's string; the parent has no
+ * -contentproc.  The numbers are GeckoProcessTypes.h's (tab is 2 in the ESR
+ * 153 profiles' meta.processType).
+ */
+static const struct {
+	const char *name;
+	uint32_t type;
+} gecko_types[] = {
+	{ "tab", 2 },	  { "ipdlunittest", 3 }, { "gmplugin", 4 },	 { "gpu", 5 },
+	{ "vr", 6 },	  { "rdd", 7 },		 { "socket", 8 },	 { "sandboxbroker", 9 },
+	{ "forkserver", 10 }, { "utility", 11 },
+};
+
+/* The process type from /proc/PID/cmdline into parts (left unset for a parent or when unknown). */
+static void process_identity(struct capture *c, struct pc_pgkb_parts *parts)
+{
+	char path[64], buf[8192];
+	const char *last = NULL;
+	size_t i, len = 0;
+	int fd, child = 0;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/cmdline", c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(buf) - 1)
+			break; /* longer: its end (the type) is not here */
+	}
+	close(fd);
+	if (len == 0 || len == sizeof(buf) - 1)
+		return;
+	buf[len] = 0;
+	for (i = 0; i < len; i += strlen(buf + i) + 1) {
+		if (!strcmp(buf + i, "-contentproc"))
+			child = 1;
+		if (buf[i])
+			last = buf + i;
+	}
+	if (!child || !last)
+		return;
+	for (i = 0; i < PC_ARRAY_SIZE(gecko_types); i++)
+		if (!strcmp(last, gecko_types[i].name)) {
+			parts->process_type_name = gecko_types[i].name;
+			parts->process_type = gecko_types[i].type;
+			/* Firefox names a child by what it hosts (a content process by its remote type), not here */
+			parts->process_name = "";
+			pc_note(c->ctx, "pid %d: a Firefox child process of type %s (from its command line)",
+				c->pid, last);
+			return;
+		}
+	pc_note(c->ctx, "pid %d: a Firefox child process of an unknown type \"%.40s\"; labelled as the parent",
+		c->pid, last);
+}
+
+/*
+ * The GNU build id of every executable file mapping's file, read from the
+ * process's memory: the file's ELF header is mapped at the mapping of
+ * offset 0 (ET_DYN: load bias = that mapping's start minus the first
+ * PT_LOAD's page-aligned address), and its PT_NOTE segments hold an
+ * NT_GNU_BUILD_ID ("GNU", type 3).  A file deleted or replaced since it was
+ * mapped still gives the build id of what runs.
+ */
+static void read_build_ids(struct capture *c)
+{
+	uint32_t i, j;
+
+	/* at most one per mapping */
+	c->ids = pc_alloc(c->ctx, ((size_t)c->nreg + 1) * sizeof(*c->ids));
+	if (!c->ids)
+		return;
+	memset(c->ids, 0, ((size_t)c->nreg + 1) * sizeof(*c->ids));
+	for (i = 0; i < c->nreg; i++) {
+		const struct region *r = &c->reg[i];
+		unsigned char eh[64], ph[56], note[512];
+		uint64_t phoff, bias = 0, vaddr0 = UINT64_MAX;
+		uint16_t phnum, phentsize, k;
+		int found = 0, dup = 0;
+
+		if (!r->path || r->off != 0)
+			continue;
+		/* an executable mapping of this file, or it is no lib */
+		for (j = i; j < c->nreg && !found; j++)
+			found = c->reg[j].exec && c->reg[j].path && !strcmp(c->reg[j].path, r->path);
+		for (j = 0; j < c->nids && !dup; j++)
+			dup = !strcmp(c->ids[j].path, r->path);
+		if (!found || dup || mem_read(c, r->start, eh, sizeof(eh)) != sizeof(eh))
+			continue;
+		if (memcmp(eh, "\177ELF", 4) || eh[4] != 2 || eh[5] != 1)
+			continue; /* 64-bit little-endian only */
+		phoff = le64(eh + 32);
+		phentsize = (uint16_t)(eh[54] | eh[55] << 8);
+		phnum = (uint16_t)(eh[56] | eh[57] << 8);
+		if (phentsize < 56 || phnum > 256 || phoff > 65536)
+			continue;
+		for (k = 0; k < phnum; k++) {
+			if (mem_read(c, r->start + phoff + (uint64_t)k * phentsize, ph, 56) != 56)
+				break;
+			if (le32(ph) == 1 && le64(ph + 8) == 0) /* PT_LOAD of offset 0 */
+				vaddr0 = le64(ph + 16) & ~(uint64_t)0xfff;
+		}
+		if (vaddr0 == UINT64_MAX)
+			continue;
+		bias = (eh[16] | eh[17] << 8) == 3 ? r->start - vaddr0 : 0; /* ET_DYN */
+		for (k = 0; k < phnum && !c->ids[c->nids].code_id[0]; k++) {
+			uint64_t at, len;
+			size_t got, p = 0;
+
+			if (mem_read(c, r->start + phoff + (uint64_t)k * phentsize, ph, 56) != 56)
+				break;
+			if (le32(ph) != 4) /* PT_NOTE */
+				continue;
+			at = bias + le64(ph + 16);
+			len = le64(ph + 32);
+			got = mem_read(c, at, note, len < sizeof(note) ? (size_t)len : sizeof(note));
+			while (p + 12 <= got) {
+				uint32_t nsz = le32(note + p), dsz = le32(note + p + 4), type = le32(note + p + 8);
+				size_t name_at = p + 12, desc_at = name_at + ((nsz + 3) & ~3u);
+
+				if (nsz > 64 || dsz > 64 || desc_at + dsz > got)
+					break;
+				if (type == 3 && nsz == 4 && !memcmp(note + name_at, "GNU", 4) && dsz >= 16 &&
+				    dsz <= 40) {
+					struct pc_pgkb_buildid *id = &c->ids[c->nids];
+					static const unsigned char order[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
+										 8, 9, 10, 11, 12, 13, 14, 15 };
+					uint32_t q;
+
+					for (q = 0; q < dsz; q++)
+						pc_snprintf(id->code_id + 2 * q, 3, "%02x", note[desc_at + q]);
+					for (q = 0; q < 16; q++)
+						pc_snprintf(id->breakpad_id + 2 * q, 3, "%02X",
+							    note[desc_at + order[q]]);
+					id->breakpad_id[32] = '0';
+					id->breakpad_id[33] = 0;
+					id->path = r->path;
+					break;
+				}
+				p = desc_at + ((dsz + 3) & ~3u);
+			}
+		}
+		if (c->ids[c->nids].code_id[0])
+			c->nids++;
+	}
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -669,6 +953,7 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	struct profconv_gecko_scrape_opts o;
 	char state;
 	int err, was_stopped;
+	uint32_t i;
 
 	if (!ctx)
 		return PROFCONV_ERR_USAGE;
@@ -711,7 +996,10 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	if (!err) {
 		pc_snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 		c.mem = open(path, O_RDONLY | O_CLOEXEC);
-		if (c.mem < 0)
+		if (c.mem < 0 && (errno == EACCES || errno == EPERM))
+			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL, "pid %d: cannot read its memory (%s): %s",
+				      pid, strerror(errno), PTRACE_HINT);
+		else if (c.mem < 0)
 			err = pc_fail(ctx, PROFCONV_ERR_IO, NULL,
 				      "pid %d: cannot read its memory (%s): root, CAP_SYS_PTRACE or a ptrace_scope that allows it is needed",
 				      pid, strerror(errno));
@@ -742,6 +1030,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		goto out;
+	pc_note(ctx,
+		"pid %d: chunk headers rejected by their contents: %u with a first block that is not one of the buffer's grammar, %u with a block count that contradicts the bytes written, %u with an impossible start or done time; %u copies of a range already taken",
+		pid, c.rej_block, c.rej_count, c.rej_time, c.rej_dup);
 	if (!c.nchunks) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
 			      "pid %d: no profiler chunk found in its memory (is the Gecko profiler running in this process?)",
@@ -776,13 +1067,22 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.maps = maps;
 	parts.strs = c.strs;
 	parts.nstrs = c.nstrs;
+	process_identity(&c, &parts);
+	read_build_ids(&c);
+	parts.ids = c.ids;
+	parts.nids = c.nids;
+	if (c.nids)
+		pc_note(ctx, "pid %d: build ids of %zu mapped files read from its memory", pid, c.nids);
 	err = pc_pgkb_write(ctx, &parts, opts, out_path);
 out:
 	if (c.mem >= 0)
 		close(c.mem);
 	pc_free(ctx, maps);
 	pc_free(ctx, threads);
+	for (i = 0; i < c.nreg; i++)
+		pc_free(ctx, c.reg[i].path);
 	pc_free(ctx, c.reg);
+	pc_free(ctx, c.ids);
 	pc_free(ctx, c.cand);
 	pc_free(ctx, c.chunks);
 	pc_free(ctx, c.strs);

@@ -473,7 +473,8 @@ static int maps_perms(const char *p)
 }
 
 /* PREFIX.maps: /proc/PID/maps; executable mappings of files become libs. */
-static int put_libs(struct wbuf *b, const char *text, const char *file)
+static int put_libs(struct wbuf *b, const char *text, const char *file,
+		    const struct pc_pgkb_buildid *ids, size_t nids)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
 	struct side_lines sl = { file, 0, 0, 0, 0 };
@@ -510,6 +511,12 @@ static int put_libs(struct wbuf *b, const char *text, const char *file)
 			side_line(&sl, 1);
 			if (k == 5 && perms[2] == 'x' && path[0] == '/') {
 				const char *base = strrchr(path, '/') + 1;
+				const struct pc_pgkb_buildid *id = NULL;
+				size_t j;
+
+				for (j = 0; j < nids && !id; j++)
+					if (!strcmp(ids[j].path, path))
+						id = &ids[j];
 
 				wb_u64(&rows, start);
 				wb_u64(&rows, end);
@@ -518,8 +525,8 @@ static int put_libs(struct wbuf *b, const char *text, const char *file)
 				wb_str(&rows, path);
 				wb_str(&rows, base);
 				wb_str(&rows, path);
-				wb_str(&rows, "");
-				wb_str(&rows, "");
+				wb_str(&rows, id ? id->breakpad_id : "");
+				wb_str(&rows, id ? id->code_id : "");
 				wb_str(&rows, "");
 				n++;
 			}
@@ -772,8 +779,8 @@ static int put_buffer(struct profconv_ctx *ctx, struct wbuf *b, const unsigned c
 	return err ? err : b->err;
 }
 
-static void put_meta(struct wbuf *b, uint64_t pid, uint64_t start_ticks, int estimated,
-		     const struct profconv_gecko_scrape_opts *o)
+static void put_meta(struct wbuf *b, const struct pc_pgkb_parts *in, uint64_t pid,
+		     uint64_t start_ticks, int estimated, const struct profconv_gecko_scrape_opts *o)
 {
 	wb_str(b, "Firefox");
 	wb_str(b, "");
@@ -781,9 +788,9 @@ static void put_meta(struct wbuf *b, uint64_t pid, uint64_t start_ticks, int est
 	wb_str(b, "");
 	wb_u32(b, 0);
 	wb_u64(b, pid);
-	wb_u32(b, 0);
-	wb_str(b, "default");
-	wb_str(b, "Parent Process");
+	wb_u32(b, in->process_type_name ? in->process_type : 0);
+	wb_str(b, in->process_type_name ? in->process_type_name : "default");
+	wb_str(b, in->process_name ? in->process_name : "Parent Process");
 	wb_f64(b, o && o->start_time_ms > 0 ? o->start_time_ms : 0.0);
 	wb_u64(b, start_ticks);
 	wb_f64(b, 1e6);
@@ -844,7 +851,8 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 	wb_section(&file, PGKB_CATS, &sec, &nsec);
 	sec.len = 0;
 	if (in->maps) {
-		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name);
+		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name, in->ids,
+			       in->nids);
 		if (err)
 			goto out;
 		wb_section(&file, PGKB_LIBS, &sec, &nsec);
@@ -872,7 +880,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		goto out;
 	/* META last in the building, first in the file would need a copy: order is free */
 	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
-	put_meta(&meta, pid, start, !(opts && opts->process_start_ns), opts);
+	put_meta(&meta, in, pid, start, !(opts && opts->process_start_ns), opts);
 	wb_section(&file, PGKB_META, &meta, &nsec);
 	wb_section(&file, PGKB_BUFR, &sec, &nsec);
 	err = file.err;

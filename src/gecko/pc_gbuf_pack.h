@@ -17,6 +17,13 @@ struct pc_pgkb_str {
 };
 
 /* The parts of a dump; text parts are NUL-terminated, NULL when absent. */
+/* A mapped file's GNU build id, as LIBS writes it. */
+struct pc_pgkb_buildid {
+	const char *path;
+	char code_id[81];     /* the note's bytes in hex */
+	char breakpad_id[34]; /* its first 16 bytes as a GUID, upper case, and age 0 */
+};
+
 struct pc_pgkb_parts {
 	const char *name;		     /* for messages: the scrape prefix or "pid N" */
 	uint64_t pid;			     /* 0: the first thread's */
@@ -31,6 +38,11 @@ struct pc_pgkb_parts {
 	const struct pc_pgkb_str *strs;	     /* or these pairs */
 	size_t nstrs;
 	const char *tagmap_json;	     /* {"tag/ptype": {TypeName: count}} */
+	const char *process_type_name;	     /* GeckoProcessType's string ("tab"); NULL: "default" */
+	uint32_t process_type;		     /* its number (2 for "tab") */
+	const char *process_name;	     /* NULL: "Parent Process" */
+	const struct pc_pgkb_buildid *ids;   /* build ids read from the process's memory */
+	size_t nids;
 };
 
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
