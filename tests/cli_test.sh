@@ -526,6 +526,29 @@ chrome)
 	# array, B/E nesting, counters, derived samples); counts checked against
 	# the inputs themselves.
 	C="$here/fixtures/chrome"
+	# of two M events saying the same thing the first counts, as in the
+	# Firefox Profiler's importer (findEvent())
+	cat >"$T/meta.json" <<'EOF'
+{"traceEvents": [
+{"ph": "M", "pid": 7, "tid": 7, "name": "process_name", "args": {"name": "Browser"}},
+{"ph": "M", "pid": 7, "tid": 7, "name": "process_name", "args": {"name": "Later"}},
+{"ph": "M", "pid": 7, "tid": 7, "name": "process_labels", "args": {"labels": "first"}},
+{"ph": "M", "pid": 7, "tid": 7, "name": "process_labels", "args": {"labels": "second"}},
+{"ph": "M", "pid": 7, "tid": 8, "name": "thread_name", "args": {"name": "Worker"}},
+{"ph": "M", "pid": 7, "tid": 8, "name": "thread_name", "args": {"name": "Renamed"}},
+{"ph": "M", "pid": 7, "tid": 8, "name": "thread_sort_index", "args": {"sort_index": -5}},
+{"ph": "M", "pid": 7, "tid": 8, "name": "thread_sort_index", "args": {"sort_index": 9}},
+{"ph": "X", "pid": 7, "tid": 7, "ts": 0, "dur": 10, "name": "A"},
+{"ph": "X", "pid": 7, "tid": 8, "ts": 0, "dur": 10, "name": "B"}
+]}
+EOF
+	"$PC" -q "$T/meta.json" -o "$T/meta.out.json" || fail "metadata trace"
+	python3 - "$T/meta.out.json" <<'PY' || fail "the first of several M events"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(t["name"], t["processName"]) for t in d["threads"]]
+assert got == [("Worker", "Browser (first)"), ("Thread 7", "Browser (first)")], got
+PY
 	"$PC" -q "$C/chromium156-cut.json.zst" -o "$T/real.json" 2>"$T/err" || fail "real cut: $(cat "$T/err")"
 	"$PC" validate "$T/real.json" >/dev/null || fail "real cut output invalid"
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"

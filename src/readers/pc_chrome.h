@@ -109,6 +109,7 @@ struct tinfo {
 	uint32_t nopen, open_cap;
 	int64_t sort_index;
 	int has_sort;
+	int named; /* a thread_name event was read (the first one counts) */
 	int has_real_samples;
 	/* which of t's markers are slices (X, B/E), for derived samples: a bit per row */
 	uint64_t *sbits;
@@ -134,6 +135,7 @@ struct flow_ev {
 struct pmeta {
 	int64_t pid;
 	int64_t sort_index;
+	int has_sort;	    /* a process_sort_index event was read (the first counts) */
 	const char *labels; /* kept, or NULL */
 	uint32_t async_thread; /* its "Async events" thread: r->th index + 1, or 0 */
 };

@@ -328,6 +328,11 @@ struct pmeta *pc_chrome_pmeta(struct rd *r, int64_t pid)
 	return &r->pm[r->npm++];
 }
 
+/*
+ * M events.  Of several that say the same thing of one thread or process
+ * the first counts, as in the Firefox Profiler's Chrome importer (its
+ * findEvent() takes the first match).
+ */
 static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t pid,
 			  const char *name)
 {
@@ -336,6 +341,9 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 	double v;
 
 	if (strcmp(name, "thread_name") == 0 && s && ti) {
+		if (ti->named)
+			return 0;
+		ti->named = 1;
 		ti->t->name = pc_chrome_intern(r, s);
 		return ti->t->name == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 	}
@@ -344,7 +352,8 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 
 		if (proc == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
-		r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
+		if (!r->m->processes.rows[proc].name)
+			r->m->processes.rows[proc].name = pc_model_keep(r->m, s, strlen(s));
 		return 0;
 	}
 	nv = cv_arg(e, "sort_index");
@@ -353,7 +362,10 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 
 		if (!pm)
 			return PROFCONV_ERR_NOMEM;
-		pm->sort_index = to_i64(v);
+		if (!pm->has_sort) {
+			pm->sort_index = to_i64(v);
+			pm->has_sort = 1;
+		}
 		return 0;
 	}
 	sv = cv_arg(e, "labels");
@@ -362,10 +374,12 @@ static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, i
 
 		if (!pm)
 			return PROFCONV_ERR_NOMEM;
+		if (pm->labels)
+			return 0;
 		pm->labels = pc_model_keep(r->m, s, strlen(s));
 		return pm->labels ? 0 : PROFCONV_ERR_NOMEM;
 	}
-	if (ti && strcmp(name, "thread_sort_index") == 0 && nv && cv_num(nv, &v)) {
+	if (ti && strcmp(name, "thread_sort_index") == 0 && nv && cv_num(nv, &v) && !ti->has_sort) {
 		ti->sort_index = to_i64(v);
 		ti->has_sort = 1;
 	}
