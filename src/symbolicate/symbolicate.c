@@ -115,21 +115,23 @@ static int try_file(struct finder *f, open_fn *open, const char *expect, const c
 	if (!is_file(p))
 		return 0;
 	why[0] = 0;
-	if (open == pc_symsrc_open_elf && f->ctx->symcache && p != f->tmp_path)
-		/* shared with the batch's other conversions (an archive's member
-		 * is not: its extracted copy is this conversion's) */
-		err = pc_symcache_open_elf(f->ctx, p, expect,
-					   !f->ctx->opt.no_host_symbols && f->path &&
-							   f->path[0] == '/' && strcmp(p, f->path) != 0
-						   ? f->path
-						   : NULL,
-					   out, why, sizeof(why));
-	else if (open == pc_symsrc_open_elf && !f->ctx->opt.no_host_symbols && f->path &&
-	    f->path[0] == '/' && strcmp(p, f->path) != 0)
-		/* a debug file: the PLT stubs' names from the binary */
-		err = pc_symsrc_open_elf_rt(f->ctx, p, expect, f->path, out, why, sizeof(why));
-	else
+	if (open == pc_symsrc_open_elf) {
+		/* a debug file: the PLT stubs' names from the binary at the
+		 * recorded path (a host file: only with host symbols on) */
+		const char *rt = !f->ctx->opt.no_host_symbols && f->path && f->path[0] == '/' &&
+						 strcmp(p, f->path) != 0
+					 ? f->path
+					 : NULL;
+
+		if (f->ctx->symcache && p != f->tmp_path)
+			/* shared with the batch's other conversions (an archive's
+			 * member is not: its extracted copy is this conversion's) */
+			err = pc_symcache_open_elf(f->ctx, p, expect, rt, out, why, sizeof(why));
+		else
+			err = pc_symsrc_open_elf_rt(f->ctx, p, expect, rt, out, why, sizeof(why));
+	} else {
 		err = open(f->ctx, p, expect, out, why, sizeof(why));
+	}
 	if (err == PROFCONV_ERR_NOMEM || err == PROFCONV_ERR_STRICT)
 		return -err;
 	if (err) {
