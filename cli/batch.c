@@ -925,7 +925,6 @@ int cli_report(const struct cli_settings *s, const char *output, unsigned expect
 	char *line = NULL;
 	size_t lcap = 0;
 	int i, rc = 0;
-	struct stat so;
 
 	if (argc < 2 || strcmp(argv[0], "merge") != 0) {
 		fputs("profconv: usage: profconv report merge [--expect N] REPORT.jsonl... [-o OUT]. "
@@ -934,19 +933,13 @@ int cli_report(const struct cli_settings *s, const char *output, unsigned expect
 		return 2;
 	}
 	/* -o onto one of the reports would truncate it before it is read */
-	if (output && strcmp(output, "-") != 0 && stat(output, &so) == 0) {
-		for (i = 1; i < argc; i++) {
-			struct stat si;
-
-			if (stat(argv[i], &si) == 0 && si.st_dev == so.st_dev &&
-			    si.st_ino == so.st_ino) {
-				fprintf(stderr,
-					"profconv: error: -o %s: is also the report %s; nothing merged (write the merge elsewhere)\n",
-					output, argv[i]);
-				return 2;
-			}
+	for (i = 1; output && strcmp(output, "-") != 0 && i < argc; i++)
+		if (same_file(argv[i], output)) {
+			fprintf(stderr,
+				"profconv: error: -o %s: is also the report %s; nothing merged (write the merge elsewhere)\n",
+				output, argv[i]);
+			return 2;
 		}
-	}
 	if (expect)
 		have = calloc(expect, 1);
 	if (expect && !have) {
