@@ -783,9 +783,9 @@ static void put_meta(struct wbuf *b, const struct pc_pgkb_parts *in, uint64_t pi
 		     uint64_t start_ticks, int estimated, const struct profconv_gecko_scrape_opts *o)
 {
 	wb_str(b, "Firefox");
-	wb_str(b, "");
-	wb_str(b, "");
-	wb_str(b, "");
+	wb_str(b, in->version ? in->version : "");
+	wb_str(b, in->build_id ? in->build_id : "");
+	wb_str(b, in->source_stamp ? in->source_stamp : "");
 	wb_u32(b, 0);
 	wb_u64(b, pid);
 	wb_u32(b, in->process_type_name ? in->process_type : 0);
@@ -880,7 +880,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		goto out;
 	/* META last in the building, first in the file would need a copy: order is free */
 	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
-	put_meta(&meta, in, pid, start, !(opts && opts->process_start_ns), opts);
+	put_meta(&meta, in, pid, start, in->start_estimated || !(opts && opts->process_start_ns), opts);
 	wb_section(&file, PGKB_META, &meta, &nsec);
 	wb_section(&file, PGKB_BUFR, &sec, &nsec);
 	err = file.err;

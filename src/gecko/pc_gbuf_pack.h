@@ -43,6 +43,10 @@ struct pc_pgkb_parts {
 	const char *process_name;	     /* NULL: "Parent Process" */
 	const struct pc_pgkb_buildid *ids;   /* build ids read from the process's memory */
 	size_t nids;
+	const char *version;		     /* product version ("153.7.0"), or NULL */
+	const char *build_id;		     /* its build id ("20261103151912"), or NULL */
+	const char *source_stamp;	     /* its source revision, or NULL */
+	int start_estimated;		     /* opts' process_start_ns is an estimate */
 };
 
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
