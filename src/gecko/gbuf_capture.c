@@ -964,7 +964,8 @@ static uint64_t proc_start_ns(int pid, int *ppid)
 		int64_t d = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
 			    ((int64_t)boot.tv_nsec - (int64_t)mono.tv_nsec);
 
-		off = d > 0 ? (uint64_t)d : 0;
+		/* to the ms: the two clocks are read one after the other (no jitter in the result) */
+		off = d > 0 ? ((uint64_t)d + 500000) / 1000000 * 1000000 : 0;
 	}
 	return ns > off ? ns - off : 0;
 }
@@ -1009,7 +1010,8 @@ static int is_fork_server(int pid)
  * exact base.  Not found: the /proc start, with a warning of how far off
  * it may be.  *how gets a word for the notes.
  */
-static uint64_t find_time_base(struct capture *c, uint64_t oldest_chunk, const char **how)
+static int find_time_base(struct capture *c, uint64_t oldest_chunk, const char **how,
+			  uint64_t *base)
 {
 	char exe[4096], path[64];
 	ssize_t n;
@@ -1021,6 +1023,7 @@ static uint64_t find_time_base(struct capture *c, uint64_t oldest_chunk, const c
 	size_t max_read = (size_t)8 << 20; /* the bss of firefox is a few KiB */
 
 	*how = "";
+	*base = 0;
 	ref = proc_start_ns(c->pid, &ppid);
 	if (ref && ppid > 1 && is_fork_server(ppid)) {
 		uint64_t fs = proc_start_ns(ppid, NULL);
@@ -1074,14 +1077,15 @@ next:
 		if (nfound > 1)
 			pc_note(c->ctx, "pid %d: %u candidates for the profiler's time base in its memory; took the one nearest its start",
 				c->pid, nfound);
-		return found;
+		*base = found;
+		return 0;
 	}
-	pc_warn(c->ctx, "gecko dump time base estimated", NULL,
-		"pid %d: the profiler's time base (TimeStamp::ProcessCreation) was not found in its memory; using the start of the process%s from /proc/%d/stat, which counts in 10 ms clock ticks: marker times may be off from the samples by up to 20 ms (give --process-start-ns to set it)",
-		c->pid, from_fork_server ? "'s fork server" : "", from_fork_server ? ppid : c->pid);
 	*how = "estimated from /proc/PID/stat";
 	c->start_estimated = 1;
-	return ref;
+	*base = ref;
+	return pc_warn(c->ctx, "gecko dump time base estimated", NULL,
+		"pid %d: the profiler's time base (TimeStamp::ProcessCreation) was not found in its memory; using the start of the process%s from /proc/%d/stat, which counts in 10 ms clock ticks: marker times may be off from the samples by up to about 20 ms (give --process-start-ns to set it)",
+		c->pid, from_fork_server ? "'s fork server" : "", from_fork_server ? ppid : c->pid);
 }
 
 /* The value of NAME=... in /proc/PID/environ into out (empty when absent). */
@@ -1136,15 +1140,20 @@ static void ini_value(const char *file, const char *section, const char *key, ch
  * (the caller's options win).  The version is the application.ini next to
  * the executable (Firefox's own: [App] Version, BuildID, SourceStamp).
  */
-static void read_meta(struct capture *c, struct profconv_gecko_scrape_opts *o,
-		      struct pc_pgkb_parts *parts)
+static int read_meta(struct capture *c, struct profconv_gecko_scrape_opts *o,
+		     struct pc_pgkb_parts *parts)
 {
 	const char *how = "given with --process-start-ns";
 	char env[64], exe[4096], path[64], ini[4200];
 	ssize_t n;
+	int err;
 
-	if (!o->process_start_ns)
-		o->process_start_ns = find_time_base(c, c->nchunks ? le64(c->chunks + 8) : 0, &how);
+	if (!o->process_start_ns) {
+		err = find_time_base(c, c->nchunks ? le64(c->chunks + 8) : 0, &how,
+				     &o->process_start_ns);
+		if (err)
+			return err;
+	}
 	if (o->process_start_ns)
 		pc_note(c->ctx, "pid %d: time base %llu ns (CLOCK_MONOTONIC): %s", c->pid,
 			(unsigned long long)o->process_start_ns, how);
@@ -1200,6 +1209,7 @@ static void read_meta(struct capture *c, struct profconv_gecko_scrape_opts *o,
 		pc_note(c->ctx, "pid %d: Firefox %s, build %s (its application.ini)", c->pid,
 			c->version, c->build_id[0] ? c->build_id : "unknown");
 	}
+	return 0;
 }
 
 /*
@@ -1380,13 +1390,13 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 		pid, c.rej_block, c.rej_count, c.rej_time, c.rej_dup);
 	if (!c.nchunks) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
-			      "pid %d: no profiler chunk found in its memory (is the Gecko profiler running in this process?)",
+			      "no profiler buffer found in pid %d: no chunk of one in its memory (is the Gecko profiler running in this process? start Firefox with MOZ_PROFILER_STARTUP=1, or the profiler from about:profiling)",
 			      pid);
 		goto out;
 	}
 	if (!run_thread_entries(&c)) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
-			      "pid %d: the %u chunk headers found (a run of %u, %zu bytes) hold no sample or marker of any thread: found by chance, not a profiler buffer (is the Gecko profiler running in this process?)",
+			      "no profiler buffer found in pid %d: the %u chunk headers found (a run of %u, %zu bytes) hold no sample or marker of any thread: found by chance, not a profiler buffer (is the Gecko profiler running in this process? start Firefox with MOZ_PROFILER_STARTUP=1, or the profiler from about:profiling)",
 			      pid, c.ncand, c.nchunks, c.chunks_len);
 		goto out;
 	}
@@ -1414,7 +1424,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.nstrs = c.nstrs;
 	process_identity(&c, &parts);
 	process_name_from_comm(&c, &parts);
-	read_meta(&c, &o, &parts);
+	err = read_meta(&c, &o, &parts);
+	if (err)
+		goto out;
 	parts.start_estimated = c.start_estimated;
 	opts = &o;
 	read_build_ids(&c);
