@@ -108,6 +108,7 @@ for what in parent content; do
 		valid="not run (no $VALIDATE)"
 	fi
 	echo "$what: pid $(sed -n 's/.*pid \([0-9]*\): stopped.*/\1/p' "$WORK/$what.dump.log"), stopped ${stopped:-?} ms, whole command $(cat "$WORK/$what.time") s; time base: ${base:-?}; front-end --strict: $valid"
-	python3 "$here/firefox_live_compare.py" "$WORK/shutdown.json" "$WORK/$what.gecko.json" "$what" || status=1
+	base_ns=$(sed -n 's/.*time base \([0-9]*\) ns (CLOCK_MONOTONIC).*/\1/p' "$WORK/$what.dump.log")
+	python3 "$here/firefox_live_compare.py" "$WORK/shutdown.json" "$WORK/$what.gecko.json" "$what" "$base_ns" || status=1
 done
 exit $status

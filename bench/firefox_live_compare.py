@@ -4,7 +4,9 @@
 `profconv -t gecko`) with Firefox's own shutdown profile of the same run
 (MOZ_PROFILER_SHUTDOWN), per thread of the dumped process.
 
-usage: firefox_live_compare.py SHUTDOWN.json DUMP.json LABEL
+usage: firefox_live_compare.py SHUTDOWN.json DUMP.json LABEL [BASE_NS]
+  BASE_NS  the time base the capture used (its -v note), compared with the
+           shutdown profile's startTimeAsClockMonotonicNanosecondsSinceBoot
 
 Prints one row per thread of the dumped process:
   samples  = shutdown samples up to the dump's end (its last sample time) that
@@ -67,6 +69,7 @@ def main():
     shut = json.load(open(sys.argv[1]))
     dump = json.load(open(sys.argv[2]))
     label = sys.argv[3]
+    base = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] else None
     sp, dp = threads_by_pid(shut), threads_by_pid(dump)
     ok = True
     for pid, (dmeta, dthreads) in dp.items():
@@ -78,11 +81,12 @@ def main():
         stid = {str(t["tid"]): t for t in sthreads}
         dend = max((max(samples(t), default=0) for t in dthreads), default=0)
         dcats, scats = dmeta.get("categories", []), smeta.get("categories", [])
-        print(f"{label}: pid {pid}: dump's end {dend:.3f} ms; start ticks dump "
-              f"{dmeta.get('startTimeAsClockMonotonicNanosecondsSinceBoot')} shutdown "
-              f"{smeta.get('startTimeAsClockMonotonicNanosecondsSinceBoot')}; startTime dump "
-              f"{dmeta.get('startTime')} shutdown {smeta.get('startTime')}; interval dump "
-              f"{dmeta.get('interval')} shutdown {smeta.get('interval')}")
+        sbase = smeta.get("startTimeAsClockMonotonicNanosecondsSinceBoot")
+        diff = f" ({(base - sbase) / 1e6:+.3f} ms)" if base is not None and sbase else ""
+        print(f"{label}: pid {pid}: dump's end {dend:.3f} ms; time base dump {base} shutdown "
+              f"{sbase}{diff}; startTime dump {dmeta.get('startTime')} shutdown "
+              f"{smeta.get('startTime')}; interval dump {dmeta.get('interval')} shutdown "
+              f"{smeta.get('interval')}")
         print(f"  {'thread':<16} {'tid':>7} {'samples':>15} {'share':>8} {'markers':>13} "
               f"{'max|dt| ms':>10} {'median dt':>9}  labels (dump | shutdown)")
         for t in dthreads:

@@ -948,6 +948,11 @@ static int read_dump(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 				goto out;
 			}
 	err = warn_counts(&g);
+	/* a dump in which no thread has a sample or marker: said (fatal with --strict) */
+	if (!err && g.nts == 0)
+		err = pc_warn(ctx, "dumps in which no thread has a sample or marker", NULL,
+			      "%s: no thread has a sample or marker in this dump (%llu blocks): the profile is empty",
+			      g.path, (unsigned long long)g.blocks);
 	if (!err && pc_model_sort_threads(m))
 		err = gb_nomem(&g);
 out:
