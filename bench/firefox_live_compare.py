@@ -14,7 +14,9 @@ Prints one row per thread of the dumped process:
   markers  = dump markers matched by name, phase and category to a shutdown
              marker of that thread, and the largest |offset| of their start
              (or end) time from the matched one, in ms;
-  labels   = processType / processName in the dump and in the shutdown profile.
+  labels   = processType / processName in the dump and in the shutdown profile;
+  register = registerTime in the dump minus the shutdown profile's, ms
+             (informative: the dump's is the thread's start from /proc).
 Exit status 1 when a thread misses the goals (>= 99.5 % samples, every marker
 within 5 ms, labels equal)."""
 import json
@@ -88,7 +90,7 @@ def main():
               f"{smeta.get('startTime')}; interval dump {dmeta.get('interval')} shutdown "
               f"{smeta.get('interval')}")
         print(f"  {'thread':<16} {'tid':>7} {'samples':>15} {'share':>8} {'markers':>13} "
-              f"{'max|dt| ms':>10} {'median dt':>9}  labels (dump | shutdown)")
+              f"{'max|dt| ms':>10} {'median dt':>9} {'register':>9}  labels (dump | shutdown)")
         for t in dthreads:
             s = stid.get(str(t["tid"]))
             if s is None:
@@ -117,10 +119,11 @@ def main():
             med = offs[len(offs) // 2] if offs else 0.0
             lab_d = f"{t.get('processType')}/{t.get('processName')}"
             lab_s = f"{s.get('processType')}/{s.get('processName')}"
+            reg = (t.get("registerTime") or 0) - (s.get("registerTime") or 0)
             good = share >= 99.5 and mx <= 5.0 and lab_d == lab_s
             ok &= good
             print(f"  {t['name'][:16]:<16} {t['tid']:>7} {have:>7}/{len(want):<7} {share:7.2f}% "
-                  f"{matched:>6}/{len(dms):<6} {mx:10.3f} {med:9.3f}  {lab_d} | {lab_s}"
+                  f"{matched:>6}/{len(dms):<6} {mx:10.3f} {med:9.3f} {reg:+9.1f}  {lab_d} | {lab_s}"
                   f"{'' if good else '  <-- MISSES'}")
     return 0 if ok else 1
 

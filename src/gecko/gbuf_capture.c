@@ -77,6 +77,8 @@ struct capture {
 	char version[64], build_id[64], source_stamp[96]; /* its application.ini's */
 	int start_estimated;
 	char proc_name[64];
+	struct pc_pgkb_treg *treg; /* the threads' register times */
+	size_t ntreg;
 };
 
 static int grow_bytes(struct capture *c, unsigned char **p, size_t *cap, size_t need)
@@ -488,7 +490,13 @@ static int read_run(struct capture *c)
 				len[i] = len[j] + 1;
 				prev[i] = j;
 			}
-		if (len[i] > len[best])
+		/*
+		 * of chains of one length, the one of larger chunks: a run of one
+		 * (a young process's chunk 0) was otherwise the range-1 header started
+		 * last, chance ones of a few KiB included (the profiler's are 1 MiB)
+		 */
+		if (len[i] > len[best] ||
+		    (len[i] == len[best] && c->cand[i].bytes > c->cand[best].bytes))
 			best = i;
 	}
 	n = c->ncand ? len[best] : 0;
@@ -1252,6 +1260,46 @@ static void process_name_from_comm(struct capture *c, struct pc_pgkb_parts *part
 		c->pid, comm);
 }
 
+/*
+ * The threads' register times: when each started (/proc/TID/stat, 10 ms
+ * ticks) after the time base, 0 before it (a parent's main thread starts
+ * with the process, before mozglue takes the base).  Firefox registers a
+ * thread with the profiler a little after it starts: an estimate, said in
+ * a -v note.
+ */
+static void thread_register_times(struct capture *c, const char *threads, uint64_t base)
+{
+	const char *s = threads;
+	size_t n = 0, cap = 0;
+
+	if (!threads || !base)
+		return;
+	for (; *s; s++)
+		cap += *s == '\n';
+	c->treg = pc_alloc(c->ctx, (cap + 1) * sizeof(*c->treg));
+	if (!c->treg)
+		return;
+	for (s = threads; *s && n < cap;) {
+		int tid = atoi(s);
+		uint64_t st = tid > 0 ? proc_start_ns(tid, NULL) : 0;
+		const char *eol = strchr(s, '\n');
+
+		if (st) {
+			c->treg[n].tid = (uint64_t)tid;
+			c->treg[n].register_ms = st > base ? (double)(st - base) / 1e6 : 0.0;
+			n++;
+		}
+		if (!eol)
+			break;
+		s = eol + 1;
+	}
+	c->ntreg = n;
+	if (n)
+		pc_note(c->ctx,
+			"pid %d: register times of %zu threads from their starts in /proc (10 ms ticks; Firefox registers a thread a little after it starts)",
+			c->pid, n);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -1428,6 +1476,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	if (err)
 		goto out;
 	parts.start_estimated = c.start_estimated;
+	thread_register_times(&c, threads, o.process_start_ns);
+	parts.treg = c.treg;
+	parts.ntreg = c.ntreg;
 	opts = &o;
 	read_build_ids(&c);
 	parts.ids = c.ids;
@@ -1444,6 +1495,7 @@ out:
 		pc_free(ctx, c.reg[i].path);
 	pc_free(ctx, c.reg);
 	pc_free(ctx, c.ids);
+	pc_free(ctx, c.treg);
 	pc_free(ctx, c.cand);
 	pc_free(ctx, c.chunks);
 	pc_free(ctx, c.strs);
