@@ -11,15 +11,17 @@
 #
 # usage: sudo sh bench/firefox_live_check.sh [PROFCONV]
 #   PROFCONV  the profconv binary (default: build/profconv)
-#   env: SECONDS_RUN (page's run time, default 12), DUMP_AT (seconds after start,
-#        default 7), WORK (default /tmp/profconv-firefox-live), VALIDATE (the
-#        front-end's validate.sh, default ~/fe-validator/validator/validate.sh)
+#   env: SECONDS_RUN (page's run time, default 20), DUMP_AT (seconds after start,
+#        default 12: earlier, on a loaded machine, only the base profiler may be
+#        running, whose buffer holds the main thread alone), WORK (default
+#        /tmp/profconv-firefox-live), VALIDATE (the front-end's validate.sh,
+#        default ~/fe-validator/validator/validate.sh)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 PROFCONV=${1:-$here/../build/profconv}
 PROFCONV=$(cd "$(dirname "$PROFCONV")" && pwd)/$(basename "$PROFCONV")
-SECONDS_RUN=${SECONDS_RUN:-12}
-DUMP_AT=${DUMP_AT:-7}
+SECONDS_RUN=${SECONDS_RUN:-20}
+DUMP_AT=${DUMP_AT:-12}
 WORK=${WORK:-/tmp/profconv-firefox-live}
 VALIDATE=${VALIDATE:-$HOME/fe-validator/validator/validate.sh}
 FIREFOX=${FIREFOX:-firefox-esr}
