@@ -101,4 +101,29 @@ for out in "$tmp/s/esr153-run2.threads" "$tmp/s/../s/esr153-run2.threads" "$tmp/
 		fail "-o $out message: $(cat "$tmp/err")"
 	cmp -s "$fx/esr153-run2.threads" "$tmp/s/esr153-run2.threads" || fail "-o $out replaced the scrape's file"
 done
+# a dump in which no thread has a sample or marker (chunk 0 holding one
+# block, a lone ThreadId of the main thread: kind 18 in ESR 153): converting
+# it says so, and --strict fails (it gave an empty profile, exit 0, even
+# with --strict)
+side .chunks
+xz -dc "$fx/esr153-run2.chunks.xz" | python3 -c '
+import struct, sys
+d = sys.stdin.buffer.read()
+h = bytearray(d[:56])
+first = struct.unpack_from("<I", h)[0]
+n = struct.unpack_from("<I", h, 24)[0]
+buf = bytearray(d[56:56 + n])
+buf[first:first + 10] = bytes([9, 18]) + struct.pack("<Q", 2068)
+struct.pack_into("<II", h, 0, first, first + 10)
+struct.pack_into("<I", h, 28, 1)
+sys.stdout.buffer.write(bytes(h) + bytes(buf))
+' >"$tmp/s/esr153-run2.chunks"
+dump || fail "thread-less dump: $(cat "$tmp/err")"
+"$bin" info "$tmp/d.pgkb" 2>/dev/null | grep -q '^samples: 0, markers: 0$' || fail "thread-less dump has entries"
+rc=0
+"$bin" --strict "$tmp/d.pgkb" -o "$tmp/d.json" 2>"$tmp/err" || rc=$?
+[ $rc = 1 ] || fail "thread-less dump, --strict: exit $rc: $(cat "$tmp/err")"
+grep -q "no thread has a sample or marker in this dump" "$tmp/err" || fail "thread-less message: $(cat "$tmp/err")"
+"$bin" "$tmp/d.pgkb" -o "$tmp/d.json" 2>"$tmp/err" || fail "thread-less dump, not strict: $(cat "$tmp/err")"
+grep -q "warning: .*no thread has a sample or marker in this dump" "$tmp/err" || fail "thread-less warning: $(cat "$tmp/err")"
 echo "gecko-buffer: ok"

@@ -12,6 +12,15 @@
  * one-chunk buffer of 4 KiB claiming range 1 too, started after all of them.  Then it says it is ready
  * (writes READY_FILE) and waits to be killed.
  *
+ * Started as a Firefox child (an argument "-contentproc"), it also names
+ * itself as Firefox names an isolated content process ("Isolated Web Co",
+ * the 15 bytes of "Isolated Web Content" a thread name holds) and keeps a
+ * profiler time base as mozglue does (TimeStampInitialization: the first
+ * TimeStamp, then the process creation, in the executable's bss): the
+ * creation is CLOCK_MONOTONIC at its start, the chunks' start and done times
+ * are moved to just after it (a profiler starts after its process), and
+ * READY_FILE.base gets the creation's ns.
+ *
  * usage: gecko_capture_target CHUNKS_FILE READY_FILE [ARG...]
  */
 #define _GNU_SOURCE
@@ -21,11 +30,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <time.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
 
 #define HDR 56
+
+/* mozglue's TimeStampInitialization: mFirstTimeStamp, mProcessCreation (bss) */
+static volatile uint64_t ts_init[2];
 
 static void *place(const unsigned char *src, size_t n)
 {
@@ -65,7 +78,9 @@ int main(int argc, char **argv)
 	FILE *f;
 	unsigned char *all = NULL;
 	size_t len = 0, cap = 0, off, starts[256];
-	int n = 0, i;
+	int n = 0, i, child = 0;
+	uint64_t creation = 0;
+	struct timespec ts;
 
 	/* more arguments are ignored: they make a command line like a Firefox child's */
 	if (argc < 3) {
@@ -75,6 +90,15 @@ int main(int argc, char **argv)
 #ifdef PR_SET_PTRACER
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama ptrace_scope 1 */
 #endif
+	for (i = 3; i < argc; i++)
+		child |= !strcmp(argv[i], "-contentproc");
+	if (child) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		creation = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#ifdef PR_SET_NAME
+		prctl(PR_SET_NAME, "Isolated Web Co", 0, 0, 0);
+#endif
+	}
 	f = fopen(argv[1], "rb");
 	if (!f) {
 		perror(argv[1]);
@@ -97,6 +121,22 @@ int main(int argc, char **argv)
 	fclose(f);
 	for (off = 0; off + HDR <= len && n < 256; off += HDR + le32(all + off + 24))
 		starts[n++] = off;
+	if (child && n) {
+		/* the chunks' times moved to 1 ms after the creation, in their order */
+		uint64_t s0 = (uint64_t)le32(all + 8) | (uint64_t)le32(all + 12) << 32;
+
+		for (i = 0; i < n; i++) {
+			unsigned char *h = all + starts[i];
+			uint64_t st = (uint64_t)le32(h + 8) | (uint64_t)le32(h + 12) << 32;
+			uint64_t dn = (uint64_t)le32(h + 16) | (uint64_t)le32(h + 20) << 32;
+
+			put64(h + 8, st - s0 + creation + 1000000);
+			if (dn)
+				put64(h + 16, dn - s0 + creation + 1000000);
+		}
+		ts_init[0] = creation + 1000; /* the first Now(), just after */
+		ts_init[1] = creation;
+	}
 	/* the chunks, last first, each in a mapping of its own */
 	for (i = n - 1; i >= 0; i--)
 		place(all + starts[i], HDR + le32(all + starts[i] + 24));
@@ -166,6 +206,17 @@ int main(int argc, char **argv)
 		free(d);
 	}
 	free(all);
+	/* before READY_FILE: the test reads it once that is there */
+	if (child) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s.base", argv[2]);
+		f = fopen(path, "w");
+		if (!f)
+			return 2;
+		fprintf(f, "%llu\n", (unsigned long long)ts_init[1]);
+		fclose(f);
+	}
 	f = fopen(argv[2], "w");
 	if (!f)
 		return 2;

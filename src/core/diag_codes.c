@@ -110,6 +110,8 @@ static const struct code_row warnings[] = {
 	{ 1066, "jitdump-header-damaged", "jitdumps with a damaged header ignored" },
 	{ 1067, "scrape-side-file-empty", "scrape side files empty" },
 	{ 1068, "scrape-side-line-unreadable", "scrape side file lines unreadable" },
+	{ 1069, "gecko-dump-time-base-estimated", "gecko dump time base estimated" },
+	{ 1070, "gbuf-dump-without-threads", "dumps in which no thread has a sample or marker" },
 };
 
 const char *pc_warn_code(const char *kind, int *code)

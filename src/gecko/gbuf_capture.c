@@ -74,6 +74,11 @@ struct capture {
 	size_t nids;
 	char *strpool;
 	size_t pool_len, pool_cap;
+	char version[64], build_id[64], source_stamp[96]; /* its application.ini's */
+	int start_estimated;
+	char proc_name[64];
+	struct pc_pgkb_treg *treg; /* the threads' register times */
+	size_t ntreg;
 };
 
 static int grow_bytes(struct capture *c, unsigned char **p, size_t *cap, size_t need)
@@ -485,7 +490,13 @@ static int read_run(struct capture *c)
 				len[i] = len[j] + 1;
 				prev[i] = j;
 			}
-		if (len[i] > len[best])
+		/*
+		 * of chains of one length, the one of larger chunks: a run of one
+		 * (a young process's chunk 0) was otherwise the range-1 header started
+		 * last, chance ones of a few KiB included (the profiler's are 1 MiB)
+		 */
+		if (len[i] > len[best] ||
+		    (len[i] == len[best] && c->cand[i].bytes > c->cand[best].bytes))
 			best = i;
 	}
 	n = c->ncand ? len[best] : 0;
@@ -784,6 +795,10 @@ static void process_identity(struct capture *c, struct pc_pgkb_parts *parts)
 	if (len == 0 || len == sizeof(buf) - 1)
 		return;
 	buf[len] = 0;
+	/* a child forked by the fork server shows its arguments as one line, joined by spaces */
+	for (i = 0; i < len; i++)
+		if (buf[i] == ' ')
+			buf[i] = 0;
 	for (i = 0; i < len; i += strlen(buf + i) + 1) {
 		if (!strcmp(buf + i, "-contentproc"))
 			child = 1;
@@ -895,6 +910,394 @@ static void read_build_ids(struct capture *c)
 		if (c->ids[c->nids].code_id[0])
 			c->nids++;
 	}
+}
+
+/* --- the time base, the process's start and what Firefox says of itself --- */
+
+/* A small file of /proc (or anywhere), up to cap - 1 bytes, NUL-terminated; its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return (ssize_t)len;
+}
+
+/*
+ * A process's start from /proc/PID/stat (field 22, clock ticks since boot,
+ * on the boot-time clock) as CLOCK_MONOTONIC ns, and its parent; 0 when
+ * unknown.  Ticks are 10 ms (USER_HZ 100): the start is rounded down to one.
+ */
+static uint64_t proc_start_ns(int pid, int *ppid)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long ticks = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	int f, parent = 0;
+	struct timespec mono, boot;
+	uint64_t ns, off = 0;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	/* after ") ": state is field 3, ppid 4, starttime 22 */
+	for (f = 3, p += 2; *p && f < 22; p++)
+		if (*p == ' ') {
+			f++;
+			if (f == 4)
+				parent = atoi(p + 1);
+		}
+	if (f != 22 || sscanf(p, "%llu", &ticks) != 1 || hz <= 0)
+		return 0;
+	if (ppid)
+		*ppid = parent;
+	ns = (uint64_t)(ticks / (unsigned long long)hz) * 1000000000u +
+	     (uint64_t)(ticks % (unsigned long long)hz) * (1000000000u / (uint64_t)hz);
+	/* the boot-time clock runs ahead of CLOCK_MONOTONIC by the time suspended */
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) == 0 && clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
+		int64_t d = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
+			    ((int64_t)boot.tv_nsec - (int64_t)mono.tv_nsec);
+
+		/* to the ms: the two clocks are read one after the other (no jitter in the result) */
+		off = d > 0 ? ((uint64_t)d + 500000) / 1000000 * 1000000 : 0;
+	}
+	return ns > off ? ns - off : 0;
+}
+
+/* Is pid a Firefox fork server (`firefox -contentproc ... forkserver`)? */
+static int is_fork_server(int pid)
+{
+	char path[64], buf[8192];
+	ssize_t n = 0, i;
+	const char *last = NULL;
+	int child = 0;
+
+	pc_snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0 || (size_t)n == sizeof(buf) - 1)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (buf[i] == ' ')
+			buf[i] = 0; /* one line joined by spaces (see process_identity()) */
+	for (i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+		child |= !strcmp(buf + i, "-contentproc");
+		if (buf[i])
+			last = buf + i;
+	}
+	return child && last && !strcmp(last, "forkserver");
+}
+
+/*
+ * The profiler's time base: sample times are ms since
+ * CorePS::ProcessStartTime() = TimeStamp::ProcessCreation(), and markers are
+ * converted against it.  mozglue (linked into the firefox executable on
+ * Linux) keeps it in a static TimeStampInitialization of two TimeStamps:
+ * mFirstTimeStamp (the first Now()), then mProcessCreation (Now() minus the
+ * process's uptime in clock ticks, never after mFirstTimeStamp; equal to it
+ * when clamped).  So the executable's writable data and bss (the anonymous
+ * mapping right after its last one) are searched for two adjacent u64
+ * values first >= creation, creation at most 2 s after the process started
+ * (ref: its /proc start, or its fork server's: a content process forked by
+ * it inherits the fork server's statics, and Firefox's own profile counts
+ * its times from there) and not over 50 ms before it (the uptime is counted
+ * in 10 ms ticks), and no later than the oldest chunk's start.  Found: the
+ * exact base.  Not found: the /proc start, with a warning of how far off
+ * it may be.  *how gets a word for the notes.
+ */
+static int find_time_base(struct capture *c, uint64_t oldest_chunk, const char **how,
+			  uint64_t *base)
+{
+	char exe[4096], path[64];
+	ssize_t n;
+	uint64_t ref, found = 0, best_d = UINT64_MAX, *vals;
+	uint32_t i, nfound = 0;
+	int ppid = 0, from_fork_server = 0;
+	const uint64_t before = 50000000u, after = 2000000000u;
+	const struct region *prev = NULL;
+	size_t max_read = (size_t)8 << 20; /* the bss of firefox is a few KiB */
+
+	*how = "";
+	*base = 0;
+	ref = proc_start_ns(c->pid, &ppid);
+	if (ref && ppid > 1 && is_fork_server(ppid)) {
+		uint64_t fs = proc_start_ns(ppid, NULL);
+
+		if (fs) {
+			ref = fs;
+			from_fork_server = 1;
+		}
+	}
+	if (!ref)
+		return 0;
+	pc_snprintf(path, sizeof(path), "/proc/%d/exe", c->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
+		exe[n - 10] = 0;
+	vals = n > 0 ? pc_alloc(c->ctx, max_read) : NULL;
+	for (i = 0; vals && i < c->nreg; i++) {
+		const struct region *r = &c->reg[i];
+		int mine = r->path && !strcmp(r->path, exe);
+		size_t len, got, k;
+
+		/* the executable's own writable mappings, and the bss right after its last */
+		if (!(r->writable && r->readable &&
+		      (mine || (!r->path && prev && prev->end == r->start))))
+			goto next;
+		len = r->end - r->start > max_read ? max_read : (size_t)(r->end - r->start);
+		got = mem_read(c, r->start, vals, len) / 8;
+		for (k = 0; k + 1 < got; k++) {
+			uint64_t first = vals[k], creation = vals[k + 1], d;
+
+			if (!creation || creation > first || first - creation > after ||
+			    creation + before < ref || creation > ref + after ||
+			    (oldest_chunk && creation > oldest_chunk))
+				continue;
+			d = creation > ref ? creation - ref : ref - creation;
+			if (creation != found)
+				nfound++;
+			if (d < best_d) {
+				best_d = d;
+				found = creation;
+			}
+		}
+next:
+		prev = mine ? r : NULL;
+	}
+	pc_free(c->ctx, vals);
+	if (found) {
+		*how = from_fork_server ? "TimeStamp::ProcessCreation, read from its memory (inherited from its fork server)"
+					: "TimeStamp::ProcessCreation, read from its memory";
+		if (nfound > 1)
+			pc_note(c->ctx, "pid %d: %u candidates for the profiler's time base in its memory; took the one nearest its start",
+				c->pid, nfound);
+		*base = found;
+		return 0;
+	}
+	*how = "estimated from /proc/PID/stat";
+	c->start_estimated = 1;
+	*base = ref;
+	return pc_warn(c->ctx, "gecko dump time base estimated", NULL,
+		"pid %d: the profiler's time base (TimeStamp::ProcessCreation) was not found in its memory; using the start of the process%s from /proc/%d/stat, which counts in 10 ms clock ticks: marker times may be off from the samples by up to about 20 ms (give --process-start-ns to set it)",
+		c->pid, from_fork_server ? "'s fork server" : "", from_fork_server ? ppid : c->pid);
+}
+
+/* The value of NAME=... in /proc/PID/environ into out (empty when absent). */
+static void proc_env(int pid, const char *name, char *out, size_t cap)
+{
+	char path[64];
+	char *buf = malloc(65536);
+	ssize_t n, i;
+	size_t nl = strlen(name);
+
+	out[0] = 0;
+	if (!buf)
+		return;
+	pc_snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	n = read_small(path, buf, 65536);
+	for (i = 0; n > 0 && i < n; i += (ssize_t)strlen(buf + i) + 1)
+		if (!strncmp(buf + i, name, nl) && buf[i + nl] == '=') {
+			pc_snprintf(out, cap, "%s", buf + i + nl + 1);
+			break;
+		}
+	free(buf);
+}
+
+/* KEY=value of an ini file's [section] into out (empty when absent). */
+static void ini_value(const char *file, const char *section, const char *key, char *out, size_t cap)
+{
+	char buf[16384], *s, *e;
+	int in = 0;
+	size_t kl = strlen(key);
+
+	out[0] = 0;
+	if (read_small(file, buf, sizeof(buf)) <= 0)
+		return;
+	for (s = buf; s && *s; s = e ? e + 1 : NULL) {
+		e = strchr(s, '\n');
+		if (e)
+			*e = 0;
+		if (*s == '[') {
+			in = !strncmp(s + 1, section, strlen(section)) && s[1 + strlen(section)] == ']';
+			continue;
+		}
+		if (in && !strncmp(s, key, kl) && s[kl] == '=') {
+			pc_snprintf(out, cap, "%s", s + kl + 1);
+			out[strcspn(out, "\r")] = 0;
+			return;
+		}
+	}
+}
+
+/*
+ * Time base, meta.startTime, interval and product version for the dump
+ * (the caller's options win).  The version is the application.ini next to
+ * the executable (Firefox's own: [App] Version, BuildID, SourceStamp).
+ */
+static int read_meta(struct capture *c, struct profconv_gecko_scrape_opts *o,
+		     struct pc_pgkb_parts *parts)
+{
+	const char *how = "given with --process-start-ns";
+	char env[64], exe[4096], path[64], ini[4200];
+	ssize_t n;
+	int err;
+
+	if (!o->process_start_ns) {
+		err = find_time_base(c, c->nchunks ? le64(c->chunks + 8) : 0, &how,
+				     &o->process_start_ns);
+		if (err)
+			return err;
+	}
+	if (o->process_start_ns)
+		pc_note(c->ctx, "pid %d: time base %llu ns (CLOCK_MONOTONIC): %s", c->pid,
+			(unsigned long long)o->process_start_ns, how);
+	if (o->process_start_ns && !(o->start_time_ms > 0)) {
+		struct timespec mono, real;
+
+		if (clock_gettime(CLOCK_MONOTONIC, &mono) == 0 &&
+		    clock_gettime(CLOCK_REALTIME, &real) == 0) {
+			double now_mono = (double)mono.tv_sec * 1e3 + (double)mono.tv_nsec / 1e6;
+			double now_real = (double)real.tv_sec * 1e3 + (double)real.tv_nsec / 1e6;
+
+			o->start_time_ms = now_real - (now_mono - (double)o->process_start_ns / 1e6);
+		}
+	}
+	if (!(o->interval_ms > 0)) {
+		proc_env(c->pid, "MOZ_PROFILER_STARTUP_INTERVAL", env, sizeof(env));
+		if (env[0] && atof(env) > 0) {
+			o->interval_ms = atof(env);
+			pc_note(c->ctx, "pid %d: interval %g ms (its MOZ_PROFILER_STARTUP_INTERVAL)",
+				c->pid, o->interval_ms);
+		} else {
+			pc_note(c->ctx,
+				"pid %d: the sampling interval is unknown (no MOZ_PROFILER_STARTUP_INTERVAL in its environment): give --interval-ms",
+				c->pid);
+		}
+	}
+	pc_snprintf(path, sizeof(path), "/proc/%d/exe", c->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			pc_snprintf(ini, sizeof(ini), "%s/application.ini", exe);
+			ini_value(ini, "App", "Version", c->version, sizeof(c->version));
+			ini_value(ini, "App", "BuildID", c->build_id, sizeof(c->build_id));
+			ini_value(ini, "App", "SourceStamp", c->source_stamp, sizeof(c->source_stamp));
+			if (!c->version[0]) {
+				pc_snprintf(ini, sizeof(ini), "%s/platform.ini", exe);
+				ini_value(ini, "Build", "Milestone", c->version, sizeof(c->version));
+				ini_value(ini, "Build", "BuildID", c->build_id, sizeof(c->build_id));
+				ini_value(ini, "Build", "SourceStamp", c->source_stamp,
+					  sizeof(c->source_stamp));
+			}
+		}
+	}
+	if (c->version[0]) {
+		parts->version = c->version;
+		parts->build_id = c->build_id;
+		parts->source_stamp = c->source_stamp;
+		pc_note(c->ctx, "pid %d: Firefox %s, build %s (its application.ini)", c->pid,
+			c->version, c->build_id[0] ? c->build_id : "unknown");
+	}
+	return 0;
+}
+
+/*
+ * A child's name as Firefox labels it (processName): Firefox names its
+ * children's main threads by what they host (SetThisProcessName), so the
+ * process's comm is that name cut to 15 bytes.  The cut ones are completed
+ * from the names Firefox gives (E10SUtils' remote types: "Isolated Web
+ * Content", "Privileged Content", ...); a name Firefox has not given yet
+ * ("MainThread": a process not yet assigned) stays empty.
+ */
+static void process_name_from_comm(struct capture *c, struct pc_pgkb_parts *parts)
+{
+	static const char *const full[] = {
+		"Web Content",		"file:// Content",	     "WebExtensions",
+		"Isolated Web Content", "Privileged Content",	     "Privileged Mozilla Content",
+		"Isolated Service Worker", "Web Content (Cached)", "Inference",
+		"GPU Process",		"RDD Process",		     "Socket Process",
+		"Utility Process",	"Fork Server",
+	};
+	char path[64], comm[32];
+	ssize_t n;
+	size_t i;
+
+	if (!parts->process_type_name)
+		return;
+	pc_snprintf(path, sizeof(path), "/proc/%d/comm", c->pid);
+	n = read_small(path, comm, sizeof(comm));
+	if (n <= 0)
+		return;
+	comm[strcspn(comm, "\n")] = 0;
+	for (i = 0; i < PC_ARRAY_SIZE(full); i++)
+		if (!strcmp(comm, full[i]) || (strlen(comm) == 15 && !strncmp(full[i], comm, 15))) {
+			pc_snprintf(c->proc_name, sizeof(c->proc_name), "%s", full[i]);
+			parts->process_name = c->proc_name;
+			pc_note(c->ctx, "pid %d: named \"%s\" (from its main thread's name \"%s\")",
+				c->pid, c->proc_name, comm);
+			return;
+		}
+	pc_note(c->ctx, "pid %d: its main thread's name \"%s\" is not one Firefox gives a process: no process name",
+		c->pid, comm);
+}
+
+/*
+ * The threads' register times: when each started (/proc/TID/stat, 10 ms
+ * ticks) after the time base, 0 before it (a parent's main thread starts
+ * with the process, before mozglue takes the base).  Firefox registers a
+ * thread with the profiler a little after it starts: an estimate, said in
+ * a -v note.
+ */
+static void thread_register_times(struct capture *c, const char *threads, uint64_t base)
+{
+	const char *s = threads;
+	size_t n = 0, cap = 0;
+
+	if (!threads || !base)
+		return;
+	for (; *s; s++)
+		cap += *s == '\n';
+	c->treg = pc_alloc(c->ctx, (cap + 1) * sizeof(*c->treg));
+	if (!c->treg)
+		return;
+	for (s = threads; *s && n < cap;) {
+		int tid = atoi(s);
+		uint64_t st = tid > 0 ? proc_start_ns(tid, NULL) : 0;
+		const char *eol = strchr(s, '\n');
+
+		if (st) {
+			c->treg[n].tid = (uint64_t)tid;
+			c->treg[n].register_ms = st > base ? (double)(st - base) / 1e6 : 0.0;
+			n++;
+		}
+		if (!eol)
+			break;
+		s = eol + 1;
+	}
+	c->ntreg = n;
+	if (n)
+		pc_note(c->ctx,
+			"pid %d: register times of %zu threads from their starts in /proc (10 ms ticks; Firefox registers a thread a little after it starts)",
+			c->pid, n);
 }
 
 static double now_ms(void)
@@ -1035,13 +1438,13 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 		pid, c.rej_block, c.rej_count, c.rej_time, c.rej_dup);
 	if (!c.nchunks) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
-			      "pid %d: no profiler chunk found in its memory (is the Gecko profiler running in this process?)",
+			      "no profiler buffer found in pid %d: no chunk of one in its memory (is the Gecko profiler running in this process? start Firefox with MOZ_PROFILER_STARTUP=1, or the profiler from about:profiling)",
 			      pid);
 		goto out;
 	}
 	if (!run_thread_entries(&c)) {
 		err = pc_fail(ctx, PROFCONV_ERR_CORRUPT, NULL,
-			      "pid %d: the %u chunk headers found (a run of %u, %zu bytes) hold no sample or marker of any thread: found by chance, not a profiler buffer (is the Gecko profiler running in this process?)",
+			      "no profiler buffer found in pid %d: the %u chunk headers found (a run of %u, %zu bytes) hold no sample or marker of any thread: found by chance, not a profiler buffer (is the Gecko profiler running in this process? start Firefox with MOZ_PROFILER_STARTUP=1, or the profiler from about:profiling)",
 			      pid, c.ncand, c.nchunks, c.chunks_len);
 		goto out;
 	}
@@ -1068,6 +1471,15 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.strs = c.strs;
 	parts.nstrs = c.nstrs;
 	process_identity(&c, &parts);
+	process_name_from_comm(&c, &parts);
+	err = read_meta(&c, &o, &parts);
+	if (err)
+		goto out;
+	parts.start_estimated = c.start_estimated;
+	thread_register_times(&c, threads, o.process_start_ns);
+	parts.treg = c.treg;
+	parts.ntreg = c.ntreg;
+	opts = &o;
 	read_build_ids(&c);
 	parts.ids = c.ids;
 	parts.nids = c.nids;
@@ -1083,6 +1495,7 @@ out:
 		pc_free(ctx, c.reg[i].path);
 	pc_free(ctx, c.reg);
 	pc_free(ctx, c.ids);
+	pc_free(ctx, c.treg);
 	pc_free(ctx, c.cand);
 	pc_free(ctx, c.chunks);
 	pc_free(ctx, c.strs);

@@ -412,7 +412,8 @@ static int is_blank(const char *s, size_t n)
  * PREFIX.threads: "tid comm" lines (a decimal thread id from 1 to 2^31-1, a
  * space, the name).  *pid: the first tid when it was 0 (the process id).
  */
-static int put_threads(struct wbuf *b, const char *text, const char *file, uint64_t *pid)
+static int put_threads(struct wbuf *b, const char *text, const char *file, uint64_t *pid,
+		       const struct pc_pgkb_parts *in)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
 	struct side_lines sl = { file, 0, 0, 0, 0 };
@@ -446,7 +447,15 @@ static int put_threads(struct wbuf *b, const char *text, const char *file, uint6
 			else
 				wb_strn(&rows, name, nlen);
 			wb_u8(&rows, tid == *pid);
-			wb_f64(&rows, 0.0);
+			{
+				double reg = 0.0;
+				size_t k;
+
+				for (k = 0; k < in->ntreg; k++)
+					if (in->treg[k].tid == tid)
+						reg = in->treg[k].register_ms;
+				wb_f64(&rows, reg);
+			}
 			wb_f64(&rows, NAN);
 			wb_u8(&rows, 0);
 			side_line(&sl, 1);
@@ -783,9 +792,9 @@ static void put_meta(struct wbuf *b, const struct pc_pgkb_parts *in, uint64_t pi
 		     uint64_t start_ticks, int estimated, const struct profconv_gecko_scrape_opts *o)
 {
 	wb_str(b, "Firefox");
-	wb_str(b, "");
-	wb_str(b, "");
-	wb_str(b, "");
+	wb_str(b, in->version ? in->version : "");
+	wb_str(b, in->build_id ? in->build_id : "");
+	wb_str(b, in->source_stamp ? in->source_stamp : "");
 	wb_u32(b, 0);
 	wb_u64(b, pid);
 	wb_u32(b, in->process_type_name ? in->process_type : 0);
@@ -838,7 +847,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 
 	if (in->threads) {
 		err = put_threads(&sec, in->threads, in->threads_name ? in->threads_name : in->name,
-				  &pid);
+				  &pid, in);
 		if (err)
 			goto out;
 		wb_section(&file, PGKB_THRD, &sec, &nsec);
@@ -880,7 +889,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		goto out;
 	/* META last in the building, first in the file would need a copy: order is free */
 	start = opts && opts->process_start_ns ? opts->process_start_ns : first_ts;
-	put_meta(&meta, in, pid, start, !(opts && opts->process_start_ns), opts);
+	put_meta(&meta, in, pid, start, in->start_estimated || !(opts && opts->process_start_ns), opts);
 	wb_section(&file, PGKB_META, &meta, &nsec);
 	wb_section(&file, PGKB_BUFR, &sec, &nsec);
 	err = file.err;

@@ -24,6 +24,12 @@ struct pc_pgkb_buildid {
 	char breakpad_id[34]; /* its first 16 bytes as a GUID, upper case, and age 0 */
 };
 
+/* A thread's register time (THRD's register_ms: ms since the time base). */
+struct pc_pgkb_treg {
+	uint64_t tid;
+	double register_ms;
+};
+
 struct pc_pgkb_parts {
 	const char *name;		     /* for messages: the scrape prefix or "pid N" */
 	uint64_t pid;			     /* 0: the first thread's */
@@ -43,6 +49,12 @@ struct pc_pgkb_parts {
 	const char *process_name;	     /* NULL: "Parent Process" */
 	const struct pc_pgkb_buildid *ids;   /* build ids read from the process's memory */
 	size_t nids;
+	const char *version;		     /* product version ("153.7.0"), or NULL */
+	const char *build_id;		     /* its build id ("20261103151912"), or NULL */
+	const char *source_stamp;	     /* its source revision, or NULL */
+	int start_estimated;		     /* opts' process_start_ns is an estimate */
+	const struct pc_pgkb_treg *treg;     /* threads' register times, or NULL */
+	size_t ntreg;
 };
 
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,

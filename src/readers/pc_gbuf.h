@@ -78,6 +78,7 @@ struct gb_thread {
 	const char *name;
 	size_t name_len;
 	int is_main;
+	double register_ms; /* THRD's register_ms (0 when unknown or not a sane time) */
 };
 
 struct gb_tstate {

@@ -110,6 +110,7 @@ struct gb_tstate *gb_thread(struct gb *g, uint64_t tid)
 	char name[64];
 	const char *nm = NULL;
 	size_t nlen = 0;
+	double reg_ms = 0;
 
 	uint32_t h;
 
@@ -146,6 +147,7 @@ struct gb_tstate *gb_thread(struct gb *g, uint64_t tid)
 			nm = g->thr[i].name;
 			nlen = g->thr[i].name_len;
 			t->is_main = (uint8_t)g->thr[i].is_main;
+			reg_ms = g->thr[i].register_ms;
 			break;
 		}
 	}
@@ -158,7 +160,7 @@ struct gb_tstate *gb_thread(struct gb *g, uint64_t tid)
 		return NULL;
 	if (tid == g->pid)
 		t->is_main = 1;
-	t->register_time = 0;
+	t->register_time = (int64_t)(reg_ms * 1e6);
 	for (h = (uint32_t)pc_hash64(tid) & g->ts_mask; g->ts_slots[h]; h = (h + 1) & g->ts_mask)
 		;
 	g->ts_slots[h] = g->nts + 1;
@@ -517,7 +519,10 @@ static int sec_thrd(struct gb *g, struct pgkb_cur *c)
 		g->thr[i].tid = pgkb_u64(c);
 		g->thr[i].name = pgkb_str(c, &g->thr[i].name_len);
 		g->thr[i].is_main = pgkb_u8(c) & 1;
-		pgkb_f64(c);
+		g->thr[i].register_ms = pgkb_f64(c);
+		/* ms since the time base: within the ~285 years of int64 ns, else unknown */
+		if (!(g->thr[i].register_ms > 0 && g->thr[i].register_ms < 9e12))
+			g->thr[i].register_ms = 0;
 		pgkb_f64(c);
 		pgkb_u8(c);
 	}
@@ -948,6 +953,11 @@ static int read_dump(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 				goto out;
 			}
 	err = warn_counts(&g);
+	/* a dump in which no thread has a sample or marker: said (fatal with --strict) */
+	if (!err && g.nts == 0)
+		err = pc_warn(ctx, "dumps in which no thread has a sample or marker", NULL,
+			      "%s: no thread has a sample or marker in this dump (%llu blocks): the profile is empty",
+			      g.path, (unsigned long long)g.blocks);
 	if (!err && pc_model_sort_threads(m))
 		err = gb_nomem(&g);
 out:
