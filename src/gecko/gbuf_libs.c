@@ -33,7 +33,7 @@
 /* JitcodeGlobalEntry (ESR 153, x86-64): offsets in bytes */
 #define JE_START 0	 /* void *nativeStartAddr_ */
 #define JE_END 8	 /* void *nativeEndAddr_ */
-#define JE_CODE 16	 /* JitCode *jitcode_ */
+#define JE_CODE 16	 /* JitCode *jitcode_ (null once collected) */
 #define JE_SAMPLED 32	 /* uint64_t samplePositionInBuffer_ (UINT64_MAX: none) */
 #define JE_KIND 40	 /* Kind: 0 Ion, 1 IonIC, 2 Baseline, ... 5 */
 #define JE_BASELINE_STR 72 /* BaselineEntry: UniqueChars str_ */
@@ -143,7 +143,8 @@ static int try_entry(struct pc_jit_scan *s, const unsigned char *p)
 	int t;
 
 	rend = exec_end(s, start);
-	if (!rend || end <= start || end > rend || !code || (code & 7) || kind > JK_LAST)
+	/* jitcode_ is null once the code is collected: the profiler keeps a sampled entry */
+	if (!rend || end <= start || end > rend || (code & 7) || kind > JK_LAST)
 		return 0;
 	/* a buffer position (the profiler's index space) or none */
 	if (sampled != UINT64_MAX && sampled >= (uint64_t)1 << 48)
