@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gecko/pc_gbuf_libs.h"
 #include "gecko/pc_gbuf_pack.h"
 #include "io/pc_output.h"
 
@@ -1221,6 +1222,39 @@ static int read_meta(struct capture *c, struct profconv_gecko_scrape_opts *o,
 }
 
 /*
+ * JIT code named from the JS engine's table and the vdso image, both read
+ * from the process's memory (gbuf_libs.c), into parts.  The process runs
+ * again: the entries of code the buffer's samples point to are kept alive
+ * by the profiler (samplePositionInBuffer), and the vdso does not change.
+ */
+static int libs_from_memory(struct capture *c, const char *maps, struct pc_pgkb_parts *parts,
+			    struct pc_gbuf_jit_result *jit, struct pc_gbuf_vdso_result *vdso)
+{
+	int err = pc_gbuf_read_jit(c->ctx, c->mem, maps, jit);
+
+	if (err)
+		return err;
+	parts->jit = jit->jit;
+	parts->njit = jit->njit;
+	pc_note(c->ctx,
+		"pid %d: %zu JIT code ranges named from the JS engine's table in its memory (%zu JIT code reservations; %zu stale or unnamed entries left out)",
+		c->pid, jit->njit, jit->exec_regions, jit->dropped);
+	err = pc_gbuf_read_vdso(c->ctx, c->mem, maps, vdso);
+	if (err)
+		return err;
+	if (vdso->end > vdso->start) {
+		parts->vdso_start = vdso->start;
+		parts->vdso_end = vdso->end;
+		parts->vdso_id = vdso->vdso.has_id ? &vdso->vdso.id : NULL;
+		parts->vdso_syms = vdso->vdso.syms;
+		parts->nvdso_syms = vdso->vdso.nsyms;
+		pc_note(c->ctx, "pid %d: [vdso] image read from its memory: %zu bytes, %zu symbols%s",
+			c->pid, vdso->len, vdso->vdso.nsyms, vdso->vdso.has_id ? ", a build id" : "");
+	}
+	return 0;
+}
+
+/*
  * A child's name as Firefox labels it (processName): Firefox names its
  * children's main threads by what they host (SetThisProcessName), so the
  * process's comm is that name cut to 15 bytes.  The cut ones are completed
@@ -1350,6 +1384,8 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 {
 	struct capture c;
 	struct pc_pgkb_parts parts;
+	struct pc_gbuf_jit_result jit;
+	struct pc_gbuf_vdso_result vdso;
 	char path[64], *maps = NULL, *threads = NULL;
 	sigset_t hold, old;
 	double t0, stopped_ms = 0;
@@ -1368,6 +1404,8 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 		return err;
 	opts = opts ? &o : NULL;
 	memset(&c, 0, sizeof(c));
+	memset(&jit, 0, sizeof(jit));
+	memset(&vdso, 0, sizeof(vdso));
 	c.ctx = ctx;
 	c.pid = pid;
 	c.mem = -1;
@@ -1485,6 +1523,9 @@ PROFCONV_API int profconv_gecko_dump_pid(struct profconv_ctx *ctx, int pid,
 	parts.nids = c.nids;
 	if (c.nids)
 		pc_note(ctx, "pid %d: build ids of %zu mapped files read from its memory", pid, c.nids);
+	err = libs_from_memory(&c, maps, &parts, &jit, &vdso);
+	if (err)
+		goto out;
 	err = pc_pgkb_write(ctx, &parts, opts, out_path);
 out:
 	if (c.mem >= 0)
@@ -1500,6 +1541,8 @@ out:
 	pc_free(ctx, c.chunks);
 	pc_free(ctx, c.strs);
 	pc_free(ctx, c.strpool);
+	pc_gbuf_jit_free(ctx, &jit);
+	pc_gbuf_vdso_free(ctx, &vdso);
 	return err;
 }
 

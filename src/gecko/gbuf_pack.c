@@ -483,7 +483,7 @@ static int maps_perms(const char *p)
 
 /* PREFIX.maps: /proc/PID/maps; executable mappings of files become libs. */
 static int put_libs(struct wbuf *b, const char *text, const char *file,
-		    const struct pc_pgkb_buildid *ids, size_t nids)
+		    const struct pc_pgkb_buildid *ids, size_t nids, const struct pc_pgkb_parts *in)
 {
 	struct wbuf rows = { b->ctx, NULL, 0, 0, 0 };
 	struct side_lines sl = { file, 0, 0, 0, 0 };
@@ -544,6 +544,20 @@ static int put_libs(struct wbuf *b, const char *text, const char *file,
 	}
 	err = side_verdict(b->ctx, &sl, "a /proc/PID/maps line (START-END PERMS OFFSET DEV INODE [PATH])",
 			   "libraries");
+	if (in->vdso_end > in->vdso_start) {
+		/* the kernel's image read from the process (SYMS names its code) */
+		wb_u64(&rows, in->vdso_start);
+		wb_u64(&rows, in->vdso_end);
+		wb_u64(&rows, 0);
+		wb_str(&rows, "[vdso]");
+		wb_str(&rows, "[vdso]");
+		wb_str(&rows, "[vdso]");
+		wb_str(&rows, "[vdso]");
+		wb_str(&rows, in->vdso_id ? in->vdso_id->breakpad_id : "");
+		wb_str(&rows, in->vdso_id ? in->vdso_id->code_id : "");
+		wb_str(&rows, "");
+		n++;
+	}
 	wb_uleb(b, n);
 	wb_put(b, rows.p, rows.len);
 	if (rows.err)
@@ -818,6 +832,104 @@ static void put_meta(struct wbuf *b, const struct pc_pgkb_parts *in, uint64_t pi
 	wb_u8(b, estimated ? 1 : 0);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The JIT range holding a (in->jit sorted, not overlapping), or NULL. */
+static const struct pc_pgkb_jit *jit_at(const struct pc_pgkb_parts *in, uint64_t a)
+{
+	size_t lo = 0, hi = in->njit;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a < in->jit[mid].start)
+			hi = mid;
+		else if (a >= in->jit[mid].end)
+			lo = mid + 1;
+		else
+			return &in->jit[mid];
+	}
+	return NULL;
+}
+
+/*
+ * JITF from the JIT ranges read from the process: one buffer range (the
+ * whole run) and every 8-byte value of the chunks (at any offset: entries
+ * are packed) that falls in a range, with its range's label.  Values that
+ * are no JitReturnAddr add rows no frame asks for.
+ */
+static int put_jit(struct wbuf *b, const struct pc_pgkb_parts *in)
+{
+	uint64_t *addr = NULL, lo = in->jit[0].start, hi = in->jit[in->njit - 1].end;
+	size_t n = 0, cap = 0, k, i;
+
+	for (k = 0; k + 8 <= in->chunks_len; k++) {
+		uint64_t v = pc_load_u64(in->chunks + k, 0);
+
+		if (v < lo || v >= hi || !jit_at(in, v))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			uint64_t *np;
+
+			if (ncap > ((size_t)1 << 24))
+				break; /* 16 M candidates: enough */
+			np = pc_realloc(b->ctx, addr, ncap * sizeof(*np));
+			if (!np) {
+				pc_free(b->ctx, addr);
+				return b->ctx->status ? b->ctx->status : PROFCONV_ERR_NOMEM;
+			}
+			addr = np;
+			cap = ncap;
+		}
+		addr[n++] = v;
+	}
+	if (n)
+		qsort(addr, n, sizeof(*addr), u64_cmp);
+	for (i = k = 0; i < n; i++)
+		if (!k || addr[k - 1] != addr[i])
+			addr[k++] = addr[i];
+	n = k;
+	wb_uleb(b, 1);
+	wb_u64(b, 0);
+	wb_u64(b, UINT64_MAX);
+	wb_uleb(b, n);
+	for (i = 0; i < n; i++) {
+		const struct pc_pgkb_jit *j = jit_at(in, addr[i]);
+
+		wb_u64(b, addr[i]);
+		wb_uleb(b, 1);
+		wb_str(b, j->label);
+		wb_u8(b, j->impl);
+		wb_u32(b, j->line);
+		wb_u32(b, j->column);
+		/* JavaScript / JIT (ion) or JIT (baseline) in the ESR 153 CATS table */
+		wb_u32(b, j->impl == 1 ? 20 : 19);
+	}
+	pc_free(b->ctx, addr);
+	return 0;
+}
+
+/* SYMS: the symbols of the image mapped at start (a LIBS row's). */
+static void put_syms(struct wbuf *b, uint64_t start, const struct pc_pgkb_sym *s, size_t n)
+{
+	size_t i;
+
+	wb_uleb(b, 1);
+	wb_u64(b, start);
+	wb_uleb(b, n);
+	for (i = 0; i < n; i++) {
+		wb_u64(b, s[i].offset);
+		wb_u32(b, s[i].size);
+		wb_str(b, s[i].name);
+	}
+}
+
 static int file_write(void *user, const void *buf, size_t len)
 {
 	struct pc_output *o = user;
@@ -861,7 +973,7 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 	sec.len = 0;
 	if (in->maps) {
 		err = put_libs(&sec, in->maps, in->maps_name ? in->maps_name : in->name, in->ids,
-			       in->nids);
+			       in->nids, in);
 		if (err)
 			goto out;
 		wb_section(&file, PGKB_LIBS, &sec, &nsec);
@@ -882,6 +994,18 @@ int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,
 		if (err)
 			goto out;
 		wb_section(&file, PGKB_MTYP, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (in->njit) {
+		err = put_jit(&sec, in);
+		if (err)
+			goto out;
+		wb_section(&file, PGKB_JITF, &sec, &nsec);
+		sec.len = 0;
+	}
+	if (in->nvdso_syms && in->vdso_end > in->vdso_start) {
+		put_syms(&sec, in->vdso_start, in->vdso_syms, in->nvdso_syms);
+		wb_section(&file, PGKB_SYMS, &sec, &nsec);
 		sec.len = 0;
 	}
 	err = put_buffer(ctx, &sec, in->chunks, in->chunks_len, in->chunks_name, &first_ts);

@@ -30,6 +30,25 @@ struct pc_pgkb_treg {
 	double register_ms;
 };
 
+/*
+ * A JIT code range named from the JS engine's own table in the process's
+ * memory (gecko/gbuf_libs.c): what JITF says of the buffer's return
+ * addresses inside it.
+ */
+struct pc_pgkb_jit {
+	uint64_t start, end;
+	const char *label;     /* "fib (file:///page.html:4:13)" */
+	uint8_t impl;	       /* 1 ion, 2 baseline (JITF) */
+	uint32_t line, column; /* 0: unknown */
+};
+
+/* A symbol of an image read from the process's memory (the vdso): SYMS. */
+struct pc_pgkb_sym {
+	uint64_t offset; /* file offset in the image, as frame addresses are */
+	uint32_t size;
+	const char *name;
+};
+
 struct pc_pgkb_parts {
 	const char *name;		     /* for messages: the scrape prefix or "pid N" */
 	uint64_t pid;			     /* 0: the first thread's */
@@ -55,6 +74,13 @@ struct pc_pgkb_parts {
 	int start_estimated;		     /* opts' process_start_ns is an estimate */
 	const struct pc_pgkb_treg *treg;     /* threads' register times, or NULL */
 	size_t ntreg;
+	const struct pc_pgkb_jit *jit;	     /* JIT code ranges, sorted by start, not overlapping */
+	size_t njit;
+	/* the [vdso] image read from the process: its mapping, build id and symbols */
+	uint64_t vdso_start, vdso_end;	     /* 0, 0: none */
+	const struct pc_pgkb_buildid *vdso_id; /* or NULL */
+	const struct pc_pgkb_sym *vdso_syms; /* sorted by offset */
+	size_t nvdso_syms;
 };
 
 int pc_pgkb_write(struct profconv_ctx *ctx, const struct pc_pgkb_parts *in,

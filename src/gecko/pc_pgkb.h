@@ -29,6 +29,7 @@
 #define PGKB_SRCS PGKB_FOURCC('S', 'R', 'C', 'S')
 #define PGKB_PAGE PGKB_FOURCC('P', 'A', 'G', 'E')
 #define PGKB_JITF PGKB_FOURCC('J', 'I', 'T', 'F')
+#define PGKB_SYMS PGKB_FOURCC('S', 'Y', 'M', 'S')
 #define PGKB_BUFR PGKB_FOURCC('B', 'U', 'F', 'R')
 #define PGKB_CHNK PGKB_FOURCC('C', 'H', 'N', 'K')
 

@@ -194,6 +194,56 @@ static void pair_category(const struct gb *g, const struct gb_frame *f, uint16_t
 	}
 }
 
+/* The SYMS symbol of lib l holding the lib-relative address a, or NULL. */
+static const struct gb_sym *find_sym(const struct gb_lib *l, uint64_t a)
+{
+	uint32_t lo = 0, hi = l->nsyms;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (l->syms[mid].off <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || a - l->syms[lo - 1].off >= l->syms[lo - 1].size)
+		return NULL;
+	return &l->syms[lo - 1];
+}
+
+/* Model frame of a JIT return address's JITF frame: a JS function; PC_NONE on OOM. */
+static uint32_t make_jit_frame(struct gb *g, const struct gb_jit_frame *j)
+{
+	struct pc_model *m = g->m;
+	struct pc_func_key fk;
+	struct pc_frame_key k;
+
+	memset(&fk, 0, sizeof(fk));
+	memset(&k, 0, sizeof(k));
+	fk.resource = PC_NONE;
+	fk.source = PC_NONE;
+	fk.name = pc_str_intern(m, j->label, j->len);
+	fk.is_js = 1; /* as a label frame of the same function, so both are one func */
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.address = PC_NO_ADDRESS;
+	k.line = j->line;
+	k.column = j->column;
+	if (j->pair < g->npairs) {
+		k.category = g->pair_cat[j->pair];
+		k.subcategory = g->pair_sub[j->pair];
+	} else {
+		k.category = PC_NO_CATEGORY;
+	}
+	if (fk.name == PC_NONE)
+		return PC_NONE;
+	k.func = pc_func_intern(m, &fk);
+	if (k.func == PC_NONE)
+		return PC_NONE;
+	return pc_frame_intern(m, &k);
+}
+
 /* Model frame of g->fr[i]; PC_NONE on OOM. */
 static uint32_t make_frame(struct gb *g, const struct gb_frame *f, int is_caller)
 {
@@ -251,17 +301,24 @@ static uint32_t make_frame(struct gb *g, const struct gb_frame *f, int is_caller
 		pair_category(g, f, &k.category, &k.subcategory);
 	} else {
 		const struct gb_lib *l = f->kind == GK_NATIVE_LEAF_ADDR ? gb_find_lib(g, f->addr) : NULL;
+		const struct gb_sym *sym = NULL;
 
 		if (f->kind == GK_JIT_RETURN_ADDR)
 			g->w_jit++;
-		len = hex_name(buf, sizeof(buf), f->addr);
-		fk.name = pc_str_intern(m, buf, len);
 		if (l) {
 			uint64_t rel = f->addr - (l->start - l->offset);
 
 			fk.resource = m->libs.rows[l->lib].resource;
 			k.lib = l->lib;
 			k.address = is_caller && rel ? rel - 1 : rel;
+			sym = find_sym(l, k.address);
+		}
+		if (sym) {
+			/* an image read from the process (the vdso): named here */
+			fk.name = pc_str_intern(m, sym->name, sym->len);
+		} else {
+			len = hex_name(buf, sizeof(buf), f->addr);
+			fk.name = pc_str_intern(m, buf, len);
 		}
 	}
 	if (fk.name == PC_NONE)
@@ -283,8 +340,24 @@ static int fr_finish(struct gb *g, int all_callers, uint32_t *out)
 	uint32_t prefix = PC_NONE, i;
 
 	for (i = 0; i < g->nfr; i++) {
-		uint32_t fr = make_frame(g, &g->fr[i], all_callers || i + 1 < g->nfr);
+		const struct gb_jit *jit = g->fr[i].kind == GK_JIT_RETURN_ADDR && g->njit
+						   ? gb_find_jit(g, g->fr[i].addr)
+						   : NULL;
+		uint32_t fr, q;
 
+		if (jit && jit->count) {
+			/* JITF lists the inline stack innermost first: pushed outermost first */
+			for (q = jit->count; q > 0; q--) {
+				fr = make_jit_frame(g, &g->jitfr[jit->first + q - 1]);
+				if (fr == PC_NONE)
+					return -1;
+				prefix = pc_stack_intern(g->m, prefix, fr);
+				if (prefix == PC_NONE)
+					return -1;
+			}
+			continue;
+		}
+		fr = make_frame(g, &g->fr[i], all_callers || i + 1 < g->nfr);
 		if (fr == PC_NONE)
 			return -1;
 		prefix = pc_stack_intern(g->m, prefix, fr);

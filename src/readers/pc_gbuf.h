@@ -53,9 +53,30 @@ struct gb_str {
 	size_t len;
 };
 
+struct gb_sym {
+	uint64_t off; /* lib-relative, as frame addresses */
+	uint32_t size;
+	const char *name;
+	size_t len;
+};
+
 struct gb_lib {
 	uint64_t start, end, offset;
 	uint32_t lib; /* model lib row */
+	const struct gb_sym *syms; /* SYMS for this mapping (sorted by off), or NULL */
+	uint32_t nsyms;
+};
+
+/* JITF: a JIT return address and its frames (innermost first) in jitfr */
+struct gb_jit {
+	uint64_t addr;
+	uint32_t first, count;
+};
+
+struct gb_jit_frame {
+	const char *label;
+	size_t len;
+	uint32_t line, column, pair;
 };
 
 struct gb_field {
@@ -128,6 +149,14 @@ struct gb {
 	/* LIBS, sorted by start */
 	struct gb_lib *libs;
 	uint32_t nlibs;
+	/* SYMS (the rows the libs point to) */
+	struct gb_sym *syms;
+	uint32_t nsyms;
+	/* JITF, sorted by address */
+	struct gb_jit *jit;
+	uint32_t njit;
+	struct gb_jit_frame *jitfr;
+	uint32_t njitfr;
 	/* THRD */
 	struct gb_thread *thr;
 	uint32_t nthr;
@@ -168,6 +197,7 @@ int gb_decode(struct gb *g);
 /* read_gecko_buffer.c */
 const struct gb_str *gb_find_str(const struct gb *g, uint64_t addr);
 const struct gb_lib *gb_find_lib(const struct gb *g, uint64_t addr);
+const struct gb_jit *gb_find_jit(const struct gb *g, uint64_t addr);
 struct gb_counter *gb_find_counter(struct gb *g, uint64_t ptr);
 struct gb_tstate *gb_thread(struct gb *g, uint64_t tid);
 int gb_nomem(struct gb *g);

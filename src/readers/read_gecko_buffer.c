@@ -85,6 +85,21 @@ const struct gb_str *gb_find_str(const struct gb *g, uint64_t addr)
 	return lo < g->nstrs && g->strs[lo].addr == addr ? &g->strs[lo] : NULL;
 }
 
+const struct gb_jit *gb_find_jit(const struct gb *g, uint64_t addr)
+{
+	uint32_t lo = 0, hi = g->njit;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->jit[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->njit && g->jit[lo].addr == addr ? &g->jit[lo] : NULL;
+}
+
 const struct gb_lib *gb_find_lib(const struct gb *g, uint64_t addr)
 {
 	uint32_t lo = 0, hi = g->nlibs;
@@ -506,6 +521,147 @@ static int sec_libs(struct gb *g, struct pgkb_cur *c)
 	return pc_process_sort_maps(m, g->proc) ? -1 : 0;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct gb_sym *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * SYMS: symbols of an image whose file is not on the machine (the vdso
+ * read from the process), for the LIBS mapping that starts at start.
+ */
+static int sec_syms(struct gb *g, struct pgkb_cur *c)
+{
+	uint64_t n = pgkb_uleb(c), i, total = 0;
+	size_t mark = c->pos;
+
+	/* count first: one array for all (a u64, a u32 and a str per row) */
+	if (n > pgkb_left(c) / 9)
+		return 1;
+	for (i = 0; i < n && !c->bad; i++) {
+		uint64_t m, j;
+		size_t len;
+
+		pgkb_u64(c);
+		m = pgkb_uleb(c);
+		if (m > pgkb_left(c) / 13)
+			return 1;
+		for (j = 0; j < m && !c->bad; j++) {
+			pgkb_u64(c);
+			pgkb_u32(c);
+			pgkb_str(c, &len);
+		}
+		total += m;
+	}
+	if (c->bad || total > UINT32_MAX)
+		return 1;
+	g->syms = pc_calloc(g->ctx, total ? total : 1, sizeof(*g->syms));
+	if (!g->syms)
+		return -1;
+	c->pos = mark;
+	for (i = 0; i < n; i++) {
+		uint64_t start = pgkb_u64(c), m = pgkb_uleb(c), j;
+		struct gb_lib *l = (struct gb_lib *)gb_find_lib(g, start);
+		uint32_t first = g->nsyms;
+
+		for (j = 0; j < m; j++) {
+			struct gb_sym *s = &g->syms[g->nsyms++];
+
+			s->off = pgkb_u64(c);
+			s->size = pgkb_u32(c);
+			s->name = pgkb_str(c, &s->len);
+		}
+		qsort(g->syms + first, (size_t)m, sizeof(*g->syms), cmp_sym);
+		/* a row for a mapping LIBS does not have is of no use */
+		if (l && l->start == start) {
+			l->syms = g->syms + first;
+			l->nsyms = (uint32_t)m;
+		}
+	}
+	return c->bad;
+}
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct gb_jit *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* JITF: the frames of the buffer's JIT return addresses (buffer ranges: all one here). */
+static int sec_jitf(struct gb *g, struct pgkb_cur *c)
+{
+	uint64_t n = pgkb_uleb(c), i, naddr = 0, nfr = 0;
+	size_t mark = c->pos;
+
+	if (n > pgkb_left(c) / 17)
+		return 1;
+	/* count first (an address is at least 9 bytes, a frame 14) */
+	for (i = 0; i < n && !c->bad; i++) {
+		uint64_t m, j;
+
+		pgkb_u64(c);
+		pgkb_u64(c);
+		m = pgkb_uleb(c);
+		if (m > pgkb_left(c) / 9)
+			return 1;
+		for (j = 0; j < m && !c->bad; j++) {
+			uint64_t k, q;
+			size_t len;
+
+			pgkb_u64(c);
+			k = pgkb_uleb(c);
+			if (k > pgkb_left(c) / 14)
+				return 1;
+			for (q = 0; q < k && !c->bad; q++) {
+				pgkb_str(c, &len);
+				pgkb_take(c, 13);
+			}
+			nfr += k;
+		}
+		naddr += m;
+	}
+	if (c->bad || naddr > UINT32_MAX || nfr > UINT32_MAX)
+		return 1;
+	g->jit = pc_calloc(g->ctx, naddr ? naddr : 1, sizeof(*g->jit));
+	g->jitfr = pc_calloc(g->ctx, nfr ? nfr : 1, sizeof(*g->jitfr));
+	if (!g->jit || !g->jitfr)
+		return -1;
+	c->pos = mark;
+	for (i = 0; i < n; i++) {
+		uint64_t m, j;
+
+		pgkb_u64(c);
+		pgkb_u64(c);
+		m = pgkb_uleb(c);
+		for (j = 0; j < m; j++) {
+			struct gb_jit *a = &g->jit[g->njit++];
+			uint64_t k, q;
+
+			a->addr = pgkb_u64(c);
+			k = pgkb_uleb(c);
+			a->first = g->njitfr;
+			a->count = (uint32_t)k;
+			for (q = 0; q < k; q++) {
+				struct gb_jit_frame *f = &g->jitfr[g->njitfr++];
+
+				f->label = pgkb_str(c, &f->len);
+				pgkb_u8(c); /* implementation: the model keeps none */
+				f->line = pgkb_u32(c);
+				f->column = pgkb_u32(c);
+				f->pair = pgkb_u32(c);
+			}
+		}
+	}
+	/* an address listed twice: its first rows */
+	qsort(g->jit, g->njit, sizeof(*g->jit), cmp_jit);
+	return c->bad;
+}
+
 static int sec_thrd(struct gb *g, struct pgkb_cur *c)
 {
 	uint64_t n = pgkb_uleb(c), i;
@@ -665,7 +821,8 @@ static int sec_cntr(struct gb *g, struct pgkb_cur *c)
 
 /* The sections this reader uses, in the order they are processed (LIBS needs META's pid). */
 static const uint32_t sec_order[] = { PGKB_META, PGKB_KIND, PGKB_CATS, PGKB_STRS, PGKB_THRD,
-				      PGKB_LIBS, PGKB_MTYP, PGKB_CNTR, PGKB_BUFR };
+				      PGKB_LIBS, PGKB_SYMS, PGKB_JITF, PGKB_MTYP, PGKB_CNTR,
+				      PGKB_BUFR };
 
 /* Walk the sections (any order; unknown ones skipped), then fill the side tables. */
 static int read_sections(struct gb *g)
@@ -737,7 +894,7 @@ static int read_sections(struct gb *g)
 			at[k] = off + PGKB_SECTION_HEADER_SIZE;
 			len_of[k] = len;
 		}
-		/* SRCS, PAGE, JITF, CHNK and unknown sections: skipped */
+		/* SRCS, PAGE, CHNK and unknown sections: skipped */
 		off += PGKB_SECTION_HEADER_SIZE + len;
 	}
 	if (!have[0] || !have[1] || !have[PC_ARRAY_SIZE(sec_order) - 1])
@@ -766,6 +923,12 @@ static int read_sections(struct gb *g)
 			break;
 		case PGKB_THRD:
 			err = sec_thrd(g, &c);
+			break;
+		case PGKB_SYMS:
+			err = sec_syms(g, &c);
+			break;
+		case PGKB_JITF:
+			err = sec_jitf(g, &c);
 			break;
 		case PGKB_MTYP:
 			err = sec_mtyp(g, &c);
@@ -804,6 +967,9 @@ static void gb_free(struct gb *g)
 	pc_free(g->ctx, g->pair_sub);
 	pc_free(g->ctx, g->strs);
 	pc_free(g->ctx, g->libs);
+	pc_free(g->ctx, g->syms);
+	pc_free(g->ctx, g->jit);
+	pc_free(g->ctx, g->jitfr);
 	pc_free(g->ctx, g->thr);
 	pc_free(g->ctx, g->counters);
 	pc_free(g->ctx, g->ts);
@@ -870,7 +1036,7 @@ static int warn_counts(struct gb *g)
 				g->path, (unsigned long long)g->w_fields);
 	if (!err && g->w_jit)
 		err = pc_warn_n(ctx, "JIT frames without JIT info", g->w_jit, NULL,
-				"%s: %llu JIT return addresses kept as addresses (no JITF section)",
+				"%s: %llu JIT return addresses kept as addresses (not in a JITF section)",
 				g->path, (unsigned long long)g->w_jit);
 	if (!err && g->w_cut)
 		err = pc_warn_n(ctx, "incomplete samples dropped", g->w_cut, NULL,
