@@ -507,6 +507,23 @@ static int value(struct pc_jscan *s, int print)
 	default: {
 		const char *from = s->p;
 
+		if (print == CHECK) {
+			/* an integer of 1 to 15 digits (most numbers in a trace's
+			 * nested args: ids, counts, V8's time deltas): checked
+			 * here, without its value; it prints as it is */
+			const char *p = from + (*from == '-'), *e = s->end, *d0 = p;
+
+			if (p < e && *p >= '1' && *p <= '9') {
+				do
+					p++;
+				while (p < e && *p >= '0' && *p <= '9' && p - d0 < 16);
+				if (p - d0 <= 15 && (p == e || (*p != '.' && *p != 'e' && *p != 'E' &&
+								 (*p < '0' || *p > '9')))) {
+					s->p = p;
+					return 0;
+				}
+			}
+		}
 		err = pc_jscan_number(s, &d);
 		if (err)
 			return err;

@@ -111,6 +111,43 @@ static void test_numbers(void)
 		PC_CHECK_EQ_INT(number(bad[i], &d), -1);
 }
 
+/*
+ * Integers of 1 to 20 digits, each followed by what may follow a number
+ * (or by the text's end), at every offset from an 8-byte boundary: the
+ * fast path reads a run shorter than 8 digits from one load, and must stop
+ * exactly where the digits do (or go on as a decimal or an exponent).
+ */
+static void test_number_runs(void)
+{
+	static const char *const after[] = { "", ",", "]", "}", " ", ".5", "e3", "E-2", "x", "\xff" };
+	static const char digits[] = "98765432109876543210";
+	char buf[64], *at;
+	size_t nd, a, off;
+	double d;
+
+	for (nd = 1; nd <= 20; nd++)
+		for (a = 0; a < PC_ARRAY_SIZE(after); a++)
+			for (off = 0; off < 8; off++) {
+				int neg = (int)(off & 1);
+				size_t len;
+				double want;
+				char *end;
+
+				memset(buf, 'Q', sizeof(buf));
+				at = buf + off;
+				len = (size_t)snprintf(at, sizeof(buf) - off, "%s%.*s%s", neg ? "-" : "",
+						       (int)nd, digits, after[a]);
+				want = strtod(at, &end);
+				pc_jscan_start(&js, at, len, 64);
+				PC_CHECK_EQ_INT(pc_jscan_number(&js, &d), 0);
+				if (js.p != end || memcmp(&d, &want, sizeof(d)) != 0) {
+					fprintf(stderr, "number run '%s': %.17g, %zu bytes; strtod %.17g, %zu\n",
+						at, d, (size_t)(js.p - at), want, (size_t)(end - at));
+					PC_CHECK(0);
+				}
+			}
+}
+
 /* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
 static int same_as_cjson(const char *s)
 {
@@ -525,6 +562,7 @@ int main(void)
 	pc_jscan_init(&js, ctx);
 	test_strings();
 	test_numbers();
+	test_number_runs();
 	test_print();
 	test_same_decisions();
 	test_raw_rest();
