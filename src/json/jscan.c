@@ -588,6 +588,62 @@ int pc_jscan_skip(struct pc_jscan *s)
 	return value(s, CHECK);
 }
 
+void pc_jscan_skip_checked(struct pc_jscan *s)
+{
+	const char *p = s->p, *e = s->end;
+	unsigned depth = 0;
+
+	while (p < e) {
+		switch (*p) {
+		case '"':
+			/* to the closing quote; a backslash takes the byte after it */
+			p++;
+			for (;;) {
+				p = pc_jscan_plain(p, e);
+				if (p == e)
+					break;
+				if (*p == '"') {
+					p++;
+					break;
+				}
+				if (*p == '\\' && e - p >= 2)
+					p += 2;
+				else
+					p++; /* (a raw control byte: not in a checked text) */
+			}
+			if (!depth)
+				goto done;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (!depth)
+				goto done; /* the enclosing container's end */
+			if (!--depth) {
+				p++;
+				goto done;
+			}
+			break;
+		case ',':
+		case ' ':
+		case '\n':
+		case '\r':
+		case '\t':
+			if (!depth)
+				goto done; /* after a number or literal */
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+done:
+	s->p = p;
+}
+
 /*
  * Most nested values in a trace are already written as cJSON prints them:
  * such a value is checked, then copied as it is; only the others are

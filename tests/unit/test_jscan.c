@@ -148,6 +148,36 @@ static void test_number_runs(void)
 			}
 }
 
+/* pc_jscan_skip_checked() ends where pc_jscan_skip() does, on texts it accepted. */
+static void test_skip_checked(void)
+{
+	static const char *const cases[] = {
+		"{}", "[]", "1", "-2.5e3,", "true]", "null}", "\"a\"", "\"a\\\"]b\",\"c\"",
+		"\"\\\\\"]", "\"x\\u0022]\"", "[1,[2,{\"a\":\"]}\"}],3] , 4",
+		"{\"k\":{\"n\":[{\"callFrame\":{\"url\":\"a\\\"{\"}},{}]}}x",
+		" { \"a\" : [ 1 , \"}\" ] } ,", "123 ", "\"\xc3\xa9\",", "[[[[[]]]]]]",
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(cases); i++) {
+		const char *t = cases[i];
+		const char *want;
+
+		pc_jscan_start(&js, t, strlen(t), 64);
+		pc_jscan_ws(&js);
+		PC_CHECK_EQ_INT(pc_jscan_skip(&js), 0);
+		want = js.p;
+		pc_jscan_start(&js, t, strlen(t), 64);
+		pc_jscan_ws(&js);
+		pc_jscan_skip_checked(&js);
+		if (js.p != want) {
+			fprintf(stderr, "skip_checked '%s': %zu bytes, skip %zu\n", t,
+				(size_t)(js.p - t), (size_t)(want - t));
+			PC_CHECK(0);
+		}
+	}
+}
+
 /* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
 static int same_as_cjson(const char *s)
 {
@@ -563,6 +593,7 @@ int main(void)
 	test_strings();
 	test_numbers();
 	test_number_runs();
+	test_skip_checked();
 	test_print();
 	test_same_decisions();
 	test_raw_rest();
