@@ -507,6 +507,23 @@ static int value(struct pc_jscan *s, int print)
 	default: {
 		const char *from = s->p;
 
+		if (print == CHECK) {
+			/* an integer of 1 to 15 digits (most numbers in a trace's
+			 * nested args: ids, counts, V8's time deltas): checked
+			 * here, without its value; it prints as it is */
+			const char *p = from + (*from == '-'), *e = s->end, *d0 = p;
+
+			if (p < e && *p >= '1' && *p <= '9') {
+				do
+					p++;
+				while (p < e && *p >= '0' && *p <= '9' && p - d0 < 16);
+				if (p - d0 <= 15 && (p == e || (*p != '.' && *p != 'e' && *p != 'E' &&
+								 (*p < '0' || *p > '9')))) {
+					s->p = p;
+					return 0;
+				}
+			}
+		}
 		err = pc_jscan_number(s, &d);
 		if (err)
 			return err;
@@ -569,6 +586,62 @@ int pc_jscan_next(struct pc_jscan *s, struct pc_jscan_it *it, const char **k, si
 int pc_jscan_skip(struct pc_jscan *s)
 {
 	return value(s, CHECK);
+}
+
+void pc_jscan_skip_checked(struct pc_jscan *s)
+{
+	const char *p = s->p, *e = s->end;
+	unsigned depth = 0;
+
+	while (p < e) {
+		switch (*p) {
+		case '"':
+			/* to the closing quote; a backslash takes the byte after it */
+			p++;
+			for (;;) {
+				p = pc_jscan_plain(p, e);
+				if (p == e)
+					break;
+				if (*p == '"') {
+					p++;
+					break;
+				}
+				if (*p == '\\' && e - p >= 2)
+					p += 2;
+				else
+					p++; /* (a raw control byte: not in a checked text) */
+			}
+			if (!depth)
+				goto done;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (!depth)
+				goto done; /* the enclosing container's end */
+			if (!--depth) {
+				p++;
+				goto done;
+			}
+			break;
+		case ',':
+		case ' ':
+		case '\n':
+		case '\r':
+		case '\t':
+			if (!depth)
+				goto done; /* after a number or literal */
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+done:
+	s->p = p;
 }
 
 /*

@@ -246,6 +246,8 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 	char ctxs[1024];
 	int wrote_ctx = 0;
 
+	if (pc_chrome_args(r, e))
+		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
 	pc_pvb_key_row(&b, r->row_type);
 	pc_pvb_str_row(&b, r->row_trace_event);
@@ -310,7 +312,7 @@ uint32_t pc_chrome_merge_end_args(struct rd *r, uint32_t bpl, const struct cev *
 	struct pc_pvb b;
 	uint32_t epl, i, c;
 
-	if (e->args.kind != CJ_OBJ || !e->na)
+	if (e->args.kind != CJ_OBJ || (!e->na && !e->args_later))
 		return bpl;
 	epl = pc_chrome_payload(r, e, NULL, PC_NONE); /* {type, args...} */
 	if (epl == PC_NONE)

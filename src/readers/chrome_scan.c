@@ -2,7 +2,7 @@
 /*
  * chrome_scan.c - the Chrome reader's event scanner: the events array read
  * and each event scanned in one pass (syntax checked, the members the reader
- * uses decoded, args members kept), a batch of events at a time, on a
+ * uses decoded, the args text kept), a batch of events at a time, on a
  * thread of its own while read_chrome.c turns the previous batches into the
  * model.
  *
@@ -10,9 +10,10 @@
  * scanner for as long as the events array lasts, and reports to a ctx of
  * its own (pc_ctx_worker()); read_chrome.c's thread owns the model and the
  * caller's ctx.  They share only the ring of batches, under its mutex.  A
- * batch holds its events, their args and one scratch buffer with every
- * decoded string, printed nested value and (for the kinds handled with
- * cJSON) the event's own text.  Batches come out in file order, so what the
+ * batch holds its events and one scratch buffer with every decoded string,
+ * args text and (for the kinds handled with cJSON) the event's own text;
+ * the reader decodes the args members of the events that need them
+ * (pc_chrome_args(): a payload the cache does not have, M events).  Batches come out in file order, so what the
  * reader does, and the output, do not depend on the thread: when no thread
  * can be started (or the input is read through the caller's callback) the
  * same batches are filled on the caller's thread as they are asked for.
@@ -236,9 +237,8 @@ static uint8_t value_kind(int c)
  * containers are only checked (v->kind says what they were); with print,
  * containers are printed as cJSON prints them.
  */
-static int scan_value(struct cscan *s, struct cjv *v, int print)
+static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 {
-	struct pc_jscan *js = &s->js;
 	int c = pc_jscan_ws(js);
 
 	v->kind = value_kind(c);
@@ -315,12 +315,13 @@ static int scan_value(struct cscan *s, struct cjv *v, int print)
 /*
  * Scan the event text "{" + text[0..len) into e: check its syntax
  * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
- * uses and every args member (into the batch's args).  Strings are left as
+ * uses and keep the args object's text (its members are decoded by the
+ * reader when it needs them, pc_chrome_args()).  Strings are left as
  * offsets into the scratch, which holds the whole batch (batch_fix() makes
  * them pointers).  max_depth: containers that may be open.
  */
-static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const char *text,
-		      size_t len, unsigned max_depth, size_t *used)
+static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t len,
+		      unsigned max_depth, size_t *used)
 {
 	struct pc_jscan *js = &s->js;
 	size_t base = js->olen;
@@ -334,8 +335,8 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 	e->flow_in.kind = e->flow_out.kind = e->bp.kind = e->id2.kind = e->id2_local.kind = CJ_NONE;
 	e->id2_global.kind = e->args.kind = CJ_NONE;
 	e->na = 0;
+	e->args_later = 0;
 	e->a = NULL;
-	e->a_first = b->nargs;
 	e->hargs = e->hname = e->hcat = 0;
 	pc_jscan_start(js, text, len, max_depth);
 	js->olen = base; /* the batch's scratch goes on */
@@ -422,7 +423,7 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 						else if (strcmp(kk, "global") == 0 &&
 							 e->id2_global.kind == CJ_NONE)
 							w = &e->id2_global;
-						err = scan_value(s, w, 0);
+						err = scan_value(js, w, 0);
 					});
 					if (err)
 						return err;
@@ -431,26 +432,17 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 				break;
 			case K_ARGS:
 				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
-					const char *from = js->p;
+					const char *from = js->p, *q = from + 1;
 
+					/* checked here, its members decoded by the reader
+					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
-					SCAN_OBJECT(js, err, k2, l2, {
-						struct carg *a;
-
-						if (b->nargs == b->args_cap &&
-						    pc_grow(s->ctx, (void **)&b->args, sizeof(*b->args),
-							    &b->args_cap, (size_t)b->nargs + 1)) {
-							err = PROFCONV_ERR_NOMEM;
-							break;
-						}
-						a = &b->args[b->nargs++];
-						e->na++;
-						a->koff = k2;
-						a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
-						err = scan_value(s, &a->v, 1);
-					});
+					err = pc_jscan_skip(js);
 					if (err)
 						return err;
+					while (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')
+						q++;
+					e->args_later = *q != '}';
 					/* its text: the reader's payload cache key */
 					e->args.off = js->olen;
 					e->args.len = (size_t)(js->p - from);
@@ -464,7 +456,7 @@ static int scan_event(struct cscan *s, struct cbatch *b, struct cev *e, const ch
 				break;
 			}
 			if (v && v->kind == CJ_NONE) {
-				err = scan_value(s, v, 0);
+				err = scan_value(js, v, 0);
 			} else {
 				int c = pc_jscan_ws(js);
 				double d;
@@ -492,6 +484,29 @@ done:
 	else if (js->p != js->end)
 		return PC_JSCAN_BAD;
 	return 0;
+}
+
+int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct carg **args,
+			uint32_t *nargs, uint32_t *cap, uint32_t *na)
+{
+	int err = 0;
+
+	*na = 0;
+	SCAN_OBJECT(js, err, k2, l2, {
+		struct carg *a;
+
+		if (*nargs == *cap &&
+		    pc_grow(ctx, (void **)args, sizeof(**args), cap, (size_t)*nargs + 1)) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
+		}
+		a = &(*args)[(*nargs)++];
+		(*na)++;
+		a->koff = k2;
+		a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
+		err = scan_value(js, &a->v, 1);
+	});
+	return err;
 }
 
 /* --- one event, the batch --- */
@@ -522,7 +537,6 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	unsigned depth = pc_jpull_depth(s->p);
 	unsigned max_depth = pc_jpull_max_depth(s->p) - (depth - 1);
 	size_t olen = js->olen, used, len;
-	uint32_t nargs = b->nargs;
 	const char *text;
 	int err;
 
@@ -531,16 +545,15 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	r->len = 0;
 	r->keep = 0;
 	pc_jpull_window(s->p, &text, &len);
-	if (len && scan_event(s, b, &r->e, text, len, max_depth, &used) == 0) {
+	if (len && scan_event(s, &r->e, text, len, max_depth, &used) == 0) {
 		len = used;
 		pc_jpull_consume_object(s->p, used, js->nl);
 	} else {
 		js->olen = olen;
-		b->nargs = nargs;
 		err = pc_jpull_raw_rest(s->p, &text, &len, EVENT_MAX);
 		if (err)
 			return err;
-		err = scan_event(s, b, &r->e, text, len, max_depth, NULL);
+		err = scan_event(s, &r->e, text, len, max_depth, NULL);
 		if (err == PC_JSCAN_BAD) {
 			err = pc_jpull_recheck(s->p, text, len, off, line, col, depth);
 			if (!err)
@@ -574,7 +587,7 @@ static void fix_str(const char *base, struct cjv *v)
 static void batch_fix(struct cbatch *b)
 {
 	const char *base = b->scratch;
-	uint32_t i, k;
+	uint32_t i;
 
 	for (i = 0; i < b->n; i++) {
 		struct cevr *r = &b->ev[i];
@@ -593,18 +606,8 @@ static void batch_fix(struct cbatch *b)
 		fix_str(base, &e->bp);
 		fix_str(base, &e->id2_local);
 		fix_str(base, &e->id2_global);
-		e->a = e->na ? b->args + e->a_first : NULL;
 		if (e->args.kind == CJ_OBJ)
 			e->args.s = base + e->args.off;
-		for (k = 0; k < e->na; k++) {
-			struct carg *a = &e->a[k];
-
-			a->key = base + a->koff;
-			if (a->v.kind == CJ_STR)
-				fix_str(base, &a->v);
-			else if (a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
-				a->v.s = base + a->v.off;
-		}
 		if (r->keep)
 			r->text = base + r->toff;
 	}
@@ -621,7 +624,6 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	int err = 0;
 
 	b->n = 0;
-	b->nargs = 0;
 	b->end = 0;
 	b->err = 0;
 	js->out = b->scratch;
@@ -769,7 +771,6 @@ int pc_chrome_scan_end(struct cscan *s)
 	}
 	for (i = 0; i < NBATCH; i++) {
 		pc_free(s->ctx, s->b[i].ev);
-		pc_free(s->ctx, s->b[i].args);
 		pc_free(s->ctx, s->b[i].scratch);
 	}
 	pc_jscan_free(&s->js);

@@ -171,8 +171,10 @@ static int v8_members(struct pc_jscan *js, const char *const *keys, const char *
 
 	for (i = 0; i < n; i++)
 		at[i] = NULL;
-	if (pc_jscan_ws(js) != '{')
-		return pc_jscan_skip(js); /* not an object: none of them */
+	if (pc_jscan_ws(js) != '{') {
+		pc_jscan_skip_checked(js); /* not an object: none of them */
+		return 0;
+	}
 	err = pc_jscan_enter(js, &it);
 	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
 		for (i = 0; i < n; i++)
@@ -180,7 +182,8 @@ static int v8_members(struct pc_jscan *js, const char *const *keys, const char *
 				at[i] = js->p;
 				break;
 			}
-		err = pc_jscan_skip(js);
+		/* the scanner checked the event's text: only its end is wanted */
+		pc_jscan_skip_checked(js);
 	}
 	return err;
 }
@@ -404,9 +407,7 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 				args = js->p;
 				break;
 			}
-			err = pc_jscan_skip(js);
-			if (err)
-				break;
+			pc_jscan_skip_checked(js);
 		}
 	}
 	data = NULL;

@@ -2,6 +2,7 @@
 /*
  * jread.c - helpers for the JSON profile readers (see pc_jread.h).
  */
+#define _GNU_SOURCE 1 /* memmem */
 #include "readers/pc_jread.h"
 
 #include "json/pc_validate.h"
@@ -116,14 +117,10 @@ int pc_jr_peek_is_object(const unsigned char *peek, size_t len)
 
 int pc_jr_peek_has(const unsigned char *peek, size_t len, const char *needle)
 {
-	size_t n = strlen(needle), i;
+	size_t n = strlen(needle);
 
-	if (!n || n > len)
-		return 0;
-	for (i = 0; i + n <= len; i++)
-		if (peek[i] == (unsigned char)needle[0] && memcmp(peek + i, needle, n) == 0)
-			return 1;
-	return 0;
+	/* memmem(): every reader's detection looks through the whole peek */
+	return n && n <= len && memmem(peek, len, needle, n) != NULL;
 }
 
 /* --- categories --- */

@@ -265,9 +265,10 @@ struct cev {
 	uint32_t nmembers;
 	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, bp, id2,
 		id2_local, id2_global, args; /* args.s: the object's text, as it is in the trace */
-	struct carg *a; /* args members in order (duplicates too), when args is an object */
+	struct carg *a; /* args members in order (duplicates too), when args is an object;
+			 * decoded by the reader when it needs them (pc_chrome_args()) */
 	uint32_t na;
-	uint32_t a_first; /* while scanning: where a starts in the batch's args */
+	uint8_t args_later; /* args is an object with members not decoded yet */
 	/* pc_chrome_hash() of the args text, the name and the cat, which the
 	 * reader's payload cache and memos look them up by: worked out by the
 	 * reader a few events ahead (0: not yet) */
@@ -291,6 +292,15 @@ struct cevr {
  * other P samples, contexts and a process's stackFrames are parsed with
  * cJSON.
  */
+struct rd;
+/*
+ * The args members of e (e->a, e->na), decoded from its args text when
+ * they were not yet: the scanner only checks and keeps the text, since an
+ * event whose payload the cache already has (and one read from its text)
+ * needs no members.  Valid until the next call.  0 or an error.
+ */
+int pc_chrome_args(struct rd *r, const struct cev *e);
+
 static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_len)
 {
 	if (ph == 'M')
@@ -313,8 +323,6 @@ static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_le
 struct cbatch {
 	struct cevr *ev;
 	uint32_t n;
-	struct carg *args;
-	uint32_t nargs, args_cap;
 	char *scratch; /* every string the events point to */
 	size_t scap;
 	int end;	      /* the last batch: the array ended, or err */
@@ -341,6 +349,9 @@ struct rd {
 	struct v8prof *prof;
 	uint32_t nprof, prof_cap;
 	struct pc_jscan v8js; /* reads V8 profile events again, from their text */
+	struct pc_jscan ajs;  /* decodes an event's args members (pc_chrome_args()) */
+	struct carg *aargs;   /* ... into these */
+	uint32_t aargs_cap;
 	double *v8val;	      /* a ProfileChunk's samples, then its time deltas */
 	uint32_t v8val_cap;
 	struct counter_key *ck;
@@ -400,6 +411,14 @@ struct cscan;
 /* Start scanning the events array p stands in (after its '['); p and its
  * input belong to the scanner until pc_chrome_scan_end(). */
 int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out);
+/*
+ * The members of the object at js's cursor appended to *args (*nargs of
+ * *cap), *na of them: keys and strings decoded into js's scratch, numbers
+ * parsed, nested values printed as cJSON prints them; offsets into the
+ * scratch (koff, v.off).  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM.
+ */
+int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct carg **args,
+			uint32_t *nargs, uint32_t *cap, uint32_t *na);
 /* The next batch, valid until the next call (the reader may note things
  * in its events); NULL after the last one. */
 struct cbatch *pc_chrome_scan_next(struct cscan *s);

@@ -17,7 +17,8 @@
  *                streamed with the pull tokenizer; each event object is
  *                scanned once where it lies in the input chunk, on a thread
  *                of its own (chrome_scan.c: syntax checked, the members used
- *                decoded, args members kept; the document is never a tree);
+ *                decoded, the args text kept, its members decoded here when
+ *                a payload is built; the document is never a tree);
  *                V8 Profile/ProfileChunk events are read again from their
  *                text (chrome_v8.c); only C, other P, context events and a
  *                process's stackFrames are parsed with cJSON (with_cjson())
@@ -148,6 +149,35 @@ static int64_t cv_id(const struct cjv *v, int64_t dflt)
 		return -(int64_t)(pc_hash_bytes(v->s, strlen(v->s), 0) >> 2) - 2;
 	}
 	return dflt;
+}
+
+int pc_chrome_args(struct rd *r, const struct cev *ce)
+{
+	/* the batch is the reader's while it handles its events */
+	struct cev *e = (struct cev *)(uintptr_t)ce;
+	struct pc_jscan *js = &r->ajs;
+	uint32_t nargs = 0, k;
+	int err;
+
+	if (!e->args_later)
+		return 0;
+	e->args_later = 0;
+	pc_jscan_start(js, e->args.s, e->args.len, UINT_MAX); /* (its depth: checked) */
+	err = pc_chrome_scan_args(js, r->ctx, &r->aargs, &nargs, &r->aargs_cap, &e->na);
+	if (err == PC_JSCAN_BAD)
+		return pc_fail(r->ctx, PROFCONV_ERR_INTERNAL, NULL,
+			       "%s: args the scanner checked could not be read again", r->name);
+	if (err)
+		return err;
+	for (k = 0; k < nargs; k++) {
+		struct carg *a = &r->aargs[k];
+
+		a->key = js->out + a->koff;
+		if (a->v.kind == CJ_STR || a->v.kind == CJ_OBJ || a->v.kind == CJ_ARR)
+			a->v.s = js->out + a->v.off;
+	}
+	e->a = nargs ? r->aargs : NULL;
+	return 0;
 }
 
 /* The first args member named key (cJSON_GetObjectItemCaseSensitive), or NULL. */
@@ -336,9 +366,15 @@ struct pmeta *pc_chrome_pmeta(struct rd *r, int64_t pid)
 static int metadata_event(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t pid,
 			  const char *name)
 {
-	const struct cjv *sv = cv_arg(e, "name"), *nv;
-	const char *s = sv ? pc_chrome_cv_str(sv) : NULL;
+	const struct cjv *sv, *nv;
+	const char *s;
 	double v;
+	int err = pc_chrome_args(r, e);
+
+	if (err)
+		return err;
+	sv = cv_arg(e, "name");
+	s = sv ? pc_chrome_cv_str(sv) : NULL;
 
 	if (strcmp(name, "thread_name") == 0 && s && ti) {
 		if (ti->named)
@@ -1013,6 +1049,8 @@ static void rd_free(struct rd *r)
 	}
 	pc_free(r->ctx, r->th);
 	pc_jscan_free(&r->v8js);
+	pc_jscan_free(&r->ajs);
+	pc_free(r->ctx, r->aargs);
 	pc_free(r->ctx, r->v8val);
 	for (i = 0; i < r->nas; i++)
 		pc_free(r->ctx, r->as[i].key);
@@ -1068,6 +1106,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.as_latest, ctx);
 	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
 	pc_jscan_init(&r.v8js, ctx);
+	pc_jscan_init(&r.ajs, ctx);
 	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
 	r.pl_set = PC_NONE;
 	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));

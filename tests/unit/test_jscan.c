@@ -111,6 +111,73 @@ static void test_numbers(void)
 		PC_CHECK_EQ_INT(number(bad[i], &d), -1);
 }
 
+/*
+ * Integers of 1 to 20 digits, each followed by what may follow a number
+ * (or by the text's end), at every offset from an 8-byte boundary: the
+ * fast path reads a run shorter than 8 digits from one load, and must stop
+ * exactly where the digits do (or go on as a decimal or an exponent).
+ */
+static void test_number_runs(void)
+{
+	static const char *const after[] = { "", ",", "]", "}", " ", ".5", "e3", "E-2", "x", "\xff" };
+	static const char digits[] = "98765432109876543210";
+	char buf[64], *at;
+	size_t nd, a, off;
+	double d;
+
+	for (nd = 1; nd <= 20; nd++)
+		for (a = 0; a < PC_ARRAY_SIZE(after); a++)
+			for (off = 0; off < 8; off++) {
+				int neg = (int)(off & 1);
+				size_t len;
+				double want;
+				char *end;
+
+				memset(buf, 'Q', sizeof(buf));
+				at = buf + off;
+				len = (size_t)snprintf(at, sizeof(buf) - off, "%s%.*s%s", neg ? "-" : "",
+						       (int)nd, digits, after[a]);
+				want = strtod(at, &end);
+				pc_jscan_start(&js, at, len, 64);
+				PC_CHECK_EQ_INT(pc_jscan_number(&js, &d), 0);
+				if (js.p != end || memcmp(&d, &want, sizeof(d)) != 0) {
+					fprintf(stderr, "number run '%s': %.17g, %zu bytes; strtod %.17g, %zu\n",
+						at, d, (size_t)(js.p - at), want, (size_t)(end - at));
+					PC_CHECK(0);
+				}
+			}
+}
+
+/* pc_jscan_skip_checked() ends where pc_jscan_skip() does, on texts it accepted. */
+static void test_skip_checked(void)
+{
+	static const char *const cases[] = {
+		"{}", "[]", "1", "-2.5e3,", "true]", "null}", "\"a\"", "\"a\\\"]b\",\"c\"",
+		"\"\\\\\"]", "\"x\\u0022]\"", "[1,[2,{\"a\":\"]}\"}],3] , 4",
+		"{\"k\":{\"n\":[{\"callFrame\":{\"url\":\"a\\\"{\"}},{}]}}x",
+		" { \"a\" : [ 1 , \"}\" ] } ,", "123 ", "\"\xc3\xa9\",", "[[[[[]]]]]]",
+	};
+	size_t i;
+
+	for (i = 0; i < PC_ARRAY_SIZE(cases); i++) {
+		const char *t = cases[i];
+		const char *want;
+
+		pc_jscan_start(&js, t, strlen(t), 64);
+		pc_jscan_ws(&js);
+		PC_CHECK_EQ_INT(pc_jscan_skip(&js), 0);
+		want = js.p;
+		pc_jscan_start(&js, t, strlen(t), 64);
+		pc_jscan_ws(&js);
+		pc_jscan_skip_checked(&js);
+		if (js.p != want) {
+			fprintf(stderr, "skip_checked '%s': %zu bytes, skip %zu\n", t,
+				(size_t)(js.p - t), (size_t)(want - t));
+			PC_CHECK(0);
+		}
+	}
+}
+
 /* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
 static int same_as_cjson(const char *s)
 {
@@ -525,6 +592,8 @@ int main(void)
 	pc_jscan_init(&js, ctx);
 	test_strings();
 	test_numbers();
+	test_number_runs();
+	test_skip_checked();
 	test_print();
 	test_same_decisions();
 	test_raw_rest();
