@@ -603,7 +603,7 @@ for t in out["threads"]:
                 for key in strs[x[k]].split("; "):
                     got.setdefault(key, {})[p] = here
         if x and "flowTo" in x:
-            tos[here] = x["flowTo"]
+            tos[here] = strs[x["flowTo"]]
 assert len(want) == 68, len(want)  # 32 whole flows, 36 cut in two
 nb = nto = 0
 for key, ends in want.items():
@@ -724,7 +724,7 @@ PY
 import json, sys
 d = json.load(open(sys.argv[1]))
 strs = d["shared"]["stringArray"]
-ids = ("flow", "terminatingFlow")
+ids = ("flow", "terminatingFlow", "flowFrom", "flowTo")
 got = []
 for t in d["threads"]:
     m = t["markers"]
@@ -754,7 +754,7 @@ ms = {s["name"]: s for s in d["meta"]["markerSchema"]}
 assert "TraceEventFlow" not in ms, sorted(ms)
 fmt = [(f["key"], f["format"]) for f in ms["TraceEvent"]["fields"]]
 assert fmt == [("cat", "unique-string"), ("n", "number"), ("flow", "flow-id"), ("terminatingFlow", "terminating-flow-id"),
-               ("flowFrom", "string"), ("flowTo", "string")], fmt
+               ("flowFrom", "unique-string"), ("flowTo", "unique-string")], fmt
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
 assert main["data"][5]["n"] == 1, main["data"][5]
 PY

@@ -520,8 +520,8 @@ int pc_chrome_add_schema(struct rd *r)
 		static const struct pc_schema_field ff[] = {
 			{ "flow", "Flow", "flow-id", 0 },
 			{ "terminatingFlow", "Flow (ends here)", "terminating-flow-id", 0 },
-			{ "flowFrom", "Flow from", "string", 0 },
-			{ "flowTo", "Flow to", "string", 0 },
+			{ "flowFrom", "Flow from", "unique-string", 0 },
+			{ "flowTo", "Flow to", "unique-string", 0 },
 		};
 
 		for (i = 0; i < PC_ARRAY_SIZE(ff); i++)
