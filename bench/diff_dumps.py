@@ -10,7 +10,8 @@ same input (call trees, function lists with self time, markers per name, as
 the front-end shows them); every member but the file name and the load time
 must be equal.  With the two processed profiles as well, each marker is
 compared as the tooltip and the marker table show it: thread, name, start,
-end, phase, category and every schema field of its payload, a string-table
+end, phase, category, its schema's description and display locations, and
+every schema field of its payload (label and value), a string-table
 reference (unique-string, flow-id, terminating-flow-id) read as its text, so
 that a field written as text in one and as a reference in the other, or a
 renamed string table row, is no difference.
@@ -61,8 +62,12 @@ def shown_markers(path):
             p = m["data"][i]
             shown = None
             if isinstance(p, dict):
-                shown = {"type": p.get("type")}
+                # the schema's name is not displayed (only its description
+                # and fields): a renamed schema is no difference
+                shown = {}
                 s = schemas.get(p.get("type"))
+                if s:
+                    shown["(schema)"] = (s.get("description"), None, sorted(s.get("display") or []))
                 for f in (s.get("fields", s.get("data", [])) if s else []):
                     if "key" not in f:
                         continue  # a static row (Gecko format)
@@ -87,7 +92,7 @@ def normalise_fields(threads):
         for j, r in enumerate(t["markers"]):
             shown = r[5]
             if shown:
-                shown = {k: (v if k == "type" else (v[0], v[2])) for k, v in shown.items()}
+                shown = {k: (v[0], v[2]) for k, v in shown.items()}
             t["markers"][j] = list(r[:5]) + [shown]
     return threads
 
