@@ -603,7 +603,7 @@ for t in out["threads"]:
                 for key in strs[x[k]].split("; "):
                     got.setdefault(key, {})[p] = here
         if x and "flowTo" in x:
-            tos[here] = x["flowTo"]
+            tos[here] = strs[x["flowTo"]]
 assert len(want) == 68, len(want)  # 32 whole flows, 36 cut in two
 nb = nto = 0
 for key, ends in want.items():
@@ -662,7 +662,7 @@ assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1)
 # the flow that starts in RunTask (its s, with no f) is a field of RunTask
 assert strs[mk["data"][0]["flow"]] == "5 toplevel/flow" and "flowTo" not in mk["data"][0], mk["data"][0]
 # string values are string-table indexes (format unique-string), numbers numbers
-fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "TraceEvent" for f in s["fields"]}
+fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "Trace" for f in s["fields"]}
 assert fmt["src"] == "unique-string" and fmt["cat"] == "unique-string" and fmt["nodes"] == "number", fmt
 assert mk["data"][1]["nodes"] == 12 and strs[mk["data"][0]["src"]] == "a.cc", mk["data"][:3]
 assert strs[mk["data"][0]["cat"]] == "toplevel", mk["data"][0]
@@ -707,7 +707,7 @@ strs = d["shared"]["stringArray"]
 names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
 got = collections.Counter(strs[t["markers"]["name"][i]] for t in d["threads"]
                           for i in range(t["markers"]["length"])
-                          if t["markers"]["data"][i] and t["markers"]["data"][i]["type"] == "TraceEvent"
+                          if t["markers"]["data"][i] and t["markers"]["data"][i]["type"] == "Trace"
                           and t["markers"]["phase"][i] == 1 and t["name"] != "Async events")
 assert got == names, (got, names)
 PY
@@ -724,13 +724,13 @@ PY
 import json, sys
 d = json.load(open(sys.argv[1]))
 strs = d["shared"]["stringArray"]
-ids = ("flow", "terminatingFlow")
+ids = ("flow", "terminatingFlow", "flowFrom", "flowTo")
 got = []
 for t in d["threads"]:
     m = t["markers"]
     for i in range(m["length"]):
         x = m["data"][i]
-        assert x["type"] == "TraceEvent", x
+        assert x["type"] == "Trace", x
         got.append((t["name"], strs[m["name"][i]], m["startTime"][i],
                     {k: strs[v] if k in ids else v for k, v in x.items() if k in ids or k.startswith("flow")}))
 assert got == [
@@ -752,9 +752,9 @@ assert got == [
 ], got
 ms = {s["name"]: s for s in d["meta"]["markerSchema"]}
 assert "TraceEventFlow" not in ms, sorted(ms)
-fmt = [(f["key"], f["format"]) for f in ms["TraceEvent"]["fields"]]
+fmt = [(f["key"], f["format"]) for f in ms["Trace"]["fields"]]
 assert fmt == [("cat", "unique-string"), ("n", "number"), ("flow", "flow-id"), ("terminatingFlow", "terminating-flow-id"),
-               ("flowFrom", "string"), ("flowTo", "string")], fmt
+               ("flowFrom", "unique-string"), ("flowTo", "unique-string")], fmt
 main = [t for t in d["threads"] if t["name"] == "Main"][0]["markers"]
 assert main["data"][5]["n"] == 1, main["data"][5]
 PY
@@ -769,14 +769,14 @@ PY
 import json, sys
 d = json.load(open(sys.argv[1]))
 strs = d["shared"]["stringArray"]
-fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "TraceEvent" for f in s["fields"]}
+fmt = {f["key"]: f["format"] for s in d["meta"]["markerSchema"] if s["name"] == "Trace" for f in s["fields"]}
 assert fmt == {"cat": "unique-string", "k": "string", "m": "unique-string", "o": "unique-string", "b": "string"}, fmt
 mk = d["threads"][0]["markers"]
 got = [(strs[mk["name"][i]], {k: (strs[v] if fmt.get(k) == "unique-string" else v) for k, v in mk["data"][i].items()})
        for i in range(mk["length"])]
-assert got == [("A", {"type": "TraceEvent", "cat": "c", "k": "x", "m": "y", "o": '{"p":1}'}),
-               ("B", {"type": "TraceEvent", "cat": "c", "k": 7, "m": "y", "b": True}),
-               ("C", {"type": "TraceEvent", "cat": "d", "k": "x", "m": "z"})], got
+assert got == [("A", {"type": "Trace", "cat": "c", "k": "x", "m": "y", "o": '{"p":1}'}),
+               ("B", {"type": "Trace", "cat": "c", "k": 7, "m": "y", "b": True}),
+               ("C", {"type": "Trace", "cat": "d", "k": "x", "m": "z"})], got
 PY
 	# thread order and process names as the front-end's Chrome importer
 	# makes them: process_sort_index, thread_sort_index (CrBrowserMain -1),

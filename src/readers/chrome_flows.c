@@ -23,7 +23,8 @@
  *             flow-id: the ids of the flows that go on from it),
  *             `terminatingFlow` (terminating-flow-id: those that end in
  *             it), `flowFrom` and `flowTo` (where they come from and go
- *             to: the other end's slice, thread and tid).  Several flows
+ *             to: the other end's slice, thread and tid; unique-string,
+ *             as the same text repeats slice after slice).  Several flows
  *             of one kind on one slice are joined with "; ".
  *
  * No marker is made for a flow: the marker chart and table show the
@@ -417,16 +418,14 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 		}
 		if (err)
 			break;
-		if (a[i].kind == F_ID || a[i].kind == F_TID) {
-			row = pc_str_intern(r->m, t->s, t->n);
-			if (row == PC_NONE) {
-				err = PROFCONV_ERR_NOMEM;
-				break;
-			}
-			pc_pvb_sref(&b, row);
-		} else {
-			pc_pvb_str(&b, t->s, t->n);
+		/* every field a string-table reference: flowFrom and flowTo
+		 * (format unique-string) repeat for each slice of a kind */
+		row = pc_str_intern(r->m, t->s, t->n);
+		if (row == PC_NONE) {
+			err = PROFCONV_ERR_NOMEM;
+			break;
 		}
+		pc_pvb_sref(&b, row);
 	}
 	pl = pc_pvb_end(&b);
 	if (err)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * chrome_markers.c - the Chrome reader's markers: slices (X, B/E) and
- * instants become markers with TraceEvent payloads ({type, cat, and each
+ * instants become markers with Trace payloads ({type, cat, and each
  * args member}); payloads that repeat an earlier event's cat, context set
  * and args text are shared through a direct-mapped cache; names and
- * categories go through small memos; the TraceEvent schema lists the args
+ * categories go through small memos; the Trace schema lists the args
  * keys seen, string values being string-table references where a key had
  * only strings.  Slices are flagged here for pc_chrome_derive_samples()
  * (chrome_samples.c).
@@ -424,7 +424,7 @@ int pc_chrome_close_open(struct rd *r)
 	return err;
 }
 
-/* The TraceEvent schema: type, cat and every args key seen. */
+/* The Trace schema: type, cat and every args key seen. */
 /* The kinds of values an args key had (0: none seen). */
 static uint8_t arg_kinds(struct rd *r, const char *key)
 {
@@ -434,7 +434,7 @@ static uint8_t arg_kinds(struct rd *r, const char *key)
 }
 
 /*
- * TraceEvent payloads hold their string values as string-table references
+ * Trace payloads hold their string values as string-table references
  * (format unique-string: a repeated value is written once, in the string
  * table).  A key that also had numbers or booleans, or that did not make
  * it into the schema (more than MAX_ARG_KEYS keys), gets format string: its
@@ -522,8 +522,8 @@ int pc_chrome_add_schema(struct rd *r)
 		static const struct pc_schema_field ff[] = {
 			{ "flow", "Flow", "flow-id", 0 },
 			{ "terminatingFlow", "Flow (ends here)", "terminating-flow-id", 0 },
-			{ "flowFrom", "Flow from", "string", 0 },
-			{ "flowTo", "Flow to", "string", 0 },
+			{ "flowFrom", "Flow from", "unique-string", 0 },
+			{ "flowTo", "Flow to", "unique-string", 0 },
 		};
 
 		for (i = 0; i < PC_ARRAY_SIZE(ff); i++)
@@ -544,7 +544,7 @@ int pc_chrome_add_schema(struct rd *r)
 					 "A FrameBlamer context's activation on this thread") == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 	}
-	return pc_schema_add_simple(r->m, "TraceEvent", display, f, n, "{marker.name}", NULL, NULL,
+	return pc_schema_add_simple(r->m, PC_CHROME_EVENT_TYPE, display, f, n, "{marker.name}", NULL, NULL,
 				    "A Chrome trace event") == PC_NONE
 		       ? PROFCONV_ERR_NOMEM
 		       : 0;

@@ -25,8 +25,8 @@
  *   M            process_name, thread_name, process/thread_sort_index,
  *                process_labels (here)
  *   X, B/E       interval markers (B without E: an IntervalStart marker)
- *   I, i, R      instant markers; both with TraceEvent payloads {type:
- *                "TraceEvent", cat, and each args member (nested values as
+ *   I, i, R      instant markers; both with Trace payloads {type:
+ *                "Trace", cat, and each args member (nested values as
  *                JSON text)}, shared through a cache, and a schema listing
  *                the members seen (chrome_markers.c)
  *   b/e, S/F, n  async spans and instants: markers on a track of their own
@@ -1125,9 +1125,10 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.cat_js = pc_model_add_category(m, "JavaScript", "yellow");
 		r.cat_gc = pc_model_add_category(m, "GC / CC", "orange");
 		r.cat_native = pc_model_add_category(m, "Native", "blue");
-		/* the payload text every TraceEvent marker has */
+		/* the payload text every Trace marker has */
 		r.row_type = pc_pv_text_intern(m, "type", 4);
-		r.row_trace_event = pc_pv_text_intern(m, "TraceEvent", 10);
+		r.row_trace_event = pc_pv_text_intern(m, PC_CHROME_EVENT_TYPE,
+						      sizeof(PC_CHROME_EVENT_TYPE) - 1);
 		r.row_cat = pc_pv_text_intern(m, "cat", 3);
 		r.row_contexts = pc_pv_text_intern(m, "contexts", 8);
 		r.row_flow = pc_pv_text_intern(m, "flow", 4);
