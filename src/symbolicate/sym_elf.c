@@ -1085,6 +1085,8 @@ static int ensure_loaded(struct elf_src *s)
 		return 0;
 	pthread_mutex_lock(&s->mu);
 	if (!s->loaded && !s->load_err) {
+		pc_note(s->base.ctx, "%s: an address the symbol cache does not hold: reading the file",
+			s->base.path);
 		err = load_full(s->base.ctx, s, s->base.path);
 		if (err)
 			s->load_err = err;
