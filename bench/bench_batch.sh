@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # bench_batch.sh - batch mode's parallel speed-up: convert N copies of a
 # recording with --jobs 1 and with --jobs J and print, side by side, the
-# wall and CPU (user+sys) times and their ratios (issue 26's goal with
-# symbols from this machine's debug files: at least 1.7 with 2 jobs on 2
-# cores for 50 files, and under 0.3 s in all).  With BASE set, the same
-# for a second binary (an older build) in the same run, interleaved, and
-# the ratios between the two.
+# wall and CPU (user+sys) times, their ratios and the peak RSS, with the
+# persistent symbol cache off, cold (emptied before every run) and warm
+# (filled once before), and perf script on the same N files one after the
+# other for reference (issue 26's goal with symbols from this machine's
+# debug files: at least 1.7 with 2 jobs on 2 cores for 50 files, and under
+# 0.3 s in all).  With BASE set, the same for a second binary (an older
+# build, run without cache options) in the same run, interleaved.
 #
 # usage: bench/bench_batch.sh [RECORDING]
 #   RECORDING  a perf.data to copy (default examples/workload.perf.data)
@@ -16,10 +18,11 @@
 #   FILES      copies (default 50)
 #   JOBS       parallel jobs to compare with 1 (default: the number of CPUs)
 #   RUNS       timed runs of each, the best kept (default 5)
-#   SYMBOLS    1: symbolicate (default 0: --no-symbols, so the host's debug
-#              files do not decide the figure)
-# CPU time needs GNU time (/usr/bin/time); without it only wall time.  On a
-# loaded machine (the load average is printed) wall times and so the
+#   SYMBOLS    1 (default): symbolicate from this machine's debug files;
+#              0: --no-symbols (then only the "off" row)
+#   PERF       perf for the reference row (default perf; "" skips it)
+# CPU time and RSS need GNU time (/usr/bin/time); without it only wall time.
+# On a loaded machine (the load average is printed) wall times and so the
 # speed-up say little: compare CPU times.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,67 +32,109 @@ REC=${1:-$top/examples/workload.perf.data}
 FILES=${FILES:-50}
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN)}
 RUNS=${RUNS:-5}
-SYMS=--no-symbols
-[ "${SYMBOLS:-0}" = 1 ] && SYMS=
+PERF=${PERF-perf}
+SYMS=
+MODES="off cold warm"
+if [ "${SYMBOLS:-1}" = 0 ]; then
+	SYMS=--no-symbols
+	MODES=off
+fi
 for b in "$PROFCONV" $BASE; do
 	[ -x "$b" ] || { echo "bench_batch: no $b (build first)" >&2; exit 1; }
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/profconv-bench-batch.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+mkdir "$T/in"
 i=1
 while [ "$i" -le "$FILES" ]; do
-	cp "$REC" "$T/r$i.data"
+	cp "$REC" "$T/in/r$i.data"
 	i=$((i + 1))
 done
 GT=
 [ -x /usr/bin/time ] && GT=/usr/bin/time
 
-# one BIN JOBS: "wall cpu" of one run, in seconds
-one() {
-	rm -rf "$T/out"
+# timed CMD...: "wall cpu rss_kib" of one run
+timed() {
 	if [ -n "$GT" ]; then
-		$GT -f '%e %U %S' -o "$T/t" "$1" -q $SYMS -O "$T/out" --jobs "$2" "$T"/r*.data
-		awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$T/t"
+		$GT -f '%e %U %S %M' -o "$T/t" "$@"
+		awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$T/t"
 	else
 		_t0=$(date +%s.%N)
-		"$1" -q $SYMS -O "$T/out" --jobs "$2" "$T"/r*.data
+		"$@"
 		_t1=$(date +%s.%N)
-		awk "BEGIN { printf \"%.3f nan\n\", $_t1 - $_t0 }"
+		awk "BEGIN { printf \"%.3f nan nan\n\", $_t1 - $_t0 }"
 	fi
 }
 
-# the best (least wall, least CPU, each on its own) of RUNS runs of each
-# binary and job count, the runs interleaved so that load hits all alike
+# one BIN MODE JOBS: one run
+one() {
+	rm -rf "$T/out"
+	case $2 in
+	off) c=--no-symbol-cache ;;
+	cold) rm -rf "$T/cold"; c="--symbol-cache $T/cold" ;;
+	warm) c="--symbol-cache $T/warm" ;;
+	base) c= ;;
+	esac
+	timed "$1" -q $SYMS $c -O "$T/out" --jobs "$3" "$T"/in/r*.data
+}
+
+perf_all() {
+	timed sh -c 'p=$1; shift; for f; do "$p" script -i "$f" >/dev/null 2>&1; done' sh \
+		"$PERF" "$T"/in/r*.data
+}
+
+# fill the warm cache once
+[ "$SYMS" ] || "$PROFCONV" -q --symbol-cache "$T/warm" -O "$T/out" --jobs 1 "$T/in/r1.data"
+
+# the best (least wall, least CPU, each on its own) of RUNS runs of each,
+# the runs interleaved so that load hits all alike
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 : >"$T/rows"
 r=0
 while [ "$r" -lt "$RUNS" ]; do
-	for b in "$PROFCONV" $BASE; do
+	for m in $MODES; do
 		for j in 1 "$JOBS"; do
-			echo "$b $j $(one "$b" "$j")" >>"$T/rows"
+			echo "$PROFCONV $m $j $(one "$PROFCONV" "$m" "$j")" >>"$T/rows"
 		done
 	done
+	for b in $BASE; do
+		for j in 1 "$JOBS"; do
+			echo "$b base $j $(one "$b" base "$j")" >>"$T/rows"
+		done
+	done
+	if [ -n "$PERF" ] && command -v "$PERF" >/dev/null 2>&1; then
+		echo "perf-script script 1 $(perf_all)" >>"$T/rows"
+	fi
 	r=$((r + 1))
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 size=$(du -k "$REC" | cut -f1)
 echo "recording:   $REC (${size} KiB), $FILES copies, ${SYMS:-with symbols}, best of $RUNS"
 echo "machine:     $(getconf _NPROCESSORS_ONLN) CPUs, load average $load0 before, $load1 after"
-awk -v jobs="$JOBS" -v main="$PROFCONV" '
-{ k = $1 " " $2
-  if (!(k in w) || $3 < w[k]) w[k] = $3
-  if (!(k in c) || $4 < c[k]) c[k] = $4
-  if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+echo "cache:       off = --no-symbol-cache; cold = an empty --symbol-cache before each run;"
+echo "             warm = a --symbol-cache filled by one conversion beforehand"
+awk -v jobs="$JOBS" '
+function fn(n) { return n == "" ? "-" : n }
+{ k = $1 " " $2 " " $3
+  if (!(k in w) || $4 < w[k]) w[k] = $4
+  if (!(k in c) || $5 < c[k]) c[k] = $5
+  if (!(k in m) || $6 > m[k]) m[k] = $6
+  kk = $1 " " $2
+  if (!(kk in seen)) { seen[kk] = 1; order[n++] = kk } }
 END {
-  printf "%-40s %9s %9s %9s %9s %9s\n", "binary", "wall j1", "wall j" jobs, "speed-up", "CPU j1", "CPU j" jobs
+  ps = "perf-script script 1"
+  printf "%-44s %-5s %8s %8s %8s %8s %8s %8s %9s\n", "binary", "cache", "wall j1", "wall j" jobs,
+    "speed-up", "CPU j1", "CPU j" jobs, "RSS MiB", "wall/perf"
   for (i = 0; i < n; i++) {
-    b = order[i]; a = b " 1"; p = b " " jobs
-    printf "%-40s %8.3fs %8.3fs %8.2fx %8.3fs %8.3fs\n", b, w[a], w[p], w[a] / w[p], c[a], c[p]
+    split(order[i], f, " ")
+    if (f[2] == "script") continue
+    a = order[i] " 1"; p = order[i] " " jobs
+    ratio = (ps in w && w[ps] > 0) ? sprintf("%9.3f", w[p] / w[ps]) : "        -"
+    printf "%-44s %-5s %7.3fs %7.3fs %7.2fx %7.3fs %7.3fs %8.1f %s\n", f[1], f[2], w[a], w[p],
+      w[a] / w[p], c[a], c[p], (m[a] > m[p] ? m[a] : m[p]) / 1024, ratio
   }
-  if (n > 1) {
-    b = order[1]
-    printf "%s / %s: wall j1 %.2fx, wall j%s %.2fx, CPU j1 %.2fx\n", b, main,
-      w[b " 1"] / w[main " 1"], jobs, w[b " " jobs] / w[main " " jobs], c[b " 1"] / c[main " 1"]
-  }
+  if (ps in w)
+    printf "%-44s %-5s %7.3fs %8s %8s %7.3fs %8s %8.1f\n", "perf script (each file, one by one)", "-",
+      w[ps], "", "", c[ps], "", m[ps] / 1024
   printf "goal (2 idle cores, with symbols): speed-up >= 1.7 and wall j2 <= 0.3 s\n"
 }' "$T/rows"

@@ -4,7 +4,8 @@
 # host's symbol sources.  Runs ctest under strace with HOME set to an empty
 # directory and lists every path a test process opened or stat'ed under
 # /usr/lib/debug, $HOME/.debug, /tmp/perf-*.map, /proc/kallsyms or
-# /sys/kernel/notes (the host searches in src/symbolicate/symbolicate.c).
+# /sys/kernel/notes (the host searches in src/symbolicate/symbolicate.c),
+# or the user's persistent symbol cache, $HOME/.cache/profconv.
 # Any hit means a test depends on the host (exit 1).
 # usage: bench/hermetic_check.sh [BUILD_DIR]   (default: build; needs strace)
 set -eu
@@ -18,7 +19,7 @@ HOME="$T/home" strace -f -qq -o "$T/tr/t" \
 	-e trace=open,openat,stat,newfstatat,lstat,access,faccessat,faccessat2,statx \
 	ctest --test-dir "$B" -j2 --output-on-failure >"$T/ctest.log" 2>&1 ||
 	{ tail -30 "$T/ctest.log"; echo "hermetic_check: ctest failed with HOME empty" >&2; exit 1; }
-grep -hoE '"(/usr/lib/debug[^"]*|'"$T"'/home/\.debug[^"]*|/tmp/perf-[0-9]+\.map|/proc/kallsyms|/sys/kernel/notes)"' \
+grep -hoE '"(/usr/lib/debug[^"]*|'"$T"'/home/\.debug[^"]*|'"$T"'/home/\.cache/profconv[^"]*|/tmp/perf-[0-9]+\.map|/proc/kallsyms|/sys/kernel/notes)"' \
 	"$T"/tr/t* | sort | uniq -c >"$T/hits" || true
 if [ -s "$T/hits" ]; then
 	echo "hermetic_check: tests looked at host symbol sources:" >&2

@@ -158,6 +158,12 @@ static void usage(FILE *f)
 	      "                        machine's paths (debug dirs, the recorded binaries,\n"
 	      "                        /proc/kallsyms, /tmp/perf-PID.map): the same result\n"
 	      "                        everywhere\n"
+	      "      --symbol-cache DIR  keep what was resolved from each symbol file in\n"
+	      "                        DIR, by build id, and read it back next time\n"
+	      "                        (default: $PROFCONV_SYMBOL_CACHE, else\n"
+	      "                        $XDG_CACHE_HOME/profconv, else ~/.cache/profconv;\n"
+	      "                        the output is the same with and without it)\n"
+	      "      --no-symbol-cache do not read or write the symbol cache\n"
 	      "      --strict          treat recoverable damage as an error\n"
 	      "      --max-memory SIZE stop with an error past this much memory (default 8G;\n"
 	      "                        a number of MiB, or with K, M, G or T); it covers what\n"
@@ -616,7 +622,7 @@ static int parse_count(const char *s, unsigned long max, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST,
+	enum { OPT_STRICT = 256, OPT_MAXMEM, OPT_SYMDIR, OPT_KALLSYMS, OPT_NOSYMS, OPT_NOHOST, OPT_SYMCACHE, OPT_NOSYMCACHE,
 	       OPT_COMPRESS, OPT_NOOPEN, OPT_TIMEOUT, OPT_JOBS, OPT_INPUTS, OPT_REPORT, OPT_SHARD,
 	       OPT_JSON, OPT_EXPECT, OPT_PORT, OPT_HOST, OPT_ORIGIN, OPT_ALLOW_REMOTE,
 	       OPT_SOURCE_MAP };
@@ -631,6 +637,8 @@ int main(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, OPT_NOSYMS },
 		{ "no-host-symbols", no_argument, NULL, OPT_NOHOST },
+		{ "symbol-cache", required_argument, NULL, OPT_SYMCACHE },
+		{ "no-symbol-cache", no_argument, NULL, OPT_NOSYMCACHE },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "no-open", no_argument, NULL, OPT_NOOPEN },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -702,6 +710,24 @@ int main(int argc, char **argv)
 		const char *hs = getenv("PROFCONV_HOST_SYMBOLS");
 
 		if (hs && *hs && set(ctx, &st, "host-symbols", hs))
+			goto usage_err;
+	}
+	/* the persistent symbol cache: PROFCONV_SYMBOL_CACHE (DIR, or "none"),
+	 * else $XDG_CACHE_HOME/profconv, else ~/.cache/profconv */
+	{
+		const char *sc = getenv("PROFCONV_SYMBOL_CACHE"), *base = getenv("XDG_CACHE_HOME");
+		static char dir[4096]; /* set() keeps the pointer */
+
+		dir[0] = 0;
+		if (sc && *sc) {
+			if (strcmp(sc, "none") != 0)
+				snprintf(dir, sizeof(dir), "%s", sc);
+		} else if (base && base[0] == '/') {
+			snprintf(dir, sizeof(dir), "%s/profconv", base);
+		} else if ((base = getenv("HOME")) && base[0] == '/') {
+			snprintf(dir, sizeof(dir), "%s/.cache/profconv", base);
+		}
+		if (dir[0] && set(ctx, &st, "symbol-cache", dir))
 			goto usage_err;
 	}
 	opterr = 0; /* its messages name argv[0]'s path; option_error() says them */
@@ -785,6 +811,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_COMPRESS:
 			if (set(ctx, &st, "compress", optarg))
+				goto usage_err;
+			break;
+		case OPT_SYMCACHE:
+			if (!optarg[0]) {
+				profconv_ctx_free(ctx);
+				return usage_error("--symbol-cache takes a directory");
+			}
+			if (set(ctx, &st, "symbol-cache", optarg))
+				goto usage_err;
+			break;
+		case OPT_NOSYMCACHE:
+			if (set(ctx, &st, "symbol-cache", ""))
 				goto usage_err;
 			break;
 		case OPT_NOHOST:

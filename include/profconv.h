@@ -248,6 +248,16 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 (debug dirs, ~/.debug, the recorded binaries,
  *                 /proc/kallsyms, /tmp/perf-PID.map), so the result is the
  *                 same on every machine
+ *   "symbol-cache" DIR, or "" (the library's default: none): a persistent
+ *                 cache of what each ELF symbol file resolved, one file per
+ *                 symbol file named by its build id, read back by later
+ *                 conversions (of this process or another) so that a file
+ *                 whose addresses are all cached is not read further; the
+ *                 output is the same with and without it.  The profconv
+ *                 command uses $PROFCONV_SYMBOL_CACHE, else
+ *                 $XDG_CACHE_HOME/profconv, else ~/.cache/profconv.
+ *                 Conversions sharing a profconv_symcache use the first
+ *                 one's directory for a file they share.
  *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the
  *                 output in the same pass; "auto" compresses what
  *                 profconv_write_path() writes to FILE.gz (gzip) or

@@ -310,6 +310,15 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 	}
 	if (strcmp(key, "symbol-dir") == 0)
 		return push_str(ctx, &o->symbol_dirs, &o->nsymbol_dirs, value);
+	if (strcmp(key, "symbol-cache") == 0) {
+		char *v = value[0] ? strdup(value) : NULL;
+
+		if (value[0] && !v)
+			return pc_fail(ctx, PROFCONV_ERR_NOMEM, NULL, "out of memory");
+		free(o->symbol_cache);
+		o->symbol_cache = v;
+		return 0;
+	}
 	if (strcmp(key, "kallsyms") == 0) {
 		char *v = strdup(value);
 
@@ -374,6 +383,7 @@ static void options_free(struct pc_options *o)
 		free(o->symbol_dirs[i]);
 	free(o->symbol_dirs);
 	free(o->kallsyms);
+	free(o->symbol_cache);
 	for (i = 0; i < o->nfmt; i++) {
 		free(o->fmt[i].key);
 		free(o->fmt[i].value);
@@ -400,6 +410,11 @@ int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src)
 	if (!err && s->kallsyms) {
 		d->kallsyms = strdup(s->kallsyms);
 		if (!d->kallsyms)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	if (!err && s->symbol_cache) {
+		d->symbol_cache = strdup(s->symbol_cache);
+		if (!d->symbol_cache)
 			err = PROFCONV_ERR_NOMEM;
 	}
 	for (i = 0; i < s->nfmt && !err; i++)

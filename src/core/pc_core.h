@@ -69,6 +69,7 @@ struct pc_options {
 	unsigned nsymbol_dirs;
 	char *kallsyms; /* "kallsyms" FILE, or NULL */
 	int no_host_symbols; /* "host-symbols" "no": only symbol-dir and kallsyms */
+	char *symbol_cache;  /* "symbol-cache" DIR: the persistent symbol cache, or NULL */
 	char compress[8];    /* "compress": "" (auto, by the output's name), none, gzip, zstd */
 	struct pc_kv *fmt; /* format options, in the order first set */
 	unsigned nfmt;

@@ -41,6 +41,7 @@
 
 #include "symbolicate/pc_cfi.h"
 #include "symbolicate/pc_dwarf.h"
+#include "symbolicate/pc_sympersist.h"
 #include "symbolicate/pc_symsrc.h"
 
 /* The ELF constants used here (no <elf.h>: not every platform has one). */
@@ -149,6 +150,14 @@ struct elf_src {
 	 */
 	pthread_mutex_t mu;
 	char dembuf[DEMANGLE_MAX];
+	/*
+	 * The persistent cache (pc_sympersist.h), or NULL.  When it held this
+	 * file's results (deferred), the symbol table and DWARF are read only
+	 * once a lookup misses it (loaded, under mu; load_err: that failed).
+	 */
+	struct pc_sympersist *pc;
+	uint64_t warn_base; /* the ctx's warnings after opening: more, and nothing is written */
+	int deferred, loaded, load_err, cached_dwarf;
 };
 
 /* --- the mapped file --- */
@@ -1007,9 +1016,8 @@ static const char *shown_name(struct elf_src *s, struct elf_sym *y)
 
 /* --- the source --- */
 
-static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
+static int lookup_now(struct elf_src *s, uint64_t rel, struct pc_sym_result *out)
 {
-	struct elf_src *s = (struct elf_src *)base;
 	struct pc_dwarf_hit hitbuf, *hit = &hitbuf;
 	const struct elf_sym *cy;
 	uint64_t a, start, size;
@@ -1066,12 +1074,71 @@ static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result
 	return 1;
 }
 
+static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *path);
+
+/* Read what a deferred source put off; 0 or an error code (ctx set). */
+static int ensure_loaded(struct elf_src *s)
+{
+	int err;
+
+	if (!s->deferred || __atomic_load_n(&s->loaded, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	if (!s->loaded && !s->load_err) {
+		pc_note(s->base.ctx, "%s: an address the symbol cache does not hold: reading the file",
+			s->base.path);
+		err = load_full(s->base.ctx, s, s->base.path);
+		if (err)
+			s->load_err = err;
+		else
+			__atomic_store_n(&s->loaded, 1, __ATOMIC_RELEASE);
+	}
+	err = s->load_err;
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+static int elf_lookup(struct pc_symsrc *base, uint64_t rel, struct pc_sym_result *out)
+{
+	struct elf_src *s = (struct elf_src *)base;
+	int r;
+
+	if (s->pc) {
+		r = pc_sympersist_find(s->pc, rel, out);
+		if (r >= 0)
+			return r;
+	}
+	r = ensure_loaded(s);
+	if (r)
+		return -r;
+	r = lookup_now(s, rel, out);
+	if (r >= 0 && s->pc) {
+		pthread_mutex_lock(&s->mu);
+		pc_sympersist_add(s->pc, rel, r, out);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return r;
+}
+
+static uint64_t warn_total(const struct profconv_ctx *ctx)
+{
+	uint64_t n = 0;
+	unsigned k;
+
+	for (k = 0; k < ctx->nwarns; k++)
+		n += ctx->warns[k].count;
+	return n;
+}
+
 static void elf_close(struct pc_symsrc *base)
 {
 	struct elf_src *s = (struct elf_src *)base;
 	struct profconv_ctx *ctx = base->ctx;
 	uint32_t i;
 
+	/* written only when nothing since the opening warned (a warm run must warn as a cold one) */
+	pc_sympersist_close(s->pc, !s->load_err && warn_total(ctx) == s->warn_base,
+			    s->deferred && !s->loaded ? s->cached_dwarf : s->dw != NULL);
 	pc_dwarf_close(s->dw);
 	for (i = 0; i < s->nsyms; i++)
 		if (s->syms[i].shown && s->syms[i].shown != s->syms[i].name)
@@ -1182,11 +1249,74 @@ static int plt_in_file(struct elf_map *m)
 	return find_section(m, ".rela.plt", &sh) == 0 && sec_in_file(m, &sh);
 }
 
+/*
+ * The symbol table and DWARF: at opening, or at the first lookup the
+ * persistent cache cannot answer.  0 or an error code (ctx set).
+ */
+static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *path)
+{
+	int r, err = load_symbols(ctx, s);
+
+	if (err < 0)
+		goto bad;
+	if (err)
+		return err;
+	r = has_debug_info(&s->m);
+	if (r > 0) {
+		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &s->dw);
+		if (err)
+			return err;
+	} else if (r < 0) {
+		err = pc_warn(ctx, "debug info problems skipped", NULL,
+			      "%s: zstd-compressed DWARF (libdwarf reads zlib only); symbols only",
+			      path);
+		if (err)
+			return err;
+	}
+	if (!s->m.bad)
+		return 0;
+bad:
+	return pc_fail_at(ctx, PROFCONV_ERR_CORRUPT, path, s->m.bad_off, "ELF: %s",
+			  s->m.bad ? s->m.bad : "malformed");
+}
+
+static int file_id(struct elf_map *m, char *hex, size_t hexlen, struct pc_sympersist_id *id)
+{
+	const unsigned char *b;
+	uint32_t blen;
+	struct stat st;
+
+	hex[0] = 0;
+	if (fstat(m->fd, &st) != 0)
+		return -1;
+	if (find_build_id(m, &b, &blen) == 0 && to_hex(b, blen, hex, hexlen))
+		hex[0] = 0;
+	id->build_id = hex;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+	id->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+/* The persistent cache's entry for s (none when the file has no build id).  0 or NOMEM. */
+static int persist_open(struct profconv_ctx *ctx, struct elf_src *s)
+{
+	struct pc_sympersist_id fid, rid;
+	char fhex[256], rhex[256];
+
+	if (file_id(&s->m, fhex, sizeof(fhex), &fid) || !fhex[0])
+		return 0;
+	if (s->rt.p && file_id(&s->rt, rhex, sizeof(rhex), &rid))
+		return 0;
+	return pc_sympersist_open(ctx, ctx->opt.symbol_cache, &fid, s->rt.p ? &rid : NULL, &s->pc);
+}
+
 int pc_symsrc_open_elf_rt(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
 			  const char *runtime_path, struct pc_symsrc **out, char *why,
 			  size_t whylen)
 {
 	struct elf_src *s;
+	uint64_t w0;
 	int r, err = 0;
 
 	*out = NULL;
@@ -1221,31 +1351,35 @@ int pc_symsrc_open_elf_rt(struct profconv_ctx *ctx, const char *path, const char
 			memset(&s->rt, 0, sizeof(s->rt));
 		}
 	}
-	err = load_symbols(ctx, s);
-	if (err < 0)
-		goto bad;
+	pc_snprintf(s->base.path, sizeof(s->base.path), "%s", path);
+	if (ctx->opt.symbol_cache && ctx->opt.symbol_cache[0]) {
+		err = persist_open(ctx, s);
+		if (err)
+			goto fail;
+		if (pc_sympersist_valid(s->pc, &s->cached_dwarf)) {
+			/* this file opened cleanly before: its tables wait for a miss */
+			s->deferred = 1;
+			s->warn_base = warn_total(ctx);
+			s->base.ops = s->cached_dwarf ? &elf_dwarf_ops : &elf_ops;
+			*out = &s->base;
+			return 0;
+		}
+	}
+	w0 = warn_total(ctx);
+	err = load_full(ctx, s, path);
 	if (err)
 		goto fail;
-	r = has_debug_info(&s->m);
-	if (r > 0) {
-		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &s->dw);
-		if (err)
-			goto fail;
-	} else if (r < 0) {
-		err = pc_warn(ctx, "debug info problems skipped", NULL,
-			      "%s: zstd-compressed DWARF (libdwarf reads zlib only); symbols only",
-			      path);
-		if (err)
-			goto fail;
-	}
-	if (s->m.bad)
-		goto bad;
 	if (!s->nsyms && !s->dw) {
 		pc_snprintf(why, whylen, "no symbols (no functions in .symtab/.dynsym, no DWARF)");
 		goto not_usable;
 	}
+	s->warn_base = warn_total(ctx);
+	if (s->warn_base != w0) {
+		/* an opening that warned is not cached: the next would not warn */
+		pc_sympersist_close(s->pc, 0, 0);
+		s->pc = NULL;
+	}
 	s->base.ops = s->dw ? &elf_dwarf_ops : &elf_ops;
-	pc_snprintf(s->base.path, sizeof(s->base.path), "%s", path);
 	*out = &s->base;
 	return 0;
 

@@ -163,6 +163,14 @@ static int open_entry(struct sc_entry *e, const struct profconv_ctx *asker)
 	 * warnings are counted, not fatal: each asker's strictness decides */
 	e->ctx->verbose = 1;
 	e->ctx->mem_limit = asker->mem_limit;
+	if (asker->opt.symbol_cache) {
+		e->ctx->opt.symbol_cache = strdup(asker->opt.symbol_cache);
+		if (!e->ctx->opt.symbol_cache) {
+			profconv_ctx_free(e->ctx);
+			e->ctx = NULL;
+			return SC_DIRECT;
+		}
+	}
 	profconv_set_diagnostics(e->ctx, record_diag, e);
 	err = pc_symsrc_open_elf_rt(e->ctx, e->path, e->expect[0] ? e->expect : NULL,
 				    e->has_rt ? e->runtime : NULL, &e->src, e->why,
