@@ -451,14 +451,15 @@ static int fcache_first(struct perf *p)
  * The first size of the path index: a file-mode recording says how much data
  * it has, and a sample record is rarely under 64 bytes, so start near the
  * size the index would double up to (at most 2^20 slots, 16 MiB), instead of
- * rehashing it a dozen times on the way.  One slot per 128 bytes of data:
+ * rehashing it a dozen times on the way.  One slot per 64 bytes of data:
  * recordings of deep, varied stacks make a new stack row every 110-350 bytes
- * (bench/deep.c's: every 112), and each doubling rehashes every row made so
- * far into fresh pages, which took 7 % of such a conversion at 1/256.
+ * (bench/deep.c's: every 112), the index is kept at most 3/4 full, and each
+ * doubling rehashes every row made so far into fresh pages, which took 7 %
+ * of such a conversion at one slot per 256 bytes.
  */
 static uint32_t path_first_size(const struct perf *p)
 {
-	uint64_t want = p->data_size / 128;
+	uint64_t want = p->data_size / 64;
 	uint32_t n = 4096;
 
 	while (n < want && n < (1u << 20))
