@@ -107,7 +107,7 @@ echo "machine:  nproc $(nproc), $(awk -F': ' '/model name/ { print $2; exit }' /
 echo "load avg: $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
 echo "profconv: $profconv ($("$profconv" --version 2>&1 | head -n 1))"
 echo "perf:     $(perf --version 2>&1)"
-echo "input:    $data ($(stat -c %s "$data") B)"
+echo "input:    $data ($(stat -L -c %s "$data") B, $samples samples, $stacks stacks)"
 times=$BENCH_DIR/times.tsv
 : >"$times"
 for i in $(seq "$RUNS"); do
