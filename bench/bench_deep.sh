@@ -114,7 +114,7 @@ for i in $(seq "$RUNS"); do
 	order="profconv perf"
 	[ $((i % 2)) = 0 ] && order="perf profconv"
 	for tool in $order; do
-		if [ $tool = profconv ]; then
+		if [ "$tool" = profconv ]; then
 			rm -f "$out"
 			/usr/bin/time -f '%e %U %S %M' -o "$BENCH_DIR/t" "$profconv" -q "$data" -o "$out"
 		else
