@@ -1293,6 +1293,37 @@ got = [(t["name"], t["processName"], t["pid"], t["tid"], t["samples"]["length"])
 assert got == [("swapper", "swapper", "0", 0, 3), (":200", ":200", "200", 200, 1)], got
 PY
 	;;
+perf-chain-tail)
+	# Chains of one thread that end with the same entries but must not share
+	# their frames (tests/fixtures/perf/make_synth.py: y_synth_tail.data):
+	# the first of two user addresses as the leaf (no return-address nudge),
+	# then as a caller again, then both read in kernel mode.  The perf
+	# reader takes the frames of a shared chain tail from the previous chain
+	# only when mode and leaf agree.
+	expect_rc 0 "$PC" -q --no-symbols "$FX/y_synth_tail.data" -o "$T/tail.json"
+	python3 - "$T/tail.json" <<'PY' || fail "frames of a chain's shared tail"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sh = d["shared"]
+st, ft = sh["stackTable"], sh["frameTable"]
+cats = [c["name"] for c in d["meta"]["categories"]]
+prefix = [i - o if o else None for i, o in enumerate(st["prefixOffset"])]
+def chain(s):
+    out = []
+    while s is not None:
+        f = st["frame"][s]
+        out.append((hex(ft["address"][f]), cats[ft["category"][f]]))
+        s = prefix[s]
+    return out[::-1]
+got = [chain(s) for s in d["threads"][0]["samples"]["stack"]]
+user = [("0x1304", "User"), ("0x1204", "User"), ("0x1100", "User")]
+want = [user,
+        [("0x1304", "User"), ("0x1205", "User")],
+        [("0x1304", "User"), ("0x1204", "User"), ("0x1150", "User")],
+        [("0x1304", "Kernel"), ("0x1204", "Kernel"), ("0x100", "Kernel")]]
+assert got == want, got
+PY
+	;;
 synth-endian)
 	# The big-endian synthetic file converts to exactly the bytes of its
 	# little-endian twin (tests/fixtures/perf/make_synth.py).

@@ -245,6 +245,7 @@ struct process {
 	int exec_named;	   /* name came from an exec COMM: later renames keep it */
 	struct mapping *maps; /* sorted by start, non-overlapping */
 	uint32_t nmaps, maps_cap;
+	uint32_t map_hint; /* the map perf_find_mapping() found last (checked before use) */
 	int64_t start, end;
 	UT_hash_handle hh;
 };
@@ -259,6 +260,14 @@ struct thread_state {
 	uint32_t *last_frames, *last_stacks;
 	uint64_t *last_paths; /* the path hash of each of last_stacks */
 	uint32_t nlast, last_cap;
+	/* the same chain as recorded, leaf first (context markers included):
+	 * each entry's address, frame (PC_NONE for a marker) and the mode it was
+	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen */
+	uint64_t *raw_ips;
+	uint32_t *raw_frames;
+	uint8_t *raw_kernel;
+	uint32_t raw_nr, raw_cap, raw_first, raw_gen; /* raw_first: the leaf frame's entry */
+	int raw_ok;
 	/* off-CPU (SWITCH records): when it went off or on the CPU, the CPU
 	 * time it had used then, and the stack of its last sample */
 	int64_t off_since, on_since; /* PC_NO_TIME: not known */
@@ -393,6 +402,7 @@ struct perf {
 	struct process *procs;
 	struct thread_state *threads;
 	struct process *last_pr;      /* the last looked up (entries are never removed */
+	struct process *kernel_pr;    /* pid -1, the kernel's, once looked up */
 	struct thread_state *last_ts; /* while reading, so the pointers stay valid) */
 	struct build_id *build_ids;
 	uint32_t nbuild_ids, build_ids_cap;
@@ -427,6 +437,9 @@ struct perf {
 	uint32_t phash_cap;
 	uint32_t *frames;
 	uint32_t frames_cap;
+	uint32_t *raw_frames; /* per-entry scratch for chain_to_stack() */
+	uint8_t *raw_kernel;
+	uint32_t raw_cap;
 
 	uint16_t cat_user, cat_kernel;
 	int64_t first_sample, last_sample;
@@ -510,7 +523,7 @@ int perf_corrupt(struct perf *p, uint64_t off, const char *fmt, ...) PC_PRINTF(3
 int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off);
 int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t time,
 		 uint64_t off);
-const struct mapping *perf_find_mapping(const struct process *pr, uint64_t addr);
+const struct mapping *perf_find_mapping(struct process *pr, uint64_t addr);
 int perf_flush_queue(struct perf *p, int64_t limit);
 void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);

@@ -279,12 +279,20 @@ int perf_add_mapping(struct perf *p, struct process *pr, const struct mapping *n
 	return 0;
 }
 
-const struct mapping *perf_find_mapping(const struct process *pr, uint64_t addr)
+/*
+ * The map holding addr, or NULL.  The maps do not overlap, so the one found
+ * last, if it holds addr, is the answer: a callchain's frames mostly fall in
+ * the map of the frame before them, and this skips the binary search for them.
+ */
+const struct mapping *perf_find_mapping(struct process *pr, uint64_t addr)
 {
 	uint32_t lo = 0, hi;
 
 	if (!pr)
 		return NULL;
+	if (pr->map_hint < pr->nmaps && pr->maps[pr->map_hint].start <= addr &&
+	    addr < pr->maps[pr->map_hint].end)
+		return &pr->maps[pr->map_hint];
 	hi = pr->nmaps;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -294,7 +302,9 @@ const struct mapping *perf_find_mapping(const struct process *pr, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (lo < pr->nmaps && pr->maps[lo].start <= addr)
+	if (lo < pr->nmaps && pr->maps[lo].start <= addr) {
+		pr->map_hint = lo;
 		return &pr->maps[lo];
+	}
 	return NULL;
 }

@@ -346,6 +346,12 @@ static size_t hex_name(char *buf, uint64_t v)
 
 static int fcache_first(struct perf *p);
 
+static inline uint32_t fcache_slot(const struct perf *p, uint64_t key, uint32_t lib, uint32_t flags)
+{
+	return (uint32_t)(pc_hash64(key ^ (uint64_t)lib << 40 ^ (uint64_t)flags << 60) >>
+			  (64 - p->fcache_bits));
+}
+
 /*
  * Frame for one address of a callchain.  Before symbolication every
  * address is its own func, named by its hex address (lib-relative when a
@@ -374,8 +380,7 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	}
 	if (!p->fcache && fcache_first(p))
 		return PC_NONE;
-	h = (uint32_t)(pc_hash64(key ^ (uint64_t)lib << 40 ^ (uint64_t)flags << 60) >>
-		       (64 - p->fcache_bits));
+	h = fcache_slot(p, key, lib, flags);
 	ce = &p->fcache[h];
 	if (ce->frame != PC_NONE && ce->addr == key && ce->lib == lib && ce->flags == flags)
 		return ce->frame;
@@ -446,11 +451,15 @@ static int fcache_first(struct perf *p)
  * The first size of the path index: a file-mode recording says how much data
  * it has, and a sample record is rarely under 64 bytes, so start near the
  * size the index would double up to (at most 2^20 slots, 16 MiB), instead of
- * rehashing it a dozen times on the way.
+ * rehashing it a dozen times on the way.  One slot per 64 bytes of data:
+ * recordings of deep, varied stacks make a new stack row every 110-350 bytes
+ * (bench/deep.c's: every 112), the index is kept at most 3/4 full, and each
+ * doubling rehashes every row made so far into fresh pages, which took 7 %
+ * of such a conversion at one slot per 256 bytes.
  */
 static uint32_t path_first_size(const struct perf *p)
 {
-	uint64_t want = p->data_size / 256;
+	uint64_t want = p->data_size / 64;
 	uint32_t n = 4096;
 
 	while (n < want && n < (1u << 20))
@@ -535,25 +544,105 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
 	uint32_t nframes = 0, prefix = PC_NONE, i, same = 0, cap, known;
+	uint32_t nr = (uint32_t)s->nr, shared = 0, split, old_split, first = PC_NONE;
 	uint64_t h;
 	int in_kernel = 0;
 
-	if (pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
+	if ((size_t)s->nr + 1 > p->frames_cap &&
+	    pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
 		    (size_t)s->nr + 1))
 		return PROFCONV_ERR_NOMEM;
-	for (i = 0; i < s->nr; i++) {
+	if (nr > p->raw_cap) {
+		cap = p->raw_cap;
+		if (pc_grow(p->ctx, (void **)&p->raw_frames, sizeof(*p->raw_frames), &cap, nr) ||
+		    pc_grow(p->ctx, (void **)&p->raw_kernel, sizeof(*p->raw_kernel), &p->raw_cap,
+			    nr))
+			return PROFCONV_ERR_NOMEM;
+	}
+	/*
+	 * The entries this chain ends with (its root part) that end the thread's
+	 * previous chain too, under the same maps: from the first of them on, if
+	 * it is read in the same mode and after the leaf frame in both chains,
+	 * every frame is the one resolved then (resolve_frame() depends on the
+	 * address, the mode, the maps and whether the frame is the leaf only).
+	 */
+	if (ts->raw_ok && ts->raw_gen == p->map_gen)
+		while (shared < nr && shared < ts->raw_nr &&
+		       ld64(p, s->ips + 8 * (size_t)(nr - 1 - shared)) ==
+			       ts->raw_ips[ts->raw_nr - 1 - shared])
+			shared++;
+	split = shared ? nr - shared : nr;
+	old_split = ts->raw_nr - shared;
+	for (i = 0; i < split; i++) {
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
 		uint32_t f;
 
+		p->raw_kernel[i] = (uint8_t)in_kernel;
 		if (ip >= CTX_MAX) {
 			in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
+			p->raw_frames[i] = PC_NONE;
 			continue;
 		}
 		f = resolve_frame(p, pr, kernel, ip, in_kernel, nframes > 0);
 		if (f == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		if (!nframes)
+			first = i;
+		p->raw_frames[i] = f;
 		p->frames[nframes++] = f;
 	}
+	if (split < nr && (!nframes || old_split <= ts->raw_first ||
+			   ts->raw_kernel[old_split] != (uint8_t)in_kernel)) {
+		/* not the same frames after all: resolve the rest too */
+		for (; i < nr; i++) {
+			uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
+			uint32_t f;
+
+			p->raw_kernel[i] = (uint8_t)in_kernel;
+			if (ip >= CTX_MAX) {
+				in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL ||
+					    ip == CTX_HV;
+				p->raw_frames[i] = PC_NONE;
+				continue;
+			}
+			f = resolve_frame(p, pr, kernel, ip, in_kernel, nframes > 0);
+			if (f == PC_NONE)
+				return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+			if (!nframes)
+				first = i;
+			p->raw_frames[i] = f;
+			p->frames[nframes++] = f;
+		}
+		split = nr;
+	}
+	/* keep this chain for the next: its shared tail moves, its head is new */
+	ts->raw_ok = 0;
+	if (nr > ts->raw_cap) {
+		cap = ts->raw_cap;
+		if (pc_grow(p->ctx, (void **)&ts->raw_ips, sizeof(*ts->raw_ips), &cap, nr))
+			return PROFCONV_ERR_NOMEM;
+		cap = ts->raw_cap;
+		if (pc_grow(p->ctx, (void **)&ts->raw_frames, sizeof(*ts->raw_frames), &cap, nr) ||
+		    pc_grow(p->ctx, (void **)&ts->raw_kernel, sizeof(*ts->raw_kernel),
+			    &ts->raw_cap, nr))
+			return PROFCONV_ERR_NOMEM;
+	}
+	if (split < nr) {
+		memmove(ts->raw_frames + split, ts->raw_frames + old_split,
+			(size_t)shared * sizeof(*ts->raw_frames));
+		memmove(ts->raw_kernel + split, ts->raw_kernel + old_split, shared);
+		for (i = split; i < nr; i++)
+			if (ts->raw_frames[i] != PC_NONE)
+				p->frames[nframes++] = ts->raw_frames[i];
+	}
+	memcpy(ts->raw_frames, p->raw_frames, (size_t)split * sizeof(*p->raw_frames));
+	memcpy(ts->raw_kernel, p->raw_kernel, split);
+	for (i = 0; i < nr; i++)
+		ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
+	ts->raw_nr = nr;
+	ts->raw_first = first != PC_NONE ? first : nr;
+	ts->raw_gen = p->map_gen;
+	ts->raw_ok = 1;
 	/*
 	 * Successive samples of a thread share most of their root part: reuse
 	 * the stacks of the common prefix of the thread's previous chain.
@@ -561,15 +650,19 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	while (same < ts->nlast && same < nframes &&
 	       ts->last_frames[same] == p->frames[nframes - 1 - same])
 		same++;
-	cap = ts->last_cap;
-	if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap, nframes))
-		return PROFCONV_ERR_NOMEM;
-	cap = ts->last_cap;
-	if (pc_grow(p->ctx, (void **)&ts->last_paths, sizeof(*ts->last_paths), &cap, nframes) ||
-	    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks), &ts->last_cap,
-		    nframes) ||
-	    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes))
-		return PROFCONV_ERR_NOMEM;
+	if (nframes > ts->last_cap || nframes > p->phash_cap) {
+		cap = ts->last_cap;
+		if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap,
+			    nframes))
+			return PROFCONV_ERR_NOMEM;
+		cap = ts->last_cap;
+		if (pc_grow(p->ctx, (void **)&ts->last_paths, sizeof(*ts->last_paths), &cap,
+			    nframes) ||
+		    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks),
+			    &ts->last_cap, nframes) ||
+		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes))
+			return PROFCONV_ERR_NOMEM;
+	}
 	if (!p->paths && path_grow(p))
 		return PROFCONV_ERR_NOMEM;
 	/* the path hash of every level below the shared part, and a prefetch
@@ -697,7 +790,11 @@ static int sample_thread(struct perf *p, const struct sample *s, struct process 
 			 struct process **kernel, struct thread_state **ts)
 {
 	*pr = perf_get_process(p, s->pid);
-	*kernel = perf_get_process(p, -1);
+	/* the kernel's own: kept aside, since looking it up by pid between two
+	 * lookups of the sample's process would miss the last-looked-up cache */
+	if (!p->kernel_pr)
+		p->kernel_pr = perf_get_process(p, -1);
+	*kernel = p->kernel_pr;
 	*ts = perf_get_thread(p, s->pid, s->tid);
 	return *pr && *kernel && *ts ? 0 : PROFCONV_ERR_NOMEM;
 }
@@ -1638,6 +1735,9 @@ static void perf_free(struct perf *p)
 		pc_free(p->ctx, ts->last_frames);
 		pc_free(p->ctx, ts->last_stacks);
 		pc_free(p->ctx, ts->last_paths);
+		pc_free(p->ctx, ts->raw_ips);
+		pc_free(p->ctx, ts->raw_frames);
+		pc_free(p->ctx, ts->raw_kernel);
 		pc_free(p->ctx, ts);
 	}
 	HASH_ITER(hh, p->ids, e, etmp)
@@ -1652,6 +1752,8 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->build_ids);
 	pc_free(p->ctx, p->lib_keys);
 	pc_free(p->ctx, p->frames);
+	pc_free(p->ctx, p->raw_frames);
+	pc_free(p->ctx, p->raw_kernel);
 	pc_free(p->ctx, p->fcache);
 	pc_free(p->ctx, p->paths);
 	pc_free(p->ctx, p->phash);
