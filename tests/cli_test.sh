@@ -1476,6 +1476,21 @@ symbols)
 	expect_rc 0 "$PC" -v --symbol-dir "$T/wrong" "$SP/y_sym.data" -o "$T/wrong.json" 2>"$T/err"
 	grep -q "symbols for prog: .*$T/wrong/prog (build id .* does not match the recording's 317f0509" "$T/err" ||
 		fail "build-id mismatch not reported: $(grep prog "$T/err")"
+	# a perf archive (`perf archive`'s .build-id/xx/rest layout in a
+	# tar.bz2): the member found by build id, its symbols the same; it is
+	# extracted to a file unlinked at once, so nothing is left in TMPDIR
+	mkdir -p "$T/ar/.build-id/31" "$T/artmp"
+	cp "$SP/prog" "$T/ar/.build-id/31/7f0509f407ea0b2a6ab597c180e6330c80997a"
+	python3 -c "import sys, tarfile
+with tarfile.open(sys.argv[1], 'w:bz2') as t: t.add(sys.argv[2], arcname='.build-id')" \
+		"$T/perf.data.tar.bz2" "$T/ar/.build-id" || fail "cannot make the archive"
+	expect_rc 0 env TMPDIR="$T/artmp" "$PC" -v --no-host-symbols --symbol-dir "$T/perf.data.tar.bz2" \
+		"$SP/y_sym.data" -o "$T/ar.json" 2>"$T/ar.err"
+	grep -q "symbols for prog: $T/perf.data.tar.bz2:.build-id/31/7f0509f4" "$T/ar.err" ||
+		fail "archive member not used: $(grep prog "$T/ar.err")"
+	python3 "$SP/check_symbols.py" "$T/ar.json" "$T/nosym.json" "$SP/y_sym.data.script.txt.gz" \
+		"$SP/prog.symbolizer.txt" || fail "archive: symbols differ from the references"
+	[ -z "$(ls -A "$T/artmp")" ] || fail "archive: files left in TMPDIR: $(ls "$T/artmp")"
 	;;
 jitdump)
 	# A real node 20 recording with its jit-PID.dump (trimmed to the code the

@@ -74,7 +74,13 @@ struct finder {
 	const char *debug_id; /* breakpad id or NULL */
 	char why[WHY_MAX];    /* what was tried, for --verbose */
 	size_t whylen;
-	char tmp_path[4096];  /* a file extracted from an archive, removed at the end */
+	/*
+	 * A member extracted from a perf archive: an unlinked temporary file,
+	 * named by its descriptor (/proc/self/fd/N) so that no file is left
+	 * behind whatever ends the process; tmp_fd1 is that fd + 1 (0: none).
+	 */
+	char tmp_path[4096];
+	int tmp_fd1;
 	char own_build_id[128]; /* the binary's own, when the recording has none */
 	/* what an ELF candidate is opened as: symbols (pc_symsrc_open_elf, the
 	 * default) or unwind tables (pc_symsrc_open_elf_cfi) */
@@ -86,6 +92,15 @@ static void tried(struct finder *f, const char *what, const char *reason)
 {
 	f->whylen += pc_snprintf(f->why + f->whylen, sizeof(f->why) - f->whylen, "%s%s (%s)",
 				 f->whylen ? "; " : "", what, reason);
+}
+
+/* The extracted member's descriptor closed (the source opened its own). */
+static void finder_done(struct finder *f)
+{
+	if (f->tmp_fd1)
+		close(f->tmp_fd1 - 1);
+	f->tmp_fd1 = 0;
+	f->tmp_path[0] = 0;
 }
 
 static int is_file(const char *p)
@@ -161,7 +176,8 @@ static int try_breakpad(struct finder *f, const char *p, struct pc_symsrc **out)
 /*
  * A perf archive (perf.data.tar.bz2 from `perf archive`): the members are
  * the binaries under .build-id/xx/rest (symlinks) and PATH/BUILDID/elf.
- * Extract the one for this lib into an unlinked-on-exit temporary file.
+ * Extract the one for this lib into an unlinked temporary file, opened
+ * through /proc/self/fd (nothing is left behind if the process is killed).
  */
 static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc **out)
 {
@@ -201,15 +217,17 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 				    td && *td && strlen(td) < sizeof(f->tmp_path) - 32 ? td : "/tmp");
 		}
 		fd = mkstemp(f->tmp_path);
+		if (fd >= 0)
+			unlink(f->tmp_path); /* gone at once: nothing left on a signal */
 		if (fd < 0 || archive_read_data_into_fd(a, fd) != ARCHIVE_OK) {
 			tried(f, tarball, "cannot extract the member");
 			if (fd >= 0)
 				close(fd);
-			unlink(f->tmp_path);
 			f->tmp_path[0] = 0;
 			break;
 		}
-		close(fd);
+		f->tmp_fd1 = fd + 1;
+		pc_snprintf(f->tmp_path, sizeof(f->tmp_path), "/proc/self/fd/%d", fd);
 		found = 1;
 		break;
 	}
@@ -582,8 +600,7 @@ int pc_find_cfi(struct profconv_ctx *ctx, const struct pc_model *m, uint32_t lib
 	else
 		err = find_source(&f, out);
 	pc_snprintf(why, whylen, "%s", f.whylen ? f.why : "nothing to try");
-	if (f.tmp_path[0])
-		unlink(f.tmp_path); /* an archive member: mapped already, or not used */
+	finder_done(&f); /* an archive member: mapped already, or not used */
 	return err;
 }
 
@@ -620,8 +637,7 @@ int pc_find_lib_source(struct profconv_ctx *ctx, const struct pc_libid *id, int 
 		err = find_source(&f, out);
 	}
 	pc_snprintf(why, whylen, "%s", f.whylen ? f.why : "nothing to try");
-	if (f.tmp_path[0])
-		unlink(f.tmp_path);
+	finder_done(&f);
 	return err;
 }
 
@@ -1159,8 +1175,7 @@ static void free_job(struct profconv_ctx *ctx, struct lib_job *j)
 	if (j->ctx) {
 		pc_symsrc_close(j->src);
 		j->src = NULL;
-		if (j->f.tmp_path[0])
-			unlink(j->f.tmp_path);
+		finder_done(&j->f);
 		pc_free(j->ctx, j->res);
 		pc_free(j->ctx, j->pool);
 		profconv_ctx_free(j->ctx);
