@@ -28,10 +28,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef PC_JSCAN_SSE2
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) const char *pc_jscan_plain_avx2(const char *p, const char *e)
+{
+	const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\');
+	const __m256i c = _mm256_set1_epi8(0x1f), z = _mm256_setzero_si256();
+
+	while (e - p >= 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i m = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, b)),
+			_mm256_cmpeq_epi8(_mm256_subs_epu8(v, c), z));
+		unsigned bits = (unsigned)_mm256_movemask_epi8(m);
+
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 32;
+	}
+	return pc_jscan_plain(PC_JSCAN_SSE2_LEVEL, p, e); /* the tail: under 32 bytes */
+}
+#endif
+
+int pc_jscan_simd_level(void)
+{
+	const char *env = getenv("PROFCONV_SCALAR");
+
+	if (env && *env && strcmp(env, "0") != 0)
+		return PC_JSCAN_SCALAR;
+#ifdef PC_JSCAN_SSE2
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		return PC_JSCAN_AVX2_LEVEL;
+	return PC_JSCAN_SSE2_LEVEL;
+#else
+	return PC_JSCAN_SCALAR;
+#endif
+}
+
 void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = ctx;
+	s->simd = pc_jscan_simd_level();
 	s->cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 }
 
@@ -215,7 +255,7 @@ static int string_body(struct pc_jscan *s, int print)
 		const char *run = p;
 		unsigned char c;
 
-		p = pc_jscan_plain(p, e);
+		p = pc_jscan_plain(s->simd, p, e);
 		if (p > run && !cut && (err = pc_jscan_put(s, run, (size_t)(p - run))))
 			return err;
 		if (p == e)
@@ -599,7 +639,7 @@ void pc_jscan_skip_checked(struct pc_jscan *s)
 			/* to the closing quote; a backslash takes the byte after it */
 			p++;
 			for (;;) {
-				p = pc_jscan_plain(p, e);
+				p = pc_jscan_plain(s->simd, p, e);
 				if (p == e)
 					break;
 				if (*p == '"') {
