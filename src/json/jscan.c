@@ -634,6 +634,31 @@ void pc_jscan_skip_checked(struct pc_jscan *s)
 	unsigned depth = 0;
 
 	while (p < e) {
+#ifdef PC_JSCAN_SSE2
+		if (depth && s->simd) {
+			/* inside a container only '"' and brackets count: 16
+			 * bytes a step to the next ('[' and '{', ']' and '}'
+			 * differ only in bit 0x20) */
+			const __m128i q = _mm_set1_epi8('"'), o = _mm_set1_epi8('{'),
+				      c = _mm_set1_epi8('}'), b20 = _mm_set1_epi8(0x20);
+
+			while (e - p >= 16) {
+				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+				__m128i f = _mm_or_si128(v, b20);
+				unsigned m = (unsigned)_mm_movemask_epi8(
+					_mm_or_si128(_mm_cmpeq_epi8(v, q),
+						     _mm_or_si128(_mm_cmpeq_epi8(f, o), _mm_cmpeq_epi8(f, c))));
+
+				if (m) {
+					p += __builtin_ctz(m);
+					break;
+				}
+				p += 16;
+			}
+			if (p == e)
+				break;
+		}
+#endif
 		switch (*p) {
 		case '"':
 			/* to the closing quote; a backslash takes the byte after it */

@@ -769,6 +769,60 @@ static void test_simd_paths(void)
 			free(t);
 		}
 	}
+	/* skip_checked over brackets and strings at every alignment, and
+	 * texts that end inside a container */
+	{
+		size_t p1, p2, cut;
+
+		for (p1 = 0; p1 <= 34; p1++) {
+			for (p2 = 0; p2 <= 34; p2 += 3) {
+				char b[160];
+				size_t n = 0;
+
+				b[n++] = '[';
+				memset(b + n, ' ', p1);
+				n += p1;
+				memcpy(b + n, "{\"x\":[1,\"]}\\\"\"]", 16);
+				n += 16;
+				memset(b + n, p2 % 2 ? ' ' : 'a', p2);
+				if (p2 % 2 == 0) {
+					b[n] = '"';
+					if (p2)
+						b[n + p2 - 1] = '"';
+				}
+				n += p2;
+				memcpy(b + n, "}],", 3);
+				n += 3;
+				for (cut = 0; cut <= n; cut += cut + 1 < n ? 7 : 1) {
+					size_t cl = cut < n ? cut : n;
+					char *t = malloc(cl ? cl : 1);
+					const char *end0 = NULL;
+
+					if (!t)
+						abort();
+					memcpy(t, b, cl);
+					for (level = 0; level <= top; level++) {
+						js.simd = level;
+						pc_jscan_start(&js, t, cl, 64);
+						pc_jscan_skip_checked(&js);
+						if (level == 0)
+							end0 = js.p;
+						else if (js.p != end0) {
+							fprintf(stderr, "skip_checked level %d: '%.*s': %zd, want %zd\n",
+								level, (int)cl, t, js.p - t, end0 - t);
+							bad = 1;
+						}
+					}
+					if (cl == n && end0 != t + n - 1) {
+						fprintf(stderr, "skip_checked '%.*s' ends at %zd\n", (int)cl, t, end0 - t);
+						bad = 1;
+					}
+					free(t);
+				}
+			}
+		}
+	}
+	PC_CHECK(!bad);
 	js.simd = top;
 }
 
