@@ -623,9 +623,127 @@ int pc_jscan_next(struct pc_jscan *s, struct pc_jscan_it *it, const char **k, si
 	return 0;
 }
 
+/* Whitespace from p on skipped as pc_jscan_ws() skips it (nl, verbatim). */
+static inline const char *check_ws(struct pc_jscan *s, const char *p)
+{
+	const char *e = s->end;
+
+	while (p < e && (unsigned char)*p <= ' ') {
+		char c = *p;
+
+		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+			break;
+		s->nl |= c == '\n';
+		s->verbatim = 0;
+		p++;
+	}
+	return p;
+}
+
+/*
+ * value(s, CHECK) without recursion, for the nested values (args) most of
+ * a trace's bytes are: containers are walked in one loop (whether each
+ * open one is an object: a bit in a 256-bit stack, deeper ones go through
+ * container()), a string without escapes is one pc_jscan_plain() (SIMD)
+ * search, numbers, literals and other strings go through value().  The
+ * same accept/refuse decisions, cursor, depth, nl and verbatim as
+ * value(s, CHECK).
+ */
+static int check_value(struct pc_jscan *s)
+{
+	const char *p = s->p, *e = s->end, *q;
+	uint64_t obj[4] = { 0, 0, 0, 0 };
+	unsigned lvl = 0;
+	int err;
+
+	for (;;) {
+		/* at a value's first byte (whitespace skipped) */
+		if (p == e)
+			return PC_JSCAN_BAD;
+		if (*p == '{' || *p == '[') {
+			int is_obj = *p == '{';
+
+			if (lvl == 256) {
+				s->p = p;
+				err = container(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+				goto after;
+			}
+			if (s->depth >= s->max_depth)
+				return PC_JSCAN_BAD;
+			s->depth++;
+			if (is_obj)
+				obj[lvl >> 6] |= 1ULL << (lvl & 63);
+			else
+				obj[lvl >> 6] &= ~(1ULL << (lvl & 63));
+			lvl++;
+			p = check_ws(s, p + 1);
+			if (p < e && *p == (is_obj ? '}' : ']')) {
+				p++;
+				s->depth--;
+				lvl--;
+				goto after;
+			}
+			if (is_obj)
+				goto key;
+			continue;
+		}
+		if (*p == '"' && (q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
+			p = q + 1;
+		} else {
+			s->p = p;
+			err = value(s, CHECK);
+			if (err)
+				return err;
+			p = s->p;
+		}
+	after:
+		/* after a value: the next one, or the end of containers */
+		if (!lvl) {
+			s->p = p;
+			return 0;
+		}
+		p = check_ws(s, p);
+		if (p == e)
+			return PC_JSCAN_BAD;
+		if (*p == ',') {
+			p = check_ws(s, p + 1);
+			if (!(obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1))
+				continue;
+		key:
+			/* in an object: a key, ':' and the value's first byte */
+			if (p == e || *p != '"')
+				return PC_JSCAN_BAD;
+			if ((q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
+				p = q + 1;
+			} else {
+				s->p = p;
+				err = string_body(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+			}
+			p = check_ws(s, p);
+			if (p == e || *p != ':')
+				return PC_JSCAN_BAD;
+			p = check_ws(s, p + 1);
+			continue;
+		}
+		if (*p == ((obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1) ? '}' : ']')) {
+			p++;
+			s->depth--;
+			lvl--;
+			goto after;
+		}
+		return PC_JSCAN_BAD;
+	}
+}
+
 int pc_jscan_skip(struct pc_jscan *s)
 {
-	return value(s, CHECK);
+	return check_value(s);
 }
 
 void pc_jscan_skip_checked(struct pc_jscan *s)
@@ -721,7 +839,7 @@ int pc_jscan_print(struct pc_jscan *s)
 	int err;
 
 	s->verbatim = 1;
-	err = value(s, CHECK);
+	err = check_value(s);
 	if (err || s->verbatim)
 		return err ? err : pc_jscan_put(s, from, (size_t)(s->p - from));
 	s->p = from;
