@@ -692,6 +692,24 @@ static int check_value(struct pc_jscan *s)
 		}
 		if (*p == '"' && (q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
 			p = q + 1;
+		} else if ((q = p + (*p == '-')) < e && *q >= '1' && *q <= '9') {
+			/* an integer of 1 to 15 digits, as value() checks it;
+			 * anything else from its start again through value() */
+			const char *d0 = q;
+
+			do
+				q++;
+			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+			if (q - d0 <= 15 &&
+			    (q == e || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
+				p = q;
+			} else {
+				s->p = p;
+				err = value(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+			}
 		} else {
 			s->p = p;
 			err = value(s, CHECK);
