@@ -326,6 +326,46 @@ static void test_same_decisions(void)
 	/* the depth limit counts the containers open at once */
 	PC_CHECK(jscan_accepts("[[[1]]]", 3));
 	PC_CHECK(!jscan_accepts("[[[[1]]]]", 3));
+	/* every prefix and every one-byte change of a value with all kinds of
+	 * members: the same decisions (check_value()'s loop against the
+	 * tokenizer) */
+	{
+		static const char base[] = " {\"a\" : [ 1 , -23 ,{ }, [ ] ,\"x\\\"y\"],\"b\":{\"c\":true,"
+					   "\"d\":[null,false,1.5,123456789012345678,-0,\"\\u00e9\"]}\n} ";
+		static const char repl[] = "{}[],:\" 0-.ex\\\n";
+		char d[sizeof(base)];
+		size_t n = sizeof(base) - 1, k, r;
+		int bad = 0;
+
+		PC_CHECK(jscan_accepts(base, 512));
+		for (k = 0; k <= n && !bad; k++) {
+			memcpy(d, base, k);
+			d[k] = 0;
+			bad |= jpull_accepts(d) != jscan_accepts(d, 512);
+			for (r = 0; k < n && r < sizeof(repl) - 1 && !bad; r++) {
+				memcpy(d, base, n + 1);
+				d[k] = repl[r];
+				if (jpull_accepts(d) != jscan_accepts(d, 512)) {
+					fprintf(stderr, "disagree on %s\n", d);
+					bad = 1;
+				}
+			}
+		}
+		PC_CHECK(!bad);
+	}
+	/* deeper than check_value()'s own stack of 256 */
+	{
+		char d[2 * 300 + 2];
+
+		memset(d, '[', 300);
+		d[300] = '1';
+		memset(d + 301, ']', 300);
+		d[601] = 0;
+		PC_CHECK(jscan_accepts(d, 300));
+		PC_CHECK(!jscan_accepts(d, 299));
+		d[600] = '}';
+		PC_CHECK(!jscan_accepts(d, 300));
+	}
 }
 
 /*
