@@ -569,7 +569,14 @@ static int value(struct pc_jscan *s, int print)
 			return err;
 		if (print == CHECK && s->verbatim && !prints_as_is(from, s->p))
 			s->verbatim = 0;
-		return print == PRINT ? print_number(s, d) : 0;
+		if (print != PRINT)
+			return 0;
+		/* most numbers of a value printed again (because something
+		 * else in it is not as cJSON prints it) print as they are:
+		 * copied, without snprintf() */
+		if (prints_as_is(from, s->p))
+			return pc_jscan_put(s, from, (size_t)(s->p - from));
+		return print_number(s, d);
 	}
 	}
 }
