@@ -3,8 +3,10 @@
  * jscan.c - the in-memory checking scanner (see pc_jscan.h).
  *
  * One pass over the bytes: a value is checked, and decoded or printed in
- * the same loop.  String bodies go 8 bytes at a time (SWAR, as jpull.c):
- * runs without '"', '\\' or control bytes are copied whole.  Numbers take
+ * the same loop.  String bodies go 16 bytes at a time (SSE2) or 32 (AVX2,
+ * where the CPU has it), else 8 (SWAR, as jpull.c; pc_jscan.h): runs
+ * without '"', '\\' or control bytes are copied whole.  Nested values
+ * that are only checked (args) are walked by check_value() in one loop.  Numbers take
  * the exact fast path (integers up to 19 digits; at most 15 significant
  * digits with a power of ten up to 22) or strtod() under a private "C"
  * locale: the same doubles jpull.c and cJSON (strtod) produce.
