@@ -184,8 +184,32 @@ int pc_jscan_grow(struct pc_jscan *s, size_t n);
 int pc_jscan_string_slow(struct pc_jscan *s, size_t *off, size_t *len);
 static inline int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 {
-	const char *b = s->p + 1, *q = pc_jscan_plain(s->simd, b, s->end);
-	size_t n = (size_t)(q - b);
+	const char *b = s->p + 1, *q;
+	size_t n;
+
+#ifdef PC_JSCAN_SSE2
+	/* a string of under 16 bytes (most names, categories and phases)
+	 * with 16 bytes of text and of room in out: its block stored whole,
+	 * without a call to memcpy() */
+	if (s->simd && s->end - b >= 16 && s->olen + 16 <= s->ocap) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+		unsigned m = pc_jscan_special16(v);
+
+		if (m && b[__builtin_ctz(m)] == '"') {
+			n = (size_t)__builtin_ctz(m);
+			_mm_storeu_si128((__m128i *)(void *)(s->out + s->olen), v);
+			*off = s->olen;
+			*len = n;
+			s->olen += n;
+			s->out[s->olen++] = 0;
+			s->nul = 0;
+			s->p = b + n + 1;
+			return 0;
+		}
+	}
+#endif
+	q = pc_jscan_plain(s->simd, b, s->end);
+	n = (size_t)(q - b);
 
 	if (q == s->end || *q != '"')
 		return pc_jscan_string_slow(s, off, len);

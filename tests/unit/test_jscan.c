@@ -809,6 +809,53 @@ static void test_simd_paths(void)
 			free(t);
 		}
 	}
+	/* strings followed by more text (pc_jscan_string()'s whole-block
+	 * store), several in a row so out has room */
+	{
+		size_t n, trail;
+
+		for (n = 0; n <= 40 && !bad; n++) {
+			for (trail = 0; trail <= 20; trail++) {
+				size_t tl = 3 * (n + 2) + trail;
+				char *t = malloc(tl);
+
+				if (!t)
+					abort();
+				memset(t, ',', tl);
+				for (at = 0; at < 3; at++) {
+					t[at * (n + 2)] = '"';
+					memset(t + at * (n + 2) + 1, (int)('a' + at), n);
+					t[at * (n + 2) + n + 1] = '"';
+				}
+				for (level = 0; level <= top; level++) {
+					size_t off, sl;
+
+					js.simd = level;
+					pc_jscan_start(&js, t, tl, 64);
+					for (at = 0; at < 3; at++) {
+						const char *got;
+
+						js.p = t + at * (n + 2);
+						if (pc_jscan_string(&js, &off, &sl) || sl != n ||
+						    js.p != t + at * (n + 2) + n + 2) {
+							bad = 1;
+							break;
+						}
+						got = pc_jscan_at(&js, off);
+						for (si = 0; si < n && got[si] == (char)('a' + at); si++)
+							;
+						if (si != n || got[n] != 0)
+							bad = 1;
+					}
+					if (bad)
+						fprintf(stderr, "string level %d: %zu bytes, %zu after\n", level, n, trail);
+				}
+				free(t);
+			}
+		}
+	}
+	PC_CHECK(!bad);
+
 	/* skip_checked over brackets and strings at every alignment, and
 	 * texts that end inside a container */
 	{
