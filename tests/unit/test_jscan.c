@@ -761,8 +761,8 @@ static void test_simd_paths(void)
 	/* nested values: skip, skip_checked and print agree across levels */
 	{
 		static const char *const vals[] = {
-			"{\"url\":\"https://example.org/a/very/long/path/that/crosses/many/blocks.js\","
-			"\"n\":[1,2.5,-3e4,{\"k\\\"ey\":\"v\\u00e9\\\\\"}],\"t\":true}",
+			("{\"url\":\"https://example.org/a/very/long/path/that/crosses/many/blocks.js\","
+			 "\"n\":[1,2.5,-3e4,{\"k\\\"ey\":\"v\\u00e9\\\\\"}],\"t\":true}"),
 			"[\"0123456789abcdef0123456789abcdef0123456789abcdef\\\"\",\"\\\\\\\\\\\\\"]",
 			"{\"a\":\"\x7f\x80\xff plain bytes after which a quote ends\"}",
 			"{\"bad\":\"control \x02 byte inside\"}",
