@@ -3,8 +3,10 @@
  * jscan.c - the in-memory checking scanner (see pc_jscan.h).
  *
  * One pass over the bytes: a value is checked, and decoded or printed in
- * the same loop.  String bodies go 8 bytes at a time (SWAR, as jpull.c):
- * runs without '"', '\\' or control bytes are copied whole.  Numbers take
+ * the same loop.  String bodies go 16 bytes at a time (SSE2) or 32 (AVX2,
+ * where the CPU has it), else 8 (SWAR, as jpull.c; pc_jscan.h): runs
+ * without '"', '\\' or control bytes are copied whole.  Nested values
+ * that are only checked (args) are walked by check_value() in one loop.  Numbers take
  * the exact fast path (integers up to 19 digits; at most 15 significant
  * digits with a power of ten up to 22) or strtod() under a private "C"
  * locale: the same doubles jpull.c and cJSON (strtod) produce.
@@ -28,10 +30,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef PC_JSCAN_SSE2
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) const char *pc_jscan_plain_avx2(const char *p, const char *e)
+{
+	const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\');
+	const __m256i c = _mm256_set1_epi8(0x1f), z = _mm256_setzero_si256();
+
+	while (e - p >= 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i m = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, b)),
+			_mm256_cmpeq_epi8(_mm256_subs_epu8(v, c), z));
+		unsigned bits = (unsigned)_mm256_movemask_epi8(m);
+
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 32;
+	}
+	return pc_jscan_plain(PC_JSCAN_SSE2_LEVEL, p, e); /* the tail: under 32 bytes */
+}
+#endif
+
+int pc_jscan_simd_level(void)
+{
+	const char *env = getenv("PROFCONV_SCALAR");
+
+	if (env && *env && strcmp(env, "0") != 0)
+		return PC_JSCAN_SCALAR;
+#ifdef PC_JSCAN_SSE2
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		return PC_JSCAN_AVX2_LEVEL;
+	return PC_JSCAN_SSE2_LEVEL;
+#else
+	return PC_JSCAN_SCALAR;
+#endif
+}
+
 void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = ctx;
+	s->simd = pc_jscan_simd_level();
 	s->cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 }
 
@@ -215,7 +257,7 @@ static int string_body(struct pc_jscan *s, int print)
 		const char *run = p;
 		unsigned char c;
 
-		p = pc_jscan_plain(p, e);
+		p = pc_jscan_plain(s->simd, p, e);
 		if (p > run && !cut && (err = pc_jscan_put(s, run, (size_t)(p - run))))
 			return err;
 		if (p == e)
@@ -529,7 +571,14 @@ static int value(struct pc_jscan *s, int print)
 			return err;
 		if (print == CHECK && s->verbatim && !prints_as_is(from, s->p))
 			s->verbatim = 0;
-		return print == PRINT ? print_number(s, d) : 0;
+		if (print != PRINT)
+			return 0;
+		/* most numbers of a value printed again (because something
+		 * else in it is not as cJSON prints it) print as they are:
+		 * copied, without snprintf() */
+		if (prints_as_is(from, s->p))
+			return pc_jscan_put(s, from, (size_t)(s->p - from));
+		return print_number(s, d);
 	}
 	}
 }
@@ -583,9 +632,145 @@ int pc_jscan_next(struct pc_jscan *s, struct pc_jscan_it *it, const char **k, si
 	return 0;
 }
 
+/* Whitespace from p on skipped as pc_jscan_ws() skips it (nl, verbatim). */
+static inline const char *check_ws(struct pc_jscan *s, const char *p)
+{
+	const char *e = s->end;
+
+	while (p < e && (unsigned char)*p <= ' ') {
+		char c = *p;
+
+		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+			break;
+		s->nl |= c == '\n';
+		s->verbatim = 0;
+		p++;
+	}
+	return p;
+}
+
+/*
+ * value(s, CHECK) without recursion, for the nested values (args) most of
+ * a trace's bytes are: containers are walked in one loop (whether each
+ * open one is an object: a bit in a 256-bit stack, deeper ones go through
+ * container()), a string without escapes is one pc_jscan_plain() (SIMD)
+ * search, numbers, literals and other strings go through value().  The
+ * same accept/refuse decisions, cursor, depth, nl and verbatim as
+ * value(s, CHECK).
+ */
+static int check_value(struct pc_jscan *s)
+{
+	const char *p = s->p, *e = s->end, *q;
+	uint64_t obj[4] = { 0, 0, 0, 0 };
+	unsigned lvl = 0;
+	int err;
+
+	for (;;) {
+		/* at a value's first byte (whitespace skipped) */
+		if (p == e)
+			return PC_JSCAN_BAD;
+		if (*p == '{' || *p == '[') {
+			int is_obj = *p == '{';
+
+			if (lvl == 256) {
+				s->p = p;
+				err = container(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+				goto after;
+			}
+			if (s->depth >= s->max_depth)
+				return PC_JSCAN_BAD;
+			s->depth++;
+			if (is_obj)
+				obj[lvl >> 6] |= 1ULL << (lvl & 63);
+			else
+				obj[lvl >> 6] &= ~(1ULL << (lvl & 63));
+			lvl++;
+			p = check_ws(s, p + 1);
+			if (p < e && *p == (is_obj ? '}' : ']')) {
+				p++;
+				s->depth--;
+				lvl--;
+				goto after;
+			}
+			if (is_obj)
+				goto key;
+			continue;
+		}
+		if (*p == '"' && (q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
+			p = q + 1;
+		} else if ((q = p + (*p == '-')) < e && *q >= '1' && *q <= '9') {
+			/* an integer of 1 to 15 digits, as value() checks it;
+			 * anything else from its start again through value() */
+			const char *d0 = q;
+
+			do
+				q++;
+			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+			if (q - d0 <= 15 &&
+			    (q == e || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
+				p = q;
+			} else {
+				s->p = p;
+				err = value(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+			}
+		} else {
+			s->p = p;
+			err = value(s, CHECK);
+			if (err)
+				return err;
+			p = s->p;
+		}
+	after:
+		/* after a value: the next one, or the end of containers */
+		if (!lvl) {
+			s->p = p;
+			return 0;
+		}
+		p = check_ws(s, p);
+		if (p == e)
+			return PC_JSCAN_BAD;
+		if (*p == ',') {
+			p = check_ws(s, p + 1);
+			if (!(obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1))
+				continue;
+		key:
+			/* in an object: a key, ':' and the value's first byte */
+			if (p == e || *p != '"')
+				return PC_JSCAN_BAD;
+			if ((q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
+				p = q + 1;
+			} else {
+				s->p = p;
+				err = string_body(s, CHECK);
+				if (err)
+					return err;
+				p = s->p;
+			}
+			p = check_ws(s, p);
+			if (p == e || *p != ':')
+				return PC_JSCAN_BAD;
+			p = check_ws(s, p + 1);
+			continue;
+		}
+		if (*p == ((obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1) ? '}' : ']')) {
+			p++;
+			s->depth--;
+			lvl--;
+			goto after;
+		}
+		return PC_JSCAN_BAD;
+	}
+}
+
 int pc_jscan_skip(struct pc_jscan *s)
 {
-	return value(s, CHECK);
+	return check_value(s);
 }
 
 void pc_jscan_skip_checked(struct pc_jscan *s)
@@ -594,12 +779,37 @@ void pc_jscan_skip_checked(struct pc_jscan *s)
 	unsigned depth = 0;
 
 	while (p < e) {
+#ifdef PC_JSCAN_SSE2
+		if (depth && s->simd) {
+			/* inside a container only '"' and brackets count: 16
+			 * bytes a step to the next ('[' and '{', ']' and '}'
+			 * differ only in bit 0x20) */
+			const __m128i q = _mm_set1_epi8('"'), o = _mm_set1_epi8('{'),
+				      c = _mm_set1_epi8('}'), b20 = _mm_set1_epi8(0x20);
+
+			while (e - p >= 16) {
+				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+				__m128i f = _mm_or_si128(v, b20);
+				unsigned m = (unsigned)_mm_movemask_epi8(
+					_mm_or_si128(_mm_cmpeq_epi8(v, q),
+						     _mm_or_si128(_mm_cmpeq_epi8(f, o), _mm_cmpeq_epi8(f, c))));
+
+				if (m) {
+					p += __builtin_ctz(m);
+					break;
+				}
+				p += 16;
+			}
+			if (p == e)
+				break;
+		}
+#endif
 		switch (*p) {
 		case '"':
 			/* to the closing quote; a backslash takes the byte after it */
 			p++;
 			for (;;) {
-				p = pc_jscan_plain(p, e);
+				p = pc_jscan_plain(s->simd, p, e);
 				if (p == e)
 					break;
 				if (*p == '"') {
@@ -656,7 +866,7 @@ int pc_jscan_print(struct pc_jscan *s)
 	int err;
 
 	s->verbatim = 1;
-	err = value(s, CHECK);
+	err = check_value(s);
 	if (err || s->verbatim)
 		return err ? err : pc_jscan_put(s, from, (size_t)(s->p - from));
 	s->p = from;

@@ -30,6 +30,32 @@
 
 #include <locale.h>
 
+/*
+ * String bodies are searched 16 bytes a step with SSE2 where the build
+ * targets x86-64 (SSE2 is part of its baseline: no run-time check), 32 with
+ * AVX2 where the CPU has it (checked at run time), else 8 with SWAR
+ * arithmetic.  Loads stay inside [p, e): the tail of a text is searched
+ * with the narrower steps, never past its end.  PROFCONV_SCALAR=1 in the
+ * environment (read by pc_jscan_init()) or simd = 0 in a scanner keeps the
+ * SWAR path; the tests run both on the same texts.
+ */
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
+#define PC_JSCAN_SSE2 1
+#include <emmintrin.h>
+#endif
+
+enum {
+	PC_JSCAN_SCALAR = 0, /* SWAR, 8 bytes a step */
+	PC_JSCAN_SSE2_LEVEL = 1,
+	PC_JSCAN_AVX2_LEVEL = 2,
+};
+/*
+ * The widest level this build and CPU can use, or PC_JSCAN_SCALAR when the
+ * environment has PROFCONV_SCALAR set to a non-empty value other than "0".
+ * Read once per call (getenv): callers keep the result.
+ */
+int pc_jscan_simd_level(void);
+
 #define PC_JSCAN_BAD (-1) /* the text is not valid JSON (ask pc_jpull_recheck()) */
 
 struct pc_jscan {
@@ -45,6 +71,7 @@ struct pc_jscan {
 	char *out; /* scratch: decoded strings, printed values */
 	size_t olen, ocap;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
+	int simd;      /* PC_JSCAN_*: pc_jscan_simd_level() at init; a test may lower it */
 };
 
 void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx);
@@ -74,12 +101,12 @@ static inline int pc_jscan_ws(struct pc_jscan *s)
 }
 
 /*
- * The first byte from p on that is '"', '\\' or below 0x20, or e.  Where
- * loads are little-endian the lowest flagged byte of a word is exact (a
- * borrow only runs upward from a flagged byte), so no byte loop is needed
- * after a word that has one.
+ * The first byte from p on that is '"', '\\' or below 0x20, or e: 8 bytes
+ * a step.  Where loads are little-endian the lowest flagged byte of a word
+ * is exact (a borrow only runs upward from a flagged byte), so no byte loop
+ * is needed after a word that has one.
  */
-static inline const char *pc_jscan_plain(const char *p, const char *e)
+static inline const char *pc_jscan_plain_swar(const char *p, const char *e)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
 
@@ -104,6 +131,48 @@ static inline const char *pc_jscan_plain(const char *p, const char *e)
 	return p;
 }
 
+#ifdef PC_JSCAN_SSE2
+/* pc_jscan_plain() 32 bytes a step, from p with e - p >= 32 (AVX2; jscan.c). */
+const char *pc_jscan_plain_avx2(const char *p, const char *e);
+
+/* The bytes of v that are '"', '\\' or below 0x20, as a 16-bit mask. */
+static inline unsigned pc_jscan_special16(__m128i v)
+{
+	__m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+	__m128i b = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+	/* unsigned v <= 0x1f: v minus 0x1f (saturated) is 0 */
+	__m128i c = _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128());
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), c));
+}
+#endif
+
+/*
+ * The first byte from p on that is '"', '\\' or below 0x20, or e, at the
+ * given level (PC_JSCAN_*).  Most strings of a trace are short: the first
+ * 16 bytes are one SSE2 step; a string longer than that goes on 32 bytes a
+ * step with AVX2 (an out-of-line call) at that level.
+ */
+static inline const char *pc_jscan_plain(int simd, const char *p, const char *e)
+{
+#ifdef PC_JSCAN_SSE2
+	if (simd) {
+		while (e - p >= 16) {
+			unsigned m = pc_jscan_special16(_mm_loadu_si128((const __m128i *)(const void *)p));
+
+			if (m)
+				return p + __builtin_ctz(m);
+			p += 16;
+			if (simd >= PC_JSCAN_AVX2_LEVEL && e - p >= 32)
+				return pc_jscan_plain_avx2(p, e);
+		}
+	}
+#else
+	(void)simd;
+#endif
+	return pc_jscan_plain_swar(p, e);
+}
+
 int pc_jscan_grow(struct pc_jscan *s, size_t n);
 
 /*
@@ -115,8 +184,32 @@ int pc_jscan_grow(struct pc_jscan *s, size_t n);
 int pc_jscan_string_slow(struct pc_jscan *s, size_t *off, size_t *len);
 static inline int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 {
-	const char *b = s->p + 1, *q = pc_jscan_plain(b, s->end);
-	size_t n = (size_t)(q - b);
+	const char *b = s->p + 1, *q;
+	size_t n;
+
+#ifdef PC_JSCAN_SSE2
+	/* a string of under 16 bytes (most names, categories and phases)
+	 * with 16 bytes of text and of room in out: its block stored whole,
+	 * without a call to memcpy() */
+	if (s->simd && s->end - b >= 16 && s->olen + 16 <= s->ocap) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+		unsigned m = pc_jscan_special16(v);
+
+		if (m && b[__builtin_ctz(m)] == '"') {
+			n = (size_t)__builtin_ctz(m);
+			_mm_storeu_si128((__m128i *)(void *)(s->out + s->olen), v);
+			*off = s->olen;
+			*len = n;
+			s->olen += n;
+			s->out[s->olen++] = 0;
+			s->nul = 0;
+			s->p = b + n + 1;
+			return 0;
+		}
+	}
+#endif
+	q = pc_jscan_plain(s->simd, b, s->end);
+	n = (size_t)(q - b);
 
 	if (q == s->end || *q != '"')
 		return pc_jscan_string_slow(s, off, len);
@@ -144,7 +237,7 @@ static inline int pc_jscan_string(struct pc_jscan *s, size_t *off, size_t *len)
 int pc_jscan_key_slow(struct pc_jscan *s, const char **k, size_t *len);
 static inline int pc_jscan_key(struct pc_jscan *s, const char **k, size_t *len)
 {
-	const char *b = s->p + 1, *q = pc_jscan_plain(b, s->end);
+	const char *b = s->p + 1, *q = pc_jscan_plain(s->simd, b, s->end);
 
 	if (q == s->end || *q != '"')
 		return pc_jscan_key_slow(s, k, len);

@@ -326,6 +326,46 @@ static void test_same_decisions(void)
 	/* the depth limit counts the containers open at once */
 	PC_CHECK(jscan_accepts("[[[1]]]", 3));
 	PC_CHECK(!jscan_accepts("[[[[1]]]]", 3));
+	/* every prefix and every one-byte change of a value with all kinds of
+	 * members: the same decisions (check_value()'s loop against the
+	 * tokenizer) */
+	{
+		static const char base[] = " {\"a\" : [ 1 , -23 ,{ }, [ ] ,\"x\\\"y\"],\"b\":{\"c\":true,"
+					   "\"d\":[null,false,1.5,123456789012345678,-0,\"\\u00e9\"]}\n} ";
+		static const char repl[] = "{}[],:\" 0-.ex\\\n";
+		char d[sizeof(base)];
+		size_t n = sizeof(base) - 1, k, r;
+		int bad = 0;
+
+		PC_CHECK(jscan_accepts(base, 512));
+		for (k = 0; k <= n && !bad; k++) {
+			memcpy(d, base, k);
+			d[k] = 0;
+			bad |= jpull_accepts(d) != jscan_accepts(d, 512);
+			for (r = 0; k < n && r < sizeof(repl) - 1 && !bad; r++) {
+				memcpy(d, base, n + 1);
+				d[k] = repl[r];
+				if (jpull_accepts(d) != jscan_accepts(d, 512)) {
+					fprintf(stderr, "disagree on %s\n", d);
+					bad = 1;
+				}
+			}
+		}
+		PC_CHECK(!bad);
+	}
+	/* deeper than check_value()'s own stack of 256 */
+	{
+		char d[2 * 300 + 2];
+
+		memset(d, '[', 300);
+		d[300] = '1';
+		memset(d + 301, ']', 300);
+		d[601] = 0;
+		PC_CHECK(jscan_accepts(d, 300));
+		PC_CHECK(!jscan_accepts(d, 299));
+		d[600] = '}';
+		PC_CHECK(!jscan_accepts(d, 300));
+	}
 }
 
 /*
@@ -584,6 +624,295 @@ static void test_chrome_errors(void)
 			"");
 }
 
+/* The first byte of [p, e) that ends a plain string run, a byte at a time. */
+static const char *plain_ref(const char *p, const char *e)
+{
+	while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+}
+
+/*
+ * The SIMD string search (SSE2, AVX2 where the CPU has it) and the SWAR one
+ * give the same answers: one stop byte at every position of every length
+ * across the 8/16/32/64-byte steps, or none; bytes 0x20, 0x7f, 0x80, 0xff
+ * (which a signed compare would take for control bytes) do not stop it.
+ * Each text is its own allocation of exactly its length, so an ASan build
+ * catches a load past its end.  Then whole values (strings with escapes at
+ * every alignment, nested values) scanned, decoded, skipped and printed
+ * at each level give the same results.
+ */
+static void test_simd_paths(void)
+{
+	static const unsigned char stops[] = { '"', '\\', 0x00, 0x01, 0x1f };
+	static const unsigned char fill[] = { 'a', 0x20, 0x7f, 0x80, 0xff, 0xc3 };
+	const char *env = getenv("PROFCONV_SCALAR");
+	char *saved = env ? strdup(env) : NULL;
+	int top, level, bad = 0;
+	size_t len, at, si, fi;
+
+	unsetenv("PROFCONV_SCALAR");
+	top = pc_jscan_simd_level();
+#if defined(__x86_64__) && defined(__SSE2__)
+	PC_CHECK(top >= PC_JSCAN_SSE2_LEVEL);
+#endif
+	setenv("PROFCONV_SCALAR", "1", 1);
+	PC_CHECK_EQ_INT(pc_jscan_simd_level(), PC_JSCAN_SCALAR);
+	setenv("PROFCONV_SCALAR", "0", 1);
+	PC_CHECK_EQ_INT(pc_jscan_simd_level(), top);
+	if (saved) {
+		setenv("PROFCONV_SCALAR", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("PROFCONV_SCALAR");
+	}
+
+	for (len = 0; len <= 100 && !bad; len++) {
+		for (fi = 0; fi < PC_ARRAY_SIZE(fill); fi++) {
+			for (at = 0; at <= len; at++) {
+				for (si = 0; si < (at < len ? PC_ARRAY_SIZE(stops) : 1); si++) {
+					char *b = malloc(len ? len : 1);
+					const char *want;
+
+					if (!b)
+						abort();
+					memset(b, fill[fi], len);
+					if (at < len)
+						b[at] = (char)stops[si];
+					want = plain_ref(b, b + len);
+					for (level = 0; level <= top; level++) {
+						const char *got = pc_jscan_plain(level, b, b + len);
+
+						if (got != want) {
+							fprintf(stderr,
+								"plain level %d len %zu stop 0x%02x at %zu fill 0x%02x: %zd, want %zd\n",
+								level, len, stops[si], at, fill[fi],
+								got - b, want - b);
+							bad = 1;
+						}
+					}
+					free(b);
+				}
+			}
+		}
+	}
+	PC_CHECK(!bad);
+
+	/* strings with an escape (or a raw control byte) at every offset,
+	 * each value alone in an exactly sized allocation */
+	{
+		static const char *const esc[] = { "\\n", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00",
+						   "\\u0000", "\\ud800x", "\x01", "\xc3\xa9", "\\" };
+		size_t n, k, ei;
+
+		for (ei = 0; ei < PC_ARRAY_SIZE(esc) && !bad; ei++) {
+			for (n = 0; n <= 70 && !bad; n++) {
+				for (k = 0; k <= n; k++) {
+					size_t el = strlen(esc[ei]), tl = n + el + 2;
+					char *t = malloc(tl), first[512];
+					size_t flen = 0, off, slen;
+					int ferr = 0;
+
+					if (!t)
+						abort();
+					t[0] = '"';
+					memset(t + 1, 'x', n);
+					memmove(t + 1 + k + el, t + 1 + k, n - k);
+					memcpy(t + 1 + k, esc[ei], el);
+					t[tl - 1] = '"';
+					for (level = 0; level <= top; level++) {
+						int err, e2, e3;
+						const char *pend;
+
+						js.simd = level;
+						pc_jscan_start(&js, t, tl, 64);
+						err = pc_jscan_string(&js, &off, &slen);
+						pc_jscan_start(&js, t, tl, 64);
+						e2 = pc_jscan_skip(&js);
+						pend = js.p;
+						pc_jscan_start(&js, t, tl, 64);
+						e3 = pc_jscan_print(&js);
+						if (err != e2 || err != e3 || (!err && pend != t + tl)) {
+							bad = 1;
+							break;
+						}
+						pc_jscan_start(&js, t, tl, 64);
+						if (!err)
+							err = pc_jscan_string(&js, &off, &slen);
+						if (level == 0) {
+							ferr = err;
+							flen = err ? 0 : slen;
+							if (!err && slen < sizeof(first))
+								memcpy(first, pc_jscan_at(&js, off), slen);
+						} else if (err != ferr || (!err && (slen != flen ||
+										     memcmp(first, pc_jscan_at(&js, off), slen)))) {
+							bad = 1;
+						}
+					}
+					if (bad)
+						fprintf(stderr, "string level %d: '%.*s'\n", level, (int)tl, t);
+					free(t);
+				}
+			}
+		}
+	}
+	PC_CHECK(!bad);
+
+	/* nested values: skip, skip_checked and print agree across levels */
+	{
+		static const char *const vals[] = {
+			("{\"url\":\"https://example.org/a/very/long/path/that/crosses/many/blocks.js\","
+			 "\"n\":[1,2.5,-3e4,{\"k\\\"ey\":\"v\\u00e9\\\\\"}],\"t\":true}"),
+			"[\"0123456789abcdef0123456789abcdef0123456789abcdef\\\"\",\"\\\\\\\\\\\\\"]",
+			"{\"a\":\"\x7f\x80\xff plain bytes after which a quote ends\"}",
+			"{\"bad\":\"control \x02 byte inside\"}",
+		};
+		size_t i;
+
+		for (i = 0; i < PC_ARRAY_SIZE(vals); i++) {
+			size_t tl = strlen(vals[i]), plen0 = 0;
+			char *t = malloc(tl), out0[1024];
+			const char *end0 = NULL;
+			int err0 = 0;
+
+			if (!t)
+				abort();
+			memcpy(t, vals[i], tl);
+			for (level = 0; level <= top; level++) {
+				const char *end;
+				int err;
+
+				js.simd = level;
+				pc_jscan_start(&js, t, tl, 64);
+				err = pc_jscan_print(&js);
+				end = js.p;
+				if (!err) {
+					pc_jscan_start(&js, t, tl, 64);
+					pc_jscan_skip_checked(&js);
+					PC_CHECK(js.p == end);
+					pc_jscan_start(&js, t, tl, 64);
+					err = pc_jscan_print(&js);
+				}
+				if (level == 0) {
+					err0 = err;
+					end0 = end;
+					plen0 = err ? 0 : js.olen;
+					if (plen0 <= sizeof(out0))
+						memcpy(out0, js.out, plen0);
+				} else {
+					PC_CHECK_EQ_INT(err, err0);
+					PC_CHECK(end == end0);
+					PC_CHECK(err || (js.olen == plen0 && !memcmp(js.out, out0, plen0)));
+				}
+			}
+			PC_CHECK_EQ_INT(err0, i == 3 ? PC_JSCAN_BAD : 0);
+			free(t);
+		}
+	}
+	/* strings followed by more text (pc_jscan_string()'s whole-block
+	 * store), several in a row so out has room */
+	{
+		size_t n, trail;
+
+		for (n = 0; n <= 40 && !bad; n++) {
+			for (trail = 0; trail <= 20; trail++) {
+				size_t tl = 3 * (n + 2) + trail;
+				char *t = malloc(tl);
+
+				if (!t)
+					abort();
+				memset(t, ',', tl);
+				for (at = 0; at < 3; at++) {
+					t[at * (n + 2)] = '"';
+					memset(t + at * (n + 2) + 1, (int)('a' + at), n);
+					t[at * (n + 2) + n + 1] = '"';
+				}
+				for (level = 0; level <= top; level++) {
+					size_t off, sl;
+
+					js.simd = level;
+					pc_jscan_start(&js, t, tl, 64);
+					for (at = 0; at < 3; at++) {
+						const char *got;
+
+						js.p = t + at * (n + 2);
+						if (pc_jscan_string(&js, &off, &sl) || sl != n ||
+						    js.p != t + at * (n + 2) + n + 2) {
+							bad = 1;
+							break;
+						}
+						got = pc_jscan_at(&js, off);
+						for (si = 0; si < n && got[si] == (char)('a' + at); si++)
+							;
+						if (si != n || got[n] != 0)
+							bad = 1;
+					}
+					if (bad)
+						fprintf(stderr, "string level %d: %zu bytes, %zu after\n", level, n, trail);
+				}
+				free(t);
+			}
+		}
+	}
+	PC_CHECK(!bad);
+
+	/* skip_checked over brackets and strings at every alignment, and
+	 * texts that end inside a container */
+	{
+		size_t p1, p2, cut;
+
+		for (p1 = 0; p1 <= 34; p1++) {
+			for (p2 = 0; p2 <= 34; p2 += 3) {
+				char b[160];
+				size_t n = 0;
+
+				b[n++] = '[';
+				memset(b + n, ' ', p1);
+				n += p1;
+				memcpy(b + n, "{\"x\":[1,\"]}\\\"\"]", 16);
+				n += 16;
+				memset(b + n, p2 % 2 ? ' ' : 'a', p2);
+				if (p2 % 2 == 0) {
+					b[n] = '"';
+					if (p2)
+						b[n + p2 - 1] = '"';
+				}
+				n += p2;
+				memcpy(b + n, "}],", 3);
+				n += 3;
+				for (cut = 0; cut <= n; cut += cut + 1 < n ? 7 : 1) {
+					size_t cl = cut < n ? cut : n;
+					char *t = malloc(cl ? cl : 1);
+					const char *end0 = NULL;
+
+					if (!t)
+						abort();
+					memcpy(t, b, cl);
+					for (level = 0; level <= top; level++) {
+						js.simd = level;
+						pc_jscan_start(&js, t, cl, 64);
+						pc_jscan_skip_checked(&js);
+						if (level == 0)
+							end0 = js.p;
+						else if (js.p != end0) {
+							fprintf(stderr, "skip_checked level %d: '%.*s': %zd, want %zd\n",
+								level, (int)cl, t, js.p - t, end0 - t);
+							bad = 1;
+						}
+					}
+					if (cl == n && end0 != t + n - 1) {
+						fprintf(stderr, "skip_checked '%.*s' ends at %zd\n", (int)cl, t, end0 - t);
+						bad = 1;
+					}
+					free(t);
+				}
+			}
+		}
+	}
+	PC_CHECK(!bad);
+	js.simd = top;
+}
+
 int main(void)
 {
 	ctx = profconv_ctx_new();
@@ -591,6 +920,7 @@ int main(void)
 		return 1;
 	pc_jscan_init(&js, ctx);
 	test_strings();
+	test_simd_paths();
 	test_numbers();
 	test_number_runs();
 	test_skip_checked();
