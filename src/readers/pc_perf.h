@@ -441,6 +441,8 @@ struct perf {
 	uint32_t path_lo_cap;
 	uint64_t *phash; /* per-level scratch for chain_to_stack() */
 	uint32_t phash_cap;
+	uint32_t *pcand; /* per-level scratch: candidate rows (path_candidate()) */
+	uint32_t pcand_cap;
 	uint32_t *frames;
 	uint32_t frames_cap;
 	uint32_t *raw_frames; /* per-entry scratch for chain_to_stack() */

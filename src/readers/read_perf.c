@@ -507,6 +507,19 @@ static uint32_t path_find(const struct perf *p, uint64_t h)
 	return PC_NONE;
 }
 
+/* The row of the first slot on h's probe whose tag is h's, or PC_NONE: h's
+ * row if h has one and path_lo[row] agrees, else path_find() decides. */
+static inline uint32_t path_candidate(const struct perf *p, uint64_t h)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
+	     i = (i + 1) & p->paths_mask)
+		if (p->paths[i].tag == (uint32_t)(h >> 32))
+			return p->paths[i].row;
+	return PC_NONE;
+}
+
 /* A new stack row (prefix, frame) whose path hashes to h. */
 static uint32_t path_add(struct perf *p, uint64_t h, uint32_t prefix, uint32_t frame)
 {
@@ -657,7 +670,7 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	while (same < ts->nlast && same < nframes &&
 	       ts->last_frames[same] == p->frames[nframes - 1 - same])
 		same++;
-	if (nframes > ts->last_cap || nframes > p->phash_cap) {
+	if (nframes > ts->last_cap || nframes > p->phash_cap || nframes > p->pcand_cap) {
 		cap = ts->last_cap;
 		if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap,
 			    nframes))
@@ -667,7 +680,8 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			    nframes) ||
 		    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks),
 			    &ts->last_cap, nframes) ||
-		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes))
+		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes) ||
+		    pc_grow(p->ctx, (void **)&p->pcand, sizeof(*p->pcand), &p->pcand_cap, nframes))
 			return PROFCONV_ERR_NOMEM;
 	}
 	if (!p->paths && path_grow(p))
@@ -682,10 +696,26 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 		p->phash[i] = h;
 		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
 	}
-	/* levels that exist form a prefix of the chain: find its end */
-	for (known = nframes; known > same; known--) {
-		uint32_t row = path_find(p, p->phash[known - 1]);
+	/*
+	 * Levels that exist form a prefix of the chain: find its end.  First
+	 * every level's candidate, the row of the first slot on its probe whose
+	 * tag agrees (the slots are in the cache or on their way), with its low
+	 * half fetched, so that the candidates' checks miss the cache together
+	 * too; a candidate whose low half differs (one in 2^32) is looked up
+	 * again, probing on.
+	 */
+	for (i = same; i < nframes; i++) {
+		uint32_t row = path_candidate(p, p->phash[i]);
 
+		p->pcand[i] = row;
+		if (row != PC_NONE)
+			__builtin_prefetch(&p->path_lo[row]);
+	}
+	for (known = nframes; known > same; known--) {
+		uint32_t row = p->pcand[known - 1];
+
+		if (row != PC_NONE && p->path_lo[row] != (uint32_t)p->phash[known - 1])
+			row = path_find(p, p->phash[known - 1]);
 		if (row != PC_NONE) {
 			prefix = row;
 			break;
@@ -1765,6 +1795,7 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->paths);
 	pc_free(p->ctx, p->path_lo);
 	pc_free(p->ctx, p->phash);
+	pc_free(p->ctx, p->pcand);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
