@@ -331,11 +331,15 @@ struct fcache_ent {
  * The perf reader makes all of its stacks through it (pc_stack_add_new());
  * the model's own index is rebuilt if anything interns later.  Paths are
  * confused only if their 64-bit hashes agree.
+ *
+ * A slot holds the hash's high half and the row (8 bytes: a deep recording's
+ * million rows took 32 MiB in 16-byte slots, 48 MiB while they doubled);
+ * the low half, which also picks the home slot, is kept per row in
+ * perf.path_lo and compared only when the high halves agree.
  */
 struct path_slot {
-	uint64_t hash;
+	uint32_t tag; /* hash >> 32 */
 	uint32_t row; /* PC_NONE = empty */
-	uint32_t pad;
 };
 #define PATH_SEED 0x243f6a8885a308d3ULL
 
@@ -433,8 +437,12 @@ struct perf {
 	unsigned fcache_bits;
 	struct path_slot *paths;
 	uint32_t paths_mask, npaths;
+	uint32_t *path_lo; /* by stack row: the low half of its path hash */
+	uint32_t path_lo_cap;
 	uint64_t *phash; /* per-level scratch for chain_to_stack() */
 	uint32_t phash_cap;
+	uint32_t *pcand; /* per-level scratch: candidate rows (path_candidate()) */
+	uint32_t pcand_cap;
 	uint32_t *frames;
 	uint32_t frames_cap;
 	uint32_t *raw_frames; /* per-entry scratch for chain_to_stack() */

@@ -455,14 +455,16 @@ static int fcache_first(struct perf *p)
  * recordings of deep, varied stacks make a new stack row every 110-350 bytes
  * (bench/deep.c's: every 112), the index is kept at most 3/4 full, and each
  * doubling rehashes every row made so far into fresh pages, which took 7 %
- * of such a conversion at one slot per 256 bytes.
+ * of such a conversion at one slot per 256 bytes.  At most 2^21 slots
+ * (16 MiB): a 131 MB recording of 976 k stacks needs no doubling, whose old
+ * and new arrays together were its peak of memory.
  */
 static uint32_t path_first_size(const struct perf *p)
 {
 	uint64_t want = p->data_size / 64;
 	uint32_t n = 4096;
 
-	while (n < want && n < (1u << 20))
+	while (n < want && n < (1u << 21))
 		n *= 2;
 	return n;
 }
@@ -482,7 +484,7 @@ static int path_grow(struct perf *p)
 	for (i = 0; p->paths && i <= p->paths_mask; i++) {
 		if (p->paths[i].row == PC_NONE)
 			continue;
-		for (j = (uint32_t)p->paths[i].hash & (nslots - 1); ns[j].row != PC_NONE;
+		for (j = p->path_lo[p->paths[i].row] & (nslots - 1); ns[j].row != PC_NONE;
 		     j = (j + 1) & (nslots - 1))
 			;
 		ns[j] = p->paths[i];
@@ -499,7 +501,21 @@ static uint32_t path_find(const struct perf *p, uint64_t h)
 
 	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
 	     i = (i + 1) & p->paths_mask)
-		if (p->paths[i].hash == h)
+		if (p->paths[i].tag == (uint32_t)(h >> 32) &&
+		    p->path_lo[p->paths[i].row] == (uint32_t)h)
+			return p->paths[i].row;
+	return PC_NONE;
+}
+
+/* The row of the first slot on h's probe whose tag is h's, or PC_NONE: h's
+ * row if h has one and path_lo[row] agrees, else path_find() decides. */
+static inline uint32_t path_candidate(const struct perf *p, uint64_t h)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
+	     i = (i + 1) & p->paths_mask)
+		if (p->paths[i].tag == (uint32_t)(h >> 32))
 			return p->paths[i].row;
 	return PC_NONE;
 }
@@ -514,10 +530,14 @@ static uint32_t path_add(struct perf *p, uint64_t h, uint32_t prefix, uint32_t f
 	row = pc_stack_add_new(p->m, prefix, frame);
 	if (row == PC_NONE)
 		return PC_NONE;
+	if (pc_grow(p->ctx, (void **)&p->path_lo, sizeof(*p->path_lo), &p->path_lo_cap,
+		    (size_t)row + 1))
+		return PC_NONE;
+	p->path_lo[row] = (uint32_t)h;
 	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
 	     i = (i + 1) & p->paths_mask)
 		;
-	p->paths[i].hash = h;
+	p->paths[i].tag = (uint32_t)(h >> 32);
 	p->paths[i].row = row;
 	p->npaths++;
 	return row;
@@ -650,7 +670,7 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	while (same < ts->nlast && same < nframes &&
 	       ts->last_frames[same] == p->frames[nframes - 1 - same])
 		same++;
-	if (nframes > ts->last_cap || nframes > p->phash_cap) {
+	if (nframes > ts->last_cap || nframes > p->phash_cap || nframes > p->pcand_cap) {
 		cap = ts->last_cap;
 		if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap,
 			    nframes))
@@ -660,7 +680,8 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			    nframes) ||
 		    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks),
 			    &ts->last_cap, nframes) ||
-		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes))
+		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes) ||
+		    pc_grow(p->ctx, (void **)&p->pcand, sizeof(*p->pcand), &p->pcand_cap, nframes))
 			return PROFCONV_ERR_NOMEM;
 	}
 	if (!p->paths && path_grow(p))
@@ -675,10 +696,26 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 		p->phash[i] = h;
 		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
 	}
-	/* levels that exist form a prefix of the chain: find its end */
-	for (known = nframes; known > same; known--) {
-		uint32_t row = path_find(p, p->phash[known - 1]);
+	/*
+	 * Levels that exist form a prefix of the chain: find its end.  First
+	 * every level's candidate, the row of the first slot on its probe whose
+	 * tag agrees (the slots are in the cache or on their way), with its low
+	 * half fetched, so that the candidates' checks miss the cache together
+	 * too; a candidate whose low half differs (one in 2^32) is looked up
+	 * again, probing on.
+	 */
+	for (i = same; i < nframes; i++) {
+		uint32_t row = path_candidate(p, p->phash[i]);
 
+		p->pcand[i] = row;
+		if (row != PC_NONE)
+			__builtin_prefetch(&p->path_lo[row]);
+	}
+	for (known = nframes; known > same; known--) {
+		uint32_t row = p->pcand[known - 1];
+
+		if (row != PC_NONE && p->path_lo[row] != (uint32_t)p->phash[known - 1])
+			row = path_find(p, p->phash[known - 1]);
 		if (row != PC_NONE) {
 			prefix = row;
 			break;
@@ -1756,7 +1793,9 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->raw_kernel);
 	pc_free(p->ctx, p->fcache);
 	pc_free(p->ctx, p->paths);
+	pc_free(p->ctx, p->path_lo);
 	pc_free(p->ctx, p->phash);
+	pc_free(p->ctx, p->pcand);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
