@@ -18,7 +18,9 @@
 # environment: PROFCONV (default: build-release-gcc/profconv, the Release
 #   build scripts/test.sh makes, else build/profconv), FIXTURE (the real
 #   Chrome trace; default ../shared/fixtures/chrome/chromium156-small.json.zst
-#   next to this tree), LOGS (default /tmp/profconv-bench-all); every
+#   next to this tree), LOGS (default /tmp/profconv-bench-all), DEEP_DATA (a
+#   deep-stack recording to use instead of recording one), SYSTEM_DATA
+#   (system-wide recordings, space-separated, likewise); every
 #   script's own variables pass through.  Needs root for the perf recordings
 #   (or kernel.perf_event_paranoid <= 0).  Exit status: 1 if any benchmark
 #   failed to run or missed its goal, else 0.
@@ -53,8 +55,8 @@ for n in $names; do
 	case $n in
 	chrome) run chrome bash "$here/bench_chrome.sh" --real "$FIXTURE" 256 1024 ;;
 	open) run open env FIXTURE="$FIXTURE" bash "$here/bench_open.sh" ;;
-	deep) run deep bash "$here/bench_deep.sh" ;;
-	system) run system sh "$here/bench_system.sh" ;;
+	deep) run deep bash "$here/bench_deep.sh" ${DEEP_DATA:-} ;;
+	system) run system sh "$here/bench_system.sh" ${SYSTEM_DATA:-} ;;
 	batch) run batch sh "$here/bench_batch.sh" ;;
 	*) echo "bench_all.sh: unknown benchmark '$n' (chrome, open, deep, system, batch)" >&2; exit 2 ;;
 	esac
