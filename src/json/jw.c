@@ -36,6 +36,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__SSE2__) && !defined(PC_JW_SCALAR)
+#include <emmintrin.h>
+#define PC_JW_SSE2 1
+#else
+#define PC_JW_SSE2 0
+#endif
+
 #define BUF_SIZE  (64 * 1024)
 #define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
 #define TOKEN_MAX 16 /* longest none_json / repeated token */
@@ -71,37 +78,56 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
-/* Decimal digits of v at p; returns the end.  p needs room for 20 bytes. */
-static char *fmt_u64(char *p, uint64_t v)
+/*
+ * Number of decimal digits of v (1 for 0): the bit length gives the count
+ * up to one (1233 / 4096 is just above log10(2)), a comparison with the
+ * power of ten settles it.  pow10_64[0] is 0 so that 0 counts one digit.
+ */
+static const uint64_t pow10_64[20] = {
+	0,
+	10u,
+	100u,
+	1000u,
+	10000u,
+	100000u,
+	1000000u,
+	10000000u,
+	100000000u,
+	1000000000u,
+	10000000000u,
+	100000000000u,
+	1000000000000u,
+	10000000000000u,
+	100000000000000u,
+	1000000000000000u,
+	10000000000000000u,
+	100000000000000000u,
+	1000000000000000000u,
+	10000000000000000000u,
+};
+
+static inline unsigned ndigits32(uint32_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned t = (unsigned)(32 - __builtin_clz(v | 1)) * 1233 >> 12;
 
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		t -= 2;
-		memcpy(t, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		t -= 2;
-		memcpy(t, digits2 + 2 * v, 2);
-	} else {
-		*--t = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	return t + 1 - (v < pow10_64[t]);
 }
 
-/* The same for 32-bit values (cheaper divisions; most columns are uint32_t). */
-static char *fmt_u32(char *p, uint32_t v)
+static inline unsigned ndigits64(uint64_t v)
 {
-	char tmp[10];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + 1 - (v < pow10_64[t]);
+}
+
+/*
+ * Decimal digits of v at p; returns the end.  The length is known first,
+ * so the digits go straight to their place, two at a time from the end
+ * (no scratch buffer, no copy of a variable length).
+ */
+static inline char *fmt_u32(char *p, uint32_t v)
+{
+	char *e = p + ndigits32(v), *t = e;
 
 	while (v >= 100) {
 		uint32_t r = v % 100;
@@ -110,15 +136,31 @@ static char *fmt_u32(char *p, uint32_t v)
 		t -= 2;
 		memcpy(t, digits2 + 2 * r, 2);
 	}
-	if (v >= 10) {
+	if (v >= 10)
+		memcpy(t - 2, digits2 + 2 * v, 2);
+	else
+		t[-1] = (char)('0' + v);
+	return e;
+}
+
+/* The same for 64-bit values (p needs room for 20 bytes). */
+static char *fmt_u64(char *p, uint64_t v)
+{
+	char *e, *t;
+
+	if (v <= UINT32_MAX)
+		return fmt_u32(p, (uint32_t)v);
+	e = p + ndigits64(v);
+	t = e;
+	while (v > UINT32_MAX) { /* 64-bit divisions only while needed */
+		uint32_t r = (uint32_t)(v % 100);
+
+		v /= 100;
 		t -= 2;
-		memcpy(t, digits2 + 2 * v, 2);
-	} else {
-		*--t = (char)('0' + v);
+		memcpy(t, digits2 + 2 * r, 2);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	fmt_u32(p, (uint32_t)v); /* the leading digits end exactly at t */
+	return e;
 }
 
 static char *fmt_i64(char *p, int64_t v)
@@ -133,28 +175,40 @@ static char *fmt_i64(char *p, int64_t v)
 /*
  * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
  * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
+ * The six decimals are three digit pairs; the pairs after the last non-zero
+ * one are left out, then a trailing zero of the last pair kept.
  */
-static char *fmt_ns_ms(char *p, int64_t ns)
+static inline char *fmt_ns_ms(char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
-	uint32_t frac = (uint32_t)(mag - ms * 1000000), lo;
-	int n;
+	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo, d1, d2;
+	unsigned n, last;
 
 	if (ns < 0)
 		*p++ = '-';
 	p = ms <= UINT32_MAX ? fmt_u32(p, (uint32_t)ms) : fmt_u64(p, ms);
 	if (!frac)
 		return p;
-	/* six decimals as three digit pairs, then the trailing zeros cut */
 	*p++ = '.';
-	lo = frac % 10000;
-	memcpy(p, digits2 + 2 * (frac / 10000), 2);
-	memcpy(p + 2, digits2 + 2 * (lo / 100), 2);
-	memcpy(p + 4, digits2 + 2 * (lo % 100), 2);
-	for (n = 6; p[n - 1] == '0'; n--)
-		;
-	return p + n;
+	hi = frac / 10000;
+	lo = frac - hi * 10000;
+	d1 = lo / 100;
+	d2 = lo - d1 * 100;
+	memcpy(p, digits2 + 2 * hi, 2);
+	memcpy(p + 2, digits2 + 2 * d1, 2);
+	memcpy(p + 4, digits2 + 2 * d2, 2);
+	if (d2) {
+		n = 6;
+		last = d2;
+	} else if (d1) {
+		n = 4;
+		last = d1;
+	} else {
+		n = 2;
+		last = hi;
+	}
+	return p + n - (last % 10 == 0);
 }
 
 /* An element writer has no ctx: its error is only latched (its owner redoes the work). */
@@ -345,44 +399,6 @@ static void put_escape(struct pc_jw *w, unsigned c)
 	}
 }
 
-/*
- * The body of a string from p[i] on (its opening quote and p[0..i) are
- * written), escaped, and its closing quote: the general path.
- */
-static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
-{
-	size_t run = i, n, bad;
-	int replaced = 0;
-
-	while (i < len) {
-		switch (byte_class[p[i]]) {
-		case 0:
-			i++;
-			continue;
-		case 1:
-			put(w, p + run, i - run);
-			put_escape(w, p[i]);
-			run = ++i;
-			continue;
-		default:
-			n = utf8_seq(p + i, len - i, &bad);
-			if (n) {
-				i += n;
-				continue;
-			}
-			put(w, p + run, i - run);
-			put(w, "\xef\xbf\xbd", 3); /* U+FFFD */
-			i += bad;
-			run = i;
-			replaced = 1;
-			continue;
-		}
-	}
-	put(w, p + run, i - run);
-	put1(w, '"');
-	w->replaced += (uint64_t)replaced;
-}
-
 #define ONES  0x0101010101010101u
 #define HIGHS 0x8080808080808080u
 
@@ -399,10 +415,91 @@ static inline uint64_t special8(uint64_t x)
 	return ((x - ONES * 0x20) | (q - ONES) | (b - ONES) | x) & HIGHS;
 }
 
+#if PC_JW_SSE2
 /*
- * A string: when it fits in the buffer, its bytes are copied eight at a
- * time while no word holds a byte that needs care; from the first such byte
- * on (or when it does not fit) string_rest() goes on byte by byte.
+ * The 16 bytes at p, and in *mask one bit per byte that may need more than
+ * a copy: '"', '\\', or below 0x20 or at least 0x80 (both are below 0x20
+ * as signed bytes).
+ */
+static inline __m128i load16(const unsigned char *p, unsigned *mask)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+				 _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+
+	m = _mm_or_si128(m, _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+	*mask = (unsigned)_mm_movemask_epi8(m);
+	return x;
+}
+#endif
+
+/*
+ * Index of the first byte at or after i that needs care, or len: 16 bytes
+ * at a time with SSE2, 8 without.
+ */
+static inline size_t skip_plain(const unsigned char *p, size_t i, size_t len)
+{
+#if PC_JW_SSE2
+	for (; i + 16 <= len; i += 16) {
+		unsigned m;
+
+		load16(p + i, &m);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#else
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, p + i, 8);
+		if (special8(x))
+			break;
+	}
+#endif
+	while (i < len && !byte_class[p[i]])
+		i++;
+	return i;
+}
+
+/*
+ * The body of a string from p[i] on (its opening quote and p[0..i) are
+ * written), escaped, and its closing quote: the general path.  Runs of
+ * bytes copied as they are are found by skip_plain().
+ */
+static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
+{
+	size_t run = i, n, bad;
+	int replaced = 0;
+
+	while ((i = skip_plain(p, i, len)) < len) {
+		if (byte_class[p[i]] == 1) {
+			put(w, p + run, i - run);
+			put_escape(w, p[i]);
+			run = ++i;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &bad);
+		if (n) {
+			i += n;
+			continue;
+		}
+		put(w, p + run, i - run);
+		put(w, "\xef\xbf\xbd", 3); /* U+FFFD */
+		i += bad;
+		run = i;
+		replaced = 1;
+	}
+	put(w, p + run, i - run);
+	put1(w, '"');
+	w->replaced += (uint64_t)replaced;
+}
+
+/*
+ * A string: when it fits in the buffer, its bytes are copied 16 (SSE2) or
+ * 8 at a time while no block holds a byte that needs care; from the first
+ * such byte on (or when it does not fit) string_rest() goes on.  Blocks are
+ * stored before they are checked: bytes past the first special one are
+ * beyond w->len and written over later.
  */
 static void put_string(struct pc_jw *w, const char *s, size_t len)
 {
@@ -417,6 +514,35 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 	}
 	d = w->buf + w->len;
 	*d++ = '"';
+#if PC_JW_SSE2
+	if (len >= 16) {
+		unsigned m;
+		__m128i x;
+
+		for (; i + 16 <= len; i += 16) {
+			x = load16(p + i, &m);
+			_mm_storeu_si128((__m128i *)(void *)(d + i), x);
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				goto special;
+			}
+		}
+		if (i < len) { /* the last 16 bytes, overlapping those checked */
+			size_t j = len - 16;
+
+			x = load16(p + j, &m);
+			_mm_storeu_si128((__m128i *)(void *)(d + j), x);
+			m >>= i - j;
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				goto special;
+			}
+		}
+		d[len] = '"';
+		w->len += len + 2;
+		return;
+	}
+#endif
 	for (; i + 8 <= len; i += 8) {
 		uint64_t x;
 
@@ -432,6 +558,9 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 		w->len += len + 2;
 		return;
 	}
+#if PC_JW_SSE2
+special:
+#endif
 	w->len += i + 1;
 	string_rest(w, p, i, len);
 }
