@@ -636,6 +636,162 @@ static void test_double_integers(void)
 }
 
 /* ns as ms against the digit-by-digit definition. */
+/* ns as ms the slow way: snprintf of the integer part and of six decimals, zeros trimmed. */
+static void ref_ns_ms(int64_t ns, char *expect, size_t size)
+{
+	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	char f[8];
+	int n, d;
+
+	n = snprintf(expect, size, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000000));
+	snprintf(f, sizeof(f), "%06u", (unsigned)(mag % 1000000));
+	for (d = 6; d && f[d - 1] == '0'; d--)
+		;
+	if (d)
+		snprintf(expect + n, size - (size_t)n, ".%.*s", d, f);
+}
+
+/*
+ * Integers and ns->ms at their edges, against snprintf: 0, every power of
+ * ten and its neighbours (where the digit count changes), the type's
+ * limits, negatives, and for ns->ms every place of the last non-zero
+ * decimal (where trailing zeros are trimmed).  Each value goes through the
+ * single-value calls and the bulk ones.
+ */
+static void test_number_edges(void)
+{
+	uint64_t vals[200];
+	size_t nv = 0, i;
+	uint64_t p;
+	unsigned k;
+
+	vals[nv++] = 0;
+	for (p = 1, k = 0; k < 20; k++, p *= 10) {
+		vals[nv++] = p - 1;
+		vals[nv++] = p;
+		vals[nv++] = p + 1;
+		vals[nv++] = p * 5 - 1;
+		if (k == 19)
+			break;
+	}
+	vals[nv++] = UINT16_MAX;
+	vals[nv++] = UINT32_MAX - 1;
+	vals[nv++] = UINT32_MAX;
+	vals[nv++] = (uint64_t)UINT32_MAX + 1;
+	vals[nv++] = (uint64_t)INT64_MAX;
+	vals[nv++] = (uint64_t)INT64_MAX + 1;
+	vals[nv++] = UINT64_MAX - 1;
+	vals[nv++] = UINT64_MAX;
+	for (k = 0; k < 64; k++) /* every bit length */
+		vals[nv++] = ((uint64_t)1 << k) | ((uint64_t)1 << k >> 1);
+
+	for (i = 0; i < nv; i++) {
+		uint64_t v = vals[i];
+		int64_t sv = (int64_t)v;
+		char expect[64], got[160];
+		struct membuf b = { 0 };
+		struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+		uint32_t v32 = (uint32_t)v;
+		uint16_t v16 = (uint16_t)v;
+		int n;
+
+		pc_jw_arr_begin(w);
+		pc_jw_u64(w, v);
+		pc_jw_i64(w, sv);
+		pc_jw_i64(w, -sv);
+		pc_jw_u64s(w, &v, 1, 0, NULL);
+		pc_jw_i64s(w, &sv, 1);
+		pc_jw_u32s(w, &v32, 1, 0, NULL);
+		pc_jw_u16s(w, &v16, 1, 0, NULL);
+		pc_jw_arr_end(w);
+		n = snprintf(got, sizeof(got), "[%llu,%lld,", (unsigned long long)v, (long long)sv);
+		if (sv == INT64_MIN)
+			n += snprintf(got + n, sizeof(got) - (size_t)n, "%lld", (long long)sv);
+		else
+			n += snprintf(got + n, sizeof(got) - (size_t)n, "%lld", -(long long)sv);
+		snprintf(got + n, sizeof(got) - (size_t)n, ",%llu,%lld,%u,%u]", (unsigned long long)v,
+			 (long long)sv, (unsigned)v32, (unsigned)v16);
+		PC_CHECK_EQ_STR(done(w, &b, 0), got);
+		mem_reset(&b);
+
+		/* ns->ms: the value, its negation, and with each decimal place last */
+		for (k = 0; k < 16; k++) {
+			int64_t ns = sv;
+
+			if (k & 8)
+				ns = sv == INT64_MIN ? sv : -sv;
+			switch (k & 7) {
+			case 1: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 1); break;
+			case 2: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 10); break;
+			case 3: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 100); break;
+			case 4: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 1000); break;
+			case 5: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 10000); break;
+			case 6: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 100000); break;
+			case 7: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 999990); break;
+			default: break;
+			}
+			ref_ns_ms(ns, expect, sizeof(expect));
+			check_ns(ns, expect);
+			w = pc_jw_new(ctx, mem_write, &b);
+			pc_jw_arr_begin(w);
+			pc_jw_ns_ms_s(w, &ns, 1, 0, "null");
+			pc_jw_arr_end(w);
+			snprintf(got, sizeof(got), "[%s]", ns ? expect : "null");
+			PC_CHECK_EQ_STR(done(w, &b, 0), got);
+			mem_reset(&b);
+		}
+	}
+}
+
+/*
+ * The escaper: every byte value at every position of strings of 1 to 48
+ * bytes (below, inside and across 8- and 16-byte blocks and the
+ * overlapping last block), each string starting at every alignment of 0 to
+ * 15 in memory; and a 4-byte UTF-8 sequence at every position.
+ */
+static void test_escaper_all_bytes(void)
+{
+	static unsigned char area[16 + 48];
+	static char expect[48 * 6 + 8];
+	size_t len, at, al;
+	unsigned c;
+
+	for (c = 0; c < 256; c++) {
+		for (len = 1; len <= 48; len++) {
+			for (at = 0; at < len; at++) {
+				al = (c + len + at) % 16; /* every alignment, spread over the cases */
+				unsigned char *in = area + al;
+
+				memset(in, 'a' + (int)(at % 26), len);
+				in[at] = (unsigned char)c;
+				if (c < 0x80) {
+					ref_escape(in, len, expect);
+					check_str((const char *)in, len, expect, 0);
+				} else { /* alone, every byte >= 0x80 is ill-formed */
+					expect[0] = '"';
+					memset(expect + 1, 'a' + (int)(at % 26), at);
+					memcpy(expect + 1 + at, FFFD, 3);
+					memset(expect + 4 + at, 'a' + (int)(at % 26), len - at - 1);
+					memcpy(expect + 3 + len, "\"", 2);
+					check_str((const char *)in, len, expect, 1);
+				}
+			}
+		}
+	}
+	for (al = 0; al < 16; al++) {
+		for (len = 4; len <= 48; len++) {
+			for (at = 0; at + 4 <= len; at++) {
+				unsigned char *in = area + al;
+
+				memset(in, 'q', len);
+				memcpy(in + at, "\xf0\x9f\x98\x80", 4);
+				ref_escape(in, len, expect);
+				check_str((const char *)in, len, expect, 0);
+			}
+		}
+	}
+}
+
 static void test_ns_ms_many(void)
 {
 	uint64_t x = 88172645463325252ull;
@@ -767,6 +923,8 @@ int main(void)
 	test_double_integers();
 	test_ns_ms_many();
 	test_elems();
+	test_number_edges();
+	test_escaper_all_bytes();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
