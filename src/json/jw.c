@@ -461,16 +461,105 @@ static inline size_t skip_plain(const unsigned char *p, size_t i, size_t len)
 	return i;
 }
 
+/* The second byte of a two-byte escape ("\\n"), or 0: written as \u00XX. */
+static const char short_esc[0x60] = {
+	['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+};
+
+/*
+ * string_rest()'s work when the buffer has room for the worst case (every
+ * byte left 6 bytes long, and the quote): straight into the buffer, runs of
+ * plain bytes copied 16 at a time with SSE2 (blocks stored before they are
+ * checked, within the room), no check per byte written.  Returns the end.
+ */
+static char *escape_into(char *d, const unsigned char *p, size_t i, size_t len, int *replaced)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n, bad;
+
+	for (;;) {
+		unsigned c;
+
+#if PC_JW_SSE2
+		for (; i + 16 <= len; i += 16, d += 16) {
+			unsigned m;
+			__m128i x = load16(p + i, &m);
+
+			_mm_storeu_si128((__m128i *)(void *)d, x);
+			if (m) {
+				unsigned k = (unsigned)__builtin_ctz(m);
+
+				i += k;
+				d += k;
+				break;
+			}
+		}
+#endif
+		while (i < len && !byte_class[p[i]])
+			*d++ = (char)p[i++];
+		if (i == len)
+			break;
+		c = p[i];
+		if (byte_class[c] == 1) {
+			if (short_esc[c]) {
+				d[0] = '\\';
+				d[1] = short_esc[c];
+				d += 2;
+			} else {
+				memcpy(d, "\\u00", 4);
+				d[4] = hex[c >> 4];
+				d[5] = hex[c & 15];
+				d += 6;
+			}
+			i++;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &bad);
+		if (n) {
+			d[0] = (char)p[i]; /* n is 2 to 4 */
+			d[1] = (char)p[i + 1];
+			if (n > 2)
+				d[2] = (char)p[i + 2];
+			if (n > 3)
+				d[3] = (char)p[i + 3];
+			d += n;
+			i += n;
+			continue;
+		}
+		memcpy(d, "\xef\xbf\xbd", 3); /* U+FFFD */
+		d += 3;
+		i += bad;
+		*replaced = 1;
+	}
+	*d++ = '"';
+	return d;
+}
+
 /*
  * The body of a string from p[i] on (its opening quote and p[0..i) are
- * written), escaped, and its closing quote: the general path.  Runs of
- * bytes copied as they are are found by skip_plain().
+ * written), escaped, and its closing quote.  When the worst case fits in
+ * the buffer (after a flush if need be), escape_into() writes it; longer
+ * strings take the general path, which puts runs and escapes one by one.
  */
 static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
 {
-	size_t run = i, n, bad;
+	size_t run, n, bad;
 	int replaced = 0;
 
+	if (len - i < (BUF_SIZE - 1) / 6) {
+		size_t need = (len - i) * 6 + 1;
+
+		if (need > BUF_SIZE - w->len)
+			flush(w);
+		if (need <= BUF_SIZE - w->len) {
+			char *d = escape_into(w->buf + w->len, p, i, len, &replaced);
+
+			w->len = (size_t)(d - w->buf);
+			w->replaced += (uint64_t)replaced;
+			return;
+		}
+	}
+	run = i;
 	while ((i = skip_plain(p, i, len)) < len) {
 		if (byte_class[p[i]] == 1) {
 			put(w, p + run, i - run);

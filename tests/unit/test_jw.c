@@ -792,6 +792,66 @@ static void test_escaper_all_bytes(void)
 	}
 }
 
+/*
+ * Strings of every kind of content (plain runs, escapes, UTF-8) and of
+ * lengths on both sides of the writer's worst-case room (a sixth of its
+ * buffer), one after another in one array, so that they start at every
+ * point of the buffer and some need a flush first: the output is the
+ * reference escaping of each, comma-separated.
+ */
+static void test_escaper_stream(void)
+{
+	static const char *const pieces[] = { "abcdefgh", "\"", "\\", "\n", "\x01", "\xc3\xa9",
+					      "\xf0\x9f\x98\x80", "0123456789abcdefXYZ", " ", "\x1f" };
+	enum { NSTR = 400, MAXLEN = 13000 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	unsigned char *in = malloc(MAXLEN + 32);
+	char *expect = malloc((size_t)NSTR * (MAXLEN + 32) * 6 + 16);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t o = 0;
+	int k;
+
+	if (!in || !expect) {
+		PC_CHECK(0);
+		free(in);
+		free(expect);
+		pc_jw_free(w);
+		return;
+	}
+	expect[o++] = '[';
+	pc_jw_arr_begin(w);
+	for (k = 0; k < NSTR; k++) {
+		size_t len = 0, want;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		want = k % 4 == 0 ? (size_t)(x % MAXLEN) : (size_t)(x % 300);
+		while (len < want) {
+			const char *pc = pieces[(x >> (len % 50)) % (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t pl = strlen(pc);
+
+			memcpy(in + len, pc, pl);
+			len += pl;
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		}
+		pc_jw_str(w, (const char *)in, len);
+		if (k)
+			expect[o++] = ',';
+		o += ref_escape(in, len, expect + o);
+	}
+	pc_jw_arr_end(w);
+	expect[o++] = ']';
+	expect[o] = 0;
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b.len, o + 1);
+	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
+	mem_reset(&b);
+	free(in);
+	free(expect);
+}
+
 static void test_ns_ms_many(void)
 {
 	uint64_t x = 88172645463325252ull;
@@ -925,6 +985,7 @@ int main(void)
 	test_elems();
 	test_number_edges();
 	test_escaper_all_bytes();
+	test_escaper_stream();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
