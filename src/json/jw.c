@@ -63,6 +63,9 @@ struct pc_jw {
 	int err;	   /* latched first error */
 	unsigned depth;	   /* open containers */
 	int key_pending;   /* a key was written; its value comes next */
+	uint64_t ms_hi;	   /* fmt_ns_ms()'s last ms / 100 (UINT64_MAX: none yet) */
+	size_t ms_hi_len;  /* and its digits */
+	char ms_hi_txt[24];
 	uint8_t st[PC_JW_MAX_DEPTH + 1];
 	char buf[BUF_SIZE];
 };
@@ -176,9 +179,12 @@ static char *fmt_i64(char *p, int64_t v)
  * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
  * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
  * The six decimals are three digit pairs; the pairs after the last non-zero
- * one are left out, then a trailing zero of the last pair kept.
+ * one are left out, then a trailing zero of the last pair kept.  The digits
+ * of ms / 100 are kept in w from one call to the next: times in a column
+ * are sorted, so most share them with the one before (p needs room for 21
+ * bytes past the sign: the kept digits are copied 20 bytes at a time).
  */
-static inline char *fmt_ns_ms(char *p, int64_t ns)
+static inline char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
@@ -187,7 +193,20 @@ static inline char *fmt_ns_ms(char *p, int64_t ns)
 
 	if (ns < 0)
 		*p++ = '-';
-	p = ms <= UINT32_MAX ? fmt_u32(p, (uint32_t)ms) : fmt_u64(p, ms);
+	if (ms >= 100) {
+		uint64_t h = ms / 100;
+
+		if (h != w->ms_hi) {
+			w->ms_hi = h;
+			w->ms_hi_len = (size_t)(fmt_u64(w->ms_hi_txt, h) - w->ms_hi_txt);
+		}
+		memcpy(p, w->ms_hi_txt, 20); /* p has room for 21 bytes */
+		p += w->ms_hi_len;
+		memcpy(p, digits2 + 2 * (ms - h * 100), 2);
+		p += 2;
+	} else {
+		p = fmt_u32(p, (uint32_t)ms);
+	}
 	if (!frac)
 		return p;
 	*p++ = '.';
@@ -666,6 +685,9 @@ struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *u
 	w->replaced = 0;
 	w->flushed = 0;
 	w->c_locale = (locale_t)0;
+	w->ms_hi = UINT64_MAX;
+	w->ms_hi_len = 0;
+	memset(w->ms_hi_txt, 0, sizeof(w->ms_hi_txt));
 	w->len = 0;
 	w->err = 0;
 	w->depth = 0;
@@ -684,6 +706,9 @@ struct pc_jw *pc_jw_new_elems(profconv_write_fn *fn, void *user)
 	w->fn = fn;
 	w->user = user;
 	w->c_locale = (locale_t)0;
+	w->ms_hi = UINT64_MAX;
+	w->ms_hi_len = 0;
+	memset(w->ms_hi_txt, 0, sizeof(w->ms_hi_txt));
 	w->err = 0;
 	pc_jw_elems_reset(w);
 	return w;
@@ -865,11 +890,11 @@ void pc_jw_null(struct pc_jw *w)
 
 void pc_jw_ns_ms(struct pc_jw *w, int64_t ns)
 {
-	char b[24];
+	char b[32];
 
 	if (begin_value(w))
 		return;
-	put(w, b, (size_t)(fmt_ns_ms(b, ns) - b));
+	put(w, b, (size_t)(fmt_ns_ms(w, b, ns) - b));
 }
 
 /*
@@ -1181,7 +1206,7 @@ void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 			memcpy(p, none_json, tl);
 			p += tl;
 		} else {
-			p = fmt_ns_ms(p, v[i]);
+			p = fmt_ns_ms(w, p, v[i]);
 		}
 	}
 	bulk_end(w, p);

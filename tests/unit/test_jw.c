@@ -852,6 +852,56 @@ static void test_escaper_stream(void)
 	free(expect);
 }
 
+/*
+ * Many times through one writer (bulk and single), sorted and not, signs
+ * mixed, crossing the hundreds of ms the writer keeps from one value to the
+ * next: each as the reference formats it.
+ */
+static void test_ns_ms_sequence(void)
+{
+	enum { N = 3000 };
+	static int64_t t[N];
+	static char expect[N * 32 + 8];
+	struct membuf b = { 0 };
+	struct pc_jw *w;
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	size_t o = 0;
+	int i, pass;
+
+	for (i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (i < N / 3)
+			t[i] = 99000000 + (int64_t)i * 137777; /* sorted across 100 ms steps */
+		else if (i < 2 * N / 3)
+			t[i] = (i & 1 ? -1 : 1) * (t[i - N / 3] + (int64_t)(x % 3)); /* signs flip */
+		else
+			t[i] = (int64_t)(x >> (i % 64)) * (i & 2 ? -1 : 1); /* any size */
+	}
+	for (pass = 0; pass < 2; pass++) {
+		w = pc_jw_new(ctx, mem_write, &b);
+		o = 0;
+		expect[o++] = '[';
+		pc_jw_arr_begin(w);
+		if (pass == 0)
+			pc_jw_ns_ms_s(w, t, N, PC_NO_TIME, "null");
+		for (i = 0; i < N; i++) {
+			if (pass == 1)
+				pc_jw_ns_ms(w, t[i]);
+			if (i)
+				expect[o++] = ',';
+			ref_ns_ms(t[i], expect + o, sizeof(expect) - o);
+			o += strlen(expect + o);
+		}
+		pc_jw_arr_end(w);
+		expect[o++] = ']';
+		expect[o] = 0;
+		PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+		mem_reset(&b);
+	}
+}
+
 static void test_ns_ms_many(void)
 {
 	uint64_t x = 88172645463325252ull;
@@ -986,6 +1036,7 @@ int main(void)
 	test_number_edges();
 	test_escaper_all_bytes();
 	test_escaper_stream();
+	test_ns_ms_sequence();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
