@@ -43,6 +43,13 @@
 #define PC_JW_SSE2 0
 #endif
 
+/* fmt_ns_ms() inlined in the bulk loop whatever the compiler's estimate */
+#if defined(__GNUC__)
+#define JW_INLINE __attribute__((always_inline))
+#else
+#define JW_INLINE
+#endif
+
 #define BUF_SIZE  (64 * 1024)
 #define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
 #define TOKEN_MAX 16 /* longest none_json / repeated token */
@@ -184,7 +191,7 @@ static char *fmt_i64(char *p, int64_t v)
  * are sorted, so most share them with the one before (p needs room for 21
  * bytes past the sign: the kept digits are copied 20 bytes at a time).
  */
-static inline char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
+static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
