@@ -20,7 +20,12 @@
  * U+FFFD per maximal subpart (Unicode 15, section 3.9, "U+FFFD Substitution
  * of Maximal Subparts", the practice of the WHATWG decoder): overlong forms,
  * surrogates, code points above U+10FFFF, stray continuation bytes and
- * truncated sequences.
+ * truncated sequences.  Runs of plain bytes are found 16 bytes at a time
+ * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
+ * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
+ *
+ * Integers are written two digits at a time from a table, their length
+ * known first (from the bit length), straight to their place.
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
@@ -154,7 +159,7 @@ static inline char *fmt_u32(char *p, uint32_t v)
 }
 
 /* The same for 64-bit values (p needs room for 20 bytes). */
-static char *fmt_u64(char *p, uint64_t v)
+static inline char *fmt_u64(char *p, uint64_t v)
 {
 	char *e, *t;
 
@@ -173,7 +178,7 @@ static char *fmt_u64(char *p, uint64_t v)
 	return e;
 }
 
-static char *fmt_i64(char *p, int64_t v)
+static inline char *fmt_i64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';
@@ -273,20 +278,43 @@ static void flush(struct pc_jw *w)
 	sink(w, w->buf, n);
 }
 
-static void put(struct pc_jw *w, const void *p, size_t n)
+static void put_slow(struct pc_jw *w, const void *p, size_t n)
 {
-	if (n > BUF_SIZE - w->len) {
-		flush(w);
-		if (n >= BUF_SIZE) {
-			sink(w, p, n);
-			return;
-		}
+	flush(w);
+	if (n >= BUF_SIZE) {
+		sink(w, p, n);
+		return;
 	}
 	memcpy(w->buf + w->len, p, n);
 	w->len += n;
 }
 
-static void put1(struct pc_jw *w, char c)
+/* Inlined where it is called, so that a copy of a constant length is a store or two. */
+static inline void put(struct pc_jw *w, const void *p, size_t n)
+{
+	if (PC_UNLIKELY(n > BUF_SIZE - w->len)) {
+		put_slow(w, p, n);
+		return;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+/*
+ * Room for n (< BUF_SIZE) bytes at the end of the buffer, flushed first if
+ * need be: where to write them, or NULL after an error.
+ */
+static inline char *reserve(struct pc_jw *w, size_t n)
+{
+	if (PC_UNLIKELY(n > BUF_SIZE - w->len)) {
+		flush(w);
+		if (w->err)
+			return NULL;
+	}
+	return w->buf + w->len;
+}
+
+static inline void put1(struct pc_jw *w, char c)
 {
 	if (w->len == BUF_SIZE)
 		flush(w);
@@ -307,7 +335,7 @@ static inline char *room(struct pc_jw *w, char *p)
 }
 
 /* Comma and state bookkeeping before a value; non-zero when the value must not be written. */
-static int begin_value(struct pc_jw *w)
+static inline int begin_value(struct pc_jw *w)
 {
 	uint8_t *s = &w->st[w->depth];
 
@@ -860,22 +888,23 @@ void pc_jw_str_z(struct pc_jw *w, const char *s)
 		put_string(w, s, strlen(s));
 }
 
+/* Integers and times are formatted straight into the buffer. */
 void pc_jw_i64(struct pc_jw *w, int64_t v)
 {
-	char b[24];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 24)))
 		return;
-	put(w, b, (size_t)(fmt_i64(b, v) - b));
+	w->len = (size_t)(fmt_i64(p, v) - w->buf);
 }
 
 void pc_jw_u64(struct pc_jw *w, uint64_t v)
 {
-	char b[24];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 24)))
 		return;
-	put(w, b, (size_t)(fmt_u64(b, v) - b));
+	w->len = (size_t)(fmt_u64(p, v) - w->buf);
 }
 
 void pc_jw_bool(struct pc_jw *w, int v)
@@ -897,11 +926,11 @@ void pc_jw_null(struct pc_jw *w)
 
 void pc_jw_ns_ms(struct pc_jw *w, int64_t ns)
 {
-	char b[32];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 32)))
 		return;
-	put(w, b, (size_t)(fmt_ns_ms(w, b, ns) - b));
+	w->len = (size_t)(fmt_ns_ms(w, p, ns) - w->buf);
 }
 
 /*
