@@ -698,7 +698,7 @@ static void test_number_edges(void)
 		pc_jw_arr_begin(w);
 		pc_jw_u64(w, v);
 		pc_jw_i64(w, sv);
-		pc_jw_i64(w, -sv);
+		pc_jw_i64(w, (int64_t)(0 - (uint64_t)sv)); /* INT64_MIN stays itself */
 		pc_jw_u64s(w, &v, 1, 0, NULL);
 		pc_jw_i64s(w, &sv, 1);
 		pc_jw_u32s(w, &v32, 1, 0, NULL);
@@ -877,7 +877,7 @@ static void test_ns_ms_sequence(void)
 		else if (i < 2 * N / 3)
 			t[i] = (i & 1 ? -1 : 1) * (t[i - N / 3] + (int64_t)(x % 3)); /* signs flip */
 		else
-			t[i] = (int64_t)(x >> (i % 64)) * (i & 2 ? -1 : 1); /* any size */
+			t[i] = (int64_t)(i & 2 ? 0 - (x >> (i % 64)) : x >> (i % 64)); /* any size */
 	}
 	for (pass = 0; pass < 2; pass++) {
 		w = pc_jw_new(ctx, mem_write, &b);
