@@ -20,7 +20,12 @@
  * U+FFFD per maximal subpart (Unicode 15, section 3.9, "U+FFFD Substitution
  * of Maximal Subparts", the practice of the WHATWG decoder): overlong forms,
  * surrogates, code points above U+10FFFF, stray continuation bytes and
- * truncated sequences.
+ * truncated sequences.  Runs of plain bytes are found 16 bytes at a time
+ * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
+ * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
+ *
+ * Integers are written two digits at a time from a table, their length
+ * known first (from the bit length), straight to their place.
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
@@ -35,6 +40,20 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#if defined(__SSE2__) && !defined(PC_JW_SCALAR)
+#include <emmintrin.h>
+#define PC_JW_SSE2 1
+#else
+#define PC_JW_SSE2 0
+#endif
+
+/* fmt_ns_ms() inlined in the bulk loop whatever the compiler's estimate */
+#if defined(__GNUC__)
+#define JW_INLINE __attribute__((always_inline))
+#else
+#define JW_INLINE
+#endif
 
 #define BUF_SIZE  (64 * 1024)
 #define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
@@ -56,6 +75,9 @@ struct pc_jw {
 	int err;	   /* latched first error */
 	unsigned depth;	   /* open containers */
 	int key_pending;   /* a key was written; its value comes next */
+	uint64_t ms_hi;	   /* fmt_ns_ms()'s last ms / 100 (UINT64_MAX: none yet) */
+	size_t ms_hi_len;  /* and its digits */
+	char ms_hi_txt[24];
 	uint8_t st[PC_JW_MAX_DEPTH + 1];
 	char buf[BUF_SIZE];
 };
@@ -71,37 +93,56 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
-/* Decimal digits of v at p; returns the end.  p needs room for 20 bytes. */
-static char *fmt_u64(char *p, uint64_t v)
+/*
+ * Number of decimal digits of v (1 for 0): the bit length gives the count
+ * up to one (1233 / 4096 is just above log10(2)), a comparison with the
+ * power of ten settles it.  pow10_64[0] is 0 so that 0 counts one digit.
+ */
+static const uint64_t pow10_64[20] = {
+	0,
+	10u,
+	100u,
+	1000u,
+	10000u,
+	100000u,
+	1000000u,
+	10000000u,
+	100000000u,
+	1000000000u,
+	10000000000u,
+	100000000000u,
+	1000000000000u,
+	10000000000000u,
+	100000000000000u,
+	1000000000000000u,
+	10000000000000000u,
+	100000000000000000u,
+	1000000000000000000u,
+	10000000000000000000u,
+};
+
+static inline unsigned ndigits32(uint32_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned t = (unsigned)(32 - __builtin_clz(v | 1)) * 1233 >> 12;
 
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		t -= 2;
-		memcpy(t, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		t -= 2;
-		memcpy(t, digits2 + 2 * v, 2);
-	} else {
-		*--t = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	return t + 1 - (v < pow10_64[t]);
 }
 
-/* The same for 32-bit values (cheaper divisions; most columns are uint32_t). */
-static char *fmt_u32(char *p, uint32_t v)
+static inline unsigned ndigits64(uint64_t v)
 {
-	char tmp[10];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + 1 - (v < pow10_64[t]);
+}
+
+/*
+ * Decimal digits of v at p; returns the end.  The length is known first,
+ * so the digits go straight to their place, two at a time from the end
+ * (no scratch buffer, no copy of a variable length).
+ */
+static inline char *fmt_u32(char *p, uint32_t v)
+{
+	char *e = p + ndigits32(v), *t = e;
 
 	while (v >= 100) {
 		uint32_t r = v % 100;
@@ -110,18 +151,34 @@ static char *fmt_u32(char *p, uint32_t v)
 		t -= 2;
 		memcpy(t, digits2 + 2 * r, 2);
 	}
-	if (v >= 10) {
-		t -= 2;
-		memcpy(t, digits2 + 2 * v, 2);
-	} else {
-		*--t = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	if (v >= 10)
+		memcpy(t - 2, digits2 + 2 * v, 2);
+	else
+		t[-1] = (char)('0' + v);
+	return e;
 }
 
-static char *fmt_i64(char *p, int64_t v)
+/* The same for 64-bit values (p needs room for 20 bytes). */
+static inline char *fmt_u64(char *p, uint64_t v)
+{
+	char *e, *t;
+
+	if (v <= UINT32_MAX)
+		return fmt_u32(p, (uint32_t)v);
+	e = p + ndigits64(v);
+	t = e;
+	while (v > UINT32_MAX) { /* 64-bit divisions only while needed */
+		uint32_t r = (uint32_t)(v % 100);
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, digits2 + 2 * r, 2);
+	}
+	fmt_u32(p, (uint32_t)v); /* the leading digits end exactly at t */
+	return e;
+}
+
+static inline char *fmt_i64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';
@@ -133,28 +190,56 @@ static char *fmt_i64(char *p, int64_t v)
 /*
  * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
  * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
+ * The six decimals are three digit pairs; the pairs after the last non-zero
+ * one are left out, then a trailing zero of the last pair kept.  The digits
+ * of ms / 100 are kept in w from one call to the next: times in a column
+ * are sorted, so most share them with the one before (p needs room for 21
+ * bytes past the sign: the kept digits are copied 20 bytes at a time).
  */
-static char *fmt_ns_ms(char *p, int64_t ns)
+static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
-	uint32_t frac = (uint32_t)(mag - ms * 1000000), lo;
-	int n;
+	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo, d1, d2;
+	unsigned n, last;
 
 	if (ns < 0)
 		*p++ = '-';
-	p = ms <= UINT32_MAX ? fmt_u32(p, (uint32_t)ms) : fmt_u64(p, ms);
+	if (ms >= 100) {
+		uint64_t h = ms / 100;
+
+		if (h != w->ms_hi) {
+			w->ms_hi = h;
+			w->ms_hi_len = (size_t)(fmt_u64(w->ms_hi_txt, h) - w->ms_hi_txt);
+		}
+		memcpy(p, w->ms_hi_txt, 20); /* p has room for 21 bytes */
+		p += w->ms_hi_len;
+		memcpy(p, digits2 + 2 * (ms - h * 100), 2);
+		p += 2;
+	} else {
+		p = fmt_u32(p, (uint32_t)ms);
+	}
 	if (!frac)
 		return p;
-	/* six decimals as three digit pairs, then the trailing zeros cut */
 	*p++ = '.';
-	lo = frac % 10000;
-	memcpy(p, digits2 + 2 * (frac / 10000), 2);
-	memcpy(p + 2, digits2 + 2 * (lo / 100), 2);
-	memcpy(p + 4, digits2 + 2 * (lo % 100), 2);
-	for (n = 6; p[n - 1] == '0'; n--)
-		;
-	return p + n;
+	hi = frac / 10000;
+	lo = frac - hi * 10000;
+	d1 = lo / 100;
+	d2 = lo - d1 * 100;
+	memcpy(p, digits2 + 2 * hi, 2);
+	memcpy(p + 2, digits2 + 2 * d1, 2);
+	memcpy(p + 4, digits2 + 2 * d2, 2);
+	if (d2) {
+		n = 6;
+		last = d2;
+	} else if (d1) {
+		n = 4;
+		last = d1;
+	} else {
+		n = 2;
+		last = hi;
+	}
+	return p + n - (last % 10 == 0);
 }
 
 /* An element writer has no ctx: its error is only latched (its owner redoes the work). */
@@ -193,20 +278,43 @@ static void flush(struct pc_jw *w)
 	sink(w, w->buf, n);
 }
 
-static void put(struct pc_jw *w, const void *p, size_t n)
+static void put_slow(struct pc_jw *w, const void *p, size_t n)
 {
-	if (n > BUF_SIZE - w->len) {
-		flush(w);
-		if (n >= BUF_SIZE) {
-			sink(w, p, n);
-			return;
-		}
+	flush(w);
+	if (n >= BUF_SIZE) {
+		sink(w, p, n);
+		return;
 	}
 	memcpy(w->buf + w->len, p, n);
 	w->len += n;
 }
 
-static void put1(struct pc_jw *w, char c)
+/* Inlined where it is called, so that a copy of a constant length is a store or two. */
+static inline void put(struct pc_jw *w, const void *p, size_t n)
+{
+	if (PC_UNLIKELY(n > BUF_SIZE - w->len)) {
+		put_slow(w, p, n);
+		return;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+/*
+ * Room for n (< BUF_SIZE) bytes at the end of the buffer, flushed first if
+ * need be: where to write them, or NULL after an error.
+ */
+static inline char *reserve(struct pc_jw *w, size_t n)
+{
+	if (PC_UNLIKELY(n > BUF_SIZE - w->len)) {
+		flush(w);
+		if (w->err)
+			return NULL;
+	}
+	return w->buf + w->len;
+}
+
+static inline void put1(struct pc_jw *w, char c)
 {
 	if (w->len == BUF_SIZE)
 		flush(w);
@@ -227,7 +335,7 @@ static inline char *room(struct pc_jw *w, char *p)
 }
 
 /* Comma and state bookkeeping before a value; non-zero when the value must not be written. */
-static int begin_value(struct pc_jw *w)
+static inline int begin_value(struct pc_jw *w)
 {
 	uint8_t *s = &w->st[w->depth];
 
@@ -345,44 +453,6 @@ static void put_escape(struct pc_jw *w, unsigned c)
 	}
 }
 
-/*
- * The body of a string from p[i] on (its opening quote and p[0..i) are
- * written), escaped, and its closing quote: the general path.
- */
-static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
-{
-	size_t run = i, n, bad;
-	int replaced = 0;
-
-	while (i < len) {
-		switch (byte_class[p[i]]) {
-		case 0:
-			i++;
-			continue;
-		case 1:
-			put(w, p + run, i - run);
-			put_escape(w, p[i]);
-			run = ++i;
-			continue;
-		default:
-			n = utf8_seq(p + i, len - i, &bad);
-			if (n) {
-				i += n;
-				continue;
-			}
-			put(w, p + run, i - run);
-			put(w, "\xef\xbf\xbd", 3); /* U+FFFD */
-			i += bad;
-			run = i;
-			replaced = 1;
-			continue;
-		}
-	}
-	put(w, p + run, i - run);
-	put1(w, '"');
-	w->replaced += (uint64_t)replaced;
-}
-
 #define ONES  0x0101010101010101u
 #define HIGHS 0x8080808080808080u
 
@@ -399,10 +469,180 @@ static inline uint64_t special8(uint64_t x)
 	return ((x - ONES * 0x20) | (q - ONES) | (b - ONES) | x) & HIGHS;
 }
 
+#if PC_JW_SSE2
 /*
- * A string: when it fits in the buffer, its bytes are copied eight at a
- * time while no word holds a byte that needs care; from the first such byte
- * on (or when it does not fit) string_rest() goes on byte by byte.
+ * The 16 bytes at p, and in *mask one bit per byte that may need more than
+ * a copy: '"', '\\', or below 0x20 or at least 0x80 (both are below 0x20
+ * as signed bytes).
+ */
+static inline __m128i load16(const unsigned char *p, unsigned *mask)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+				 _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+
+	m = _mm_or_si128(m, _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+	*mask = (unsigned)_mm_movemask_epi8(m);
+	return x;
+}
+#endif
+
+/*
+ * Index of the first byte at or after i that needs care, or len: 16 bytes
+ * at a time with SSE2, 8 without.
+ */
+static inline size_t skip_plain(const unsigned char *p, size_t i, size_t len)
+{
+#if PC_JW_SSE2
+	for (; i + 16 <= len; i += 16) {
+		unsigned m;
+
+		load16(p + i, &m);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#else
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, p + i, 8);
+		if (special8(x))
+			break;
+	}
+#endif
+	while (i < len && !byte_class[p[i]])
+		i++;
+	return i;
+}
+
+/* The second byte of a two-byte escape ("\\n"), or 0: written as \u00XX. */
+static const char short_esc[0x60] = {
+	['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+};
+
+/*
+ * string_rest()'s work when the buffer has room for the worst case (every
+ * byte left 6 bytes long, and the quote): straight into the buffer, runs of
+ * plain bytes copied 16 at a time with SSE2 (blocks stored before they are
+ * checked, within the room), no check per byte written.  Returns the end.
+ */
+static char *escape_into(char *d, const unsigned char *p, size_t i, size_t len, int *replaced)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n, bad;
+
+	for (;;) {
+		unsigned c;
+
+#if PC_JW_SSE2
+		for (; i + 16 <= len; i += 16, d += 16) {
+			unsigned m;
+			__m128i x = load16(p + i, &m);
+
+			_mm_storeu_si128((__m128i *)(void *)d, x);
+			if (m) {
+				unsigned k = (unsigned)__builtin_ctz(m);
+
+				i += k;
+				d += k;
+				break;
+			}
+		}
+#endif
+		while (i < len && !byte_class[p[i]])
+			*d++ = (char)p[i++];
+		if (i == len)
+			break;
+		c = p[i];
+		if (byte_class[c] == 1) {
+			if (short_esc[c]) {
+				d[0] = '\\';
+				d[1] = short_esc[c];
+				d += 2;
+			} else {
+				memcpy(d, "\\u00", 4);
+				d[4] = hex[c >> 4];
+				d[5] = hex[c & 15];
+				d += 6;
+			}
+			i++;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &bad);
+		if (n) {
+			d[0] = (char)p[i]; /* n is 2 to 4 */
+			d[1] = (char)p[i + 1];
+			if (n > 2)
+				d[2] = (char)p[i + 2];
+			if (n > 3)
+				d[3] = (char)p[i + 3];
+			d += n;
+			i += n;
+			continue;
+		}
+		memcpy(d, "\xef\xbf\xbd", 3); /* U+FFFD */
+		d += 3;
+		i += bad;
+		*replaced = 1;
+	}
+	*d++ = '"';
+	return d;
+}
+
+/*
+ * The body of a string from p[i] on (its opening quote and p[0..i) are
+ * written), escaped, and its closing quote.  When the worst case fits in
+ * the buffer (after a flush if need be), escape_into() writes it; longer
+ * strings take the general path, which puts runs and escapes one by one.
+ */
+static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_t len)
+{
+	size_t run, n, bad;
+	int replaced = 0;
+
+	if (len - i < (BUF_SIZE - 1) / 6) {
+		size_t need = (len - i) * 6 + 1;
+
+		if (need > BUF_SIZE - w->len)
+			flush(w);
+		if (need <= BUF_SIZE - w->len) {
+			char *d = escape_into(w->buf + w->len, p, i, len, &replaced);
+
+			w->len = (size_t)(d - w->buf);
+			w->replaced += (uint64_t)replaced;
+			return;
+		}
+	}
+	run = i;
+	while ((i = skip_plain(p, i, len)) < len) {
+		if (byte_class[p[i]] == 1) {
+			put(w, p + run, i - run);
+			put_escape(w, p[i]);
+			run = ++i;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &bad);
+		if (n) {
+			i += n;
+			continue;
+		}
+		put(w, p + run, i - run);
+		put(w, "\xef\xbf\xbd", 3); /* U+FFFD */
+		i += bad;
+		run = i;
+		replaced = 1;
+	}
+	put(w, p + run, i - run);
+	put1(w, '"');
+	w->replaced += (uint64_t)replaced;
+}
+
+/*
+ * A string: when it fits in the buffer, its bytes are copied 16 (SSE2) or
+ * 8 at a time while no block holds a byte that needs care; from the first
+ * such byte on (or when it does not fit) string_rest() goes on.  Blocks are
+ * stored before they are checked: bytes past the first special one are
+ * beyond w->len and written over later.
  */
 static void put_string(struct pc_jw *w, const char *s, size_t len)
 {
@@ -417,6 +657,35 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 	}
 	d = w->buf + w->len;
 	*d++ = '"';
+#if PC_JW_SSE2
+	if (len >= 16) {
+		unsigned m;
+		__m128i x;
+
+		for (; i + 16 <= len; i += 16) {
+			x = load16(p + i, &m);
+			_mm_storeu_si128((__m128i *)(void *)(d + i), x);
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				goto special;
+			}
+		}
+		if (i < len) { /* the last 16 bytes, overlapping those checked */
+			size_t j = len - 16;
+
+			x = load16(p + j, &m);
+			_mm_storeu_si128((__m128i *)(void *)(d + j), x);
+			m >>= i - j;
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				goto special;
+			}
+		}
+		d[len] = '"';
+		w->len += len + 2;
+		return;
+	}
+#endif
 	for (; i + 8 <= len; i += 8) {
 		uint64_t x;
 
@@ -432,6 +701,9 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 		w->len += len + 2;
 		return;
 	}
+#if PC_JW_SSE2
+special:
+#endif
 	w->len += i + 1;
 	string_rest(w, p, i, len);
 }
@@ -448,6 +720,9 @@ struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *u
 	w->replaced = 0;
 	w->flushed = 0;
 	w->c_locale = (locale_t)0;
+	w->ms_hi = UINT64_MAX;
+	w->ms_hi_len = 0;
+	memset(w->ms_hi_txt, 0, sizeof(w->ms_hi_txt));
 	w->len = 0;
 	w->err = 0;
 	w->depth = 0;
@@ -466,6 +741,9 @@ struct pc_jw *pc_jw_new_elems(profconv_write_fn *fn, void *user)
 	w->fn = fn;
 	w->user = user;
 	w->c_locale = (locale_t)0;
+	w->ms_hi = UINT64_MAX;
+	w->ms_hi_len = 0;
+	memset(w->ms_hi_txt, 0, sizeof(w->ms_hi_txt));
 	w->err = 0;
 	pc_jw_elems_reset(w);
 	return w;
@@ -610,22 +888,23 @@ void pc_jw_str_z(struct pc_jw *w, const char *s)
 		put_string(w, s, strlen(s));
 }
 
+/* Integers and times are formatted straight into the buffer. */
 void pc_jw_i64(struct pc_jw *w, int64_t v)
 {
-	char b[24];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 24)))
 		return;
-	put(w, b, (size_t)(fmt_i64(b, v) - b));
+	w->len = (size_t)(fmt_i64(p, v) - w->buf);
 }
 
 void pc_jw_u64(struct pc_jw *w, uint64_t v)
 {
-	char b[24];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 24)))
 		return;
-	put(w, b, (size_t)(fmt_u64(b, v) - b));
+	w->len = (size_t)(fmt_u64(p, v) - w->buf);
 }
 
 void pc_jw_bool(struct pc_jw *w, int v)
@@ -647,11 +926,11 @@ void pc_jw_null(struct pc_jw *w)
 
 void pc_jw_ns_ms(struct pc_jw *w, int64_t ns)
 {
-	char b[24];
+	char *p;
 
-	if (begin_value(w))
+	if (begin_value(w) || !(p = reserve(w, 32)))
 		return;
-	put(w, b, (size_t)(fmt_ns_ms(b, ns) - b));
+	w->len = (size_t)(fmt_ns_ms(w, p, ns) - w->buf);
 }
 
 /*
@@ -963,7 +1242,7 @@ void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 			memcpy(p, none_json, tl);
 			p += tl;
 		} else {
-			p = fmt_ns_ms(p, v[i]);
+			p = fmt_ns_ms(w, p, v[i]);
 		}
 	}
 	bulk_end(w, p);

@@ -636,6 +636,272 @@ static void test_double_integers(void)
 }
 
 /* ns as ms against the digit-by-digit definition. */
+/* ns as ms the slow way: snprintf of the integer part and of six decimals, zeros trimmed. */
+static void ref_ns_ms(int64_t ns, char *expect, size_t size)
+{
+	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	char f[8];
+	int n, d;
+
+	n = snprintf(expect, size, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000000));
+	snprintf(f, sizeof(f), "%06u", (unsigned)(mag % 1000000));
+	for (d = 6; d && f[d - 1] == '0'; d--)
+		;
+	if (d)
+		snprintf(expect + n, size - (size_t)n, ".%.*s", d, f);
+}
+
+/*
+ * Integers and ns->ms at their edges, against snprintf: 0, every power of
+ * ten and its neighbours (where the digit count changes), the type's
+ * limits, negatives, and for ns->ms every place of the last non-zero
+ * decimal (where trailing zeros are trimmed).  Each value goes through the
+ * single-value calls and the bulk ones.
+ */
+static void test_number_edges(void)
+{
+	uint64_t vals[200];
+	size_t nv = 0, i;
+	uint64_t p;
+	unsigned k;
+
+	vals[nv++] = 0;
+	for (p = 1, k = 0; k < 20; k++, p *= 10) {
+		vals[nv++] = p - 1;
+		vals[nv++] = p;
+		vals[nv++] = p + 1;
+		vals[nv++] = p * 5 - 1;
+		if (k == 19)
+			break;
+	}
+	vals[nv++] = UINT16_MAX;
+	vals[nv++] = UINT32_MAX - 1;
+	vals[nv++] = UINT32_MAX;
+	vals[nv++] = (uint64_t)UINT32_MAX + 1;
+	vals[nv++] = (uint64_t)INT64_MAX;
+	vals[nv++] = (uint64_t)INT64_MAX + 1;
+	vals[nv++] = UINT64_MAX - 1;
+	vals[nv++] = UINT64_MAX;
+	for (k = 0; k < 64; k++) /* every bit length */
+		vals[nv++] = ((uint64_t)1 << k) | ((uint64_t)1 << k >> 1);
+
+	for (i = 0; i < nv; i++) {
+		uint64_t v = vals[i];
+		int64_t sv = (int64_t)v;
+		char expect[64], got[160];
+		struct membuf b = { 0 };
+		struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+		uint32_t v32 = (uint32_t)v;
+		uint16_t v16 = (uint16_t)v;
+		int n;
+
+		pc_jw_arr_begin(w);
+		pc_jw_u64(w, v);
+		pc_jw_i64(w, sv);
+		pc_jw_i64(w, (int64_t)(0 - (uint64_t)sv)); /* INT64_MIN stays itself */
+		pc_jw_u64s(w, &v, 1, 0, NULL);
+		pc_jw_i64s(w, &sv, 1);
+		pc_jw_u32s(w, &v32, 1, 0, NULL);
+		pc_jw_u16s(w, &v16, 1, 0, NULL);
+		pc_jw_arr_end(w);
+		n = snprintf(got, sizeof(got), "[%llu,%lld,", (unsigned long long)v, (long long)sv);
+		if (sv == INT64_MIN)
+			n += snprintf(got + n, sizeof(got) - (size_t)n, "%lld", (long long)sv);
+		else
+			n += snprintf(got + n, sizeof(got) - (size_t)n, "%lld", -(long long)sv);
+		snprintf(got + n, sizeof(got) - (size_t)n, ",%llu,%lld,%u,%u]", (unsigned long long)v,
+			 (long long)sv, (unsigned)v32, (unsigned)v16);
+		PC_CHECK_EQ_STR(done(w, &b, 0), got);
+		mem_reset(&b);
+
+		/* ns->ms: the value, its negation, and with each decimal place last */
+		for (k = 0; k < 16; k++) {
+			int64_t ns = sv;
+
+			if (k & 8)
+				ns = sv == INT64_MIN ? sv : -sv;
+			switch (k & 7) {
+			case 1: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 1); break;
+			case 2: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 10); break;
+			case 3: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 100); break;
+			case 4: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 1000); break;
+			case 5: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 10000); break;
+			case 6: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 100000); break;
+			case 7: ns = (int64_t)((uint64_t)ns / 1000000 * 1000000 + 999990); break;
+			default: break;
+			}
+			ref_ns_ms(ns, expect, sizeof(expect));
+			check_ns(ns, expect);
+			w = pc_jw_new(ctx, mem_write, &b);
+			pc_jw_arr_begin(w);
+			pc_jw_ns_ms_s(w, &ns, 1, 0, "null");
+			pc_jw_arr_end(w);
+			snprintf(got, sizeof(got), "[%s]", ns ? expect : "null");
+			PC_CHECK_EQ_STR(done(w, &b, 0), got);
+			mem_reset(&b);
+		}
+	}
+}
+
+/*
+ * The escaper: every byte value at every position of strings of 1 to 48
+ * bytes (below, inside and across 8- and 16-byte blocks and the
+ * overlapping last block), each string starting at every alignment of 0 to
+ * 15 in memory; and a 4-byte UTF-8 sequence at every position.
+ */
+static void test_escaper_all_bytes(void)
+{
+	static unsigned char area[16 + 48];
+	static char expect[48 * 6 + 8];
+	size_t len, at, al;
+	unsigned c;
+
+	for (c = 0; c < 256; c++) {
+		for (len = 1; len <= 48; len++) {
+			for (at = 0; at < len; at++) {
+				al = (c + len + at) % 16; /* every alignment, spread over the cases */
+				unsigned char *in = area + al;
+
+				memset(in, 'a' + (int)(at % 26), len);
+				in[at] = (unsigned char)c;
+				if (c < 0x80) {
+					ref_escape(in, len, expect);
+					check_str((const char *)in, len, expect, 0);
+				} else { /* alone, every byte >= 0x80 is ill-formed */
+					expect[0] = '"';
+					memset(expect + 1, 'a' + (int)(at % 26), at);
+					memcpy(expect + 1 + at, FFFD, 3);
+					memset(expect + 4 + at, 'a' + (int)(at % 26), len - at - 1);
+					memcpy(expect + 3 + len, "\"", 2);
+					check_str((const char *)in, len, expect, 1);
+				}
+			}
+		}
+	}
+	for (al = 0; al < 16; al++) {
+		for (len = 4; len <= 48; len++) {
+			for (at = 0; at + 4 <= len; at++) {
+				unsigned char *in = area + al;
+
+				memset(in, 'q', len);
+				memcpy(in + at, "\xf0\x9f\x98\x80", 4);
+				ref_escape(in, len, expect);
+				check_str((const char *)in, len, expect, 0);
+			}
+		}
+	}
+}
+
+/*
+ * Strings of every kind of content (plain runs, escapes, UTF-8) and of
+ * lengths on both sides of the writer's worst-case room (a sixth of its
+ * buffer), one after another in one array, so that they start at every
+ * point of the buffer and some need a flush first: the output is the
+ * reference escaping of each, comma-separated.
+ */
+static void test_escaper_stream(void)
+{
+	static const char *const pieces[] = { "abcdefgh", "\"", "\\", "\n", "\x01", "\xc3\xa9",
+					      "\xf0\x9f\x98\x80", "0123456789abcdefXYZ", " ", "\x1f" };
+	enum { NSTR = 400, MAXLEN = 13000 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	unsigned char *in = malloc(MAXLEN + 32);
+	char *expect = malloc((size_t)NSTR * (MAXLEN + 32) * 6 + 16);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t o = 0;
+	int k;
+
+	if (!in || !expect) {
+		PC_CHECK(0);
+		free(in);
+		free(expect);
+		pc_jw_free(w);
+		return;
+	}
+	expect[o++] = '[';
+	pc_jw_arr_begin(w);
+	for (k = 0; k < NSTR; k++) {
+		size_t len = 0, want;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		want = k % 4 == 0 ? (size_t)(x % MAXLEN) : (size_t)(x % 300);
+		while (len < want) {
+			const char *pc = pieces[(x >> (len % 50)) % (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t pl = strlen(pc);
+
+			memcpy(in + len, pc, pl);
+			len += pl;
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		}
+		pc_jw_str(w, (const char *)in, len);
+		if (k)
+			expect[o++] = ',';
+		o += ref_escape(in, len, expect + o);
+	}
+	pc_jw_arr_end(w);
+	expect[o++] = ']';
+	expect[o] = 0;
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b.len, o + 1);
+	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
+	mem_reset(&b);
+	free(in);
+	free(expect);
+}
+
+/*
+ * Many times through one writer (bulk and single), sorted and not, signs
+ * mixed, crossing the hundreds of ms the writer keeps from one value to the
+ * next: each as the reference formats it.
+ */
+static void test_ns_ms_sequence(void)
+{
+	enum { N = 3000 };
+	static int64_t t[N];
+	static char expect[N * 32 + 8];
+	struct membuf b = { 0 };
+	struct pc_jw *w;
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	size_t o = 0;
+	int i, pass;
+
+	for (i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (i < N / 3)
+			t[i] = 99000000 + (int64_t)i * 137777; /* sorted across 100 ms steps */
+		else if (i < 2 * N / 3)
+			t[i] = (i & 1 ? -1 : 1) * (t[i - N / 3] + (int64_t)(x % 3)); /* signs flip */
+		else
+			t[i] = (int64_t)(i & 2 ? 0 - (x >> (i % 64)) : x >> (i % 64)); /* any size */
+	}
+	for (pass = 0; pass < 2; pass++) {
+		w = pc_jw_new(ctx, mem_write, &b);
+		o = 0;
+		expect[o++] = '[';
+		pc_jw_arr_begin(w);
+		if (pass == 0)
+			pc_jw_ns_ms_s(w, t, N, PC_NO_TIME, "null");
+		for (i = 0; i < N; i++) {
+			if (pass == 1)
+				pc_jw_ns_ms(w, t[i]);
+			if (i)
+				expect[o++] = ',';
+			ref_ns_ms(t[i], expect + o, sizeof(expect) - o);
+			o += strlen(expect + o);
+		}
+		pc_jw_arr_end(w);
+		expect[o++] = ']';
+		expect[o] = 0;
+		PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+		mem_reset(&b);
+	}
+}
+
 static void test_ns_ms_many(void)
 {
 	uint64_t x = 88172645463325252ull;
@@ -767,6 +1033,10 @@ int main(void)
 	test_double_integers();
 	test_ns_ms_many();
 	test_elems();
+	test_number_edges();
+	test_escaper_all_bytes();
+	test_escaper_stream();
+	test_ns_ms_sequence();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
