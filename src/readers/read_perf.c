@@ -560,6 +560,39 @@ static uint32_t path_root(struct perf *p, uint32_t frame)
  * markers set the mode of the frames after them), then interned root first.
  * An empty chain (only markers) gives PC_NONE, the empty stack.
  */
+/*
+ * Entries [from, to) of s's callchain resolved into p->raw_frames (PC_NONE
+ * for a context marker) and appended to p->frames; *in_kernel is the mode
+ * the markers set, *first the index of the leaf frame.  0, or -1 when a
+ * frame could not be made (ctx status set, else out of memory).
+ */
+static int resolve_entries(struct perf *p, const struct sample *s, struct process *pr,
+			   struct process *kernel, uint32_t from, uint32_t to, int *in_kernel,
+			   uint32_t *nframes, uint32_t *first)
+{
+	uint32_t i;
+
+	for (i = from; i < to; i++) {
+		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
+		uint32_t f;
+
+		p->raw_kernel[i] = (uint8_t)*in_kernel;
+		if (ip >= CTX_MAX) {
+			*in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
+			p->raw_frames[i] = PC_NONE;
+			continue;
+		}
+		f = resolve_frame(p, pr, kernel, ip, *in_kernel, *nframes > 0);
+		if (f == PC_NONE)
+			return -1;
+		if (!*nframes)
+			*first = i;
+		p->raw_frames[i] = f;
+		p->frames[(*nframes)++] = f;
+	}
+	return 0;
+}
+
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
@@ -593,46 +626,13 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			shared++;
 	split = shared ? nr - shared : nr;
 	old_split = ts->raw_nr - shared;
-	for (i = 0; i < split; i++) {
-		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
-		uint32_t f;
-
-		p->raw_kernel[i] = (uint8_t)in_kernel;
-		if (ip >= CTX_MAX) {
-			in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
-			p->raw_frames[i] = PC_NONE;
-			continue;
-		}
-		f = resolve_frame(p, pr, kernel, ip, in_kernel, nframes > 0);
-		if (f == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		if (!nframes)
-			first = i;
-		p->raw_frames[i] = f;
-		p->frames[nframes++] = f;
-	}
+	if (resolve_entries(p, s, pr, kernel, 0, split, &in_kernel, &nframes, &first))
+		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 	if (split < nr && (!nframes || old_split <= ts->raw_first ||
 			   ts->raw_kernel[old_split] != (uint8_t)in_kernel)) {
 		/* not the same frames after all: resolve the rest too */
-		for (; i < nr; i++) {
-			uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
-			uint32_t f;
-
-			p->raw_kernel[i] = (uint8_t)in_kernel;
-			if (ip >= CTX_MAX) {
-				in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL ||
-					    ip == CTX_HV;
-				p->raw_frames[i] = PC_NONE;
-				continue;
-			}
-			f = resolve_frame(p, pr, kernel, ip, in_kernel, nframes > 0);
-			if (f == PC_NONE)
-				return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-			if (!nframes)
-				first = i;
-			p->raw_frames[i] = f;
-			p->frames[nframes++] = f;
-		}
+		if (resolve_entries(p, s, pr, kernel, split, nr, &in_kernel, &nframes, &first))
+			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 		split = nr;
 	}
 	/* keep this chain for the next: its shared tail moves, its head is new */
