@@ -701,7 +701,9 @@ static int check_value(struct pc_jscan *s)
 		}
 		if (*p == '"' && (q = pc_jscan_plain(s->simd, p + 1, e)) < e && *q == '"') {
 			p = q + 1;
-		} else if ((q = p + (*p == '-')) < e && *q >= '1' && *q <= '9') {
+			goto after;
+		}
+		if ((q = p + (*p == '-')) < e && *q >= '1' && *q <= '9') {
 			/* an integer of 1 to 15 digits, as value() checks it;
 			 * anything else from its start again through value() */
 			const char *d0 = q;
@@ -712,20 +714,15 @@ static int check_value(struct pc_jscan *s)
 			if (q - d0 <= 15 &&
 			    (q == e || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
 				p = q;
-			} else {
-				s->p = p;
-				err = value(s, CHECK);
-				if (err)
-					return err;
-				p = s->p;
+				goto after;
 			}
-		} else {
-			s->p = p;
-			err = value(s, CHECK);
-			if (err)
-				return err;
-			p = s->p;
 		}
+		/* not a plain string or a short integer: value() checks it */
+		s->p = p;
+		err = value(s, CHECK);
+		if (err)
+			return err;
+		p = s->p;
 	after:
 		/* after a value: the next one, or the end of containers */
 		if (!lvl) {
