@@ -249,18 +249,7 @@ static int read_threads(struct capture *c, char **out)
 /* pread of the target's memory; the bytes read (0 when unreadable). */
 static size_t mem_read(struct capture *c, uint64_t addr, void *dst, size_t n)
 {
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(c->mem, (char *)dst + got, n - got, (off_t)(addr + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
+	return pc_gbuf_fd_read(&c->mem, addr, dst, n);
 }
 
 static uint32_t le32(const unsigned char *p)

@@ -443,7 +443,7 @@ int pc_vdso_parse(struct profconv_ctx *ctx, const unsigned char *img, size_t len
 #define REGION_MAX ((uint64_t)16 << 30)
 #define VDSO_MAX ((size_t)1 << 20)
 
-static size_t fd_read(void *user, uint64_t addr, void *dst, size_t n)
+size_t pc_gbuf_fd_read(void *user, uint64_t addr, void *dst, size_t n)
 {
 	int fd = *(const int *)user;
 	size_t got = 0;
@@ -543,7 +543,7 @@ int pc_gbuf_read_jit(struct profconv_ctx *ctx, int mem, const char *maps,
 	res->exec_regions = nexec;
 	if (!nexec)
 		return 0;
-	pc_jit_scan_init(&s, ctx, fd_read, &mem, exec, nexec);
+	pc_jit_scan_init(&s, ctx, pc_gbuf_fd_read, &mem, exec, nexec);
 	blk = pc_alloc(ctx, SCAN_BLOCK + JE_SIZE);
 	if (!blk) {
 		err = ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
@@ -560,7 +560,7 @@ int pc_gbuf_read_jit(struct profconv_ctx *ctx, int mem, const char *maps,
 		for (at = a; at < b && !err;) {
 			size_t want = b - at > SCAN_BLOCK + JE_SIZE ? SCAN_BLOCK + JE_SIZE
 								    : (size_t)(b - at);
-			size_t got = fd_read(&mem, at, blk, want);
+			size_t got = pc_gbuf_fd_read(&mem, at, blk, want);
 
 			if (got == 0)
 				break;
@@ -604,7 +604,7 @@ int pc_gbuf_read_vdso(struct profconv_ctx *ctx, int mem, const char *maps,
 		res->image = pc_alloc(ctx, (size_t)(b - a));
 		if (!res->image)
 			return ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
-		got = fd_read(&mem, a, res->image, (size_t)(b - a));
+		got = pc_gbuf_fd_read(&mem, a, res->image, (size_t)(b - a));
 		res->len = got;
 		res->start = a;
 		res->end = b;

@@ -13,6 +13,10 @@
 /* Reads n bytes of the target's memory at addr into dst; the bytes read. */
 typedef size_t (*pc_mem_read_fn)(void *user, uint64_t addr, void *dst, size_t n);
 
+/* A pc_mem_read_fn over a process's /proc/PID/mem: user is its int fd; the
+ * bytes read from addr, fewer at an unreadable page (0: none). */
+size_t pc_gbuf_fd_read(void *user, uint64_t addr, void *dst, size_t n);
+
 /* A JitcodeGlobalEntry found in memory. */
 struct pc_jit_raw {
 	uint64_t start, end, sampled, rejoin;
