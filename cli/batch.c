@@ -822,7 +822,6 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
 		bt.no_threads = jobs > 1 && c > 0 && jobs >= (unsigned long)c;
-		if (getenv("PCB_THREADS")) bt.no_threads = atoi(getenv("PCB_THREADS")) == 0; /* XXX measuring */
 	}
 	th = xrealloc(NULL, jobs * sizeof(*th));
 	/*
