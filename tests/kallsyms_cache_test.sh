@@ -156,17 +156,23 @@ for how in sum trunc junk; do
 	cmp -s "$C/$sname" saved.pcsym || fail "damaged ($how): not replaced by a sound file"
 done
 
-# a batch on two jobs, warm and cold: the same bytes
+# a batch on two jobs, warm and cold: the same bytes; kallsyms is opened
+# once for the batch (its notes given to each conversion)
 mkdir in
 for i in 1 2 3; do cp "$in" "in/r$i.data"; done
 for state in warm cold; do
 	[ $state = cold ] && rm -rf "$C"
 	rm -rf out
-	"$PC" -q $S --symbol-cache "$C" -O out --jobs 2 in/r1.data in/r2.data in/r3.data ||
-		fail "batch ($state)"
+	"$PC" -v $S --symbol-cache "$C" -O out --jobs 2 in/r1.data in/r2.data in/r3.data \
+		2>b.notes || fail "batch ($state): $(cat b.notes)"
 	for i in 1 2 3; do
 		cmp -s ref.json "out/r$i.json" || fail "batch ($state): r$i differs"
 	done
+	[ "$(grep -c 'symbol cache: opened kallsyms' b.notes)" = 1 ] ||
+		fail "batch ($state): kallsyms not opened once: $(cat b.notes)"
+	n=$(grep -c 'from the kallsyms cache' b.notes)
+	[ $state = warm ] && [ "$n" != 3 ] && fail "batch (warm): $n conversions read the cache"
+	[ $state = cold ] && [ "$n" != 0 ] && fail "batch (cold): $n conversions read a cache"
 done
 cmp -s "$C/$sname" saved.pcsym || fail "the batch's kallsyms cache differs from one conversion's"
 

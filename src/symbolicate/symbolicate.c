@@ -456,7 +456,8 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		}
 	}
 	why[0] = 0;
-	err = pc_symsrc_open_host_kallsyms(f->ctx, out, why, sizeof(why));
+	err = f->ctx->symcache ? pc_symcache_open_host_kallsyms(f->ctx, out, why, sizeof(why))
+			       : pc_symsrc_open_host_kallsyms(f->ctx, out, why, sizeof(why));
 	if (!err && !*out)
 		tried(f, "/proc/kallsyms", why);
 	return err;
