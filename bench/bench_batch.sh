@@ -10,6 +10,13 @@
 # 0.3 s in all).  With BASE set, the same for a second binary (an older
 # build, run without cache options) in the same run, interleaved.
 #
+# The default recording was made on another kernel, so its kernel frames are
+# not looked up in /proc/kallsyms; a recording of this machine (perf record
+# -a -g -- sleep 1) shows the kallsyms cache too: the cache directory holds
+# it with the symbol files' (cold: read /proc/kallsyms once per batch; warm:
+# never).  With --jobs at least the CPUs, conversions start no threads of
+# their own (the library's "threads" "no").
+#
 # usage: bench/bench_batch.sh [RECORDING]
 #   RECORDING  a perf.data to copy (default examples/workload.perf.data)
 # environment:
@@ -55,13 +62,23 @@ GT=
 
 # timed CMD...: "wall cpu rss_kib" of one run; the wall time from the
 # nanosecond clock (GNU time's %e counts in 10 ms steps: a fifth of a warm
-# batch), CPU and RSS from GNU time
+# batch), RSS from GNU time, CPU from perf stat's task-clock (ms, GNU time's
+# in the same 10 ms steps; it includes GNU time's own, a fraction of a ms)
+# when perf is there, else from GNU time
+PS=
+command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -o /dev/null true 2>/dev/null && PS=1
 timed() {
 	if [ -n "$GT" ]; then
 		_t0=$(date +%s.%N)
-		$GT -f '%e %U %S %M' -o "$T/t" "$@"
+		if [ -n "$PS" ]; then
+			perf stat -x, -e task-clock -o "$T/ps" $GT -f '%e %U %S %M' -o "$T/t" "$@"
+		else
+			$GT -f '%e %U %S %M' -o "$T/t" "$@"
+		fi
 		_t1=$(date +%s.%N)
-		awk -v w="$(awk "BEGIN { print $_t1 - $_t0 }")" '{ printf "%.3f %.3f %s\n", w, $2 + $3, $4 }' "$T/t"
+		_c=$( [ -n "$PS" ] && awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }' "$T/ps")
+		awk -v w="$(awk "BEGIN { print $_t1 - $_t0 }")" -v c="$_c" \
+			'{ printf "%.3f %.4f %s\n", w, c != "" ? c : $2 + $3, $4 }' "$T/t"
 	else
 		_t0=$(date +%s.%N)
 		"$@"
@@ -134,11 +151,11 @@ END {
     if (f[2] == "script") continue
     a = order[i] " 1"; p = order[i] " " jobs
     ratio = (ps in w && w[ps] > 0) ? sprintf("%9.3f", w[p] / w[ps]) : "        -"
-    printf "%-44s %-5s %7.3fs %7.3fs %7.2fx %7.3fs %7.3fs %8.1f %s\n", f[1], f[2], w[a], w[p],
+    printf "%-44s %-5s %7.3fs %7.3fs %7.2fx %7.4fs %7.4fs %8.1f %s\n", f[1], f[2], w[a], w[p],
       w[a] / w[p], c[a], c[p], (m[a] > m[p] ? m[a] : m[p]) / 1024, ratio
   }
   if (ps in w)
-    printf "%-44s %-5s %7.3fs %8s %8s %7.3fs %8s %8.1f\n", "perf script (each file, one by one)", "-",
+    printf "%-44s %-5s %7.3fs %8s %8s %7.4fs %8s %8.1f\n", "perf script (each file, one by one)", "-",
       w[ps], "", "", c[ps], "", m[ps] / 1024
   printf "goal (2 idle cores, with symbols): speed-up >= 1.7 and wall j2 <= 0.3 s\n"
 }' "$T/rows"

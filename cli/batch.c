@@ -105,6 +105,7 @@ struct batch {
 	pthread_mutex_t lock;
 	/* symbol files opened once for all the conversions (NULL: none) */
 	struct profconv_symcache *symcache;
+	int no_threads; /* the jobs fill the CPUs: conversions start no threads */
 };
 
 static double now(void)
@@ -319,6 +320,8 @@ static void convert_one(struct batch *b, struct item *it)
 	profconv_set_diagnostics(ctx, batch_diag, (void *)s);
 	if (b->symcache)
 		profconv_ctx_share_symbols(ctx, b->symcache);
+	if (b->no_threads)
+		profconv_set_option(ctx, "threads", "no");
 	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
 		/* a FIFO (or a device) would block this worker, or never end */
@@ -810,6 +813,16 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	}
 	if (jobs > bt.ntodo)
 		jobs = bt.ntodo ? (unsigned)bt.ntodo : 1;
+	/*
+	 * When the jobs alone keep every CPU busy, a conversion's own helper
+	 * threads (symbol prefetch, output writer, ...) only add switches:
+	 * each conversion then runs on its job's thread (the same output).
+	 */
+	{
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		bt.no_threads = jobs > 1 && c > 0 && jobs >= (unsigned long)c;
+	}
 	th = xrealloc(NULL, jobs * sizeof(*th));
 	/*
 	 * the signals go to a thread of their own: blocked here and in every

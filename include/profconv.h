@@ -257,7 +257,15 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 command uses $PROFCONV_SYMBOL_CACHE, else
  *                 $XDG_CACHE_HOME/profconv, else ~/.cache/profconv.
  *                 Conversions sharing a profconv_symcache use the first
- *                 one's directory for a file they share.
+ *                 one's directory for a file they share.  The host's
+ *                 /proc/kallsyms is kept there too, parsed (its core
+ *                 kernel symbols are answered from it; see
+ *                 docs/formats/symbol-files.md).
+ *   "threads"     "yes" (default) or "no": "no" runs the whole conversion
+ *                 on the calling thread (no symbol prefetch, output or
+ *                 marker-writing helper threads); for callers that run as
+ *                 many conversions at once as there are CPUs.  The output
+ *                 is the same.
  *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the
  *                 output in the same pass; "auto" compresses what
  *                 profconv_write_path() writes to FILE.gz (gzip) or

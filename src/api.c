@@ -130,7 +130,7 @@ PROFCONV_API int profconv_set_option(struct profconv_ctx *ctx, const char *key, 
 		size_t i, n;
 
 		n = pc_snprintf(names, sizeof(names),
-				"from, symbols, symbolicate, symbol-dir, kallsyms, host-symbols, compress");
+				"from, symbols, symbolicate, symbol-dir, kallsyms, host-symbols, compress, threads");
 		for (i = 0; profconv_formats(i, &f) == PROFCONV_OK; i++)
 			for (o = f.options; o->key; o++)
 				n += pc_snprintf(names + n, sizeof(names) - n, ", %s", o->key);

@@ -52,6 +52,7 @@ add_test(NAME cli.batch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_test.sh ${P
 add_test(NAME cli.batch-docs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/batch_docs_test.sh ${PC_BIN})
 add_test(NAME cli.symcache COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symcache_test.sh ${PC_BIN})
 add_test(NAME cli.sympersist COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sympersist_test.sh ${PC_BIN})
+add_test(NAME cli.kallsyms-cache COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/kallsyms_cache_test.sh ${PC_BIN})
 add_test(NAME cli.edges-input COMMAND sh ${PC_CLI_TEST} ${PC_BIN} edges-input)
 add_test(NAME cli.hermetic COMMAND sh ${PC_CLI_TEST} ${PC_BIN} hermetic)
 add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_BIN})

@@ -302,6 +302,12 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 		copy_opt(o->compress, sizeof(o->compress), value);
 		return 0;
 	}
+	if (strcmp(key, "threads") == 0) {
+		int yes = 1, err = yes_no(ctx, key, value, "yes", "no", &yes);
+
+		o->no_threads = !yes;
+		return err;
+	}
 	if (strcmp(key, "host-symbols") == 0) {
 		int yes = 1, err = yes_no(ctx, key, value, "yes", "no", &yes);
 
@@ -404,6 +410,7 @@ int pc_options_copy(struct profconv_ctx *dst, const struct profconv_ctx *src)
 	d->symbols = s->symbols;
 	d->symbolicate_always = s->symbolicate_always;
 	d->no_host_symbols = s->no_host_symbols;
+	d->no_threads = s->no_threads;
 	memcpy(d->compress, s->compress, sizeof(d->compress));
 	for (i = 0; i < s->nsymbol_dirs && !err; i++)
 		err = push_str(dst, &d->symbol_dirs, &d->nsymbol_dirs, s->symbol_dirs[i]);

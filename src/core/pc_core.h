@@ -71,6 +71,7 @@ struct pc_options {
 	int no_host_symbols; /* "host-symbols" "no": only symbol-dir and kallsyms */
 	char *symbol_cache;  /* "symbol-cache" DIR: the persistent symbol cache, or NULL */
 	char compress[8];    /* "compress": "" (auto, by the output's name), none, gzip, zstd */
+	int no_threads;	     /* "threads" "no": no helper threads, all on the caller's */
 	struct pc_kv *fmt; /* format options, in the order first set */
 	unsigned nfmt;
 };

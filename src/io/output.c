@@ -127,8 +127,12 @@ static void async_free(struct pc_output *o)
 /* Set the buffers up; on any failure the sink writes directly (o->async NULL). */
 static void async_new(struct pc_output *o)
 {
-	struct pc_out_async *a = calloc(1, sizeof(*a));
+	struct pc_out_async *a;
 	unsigned i;
+
+	if (o->ctx->opt.no_threads)
+		return; /* "threads" "no": written by the caller */
+	a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return;

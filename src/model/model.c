@@ -1164,7 +1164,7 @@ int pc_model_sort_threads(struct pc_model *m)
 
 	for (i = 0; i < m->nthreads; i++)
 		rows += (uint64_t)m->threads[i]->samples.len + m->threads[i]->markers.len;
-	if (rows >= SORT_SPLIT_ROWS && m->nthreads > 1 &&
+	if (rows >= SORT_SPLIT_ROWS && m->nthreads > 1 && !ctx->opt.no_threads &&
 	    (theirs = calloc(m->nthreads, 1)) != NULL && (h.ctx = pc_ctx_worker(ctx)) != NULL) {
 		/* threads in order, to the second thread while its half has room */
 		for (i = 0; i < m->nthreads; i++) {

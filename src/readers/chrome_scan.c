@@ -706,7 +706,7 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 	pc_jscan_init(&s->js, s->ctx);
 	pc_jpull_set_ctx(p, s->ctx);
 	*out = s;
-	if (!pc_input_any_thread(pc_jpull_input(p)))
+	if (!pc_input_any_thread(pc_jpull_input(p)) || ctx->opt.no_threads)
 		return 0;
 	if (pthread_mutex_init(&s->mu, NULL))
 		return 0;

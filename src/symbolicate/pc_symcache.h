@@ -32,4 +32,12 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 			 const char *runtime_path, struct pc_symsrc **out, char *why,
 			 size_t whylen);
 
+/*
+ * The host's kallsyms (pc_symsrc_open_host_kallsyms()), opened once for all
+ * the conversions sharing the cache while its kallsyms cache key stays the
+ * same (pc_kpersist_key()).  0 or an error, as that function.
+ */
+int pc_symcache_open_host_kallsyms(struct profconv_ctx *ctx, struct pc_symsrc **out, char *why,
+				   size_t whylen);
+
 #endif /* PC_SYMCACHE_H */

@@ -101,6 +101,13 @@ int pc_symsrc_open_perf_map(struct profconv_ctx *ctx, const char *path, struct p
 /* /proc/kallsyms format: "ADDR TYPE NAME [module]".  rel = address - _text. */
 int pc_symsrc_open_kallsyms(struct profconv_ctx *ctx, const char *path, struct pc_symsrc **out,
 			    char *why, size_t whylen);
+/*
+ * The host's /proc/kallsyms (or the test's stand-in), read through the
+ * kallsyms cache in the ctx's "symbol-cache" directory when there is one
+ * (pc_sympersist.h): the same answers as pc_symsrc_open_kallsyms().
+ */
+int pc_symsrc_open_host_kallsyms(struct profconv_ctx *ctx, struct pc_symsrc **out, char *why,
+				 size_t whylen);
 
 /*
  * A JIT's jit-PID.dump (perf's jitdump format): code loads with names and

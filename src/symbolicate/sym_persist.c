@@ -547,6 +547,45 @@ static void prune(const char *dir)
 	free(v);
 }
 
+/*
+ * Write buf as DIR/NAME through a temporary file in DIR renamed over it (a
+ * reader sees the old file or the new one, never a part); then prune DIR.
+ * 0 when written.
+ */
+static int atomic_write(char *dir, const char *name, const void *buf, uint64_t len)
+{
+	char tmp[4096 + 200], final[4096 + 200];
+	uint64_t done = 0;
+	int fd, ok;
+
+	if (make_dirs(dir) != 0)
+		return -1;
+	pc_snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-XXXXXX", dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		ssize_t w = write(fd, (const char *)buf + done, (size_t)(len - done));
+
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		done += (uint64_t)w;
+	}
+	ok = done == len;
+	if (close(fd) != 0)
+		ok = 0;
+	pc_snprintf(final, sizeof(final), "%s/%s", dir, name);
+	if (!ok || rename(tmp, final) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	prune(dir);
+	return 0;
+}
+
 static void write_file(struct pc_sympersist *p, int has_dwarf)
 {
 	struct profconv_ctx *ctx = p->ctx;
@@ -555,8 +594,6 @@ static void write_file(struct pc_sympersist *p, int has_dwarf)
 	unsigned char hdr[PS_HDR], pad[8] = { 0 };
 	uint64_t i = 0, j = 0, nent = 0, nfr = 0, h, keypad;
 	uint32_t u;
-	char tmp[4096 + 200], final[4096 + 200];
-	int fd, ok = 0;
 
 	memset(&t, 0, sizeof(t));
 	qsort(p->recs, p->nrecs, sizeof(*p->recs), rec_cmp);
@@ -663,36 +700,7 @@ static void write_file(struct pc_sympersist *p, int has_dwarf)
 		goto out;
 	h = fnv(FNV0, all.p + PS_HDR, (size_t)(all.len - PS_HDR));
 	memcpy(all.p + PS_HDR - 8, &h, 8);
-	if (make_dirs(p->dir) != 0)
-		goto out;
-	pc_snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-XXXXXX", p->dir, p->name);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		goto out;
-	{
-		uint64_t done = 0;
-
-		while (done < all.len) {
-			ssize_t w = write(fd, all.p + done, (size_t)(all.len - done));
-
-			if (w <= 0) {
-				if (w < 0 && errno == EINTR)
-					continue;
-				break;
-			}
-			done += (uint64_t)w;
-		}
-		ok = done == all.len;
-	}
-	if (close(fd) != 0)
-		ok = 0;
-	pc_snprintf(final, sizeof(final), "%s/%s", p->dir, p->name);
-	if (!ok || rename(tmp, final) != 0) {
-		unlink(tmp);
-		ok = 0;
-	}
-	if (ok)
-		prune(p->dir);
+	atomic_write(p->dir, p->name, all.p, all.len);
 out:
 	pc_free(ctx, t.keys);
 	pc_free(ctx, t.offs);
@@ -714,4 +722,259 @@ void pc_sympersist_close(struct pc_sympersist *p, int write, int has_dwarf)
 	pc_free(p->ctx, p->key);
 	pc_free(p->ctx, p->dir);
 	pc_free(p->ctx, p);
+}
+
+/* --- the kallsyms cache --- */
+
+/*
+ * One file, DIR/kallsyms-KEYHASH.pcsym:
+ *
+ *   header   magic "PCKSYM1\n", u32 0x01020304, u32 0, u32 key length,
+ *            u32 0, u64 entries, u64 string bytes, u64 bias (_text),
+ *            u64 word hash of everything after the header
+ *   key      the key text, padded with NULs to 8 bytes
+ *   entries  { u64 start, u64 end, u32 name, u32 size }, strictly
+ *            increasing start, start < end
+ *   sure     one byte an entry (0 or 1), padded with NULs to 8 bytes
+ *   strings  NUL-terminated, offsets from the entries
+ *
+ * The key (pc_kpersist_key()) names the running kernel as the reader sees
+ * it; what no cheap key can show (BPF programs, ftrace and kprobe
+ * trampolines come and go) is handled by the reader: only a "sure" entry is
+ * answered from the file (pc_sympersist.h).
+ */
+#define PK_MAGIC       "PCKSYM1\n"
+#define PK_HDR	       56u
+#define PK_ENTRY       24u
+#define PK_MAX_ENTRIES (4u << 20)
+#define PK_HEAD	       4096 /* bytes of kallsyms in the key */
+
+static const char *const pk_real[] = {
+	"/proc/kallsyms", "/sys/kernel/notes", "/proc/sys/kernel/random/boot_id", "/proc/modules",
+	"/proc/sys/kernel/osrelease",
+};
+static const char *const pk_test[] = { "kallsyms", "notes", "boot_id", "modules", "osrelease" };
+
+const char *pc_host_kernel_file(enum pc_host_kernel what, char *buf, size_t n)
+{
+	const char *dir = getenv("PROFCONV_TEST_HOST_KERNEL");
+
+	if (!dir || !dir[0])
+		return pk_real[what];
+	pc_snprintf(buf, n, "%s/%s", dir, pk_test[what]);
+	return buf;
+}
+
+int pc_host_kernel_faked(void)
+{
+	const char *dir = getenv("PROFCONV_TEST_HOST_KERNEL");
+
+	return dir && dir[0];
+}
+
+/* A word-at-a-time hash (FNV-1a's byte loop is too slow for megabytes). */
+static uint64_t whash(const unsigned char *p, uint64_t n)
+{
+	uint64_t h = FNV0 ^ n, i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		h ^= rd64(p + i);
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The first read() of path (up to max bytes); -1 when it cannot be read. */
+static ssize_t read_head(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, max);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n;
+}
+
+/*
+ * FNV-1a of /proc/modules without the fields that change while a module
+ * stays loaded (its reference count and its users): name, size, state,
+ * address, taint of every module, in order.  -1 when a module is loading
+ * or unloading (its symbols are in flux), or the file is too big.
+ */
+static int modules_hash(const char *path, uint64_t *h, int *none)
+{
+	FILE *f = fopen(path, "re");
+	char line[4096];
+	int bad = 0;
+
+	*h = FNV0;
+	*none = !f;
+	if (!f)
+		return 0; /* a kernel without modules */
+	while (!bad && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok;
+		int k = 0;
+
+		if (!strchr(line, '\n'))
+			bad = 1;
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), k++) {
+			if (k == 2 || k == 3)
+				continue; /* refcount, users */
+			if (k == 4 && strcmp(tok, "Live") != 0)
+				bad = 1;
+			*h = fnv(*h, tok, strlen(tok) + 1);
+		}
+		*h = fnv(*h, "\n", 1);
+	}
+	if (ferror(f))
+		bad = 1;
+	fclose(f);
+	return bad ? -1 : 0;
+}
+
+size_t pc_kpersist_key(char *key, size_t n)
+{
+	char buf[4096 + 200], boot[64], rel[256], head[PK_HEAD];
+	ssize_t nb, nr, nh;
+	uint64_t mh;
+	int none;
+	size_t len;
+
+	pthread_once(&own_once, own_init);
+	nb = read_head(pc_host_kernel_file(PC_HK_BOOT_ID, buf, sizeof(buf)), boot, sizeof(boot) - 1);
+	nr = read_head(pc_host_kernel_file(PC_HK_RELEASE, buf, sizeof(buf)), rel, sizeof(rel) - 1);
+	if (nb < 16 || nr < 1 || modules_hash(pc_host_kernel_file(PC_HK_MODULES, buf, sizeof(buf)),
+					       &mh, &none) != 0)
+		return 0;
+	/* the kernel makes /proc/kallsyms's lines as they are read: one page is cheap */
+	nh = read_head(pc_host_kernel_file(PC_HK_KALLSYMS, buf, sizeof(buf)), head, sizeof(head));
+	if (nh <= 0)
+		return 0;
+	boot[nb] = 0;
+	rel[nr] = 0;
+	boot[strcspn(boot, "\n")] = 0;
+	rel[strcspn(rel, "\n")] = 0;
+	len = pc_snprintf(key, n,
+			  "profconv kallsyms cache 1\nprofconv %s %s\nboot %s\nrelease %s\n"
+			  "modules %016llx%s\nhead %zd %016llx\n",
+			  PROFCONV_VERSION_STRING, own_id[0] ? own_id : "-", boot, rel,
+			  (unsigned long long)mh, none ? " none" : "", nh,
+			  (unsigned long long)whash((const unsigned char *)head, (uint64_t)nh));
+	return len < n - 1 ? len : 0;
+}
+
+static void pk_name(char *name, size_t n, const char *key, size_t keylen)
+{
+	pc_snprintf(name, n, "kallsyms-%016llx.pcsym", (unsigned long long)fnv(FNV0, key, keylen));
+}
+
+int pc_kpersist_read(struct profconv_ctx *ctx, const char *dir, const char *key, size_t keylen,
+		     struct pc_kpersist *out)
+{
+	char name[64], path[4096 + 200];
+	unsigned char *b;
+	uint64_t len, n, nstr, keypad, surepad, i, prev = 0;
+	const unsigned char *e, *sure;
+
+	memset(out, 0, sizeof(*out));
+	if (!dir || !dir[0] || strlen(dir) > 4000)
+		return -1;
+	pk_name(name, sizeof(name), key, keylen);
+	pc_snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (read_whole(path, PS_MAX_FILE, &b, &len, ctx) != 0)
+		return -1;
+	n = rd64(b + 24);
+	nstr = rd64(b + 32);
+	keypad = ((uint64_t)keylen + 7) & ~(uint64_t)7;
+	surepad = (n + 7) & ~(uint64_t)7;
+	if (memcmp(b, PK_MAGIC, 8) != 0 || rd32(b + 8) != PS_ORDER || rd32(b + 16) != keylen ||
+	    !n || n > PK_MAX_ENTRIES || !nstr || nstr > PS_MAX_FILE ||
+	    PK_HDR + keypad + n * PK_ENTRY + surepad + nstr != len ||
+	    memcmp(b + PK_HDR, key, keylen) != 0 ||
+	    whash(b + PK_HDR, len - PK_HDR) != rd64(b + PK_HDR - 8))
+		goto bad;
+	e = b + PK_HDR + keypad;
+	sure = e + n * PK_ENTRY;
+	if (sure[surepad + nstr - 1] != 0)
+		goto bad;
+	for (i = 0; i < n; i++, e += PK_ENTRY) {
+		uint64_t start = rd64(e), end = rd64(e + 8);
+
+		if ((i && start <= prev) || end <= start || rd32(e + 16) >= nstr || sure[i] > 1)
+			goto bad;
+		prev = start;
+	}
+	out->buf = b;
+	out->n = n;
+	out->ents = b + PK_HDR + keypad;
+	out->sure = sure;
+	out->str = (const char *)sure + surepad;
+	out->nstr = nstr;
+	out->bias = rd64(b + 40);
+	return 0;
+bad:
+	pc_free(ctx, b);
+	return -1;
+}
+
+void pc_kpersist_write(struct profconv_ctx *ctx, const char *dir, const char *key, size_t keylen,
+		       const struct pc_kpersist *d)
+{
+	char name[64], path[4096 + 200], *dcopy;
+	uint64_t keypad = ((uint64_t)keylen + 7) & ~(uint64_t)7, surepad = (d->n + 7) & ~(uint64_t)7;
+	uint64_t len = PK_HDR + keypad + d->n * PK_ENTRY + surepad + d->nstr, h;
+	unsigned char *b, *p;
+	uint32_t u;
+	struct dirent *de;
+	DIR *dd;
+
+	if (!dir || !dir[0] || strlen(dir) > 4000 || !d->n || d->n > PK_MAX_ENTRIES || !d->nstr ||
+	    len > PS_MAX_FILE)
+		return;
+	b = pc_calloc(ctx, 1, (size_t)len);
+	if (!b)
+		return;
+	memcpy(b, PK_MAGIC, 8);
+	u = PS_ORDER;
+	memcpy(b + 8, &u, 4);
+	u = (uint32_t)keylen;
+	memcpy(b + 16, &u, 4);
+	memcpy(b + 24, &d->n, 8);
+	memcpy(b + 32, &d->nstr, 8);
+	memcpy(b + 40, &d->bias, 8);
+	p = b + PK_HDR;
+	memcpy(p, key, keylen);
+	p += keypad;
+	memcpy(p, d->ents, (size_t)(d->n * PK_ENTRY));
+	p += d->n * PK_ENTRY;
+	memcpy(p, d->sure, (size_t)d->n);
+	p += surepad;
+	memcpy(p, d->str, (size_t)d->nstr);
+	h = whash(b + PK_HDR, len - PK_HDR);
+	memcpy(b + PK_HDR - 8, &h, 8);
+	pk_name(name, sizeof(name), key, keylen);
+	dcopy = pc_strdup(ctx, dir);
+	if (dcopy && atomic_write(dcopy, name, b, len) == 0 && (dd = opendir(dir)) != NULL) {
+		/* an older boot's (or kernel's) file is never valid again */
+		while ((de = readdir(dd)) != NULL) {
+			if (strncmp(de->d_name, "kallsyms-", 9) != 0 || strcmp(de->d_name, name) == 0 ||
+			    strlen(de->d_name) != strlen(name) ||
+			    strcmp(de->d_name + strlen(de->d_name) - 6, ".pcsym") != 0)
+				continue;
+			pc_snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+		closedir(dd);
+	}
+	pc_free(ctx, dcopy);
+	pc_free(ctx, b);
 }

@@ -35,7 +35,10 @@
  */
 #include "symbolicate/pc_symlines.h"
 #include "symbolicate/pc_symsrc.h"
+#include "symbolicate/pc_sympersist.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define TX_MAX_LINE  (1u << 16) /* longer lines are skipped (counted) */
@@ -47,6 +50,8 @@ struct tx_ent {
 	uint32_t name;	     /* arena offset */
 	uint32_t size;	     /* reported size; 0 = unknown */
 };
+/* the kallsyms cache keeps them as they are (pc_sympersist.h) */
+_Static_assert(sizeof(struct tx_ent) == 24, "struct tx_ent is the kallsyms cache's entry");
 
 struct tx_src {
 	struct pc_symsrc base;
@@ -55,6 +60,15 @@ struct tx_src {
 	struct tx_ent *ents; /* sorted by start, non-overlapping */
 	uint32_t n, cap;
 	uint64_t bias; /* subtracted from addresses: 0 or _text */
+	/* kallsyms: 1 for a core kernel symbol with a known end (pc_sympersist.h) */
+	uint8_t *sure;
+	/* read from the kallsyms cache: ents, arena and sure point into blob;
+	 * a lookup that is not sure reads real_path once, into real */
+	unsigned char *blob;
+	pthread_mutex_t mu;
+	int has_mu;
+	_Atomic(struct pc_symsrc *) real;
+	int real_tried;
 };
 
 /* --- storage, lookup --- */
@@ -121,9 +135,19 @@ static void tx_close(struct pc_symsrc *s)
 {
 	struct tx_src *t = (struct tx_src *)s;
 	struct profconv_ctx *ctx = s->ctx;
+	struct pc_symsrc *real = atomic_load(&t->real);
 
-	pc_free(ctx, t->arena);
-	pc_free(ctx, t->ents);
+	if (t->blob) {
+		pc_free(ctx, t->blob);
+	} else {
+		pc_free(ctx, t->arena);
+		pc_free(ctx, t->ents);
+		pc_free(ctx, t->sure);
+	}
+	if (real)
+		real->ops->close(real);
+	if (t->has_mu)
+		pthread_mutex_destroy(&t->mu);
 	pc_free(ctx, t);
 }
 
@@ -432,7 +456,8 @@ static int ks_build(struct profconv_ctx *ctx, struct tx_src *t, struct ks_raw *r
 	if (!ntext)
 		return 0;
 	t->ents = pc_calloc(ctx, ntext, sizeof(*t->ents));
-	if (!t->ents)
+	t->sure = pc_calloc(ctx, ntext, 1);
+	if (!t->ents || !t->sure)
 		return PROFCONV_ERR_NOMEM;
 	t->cap = ntext;
 	if (n > 1)
@@ -455,6 +480,7 @@ static int ks_build(struct profconv_ctx *ctx, struct tx_src *t, struct ks_raw *r
 
 				o->end = raw[j].addr;
 				o->size = gap > UINT32_MAX ? 0 : (uint32_t)gap;
+				t->sure[t->n - 1] = raw[best].module == PC_NONE;
 			} else {
 				/* perf's guess for a module's last symbol; size unknown */
 				uint64_t page = (addr + 4095) & ~(uint64_t)4095;
@@ -616,5 +642,118 @@ out:
 		tx_close(&t->base);
 	pc_free(ctx, raw);
 	pc_line_reader_close(&r);
+	return err;
+}
+
+/* --- the host's kallsyms, through the kallsyms cache (pc_sympersist.h) --- */
+
+static int kc_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out);
+
+static const struct pc_symsrc_ops kallsyms_cached_ops = {
+	.kind = "kallsyms",
+	.lookup = kc_lookup,
+	.close = tx_close,
+};
+
+/* The real file, read on the first lookup the cache cannot answer; NULL if unreadable. */
+static struct pc_symsrc *kc_real(struct tx_src *t)
+{
+	struct pc_symsrc *real = atomic_load(&t->real);
+	char why[512];
+
+	if (real || t->real_tried)
+		return real;
+	pthread_mutex_lock(&t->mu);
+	if (!t->real_tried) {
+		pc_note(t->base.ctx, "%s: an address the kallsyms cache is not sure of: reading the file",
+			t->base.path);
+		if (pc_symsrc_open_kallsyms(t->base.ctx, t->base.path, &real, why, sizeof(why)) == 0 &&
+		    real)
+			atomic_store(&t->real, real);
+		t->real_tried = 1;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return atomic_load(&t->real);
+}
+
+static int kc_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
+{
+	struct tx_src *t = (struct tx_src *)s;
+	uint64_t addr = rel + t->bias;
+	uint32_t lo = 0, hi = t->n;
+	struct pc_symsrc *real;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->ents[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* in a core symbol with a known end: what the file says now too */
+	if (lo && addr < t->ents[lo - 1].end && t->sure[lo - 1])
+		return tx_lookup(s, rel, out);
+	real = kc_real(t);
+	return real ? real->ops->lookup(real, rel, out) : tx_lookup(s, rel, out);
+}
+
+int pc_symsrc_open_host_kallsyms(struct profconv_ctx *ctx, struct pc_symsrc **out, char *why,
+				 size_t whylen)
+{
+	const char *dir = ctx->opt.symbol_cache;
+	char pbuf[4200], key[1024], key2[1024];
+	const char *path = pc_host_kernel_file(PC_HK_KALLSYMS, pbuf, sizeof(pbuf));
+	size_t keylen = 0;
+	uint64_t warns;
+	struct pc_kpersist d;
+	struct tx_src *t;
+	int err;
+
+	*out = NULL;
+	if (dir && dir[0])
+		keylen = pc_kpersist_key(key, sizeof(key));
+	if (keylen && pc_kpersist_read(ctx, dir, key, keylen, &d) == 0) {
+		t = pc_calloc(ctx, 1, sizeof(*t));
+		if (!t) {
+			pc_free(ctx, d.buf);
+			return PROFCONV_ERR_NOMEM;
+		}
+		if (pthread_mutex_init(&t->mu, NULL) != 0) {
+			pc_free(ctx, d.buf);
+			pc_free(ctx, t);
+			return PROFCONV_ERR_NOMEM;
+		}
+		t->has_mu = 1;
+		t->base.ops = &kallsyms_cached_ops;
+		t->base.ctx = ctx;
+		pc_snprintf(t->base.path, sizeof(t->base.path), "%s", path);
+		t->blob = d.buf;
+		t->ents = (struct tx_ent *)(uintptr_t)d.ents;
+		t->n = (uint32_t)d.n;
+		t->sure = (uint8_t *)(uintptr_t)d.sure;
+		t->arena = (char *)(uintptr_t)d.str;
+		t->arena_len = t->arena_cap = (size_t)d.nstr;
+		t->bias = d.bias;
+		atomic_init(&t->real, NULL);
+		pc_note(ctx, "%s: from the kallsyms cache in %s", path, dir);
+		*out = &t->base;
+		return 0;
+	}
+	warns = ctx->warn_total;
+	err = pc_symsrc_open_kallsyms(ctx, path, out, why, whylen);
+	/* written only when it read cleanly and the key still holds afterwards */
+	if (!err && *out && keylen && ctx->warn_total == warns &&
+	    pc_kpersist_key(key2, sizeof(key2)) == keylen && memcmp(key, key2, keylen) == 0) {
+		t = (struct tx_src *)*out;
+		d.buf = NULL;
+		d.n = t->n;
+		d.ents = t->ents;
+		d.sure = t->sure;
+		d.str = t->arena;
+		d.nstr = t->arena_len;
+		d.bias = t->bias;
+		pc_kpersist_write(ctx, dir, key, keylen, &d);
+	}
 	return err;
 }

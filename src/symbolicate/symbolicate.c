@@ -61,6 +61,7 @@
 #include "symbolicate/pc_symbolicate.h"
 #include "symbolicate/pc_symcache.h"
 #include "symbolicate/pc_symsrc.h"
+#include "symbolicate/pc_sympersist.h"
 
 #define WHY_MAX 2048
 
@@ -366,7 +367,8 @@ static int running_kernel_build_id(char *hex, size_t hexlen)
 	unsigned char buf[4096];
 	ssize_t n;
 	size_t pos = 0;
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	char pbuf[4200];
+	int fd = open(pc_host_kernel_file(PC_HK_NOTES, pbuf, sizeof(pbuf)), O_RDONLY | O_CLOEXEC);
 
 	hex[0] = 0;
 	if (fd < 0)
@@ -393,6 +395,23 @@ static int running_kernel_build_id(char *hex, size_t hexlen)
 	return -1;
 }
 
+/* The test's stand-in for uname's release (pc_host_kernel_file()); 0 or -1. */
+static int host_release(char *buf, size_t n)
+{
+	char pbuf[4200];
+	FILE *fp = fopen(pc_host_kernel_file(PC_HK_RELEASE, pbuf, sizeof(pbuf)), "re");
+	int ok;
+
+	if (!fp)
+		return -1;
+	ok = fgets(buf, (int)n, fp) != NULL;
+	fclose(fp);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
 static int find_kernel(struct finder *f, struct pc_symsrc **out)
 {
 	char why[512], running[128];
@@ -410,7 +429,7 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		tried(f, f->ctx->opt.kallsyms, why);
 		return 0;
 	}
-	if (f->ctx->opt.no_host_symbols) {
+	if (f->ctx->opt.no_host_symbols && !pc_host_kernel_faked()) {
 		tried(f, "/proc/kallsyms", "not searched (host symbols are off)");
 		return 0;
 	}
@@ -425,15 +444,20 @@ static int find_kernel(struct finder *f, struct pc_symsrc **out)
 		/* no kernel build id recorded (pipe mode, -z): compare releases */
 		struct utsname u;
 
+		if (pc_host_kernel_faked() && host_release(u.release, sizeof(u.release)) != 0)
+			u.release[0] = 0;
+		else if (!pc_host_kernel_faked() && uname(&u) != 0)
+			u.release[0] = 0;
 		/* meta.oscpu holds the recorded release for perf.data */
-		if (!f->oscpu || uname(&u) != 0 || strcmp(u.release, f->oscpu) != 0) {
+		if (!f->oscpu || !u.release[0] || strcmp(u.release, f->oscpu) != 0) {
 			tried(f, "/proc/kallsyms",
 			      "no kernel build id recorded and the kernel release differs; use --kallsyms");
 			return 0;
 		}
 	}
 	why[0] = 0;
-	err = pc_symsrc_open_kallsyms(f->ctx, "/proc/kallsyms", out, why, sizeof(why));
+	err = f->ctx->symcache ? pc_symcache_open_host_kallsyms(f->ctx, out, why, sizeof(why))
+			       : pc_symsrc_open_host_kallsyms(f->ctx, out, why, sizeof(why));
 	if (!err && !*out)
 		tried(f, "/proc/kallsyms", why);
 	return err;
@@ -1449,6 +1473,8 @@ int pc_symprep_start(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 	struct pc_symprep *p;
 
 	*out = NULL;
+	if (ctx->opt.no_threads)
+		return 0; /* no prefetch: pc_symbolicate() opens the sources */
 	p = pc_calloc(ctx, 1, sizeof(*p));
 	if (!p)
 		return PROFCONV_ERR_NOMEM;
@@ -1659,7 +1685,7 @@ int pc_symbolicate_prepared(struct profconv_ctx *ctx, struct pc_model *m, struct
 	for (i = 0; i < js.n; i++)
 		if (!job_first(&js.jobs[i]))
 			js.order[k++] = i;
-	if (js.n > 1 && pthread_create(&th, NULL, run_jobs, &js) == 0)
+	if (js.n > 1 && !ctx->opt.no_threads && pthread_create(&th, NULL, run_jobs, &js) == 0)
 		threaded = 1;
 	run_jobs(&js);
 	if (threaded)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * symcache.c - ELF symbol sources opened once and shared by the
- * conversions of a batch (pc_symcache.h, profconv_ctx_share_symbols()).
+ * symcache.c - ELF symbol sources, and the host's kallsyms, opened once
+ * and shared by the conversions of a batch (pc_symcache.h,
+ * profconv_ctx_share_symbols()).  The kallsyms entry is keyed by its
+ * kallsyms cache key (pc_sympersist.h) instead of a file's identity.
  *
  * Opening a separate debug file costs far more than looking a recording's
  * addresses up in it (libc's: inflating its compressed DWARF sections,
@@ -36,6 +38,7 @@
 #include <sys/stat.h>
 
 #include "symbolicate/pc_symcache.h"
+#include "symbolicate/pc_sympersist.h"
 
 #define SC_MAX_DIAGS 16
 
@@ -59,6 +62,7 @@ struct sc_entry {
 	char *path, *expect, *runtime; /* one allocation; expect and runtime may be "" */
 	struct sc_id id, rt_id;
 	int has_rt;
+	int kallsyms; /* the host's kallsyms; path holds its cache key */
 	int state;
 	struct profconv_ctx *ctx; /* the source's own */
 	struct pc_symsrc *src;	  /* NULL: not usable (why) */
@@ -172,9 +176,12 @@ static int open_entry(struct sc_entry *e, const struct profconv_ctx *asker)
 		}
 	}
 	profconv_set_diagnostics(e->ctx, record_diag, e);
-	err = pc_symsrc_open_elf_rt(e->ctx, e->path, e->expect[0] ? e->expect : NULL,
-				    e->has_rt ? e->runtime : NULL, &e->src, e->why,
-				    sizeof(e->why));
+	if (e->kallsyms)
+		err = pc_symsrc_open_host_kallsyms(e->ctx, &e->src, e->why, sizeof(e->why));
+	else
+		err = pc_symsrc_open_elf_rt(e->ctx, e->path, e->expect[0] ? e->expect : NULL,
+					    e->has_rt ? e->runtime : NULL, &e->src, e->why,
+					    sizeof(e->why));
 	profconv_set_diagnostics(e->ctx, NULL, NULL);
 	if (err) {
 		/* damaged (or out of memory): each asker opens it on its own */
@@ -235,6 +242,44 @@ static struct sc_entry *new_entry(const char *path, const char *expect, const ch
 	return e;
 }
 
+/*
+ * With c's lock held and e found or (mine) just made: open it (mine) or
+ * wait for its opener, then give its source.  Returns 1 when done (*err,
+ * *out set), 0 when the asker must open the file on its own (lock released).
+ */
+static int take(struct profconv_ctx *ctx, struct profconv_symcache *c, struct sc_entry *e,
+		int mine, const char *label, struct pc_symsrc **out, char *why, size_t whylen,
+		int *err)
+{
+	int st;
+
+	if (mine) {
+		e->state = SC_OPENING;
+		e->next = c->entries;
+		c->entries = e;
+		pthread_mutex_unlock(&c->mu);
+		st = open_entry(e, ctx);
+		pthread_mutex_lock(&c->mu);
+		e->state = st;
+		pthread_cond_broadcast(&c->cv);
+	}
+	while (e->state == SC_OPENING)
+		pthread_cond_wait(&c->cv, &c->mu);
+	st = e->state; /* final: what the entry holds is read-only from now on */
+	pthread_mutex_unlock(&c->mu);
+	if (st == SC_DIRECT)
+		return 0;
+	if (mine)
+		pc_note(ctx, "symbol cache: opened %s", label);
+	*err = replay(ctx, e);
+	if (*err)
+		return 1;
+	if (why && whylen)
+		pc_snprintf(why, whylen, "%s", e->why);
+	*out = e->src;
+	return 1;
+}
+
 int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char *expect_build_id,
 			 const char *runtime_path, struct pc_symsrc **out, char *why,
 			 size_t whylen)
@@ -244,7 +289,7 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 	const char *rt = runtime_path ? runtime_path : "";
 	struct sc_id id, rt_id;
 	struct sc_entry *e;
-	int has_rt = 0, opened = 0, err, st;
+	int has_rt = 0, opened = 0, err;
 
 	*out = NULL;
 	if (why && whylen)
@@ -256,7 +301,7 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 		has_rt = 1;
 	pthread_mutex_lock(&c->mu);
 	for (e = c->entries; e; e = e->next)
-		if (same_id(&e->id, &id) && e->has_rt == has_rt &&
+		if (!e->kallsyms && same_id(&e->id, &id) && e->has_rt == has_rt &&
 		    (!has_rt || same_id(&e->rt_id, &rt_id)) && strcmp(e->path, path) == 0 &&
 		    strcmp(e->expect, expect) == 0 && strcmp(e->runtime, has_rt ? rt : "") == 0)
 			break;
@@ -269,33 +314,48 @@ int pc_symcache_open_elf(struct profconv_ctx *ctx, const char *path, const char 
 		e->id = id;
 		e->rt_id = rt_id;
 		e->has_rt = has_rt;
-		e->state = SC_OPENING;
-		e->next = c->entries;
-		c->entries = e;
-		pthread_mutex_unlock(&c->mu);
-		st = open_entry(e, ctx);
-		pthread_mutex_lock(&c->mu);
-		e->state = st;
-		pthread_cond_broadcast(&c->cv);
 		opened = 1;
 	}
-	while (e->state == SC_OPENING)
-		pthread_cond_wait(&c->cv, &c->mu);
-	st = e->state; /* final: what the entry holds is read-only from now on */
-	pthread_mutex_unlock(&c->mu);
-	if (st == SC_DIRECT)
-		goto direct;
-	if (opened)
-		pc_note(ctx, "symbol cache: opened %s", path);
-	err = replay(ctx, e);
-	if (err)
+	if (take(ctx, c, e, opened, path, out, why, whylen, &err))
 		return err;
-	if (why && whylen)
-		pc_snprintf(why, whylen, "%s", e->why);
-	*out = e->src;
-	return 0;
 direct:
 	return pc_symsrc_open_elf_rt(ctx, path, expect_build_id, runtime_path, out, why, whylen);
+}
+
+/*
+ * The host's kallsyms, opened once for every conversion that asks with the
+ * same kallsyms cache key (pc_sympersist.h: boot, release, modules, first
+ * page); without a key (nothing to tell a change by), each opens its own.
+ */
+int pc_symcache_open_host_kallsyms(struct profconv_ctx *ctx, struct pc_symsrc **out, char *why,
+				   size_t whylen)
+{
+	struct profconv_symcache *c = ctx->symcache;
+	char key[1024];
+	struct sc_entry *e;
+	int err, mine = 0;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = 0;
+	if (!c || !pc_kpersist_key(key, sizeof(key)))
+		return pc_symsrc_open_host_kallsyms(ctx, out, why, whylen);
+	pthread_mutex_lock(&c->mu);
+	for (e = c->entries; e; e = e->next)
+		if (e->kallsyms && strcmp(e->path, key) == 0)
+			break;
+	if (!e) {
+		e = new_entry(key, "", "");
+		if (!e) {
+			pthread_mutex_unlock(&c->mu);
+			return pc_symsrc_open_host_kallsyms(ctx, out, why, whylen);
+		}
+		e->kallsyms = 1;
+		mine = 1;
+	}
+	if (take(ctx, c, e, mine, "kallsyms", out, why, whylen, &err))
+		return err;
+	return pc_symsrc_open_host_kallsyms(ctx, out, why, whylen);
 }
 
 /* --- the library API --- */

@@ -803,8 +803,11 @@ static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user)
 	}
 }
 
-/* The jobs of every thread's markers; 0 jobs (all written in place) on OOM or a small profile. */
-static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m)
+/*
+ * The jobs of every thread's markers; 0 jobs (all written in place) on OOM,
+ * a small profile or without threads ("threads" "no").
+ */
+static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m, int threads)
 {
 	uint64_t total = 0, n = 0;
 	uint32_t t, i;
@@ -815,7 +818,7 @@ static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m)
 		total += m->threads[t]->markers.len;
 		n += (m->threads[t]->markers.len + MK_JOB - 1) / MK_JOB;
 	}
-	if (total < MK_HELP || n > UINT32_MAX)
+	if (!threads || total < MK_HELP || n > UINT32_MAX)
 		return;
 	j->job = malloc((size_t)n * sizeof(*j->job));
 	if (!j->job)
@@ -1110,7 +1113,7 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
 	/* the helper starts on the first threads' markers now */
-	mk_jobs_plan(&jobs, m);
+	mk_jobs_plan(&jobs, m, !ctx->opt.no_threads);
 	pc_jw_obj_begin(w);
 	write_meta(w, m, version);
 	write_libs(w, m);

@@ -698,9 +698,82 @@ static void test_legacy_diag(void)
 }
 #pragma GCC diagnostic pop
 
+/* The whole file at path, or NULL (*len 0). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	long n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n + 1)) != NULL && fread(b, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	fclose(f);
+	return b;
+}
+
+/*
+ * "threads" "no" (batch mode's, when its jobs fill the CPUs): the same
+ * output from files read and written on the caller's thread alone (the
+ * Chrome scanner, the perf symbol prefetch and the output writer each have
+ * a thread otherwise).
+ */
+static void test_threads_option(void)
+{
+	static const char *const inputs[] = { "chrome/y_synth_slices.json", "perf/y_fp.data" };
+	const char *fx = getenv("PC_FIXTURES");
+	char in[4096], out[2][4200], tmpl[] = "/tmp/profconv-threads.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	size_t i, k;
+
+	PC_CHECK(dir != NULL);
+	if (!dir)
+		return;
+	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		char *b[2];
+		size_t len[2];
+
+		snprintf(in, sizeof(in), "%s/%s", fx ? fx : "tests/fixtures", inputs[i]);
+		for (k = 0; k < 2; k++) {
+			struct profconv_ctx *ctx = profconv_ctx_new();
+			struct profconv_profile *p = NULL;
+
+			snprintf(out[k], sizeof(out[k]), "%s/out%zu.json", dir, k);
+			PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"),
+					PROFCONV_OK);
+			PC_CHECK_EQ_INT(profconv_set_option(ctx, "symbols", "yes"), PROFCONV_OK);
+			PC_CHECK_EQ_INT(profconv_set_option(ctx, "host-symbols", "no"), PROFCONV_OK);
+			PC_CHECK_EQ_INT(profconv_read_path(ctx, in, &p), PROFCONV_OK);
+			if (p)
+				PC_CHECK_EQ_INT(profconv_write_path(ctx, p, PROFCONV_OUT_PROCESSED, out[k]),
+						PROFCONV_OK);
+			profconv_profile_free(p);
+			profconv_ctx_free(ctx);
+			b[k] = slurp(out[k], &len[k]);
+		}
+		PC_CHECK(len[0] > 100 && len[0] == len[1] && b[0] && b[1] &&
+			 memcmp(b[0], b[1], len[0]) == 0);
+		free(b[0]);
+		free(b[1]);
+		unlink(out[0]);
+		unlink(out[1]);
+	}
+	rmdir(dir);
+	{
+		struct profconv_ctx *ctx = profconv_ctx_new();
+
+		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", "maybe"), PROFCONV_ERR_USAGE);
+		profconv_ctx_free(ctx);
+	}
+}
+
 int main(void)
 {
 	test_formats();
+	test_threads_option();
 	test_options();
 	test_read_mem_cb();
 	test_compress_cb();

@@ -5,10 +5,15 @@
  * kallsyms aliases, sizes bounded by the next symbol, a module's last
  * symbol, and the reasons given for unusable files (kptr_restrict, no _text).
  * Fixtures: tests/fixtures/sym/{perf-4242.map,perf-bad.map,kallsyms*.txt}.
+ * The kallsyms cache's lookups (which answers come from the cache and which
+ * from the file) on a kallsyms written here, as the host's
+ * (PROFCONV_TEST_HOST_KERNEL).
  */
 #include "symbolicate/pc_symsrc.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pc_test.h"
 
@@ -210,6 +215,90 @@ static void test_kallsyms_unusable(void)
 	PC_CHECK_EQ_INT(ctx->status, 0);
 }
 
+/* A host kallsyms of 300 core symbols (past the first page) and a BPF program. */
+static void write_kallsyms(const char *path, const char *fn299, const char *bpf)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	PC_CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "ffffffff81000000 T _text\n");
+	for (i = 1; i < 300; i++)
+		fprintf(f, "%llx T %s\n", (unsigned long long)(TEXT + 0x100 * (uint64_t)i),
+			i == 299 ? fn299 : "fn_xxx");
+	fprintf(f, "ffffffff82000000 D __start_rodata\n");
+	fprintf(f, "ffffffffa0001000 t %s\t[bpf]\n", bpf);
+	fclose(f);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	pc_snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	PC_CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * The cache answers only for core symbols with a known end: a BPF program
+ * (or anything not sure) is looked up in the file, read then, since those
+ * come and go under one key.  The second kallsyms differs from the cached
+ * one past the first page only (same key): its renamed core symbol shows
+ * the cache's answer, its renamed BPF program the file's.
+ */
+static void test_kallsyms_cache(void)
+{
+	char tmpl[] = "/tmp/profconv-ksc.XXXXXX", k[4200], cache[4200], ks[4200], cmd[8600];
+	char *d = mkdtemp(tmpl);
+	struct profconv_ctx *c = profconv_ctx_new();
+	struct pc_symsrc *s = NULL;
+	char why[512];
+	int err, pass;
+
+	PC_CHECK(d != NULL && c != NULL);
+	if (!d || !c)
+		return;
+	pc_snprintf(k, sizeof(k), "%s/k", d);
+	pc_snprintf(cache, sizeof(cache), "%s/cache", d);
+	pc_snprintf(ks, sizeof(ks), "%s/kallsyms", k);
+	PC_CHECK_EQ_INT(mkdir(k, 0700), 0);
+	put_file(k, "boot_id", "0f0f0f0f-1111-2222-3333-444444444444\n");
+	put_file(k, "osrelease", "6.1.0-test\n");
+	write_kallsyms(ks, "fn_299", "bpf_prog_aaaa_x");
+	setenv("PROFCONV_TEST_HOST_KERNEL", k, 1);
+	c->opt.symbol_cache = strdup(cache);
+	for (pass = 0; pass < 2; pass++) {
+		err = pc_symsrc_open_host_kallsyms(c, &s, why, sizeof(why));
+		PC_CHECK_EQ_INT(err, 0);
+		PC_CHECK(s != NULL);
+		if (!s)
+			break;
+		expect(s, 0x100, "fn_xxx", 0x100, 0x100);
+		expect(s, 0x100 * 299, "fn_299", 0x100 * 299, 0x1000000 - 0x100 * 299);
+		expect(s, 0xffffffffa0001000ULL - TEXT, pass ? "bpf_prog_bbbb_x" : "bpf_prog_aaaa_x",
+		       0xffffffffa0001000ULL - TEXT, 0);
+		expect(s, 0xffffffff90000000ULL - TEXT, NULL, 0, 0);
+		pc_symsrc_close(s);
+		s = NULL;
+		/* the same key: a change past the first page only */
+		write_kallsyms(ks, "fn_29X", "bpf_prog_bbbb_x");
+	}
+	PC_CHECK_EQ_INT(profconv_warning_count(c), 0);
+	PC_CHECK_EQ_INT(c->mem_used, 0);
+	unsetenv("PROFCONV_TEST_HOST_KERNEL");
+	profconv_ctx_free(c);
+	pc_snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	PC_CHECK_EQ_INT(system(cmd), 0);
+}
+
 /* Every allocation failure is a clean error and frees what was taken. */
 static void test_alloc_failures(void)
 {
@@ -254,6 +343,7 @@ int main(void)
 	test_perf_map_bad();
 	test_kallsyms();
 	test_kallsyms_unusable();
+	test_kallsyms_cache();
 	test_alloc_failures();
 	PC_CHECK_EQ_INT(main_ctx->mem_used, 0);
 	profconv_ctx_free(main_ctx);
