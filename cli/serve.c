@@ -34,7 +34,9 @@
  * serves many connections so that a slow client blocks nobody.  The
  * library is used by one thread at a time (one mutex).
  *
- * Uses only the public header, libmicrohttpd, capstone and cJSON.
+ * Uses only the public header, libmicrohttpd, capstone and cJSON; the first
+ * two are loaded when serve starts and when the first disassembly is asked
+ * for (cli_dlopen.c).
  */
 #define _GNU_SOURCE
 
@@ -61,6 +63,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_dlopen.h" /* after microhttpd.h and capstone.h */
 
 #define MAX_BODY	 (16u << 20) /* a POST body */
 #define MAX_SOURCE	 (32u << 20) /* a source file served */
@@ -541,7 +544,7 @@ static enum MHD_Result api_asm(struct server *sv, struct MHD_Connection *c, cons
 	const uint8_t *p;
 	unsigned char *copy = NULL;
 	size_t left, len = 0, i;
-	char *buf = NULL, arch[16];
+	char *buf = NULL, arch[16], why[600];
 	cs_insn *insn;
 	csh h;
 	FILE *f;
@@ -572,6 +575,13 @@ static enum MHD_Result api_asm(struct server *sv, struct MHD_Connection *c, cons
 	if (!copy)
 		return send_json_error(sv, c, MHD_HTTP_NOT_FOUND,
 				       "no binary with this code found for the library");
+	if (cli_dl_capstone(why, sizeof(why))) {
+		char msg[700];
+
+		free(copy);
+		snprintf(msg, sizeof(msg), "disassembly needs capstone: %s", why);
+		return send_json_error(sv, c, MHD_HTTP_NOT_IMPLEMENTED, msg);
+	}
 	if (cs_for(arch, &h)) {
 		free(copy);
 		return send_json_error(sv, c, MHD_HTTP_NOT_FOUND,
@@ -1127,6 +1137,14 @@ int cli_serve(const struct cli_settings *st, const struct cli_serve *opt, char *
 				"profconv: --origin takes http(s)://HOST[:PORT] with no path, not '%s'\n",
 				o);
 			return 2;
+		}
+	}
+	{
+		char why[600];
+
+		if (cli_dl_mhd(why, sizeof(why))) {
+			fprintf(stderr, "profconv: error: serve needs libmicrohttpd: %s\n", why);
+			return 1;
 		}
 	}
 	memset(&sv, 0, sizeof(sv));

@@ -58,6 +58,7 @@ add_test(NAME cli.hermetic COMMAND sh ${PC_CLI_TEST} ${PC_BIN} hermetic)
 add_test(NAME cli.race COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/race_test.sh ${PC_BIN})
 add_test(NAME cli.readme COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_test.sh ${PC_BIN})
 add_test(NAME cli.compress-out COMMAND sh ${PC_CLI_TEST} ${PC_BIN} compress-out)
+add_test(NAME cli.startup-libs COMMAND sh ${PC_CLI_TEST} ${PC_BIN} startup-libs)
 add_test(NAME cli.view COMMAND sh ${PC_CLI_TEST} ${PC_BIN} view)
 # profconv serve (tests/serve_test.py): profiles, the symbol server API, security.
 foreach(part serve symbols source asm security)

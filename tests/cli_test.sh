@@ -977,6 +977,18 @@ PY
 	"$PC" view --no-open "$FX/y_fp.data" "$FX/y_fp.data" >/dev/null 2>"$T/err"
 	[ $? = 2 ] || fail "view with two inputs did not fail"
 	;;
+startup-libs)
+	# libarchive, libmicrohttpd and capstone are loaded with dlopen() when
+	# first needed (compress-out, compressed and cli.serve.* use them), not
+	# linked: relocating them cost every run of profconv a few ms
+	command -v readelf >/dev/null || { echo "SKIP: no readelf"; exit 0; }
+	needed=$(readelf -d "$PC" | grep NEEDED) || fail "readelf -d $PC"
+	for lib in libarchive libmicrohttpd libcapstone; do
+		case "$needed" in
+		*"$lib"*) fail "$lib is linked: $needed" ;;
+		esac
+	done
+	;;
 compress-out)
 	# --compress / FILE.gz / FILE.zst: compressed in the same pass, the same
 	# bytes every run, decompressing to exactly the plain output, read back

@@ -67,8 +67,14 @@ done
 field "$DEV" Depends | grep -q "$LIBPKG (= $VERSION-1)" ||
 	fail "libprofconv-dev does not depend on $LIBPKG (= $VERSION-1): $(field "$DEV" Depends)"
 # every DT_NEEDED of the program and the library, by the package providing it
-needed_pkgs() { # needed_pkgs ELF: the Debian packages of its DT_NEEDED libraries
-	objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }' | while read -r so; do
+# and of the libraries it loads with dlopen() when first needed (their
+# sonames are strings in it: src/io/libarchive_dl.c, cli/cli_dlopen.c),
+# which dpkg-shlibdeps cannot see
+needed_pkgs() { # needed_pkgs ELF: the Debian packages of its DT_NEEDED and dlopen()ed libraries
+	{
+		objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'
+		grep -a -o -E 'lib(archive|microhttpd|capstone)\.so\.[0-9]+' "$1" | sort -u
+	} | while read -r so; do
 		path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
 		[ -n "$path" ] || { echo "?$so"; continue; }
 		real=$(readlink -f "$path")
@@ -81,7 +87,7 @@ check_depends() { # check_depends DEB ELF
 	[ -n "$deps" ] || fail "$(basename "$1"): no Depends"
 	for p in $(needed_pkgs "$2"); do
 		case $p in \?*) fail "$(basename "$2") needs ${p#?}, which no package provides here" ;; esac
-		echo "$deps" | grep -qx "$p" || fail "$(basename "$1") lacks Depends on $p ($(basename "$2") links a library of it): $(field "$1" Depends)"
+		echo "$deps" | grep -qx "$p" || fail "$(basename "$1") lacks Depends on $p ($(basename "$2") links or loads a library of it): $(field "$1" Depends)"
 	done
 }
 

@@ -16,9 +16,7 @@
 #include <errno.h>
 
 #include "io/pc_output.h"
-
-#include <archive.h>
-#include <archive_entry.h>
+#include "io/pc_libarchive.h"
 
 struct pc_compress {
 	struct profconv_ctx *ctx;
@@ -61,6 +59,12 @@ int pc_compress_open(struct profconv_ctx *ctx, const char *method, profconv_writ
 	c->sink = sink;
 	c->sink_user = sink_user;
 	c->method = strcmp(method, "zstd") == 0 ? "zstd" : "gzip";
+	r = pc_libarchive_need(ctx, strcmp(c->method, "zstd") == 0 ? "zstd compression"
+								 : "gzip compression");
+	if (r) {
+		pc_free(ctx, c);
+		return r;
+	}
 	c->a = archive_write_new();
 	if (!c->a)
 		goto nomem;

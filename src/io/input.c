@@ -11,9 +11,8 @@
  * cpio archive the first regular file is read (the one trace it holds).
  */
 #include "io/pc_input.h"
+#include "io/pc_libarchive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -557,6 +556,14 @@ static int open_archive(struct pc_input *in)
 	struct archive_entry *e;
 	int r;
 
+	{
+		char what[300];
+
+		pc_snprintf(what, sizeof(what), "%s: reading %s input", in->name, in->filter);
+		r = pc_libarchive_need(in->ctx, what);
+		if (r)
+			return r;
+	}
 	in->raw = pc_alloc(in->ctx, RAW_BUFS);
 	in->ar = archive_read_new();
 	if (!in->raw || !in->ar)

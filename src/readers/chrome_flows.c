@@ -336,6 +336,7 @@ static int describe(struct rd *r, struct text *t, const struct flow_ev *f)
 {
 	const struct tinfo *ti = &r->th[f->thread];
 	char tid[48];
+	size_t n;
 	int err;
 
 	err = f->row != PC_NONE ? text_z(r, t, pc_str(r->m, ti->t->markers.name[f->row]))
@@ -344,8 +345,11 @@ static int describe(struct rd *r, struct text *t, const struct flow_ev *f)
 		err = text_z(r, t, " on ");
 	if (!err)
 		err = text_z(r, t, pc_str(r->m, ti->t->name));
-	pc_snprintf(tid, sizeof(tid), " (tid %lld)", (long long)ti->tid);
-	return err ? err : text_z(r, t, tid);
+	/* " (tid N)" (snprintf() was a sixth of the binding's time) */
+	memcpy(tid, " (tid ", 6);
+	n = 6 + pc_fmt_i64(tid + 6, ti->tid);
+	tid[n++] = ')';
+	return err ? err : text_put(r, t, tid, n);
 }
 
 /* Slice (thread, row) gets the fields a[0..n) (sorted by kind). */

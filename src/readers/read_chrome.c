@@ -207,19 +207,25 @@ int64_t pc_chrome_us_to_ns(double us)
 struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 {
 	struct pc_thread *t;
-	uint32_t i;
+	uint32_t i, slot;
 	char name[64];
 
 	if (r->last_th && r->last_pid == pid && r->last_tid == tid)
 		return &r->th[r->last_th - 1];
+	slot = (uint32_t)pc_hash64((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ (uint64_t)tid) &
+	       (PC_ARRAY_SIZE(r->tmemo) - 1);
+	if (r->tmemo[slot].th && r->tmemo[slot].pid == pid && r->tmemo[slot].tid == tid) {
+		i = r->tmemo[slot].th - 1;
+		goto found;
+	}
 	t = pc_thread_find(r->m, pid, tid);
 	if (t) {
 		for (i = 0; i < r->nth; i++)
 			if (r->th[i].t == t) {
-				r->last_pid = pid;
-				r->last_tid = tid;
-				r->last_th = i + 1;
-				return &r->th[i];
+				r->tmemo[slot].pid = pid;
+				r->tmemo[slot].tid = tid;
+				r->tmemo[slot].th = i + 1;
+				goto found;
 			}
 	}
 	if (pc_grow(r->ctx, (void **)&r->th, sizeof(*r->th), &r->th_cap, (size_t)r->nth + 1) ||
@@ -236,30 +242,32 @@ struct tinfo *pc_chrome_thread(struct rd *r, int64_t pid, int64_t tid)
 	r->th[r->nth].pid = pid;
 	r->th[r->nth].tid = tid;
 	return &r->th[r->nth++];
+found:
+	r->last_pid = pid;
+	r->last_tid = tid;
+	r->last_th = i + 1;
+	return &r->th[i];
 }
 
 /*
- * A few events ahead of the one being handled: hash its name, cat and args
- * text (the memos and the payload cache look them up by these), and start
- * loading the payload cache slot it will look in, guessing it gets the
- * context set the last one got.  The slots are spread over 16,384, and
- * most lookups waited for memory.
+ * A few events ahead of the one being handled: start loading the payload
+ * cache slot it will look in (by the hashes of its cat and args text, which
+ * the scanner worked out), guessing it gets the context set the last one
+ * got.  The slots are spread over 16,384, and most lookups waited for
+ * memory.
  */
-static inline void ev_ahead(const struct rd *r, struct cev *e)
+static inline void ev_ahead(const struct rd *r, const struct cev *e)
 {
-	if (e->name.kind == CJ_STR)
-		e->hname = pc_chrome_hash(e->name.s, e->name.len);
-	if (e->args.kind == CJ_OBJ)
-		e->hargs = pc_chrome_hash(e->args.s, e->args.len);
-	if (e->cat.kind == CJ_STR) {
-		e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
 #if defined(__GNUC__)
+	if (e->cat.kind == CJ_STR)
 		__builtin_prefetch(&r->pl[pc_chrome_pl_hash(e->hcat,
 							    e->args.kind == CJ_OBJ ? e->hargs : 0,
 							    r->pl_set) &
 					  (PL_SLOTS - 1)]);
+#else
+	(void)r;
+	(void)e;
 #endif
-	}
 }
 
 #define AHEAD 4 /* events */

@@ -44,8 +44,6 @@
  */
 #include "core/pc_config.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -56,7 +54,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-
+#include "io/pc_libarchive.h"
 #include "model/pc_model.h"
 #include "symbolicate/pc_symbolicate.h"
 #include "symbolicate/pc_symcache.h"
@@ -184,7 +182,7 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 {
 	struct archive *a;
 	struct archive_entry *e;
-	char want1[4200], want2[128];
+	char want1[4200], want2[128], why[600];
 	int found = 0, r, fd = -1;
 
 	if (!f->build_id)
@@ -192,6 +190,10 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 	pc_snprintf(want1, sizeof(want1), "%s/%s/elf", f->path[0] == '/' ? f->path + 1 : f->path,
 		    f->build_id);
 	pc_snprintf(want2, sizeof(want2), ".build-id/%.2s/%s", f->build_id, f->build_id + 2);
+	if (pc_libarchive_load(why, sizeof(why))) {
+		tried(f, tarball, why);
+		return 0;
+	}
 	a = archive_read_new();
 	if (!a)
 		return -PROFCONV_ERR_NOMEM;
