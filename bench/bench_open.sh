@@ -54,7 +54,7 @@ if [ ${#inputs[@]} = 0 ]; then
 	fi
 	inputs=("$real")
 	for s in $SIZES; do
-		t=$BENCH_DIR/tile-$s.json
+		t=$BENCH_DIR/tile2-$s.json
 		if [ ! -s "$t" ]; then
 			echo "tiling $real into $t ($s MiB)..." >&2
 			python3 "$here/tile_chrome_trace.py" "$real" "$s" "$t.tmp" && mv "$t.tmp" "$t"
