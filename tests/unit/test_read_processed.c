@@ -359,7 +359,8 @@ static void foreign(void)
 /*
  * The time a marker's phase does not use (an Instant's or IntervalStart's
  * end, an IntervalEnd's start) is not read, as the front-end does not, and
- * is written 0: no null among a column's numbers.
+ * is written 0: no null among a column's numbers.  Samples are written as
+ * timeDeltas, unless a difference would overflow.
  */
 static void unused_times(void)
 {
@@ -370,6 +371,11 @@ static void unused_times(void)
 		"\"markers\":{\"name\":[0,0,0,0],\"startTime\":[2,1,6,3],\"endTime\":[5,4,7,9],"
 		"\"phase\":[0,1,2,3],\"category\":[0,0,0,0],\"data\":[null,null,null,null],"
 		"\"length\":4}}],\"shared\":{\"stringArray\":[\"m\"]}}";
+	static const char wide[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":69,\"interval\":1},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\","
+		"\"samples\":{\"stack\":[null,null],\"time\":[-9000000000000,9000000000000],"
+		"\"length\":2}}],\"shared\":{\"stringArray\":[]}}";
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	struct pc_model *m = NULL;
 	struct membuf out = { 0 };
@@ -404,6 +410,17 @@ static void unused_times(void)
 	}
 	PC_CHECK(out.p && strstr(out.p, "\"timeDeltas\":[1,2.5]") != NULL);
 	PC_CHECK(out.p && strstr(out.p, "\"startTime\":[2,1,6,0],\"endTime\":[0,4,0,9],") != NULL);
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+
+	/* samples whose difference does not fit int64 ns: "time", not deltas */
+	ctx = profconv_ctx_new();
+	memset(&out, 0, sizeof(out));
+	err = convert(ctx, wide, sizeof(wide) - 1, "wide.json", &out, NULL);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK(out.p && strstr(out.p, "\"time\":[-9000000000000,9000000000000]") != NULL &&
+		 strstr(out.p, "timeDeltas") == NULL);
 	free(out.p);
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 	profconv_ctx_free(ctx);
