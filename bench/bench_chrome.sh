@@ -47,7 +47,7 @@ if [ "${1:-}" = --unique-args ]; then
 elif [ "${1:-}" = --tile ]; then
 	real=${2:?--tile needs a trace}
 	[ -s "$real" ] || { echo "no trace at $real"; exit 2; }
-	shape=tile-$(basename "$real" .json)
+	shape=tile2-$(basename "$real" .json)
 	shift 2
 fi
 if [ "${1:-}" = --big ]; then

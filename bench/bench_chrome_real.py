@@ -65,7 +65,7 @@ def main():
     stem = base[:-5] if base.endswith(".json") else base
     inputs = [("real", real)]
     for s in sizes:
-        t = os.path.join(bench_dir, "tile-%s-%g.json" % (stem, s))
+        t = os.path.join(bench_dir, "tile2-%s-%g.json" % (stem, s))
         if not os.path.exists(t):
             print("tiling %s into %s (%g MiB)..." % (real, t, s), flush=True)
             subprocess.run([sys.executable, os.path.join(here, "tile_chrome_trace.py"), real,

@@ -10,7 +10,7 @@ same input (call trees, function lists with self time, markers per name, as
 the front-end shows them); every member but the file name and the load time
 must be equal.  With the two processed profiles as well, each marker is
 compared as the tooltip and the marker table show it: thread, name, start,
-end, phase, category, its schema's description and display locations, and
+end (the times its phase uses), phase, category, its schema's description and display locations, and
 every schema field of its payload (label and value), a string-table
 reference (unique-string, flow-id, terminating-flow-id) read as its text, so
 that a field written as text in one and as a reference in the other, or a
@@ -79,7 +79,12 @@ def shown_markers(path):
                     shown[f["key"]] = (f.get("label"), f.get("format") in STRING_REF or
                                        f.get("format") == "string", v)
                 # what no schema field lists stays as written (not shown)
-            rows.append((st[m["name"][i]], m["startTime"][i], m["endTime"][i], m["phase"][i],
+            # the times its phase uses (Instant, IntervalStart: start;
+            # IntervalEnd: end; Interval: both): the front-end reads no
+            # other (deriveMarkersFromRawMarkerTable)
+            ph = m["phase"][i]
+            rows.append((st[m["name"][i]], m["startTime"][i] if ph != 3 else None,
+                         m["endTime"][i] if ph in (1, 3) else None, ph,
                          cats[m["category"][i]] if m["category"][i] < len(cats) else m["category"][i],
                          shown))
         threads.append({"name": t.get("name"), "tid": t.get("tid"), "markers": rows})

@@ -6,7 +6,10 @@ args, V8 samples) at a size no real capture here has.
 
 usage: tile_chrome_trace.py REAL.json SIZE_MIB OUT.json
 
-Copy k of the events has its ts moved k trace spans later; the metadata
+Copy k of the events has its ts moved k trace spans later (and a V8
+Profile event its args.data.startTime, which its chunks' sample times
+count from: until 2026-11-27 the copies' V8 samples all fell on the first
+copy's times, a million samples on 50 k distinct times); the metadata
 (M) events come once; an event's id gets "-k" added (a string) or k * 10^7
 (a number), so that each copy's flows, async spans and V8 profiles are its
 own (their nodes, samples and args repeat copy after copy: the reader's
@@ -40,6 +43,11 @@ def main():
                     e = dict(e)
                     if e.get("ph") != "M" and isinstance(e.get("ts"), (int, float)):
                         e["ts"] += k * span
+                    data = (e.get("args") or {}).get("data")
+                    if (e.get("name") == "Profile" and isinstance(data, dict) and
+                            isinstance(data.get("startTime"), (int, float))):
+                        e["args"] = dict(e["args"])
+                        e["args"]["data"] = dict(data, startTime=data["startTime"] + k * span)
                     if isinstance(e.get("id"), str):
                         e["id"] = "%s-%d" % (e["id"], k)
                     elif isinstance(e.get("id"), int):

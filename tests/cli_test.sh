@@ -145,6 +145,14 @@ offcpu)
 	"$PC" validate "$T/sw.json" >/dev/null || fail "invalid output"
 	python3 - "$FX/y_switch.data.switches.txt.gz" "$T/sw.json" <<'PY' || fail "off-CPU intervals"
 import gzip, json, re, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 want, since = {}, {}
 for line in gzip.open(sys.argv[1], "rt"):
     m = re.match(r"\s*(\d+)\s+([\d.]+): PERF_RECORD_SWITCH (OUT|IN)(?: (preempt))?", line)
@@ -169,7 +177,7 @@ for th in d["threads"]:
     s = th["samples"]
     cpu = s["threadCPUDelta"]
     assert len(cpu) == s["length"] and all(c is not None and c >= 0 for c in cpu[1:])
-    span = (s["time"][-1] - s["time"][0]) * 1e6
+    span = (stimes(s)[-1] - stimes(s)[0]) * 1e6
     assert sum(cpu[1:]) <= span + 1000, (th["tid"], sum(cpu[1:]), span)
     seen += len(got)
 assert seen == 549, seen
@@ -251,6 +259,14 @@ chrome-weights)
 	zstd -q -dc "$C/chromium156-weights.json.zst" >"$T/w.in.json"
 	python3 - "$T/w.in.json" "$T/w.json" <<'PY' || fail "self times differ from the raw events"
 import collections, json, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 sh = out["shared"]; strs = sh["stringArray"]
@@ -350,7 +366,8 @@ for a, b, _, _ in sl:
         ends.append(reach)
     reach = b if reach is None else max(reach, b)
 s = thread(*key)["samples"]
-empty = [round(s["time"][i] - s["time"][0], 6) for i in range(s["length"]) if s["stack"][i] is None]
+st = stimes(s)
+empty = [round(st[i] - st[0], 6) for i in range(s["length"]) if s["stack"][i] is None]
 assert empty == [round((e - sl[0][0]) / 1000, 6) for e in ends], (len(empty), len(ends), empty[:5], ends[:5])
 assert all(w == 0 for st, w in zip(s["stack"], s["weight"]) if st is None)
 assert s["stack"][0] is not None and s["stack"][-1] is not None
@@ -510,7 +527,9 @@ for t in d["threads"]:
     for i in range(m["length"]):
         x = m["data"][i]
         if x["type"] == "Context":
-            got.append((strs[m["name"][i]], m["startTime"][i], m["endTime"][i], x["name"], x.get("url")))
+            # an instant's end is written 0: the front-end does not read it
+            end = m["endTime"][i] if m["phase"][i] in (1, 3) else None
+            got.append((strs[m["name"][i]], m["startTime"][i], end, x["name"], x.get("url")))
 assert got == [
     ("FrameBlameContext", 0.01, 0.05, "https://example.com/", "https://example.com/"),
     ("PostMessageContext", 0.02, 0.03, "RenderFrame:0x20@2", None),
@@ -554,6 +573,14 @@ PY
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
 import collections, json, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 src = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 ph = lambda p: [e for e in src if e.get("ph") == p]
@@ -621,7 +648,7 @@ v8 = sum(len(e["args"]["data"]["cpuProfile"]["samples"]) for e in ph("P") if e["
 th = [t for t in out["threads"] if t["pid"] == str(prof["pid"]) and t["tid"] == prof["tid"]][0]
 assert th["samples"]["length"] == v8, (th["samples"]["length"], v8)
 assert th["samples"]["weightType"] == "tracing-ms" and len(th["samples"]["weight"]) == v8, "V8 samples weigh time"
-times = th["samples"]["time"]
+times = stimes(th["samples"])
 assert times == sorted(times), "V8 samples not in time order"
 sh = out["shared"]
 fn, strs = sh["funcTable"], sh["stringArray"]
@@ -642,6 +669,14 @@ PY
 	"$PC" -q --strict "$C/y_synth_slices.json" -o "$T/x.json" 2>/dev/null && fail "--strict accepted a cut-off trace"
 	python3 - "$T/s.json" <<'PY' || fail "synth contents"
 import json, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 d = json.load(open(sys.argv[1]))
 sh = d["shared"]; strs = sh["stringArray"]
 st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
@@ -658,7 +693,7 @@ assert [(t["name"], t["tid"]) for t in d["threads"]] == [("Main", 1), ("Worker",
 assert th["Main"]["processName"] == "Browser", th["Main"]["processName"]
 mk = th["Main"]["markers"]
 got = [(strs[mk["name"][i]], mk["startTime"][i], mk["endTime"][i], mk["phase"][i]) for i in range(mk["length"])]
-assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, None, 0)], got
+assert got == [("RunTask", 0, 5, 1), ("Layout", 1, 3, 1), ("Style", 1.5, 2.5, 1), ("Mark", 3.5, 0, 0)], got  # an instant's end: 0
 # the flow that starts in RunTask (its s, with no f) is a field of RunTask
 assert strs[mk["data"][0]["flow"]] == "5 toplevel/flow" and "flowTo" not in mk["data"][0], mk["data"][0]
 # string values are string-table indexes (format unique-string), numbers numbers
@@ -678,9 +713,9 @@ s = th["Main"]["samples"]
 # thousandth of its span (7.5 ms here)
 runs = [chain(x) for x in s["stack"]]
 assert runs == [["RunTask"], ["RunTask", "Layout"], ["RunTask", "Layout", "Style"], ["RunTask", "Layout"], ["RunTask"]], runs
-assert s["weightType"] == "tracing-ms" and s["time"] == [0, 1, 1.5, 2.5, 3] and s["weight"] == [1, 0.5, 1, 0.5, 2], s
+assert s["weightType"] == "tracing-ms" and stimes(s) == [0, 1, 1.5, 2.5, 3] and s["weight"] == [1, 0.5, 1, 0.5, 2], s
 late = th["Thread 7"]["samples"]
-assert (late["time"], late["weight"], [chain(x) for x in late["stack"]]) == ([5], [2.5], [["Late"]]), late
+assert (stimes(late), late["weight"], [chain(x) for x in late["stack"]]) == ([5], [2.5], [["Late"]]), late
 assert d["meta"]["interval"] == 0.0075, d["meta"]["interval"]
 c = {x["name"]: x["samples"]["count"] for x in d["counters"]}
 assert c == {"Heap used": [100, 150], "Heap total": [200, 200]}, c
@@ -821,6 +856,14 @@ PY
 	done
 	python3 - "$T/sf.json" <<'PY' || fail "stackFrames samples"
 import json, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 d = json.load(open(sys.argv[1]))
 sh = d["shared"]; strs = sh["stringArray"]
 st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
@@ -835,7 +878,7 @@ got = {}
 for t in d["threads"]:
     s = t["samples"]
     w = s.get("weight") or [1] * s["length"]
-    got[t["name"]] = [(s["time"][i], chain(s["stack"][i]), w[i]) for i in range(s["length"])]
+    got[t["name"]] = [(stimes(s)[i], chain(s["stack"][i]), w[i]) for i in range(s["length"])]
 assert got == {
     "Main": [(0.1, ["main", "run", "work"], 2), (0.3, ["local_leaf"], 1),
              (0.4, ["main", "loop", "0x7f00abcd"], 1), (0.6, ["main", "run"], 1)],

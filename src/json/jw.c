@@ -1248,6 +1248,28 @@ void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 	bulk_end(w, p);
 }
 
+void pc_jw_ns_ms_deltas(struct pc_jw *w, const int64_t *v, size_t n)
+{
+	int64_t prev = 0;
+	size_t i;
+	int comma;
+	char *p;
+
+	if (bulk_begin(w, n, 0, &comma, &p))
+		return;
+	for (i = 0; i < n; i++) {
+		p = room(w, p);
+		if (!p)
+			return;
+		*p = ',';
+		p += comma;
+		comma = 1;
+		p = fmt_ns_ms(w, p, v[i] - prev);
+		prev = v[i];
+	}
+	bulk_end(w, p);
+}
+
 void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n)
 {
 	size_t i;

@@ -107,6 +107,9 @@ void pc_jw_bools(struct pc_jw *w, const uint8_t *v, size_t n);
 /* Nanoseconds as milliseconds (like pc_jw_ns_ms); none (e.g. PC_NO_TIME) as none_json. */
 void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 		   const char *none_json);
+/* Nanoseconds as milliseconds, each the difference to the one before (the
+ * first: to 0); the caller checks that no difference overflows. */
+void pc_jw_ns_ms_deltas(struct pc_jw *w, const int64_t *v, size_t n);
 /* The raw JSON token json[0..len) n times ("null", "0", "1"). */
 void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n);
 

@@ -1252,6 +1252,12 @@ static int load_markers(struct rd *r, struct pc_thread *th, struct tloc *tl)
 			row.start = start == NULLV ? PC_NO_TIME : start;
 			row.end = end == NULLV ? PC_NO_TIME : end;
 			row.phase = (uint8_t)phase;
+			/* the time a phase has no use for is not read, as the
+			 * front-end does not (profconv writes 0 there) */
+			if (phase == PC_PHASE_INSTANT || phase == PC_PHASE_START)
+				row.end = PC_NO_TIME;
+			else if (phase == PC_PHASE_END)
+				row.start = PC_NO_TIME;
 			/* the time its phase needs (Instant, IntervalStart: start;
 			 * IntervalEnd: end; Interval: both), else an instant at the
 			 * time it has; with no time at all it cannot be drawn */

@@ -148,6 +148,67 @@ static void col_time(struct pc_jw *w, const char *key, const int64_t *v, uint32_
 	pc_jw_arr_end(w);
 }
 
+/*
+ * Sample times as "timeDeltas" (each the time since the sample before; the
+ * front-end sums them: computeTimeColumnForRawSamplesTable), shorter than
+ * the times themselves; as "time" if a difference would overflow, and for
+ * no sample (the front-end's adjustTableTimeDeltas() adds to timeDeltas[0]
+ * whether or not it exists).
+ */
+static void col_sample_times(struct pc_jw *w, const int64_t *v, uint32_t n)
+{
+	int64_t prev = 0, d;
+	uint32_t i;
+
+	if (!n) {
+		col_time(w, "time", v, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i] == PC_NO_TIME || __builtin_sub_overflow(v[i], prev, &d) ||
+		    d == PC_NO_TIME) {
+			col_time(w, "time", v, n);
+			return;
+		}
+		prev = v[i];
+	}
+	pc_jw_key(w, "timeDeltas");
+	pc_jw_arr_begin(w);
+	pc_jw_ns_ms_deltas(w, v, n);
+	pc_jw_arr_end(w);
+}
+
+/*
+ * A marker's start (end: !start) time, or 0 where its phase has no use for
+ * one (an Instant's or IntervalStart's end, an IntervalEnd's start): the
+ * front-end reads only the times a phase needs (deriveMarkersFromRawMarkerTable,
+ * _getTimeRangeForThread; its own typed-array storage writes 0 there too),
+ * and a column of numbers alone is parsed into a double array, where a null
+ * among them makes every number a heap object of its own.  A missing time
+ * the phase needs stays null.
+ */
+static void col_marker_time(struct pc_jw *w, const char *key, const struct pc_markers *mk,
+			    int start)
+{
+	const int64_t *v = start ? mk->start : mk->end;
+	int64_t tmp[1024];
+	uint32_t i = 0, k;
+
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	while (i < mk->len) {
+		for (k = 0; k < PC_ARRAY_SIZE(tmp) && i < mk->len; k++, i++) {
+			uint8_t ph = mk->phase[i];
+			int used = start ? ph != PC_PHASE_END
+					 : ph == PC_PHASE_INTERVAL || ph == PC_PHASE_END;
+
+			tmp[k] = used ? v[i] : 0;
+		}
+		pc_jw_ns_ms_s(w, tmp, k, PC_NO_TIME, "null");
+	}
+	pc_jw_arr_end(w);
+}
+
 /* The same token n times ("null", "0", "1"). */
 static void col_repeat(struct pc_jw *w, const char *key, const char *tok, uint32_t n)
 {
@@ -604,7 +665,7 @@ static void write_samples(struct pc_jw *w, const struct pc_samples *s)
 	pc_jw_key(w, "samples");
 	pc_jw_obj_begin(w);
 	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
-	col_time(w, "time", s->time, s->len);
+	col_sample_times(w, s->time, s->len);
 	if (strcmp(wt, "tracing-ms") == 0 && s->len) {
 		/* durations: ns in the model, ms in the format (a missing
 		 * column is 1 ns a sample, which null would make 1 ms) */
@@ -845,8 +906,8 @@ static void write_markers(struct pc_jw *w, const struct pc_model *m, const struc
 	pc_jw_key(w, "markers");
 	pc_jw_obj_begin(w);
 	col_u32(w, "name", mk->name, mk->len, 0, NULL);
-	col_time(w, "startTime", mk->start, mk->len);
-	col_time(w, "endTime", mk->end, mk->len);
+	col_marker_time(w, "startTime", mk, 1);
+	col_marker_time(w, "endTime", mk, 0);
 	col_u8(w, "phase", mk->phase, mk->len);
 	col_u16(w, "category", mk->category, mk->len, 0, NULL);
 	pc_jw_key(w, "data");

@@ -357,6 +357,76 @@ static void foreign(void)
 }
 
 /*
+ * The time a marker's phase does not use (an Instant's or IntervalStart's
+ * end, an IntervalEnd's start) is not read, as the front-end does not, and
+ * is written 0: no null among a column's numbers.  Samples are written as
+ * timeDeltas, unless a difference would overflow.
+ */
+static void unused_times(void)
+{
+	static const char doc[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":69,\"interval\":1},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\","
+		"\"samples\":{\"stack\":[null,null],\"time\":[1,3.5],\"length\":2},"
+		"\"markers\":{\"name\":[0,0,0,0],\"startTime\":[2,1,6,3],\"endTime\":[5,4,7,9],"
+		"\"phase\":[0,1,2,3],\"category\":[0,0,0,0],\"data\":[null,null,null,null],"
+		"\"length\":4}}],\"shared\":{\"stringArray\":[\"m\"]}}";
+	static const char wide[] =
+		"{\"meta\":{\"preprocessedProfileVersion\":69,\"interval\":1},"
+		"\"threads\":[{\"name\":\"T\",\"tid\":1,\"pid\":\"1\","
+		"\"samples\":{\"stack\":[null,null],\"time\":[-9000000000000,9000000000000],"
+		"\"length\":2}}],\"shared\":{\"stringArray\":[]}}";
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_model *m = NULL;
+	struct membuf out = { 0 };
+	int err = convert(ctx, doc, sizeof(doc) - 1, "unused.json", &out, &m);
+	uint32_t i, seen = 0;
+
+	if (err)
+		fprintf(stderr, "unused_times: %s\n", ctx->errmsg);
+	PC_CHECK_EQ_INT(err, 0);
+	if (m) {
+		const struct pc_markers *mk = &m->threads[0]->markers;
+
+		PC_CHECK_EQ_INT(mk->len, 4);
+		for (i = 0; i < mk->len; i++) {
+			seen |= 1u << mk->phase[i];
+			switch (mk->phase[i]) {
+			case PC_PHASE_INSTANT:
+				PC_CHECK(mk->start[i] == 2000000 && mk->end[i] == PC_NO_TIME);
+				break;
+			case PC_PHASE_INTERVAL:
+				PC_CHECK(mk->start[i] == 1000000 && mk->end[i] == 4000000);
+				break;
+			case PC_PHASE_START:
+				PC_CHECK(mk->start[i] == 6000000 && mk->end[i] == PC_NO_TIME);
+				break;
+			default:
+				PC_CHECK(mk->start[i] == PC_NO_TIME && mk->end[i] == 9000000);
+			}
+		}
+		PC_CHECK_EQ_INT(seen, 15);
+		pc_model_free(m);
+	}
+	PC_CHECK(out.p && strstr(out.p, "\"timeDeltas\":[1,2.5]") != NULL);
+	PC_CHECK(out.p && strstr(out.p, "\"startTime\":[2,1,6,0],\"endTime\":[0,4,0,9],") != NULL);
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+
+	/* samples whose difference does not fit int64 ns: "time", not deltas */
+	ctx = profconv_ctx_new();
+	memset(&out, 0, sizeof(out));
+	err = convert(ctx, wide, sizeof(wide) - 1, "wide.json", &out, NULL);
+	PC_CHECK_EQ_INT(err, 0);
+	PC_CHECK(out.p && strstr(out.p, "\"time\":[-9000000000000,9000000000000]") != NULL &&
+		 strstr(out.p, "timeDeltas") == NULL);
+	free(out.p);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
+/*
  * out, which a document converted to (unless err), reads back to the same
  * bytes; then out and ctx are freed, and every byte ctx gave was given back.
  */
@@ -644,6 +714,7 @@ int main(void)
 	duplicates();
 	broken_inputs();
 	foreign();
+	unused_times();
 	weights();
 	counter_times();
 	payload_numbers();
