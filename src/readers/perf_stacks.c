@@ -678,7 +678,8 @@ int perf_stacks_end(struct perf *p)
 			continue;
 		for (i = 0; i < t->samples.len; i++)
 			t->samples.stack[i] = ticket_stack(s, t->samples.stack[i]);
-		for (i = 0; i < t->markers.len; i++)
+		/* (lean markers: no column while no marker has a cause) */
+		for (i = 0; t->markers.cause_stack && i < t->markers.len; i++)
 			t->markers.cause_stack[i] = ticket_stack(s, t->markers.cause_stack[i]);
 	}
 	perf_stacks_free(p);
