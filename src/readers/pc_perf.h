@@ -320,19 +320,19 @@ struct fcache_ent {
 };
 
 /*
- * Path index: the stack rows this reader made, keyed by a hash of their
- * whole path (the frames from the root down).  Unlike the model's
- * (prefix, frame) index, every level of a chain can be looked up without
- * knowing the row of the level above, so the lookups of one chain are
- * issued together (prefetched) instead of one cache miss after another.
- * The perf reader makes all of its stacks through it (pc_stack_add_new());
- * the model's own index is rebuilt if anything interns later.  Paths are
- * confused only if their 64-bit hashes agree.
+ * Path index (perf_stacks.c): the stack rows this reader made, keyed by a
+ * hash of their whole path (the frames from the root down).  Unlike the
+ * model's (prefix, frame) index, every level of a chain can be looked up
+ * without knowing the row of the level above, so the lookups of one chain
+ * are issued together (prefetched) instead of one cache miss after another.
+ * The perf reader makes all of its stacks through it (they go to the model
+ * at the end of reading); the model's own index is rebuilt if anything
+ * interns later.  Paths are confused only if their 64-bit hashes agree.
  *
  * A slot holds the hash's high half and the row (8 bytes: a deep recording's
  * million rows took 32 MiB in 16-byte slots, 48 MiB while they doubled);
  * the low half, which also picks the home slot, is kept per row in
- * perf.path_lo and compared only when the high halves agree.
+ * perf_stacks.path_lo and compared only when the high halves agree.
  */
 struct path_slot {
 	uint32_t tag; /* hash >> 32 */

@@ -80,6 +80,7 @@ struct perf_stacks {
 	uint64_t nfilled, nfinished; /* chunks handed over, chunks interned (mu) */
 	uint64_t wmem;		     /* the worker's ctx's mem_used after its last chunk (mu) */
 	uint64_t mirrored;	     /* what of it the reader's ctx counts (see hand_over()) */
+	uint64_t wbase;		     /* where the worker's ctx's count started */
 	int stop;		     /* no more chunks (mu) */
 	int failed;		     /* copy of err for the reader (mu) */
 };
@@ -119,7 +120,7 @@ static int path_grow(struct perf_stacks *s)
 	struct path_slot *ns;
 
 	if (nslots == 0)
-		return pc_fail(s->ctx, PROFCONV_ERR_LIMIT, NULL, "too many stacks");
+		return pc_fail(s->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many stacks", s->path);
 	ns = pc_alloc(s->ctx, (size_t)nslots * sizeof(*ns));
 	if (!ns)
 		return PROFCONV_ERR_NOMEM;
@@ -364,7 +365,7 @@ static void *worker_run(void *arg)
 				s->err = err;
 		}
 		pthread_mutex_lock(&s->mu);
-		s->wmem = s->ctx->mem_used;
+		s->wmem = s->ctx->mem_used - s->wbase;
 		s->failed = s->err;
 		s->nfinished++;
 		pthread_cond_broadcast(&s->cv);
@@ -377,9 +378,10 @@ static void *worker_run(void *arg)
  * Start the worker, if this conversion may have one: the one place that
  * decides.  Not when the ctx fails allocations on purpose (a test counting
  * them), nor when the thread, its lock or its chunks cannot be had: then the
- * reader goes on interning itself.  The worker may use what the memory limit
- * leaves at its start; what it uses is counted in the reader's ctx too, at
- * every chunk handed over, so that the reader's allocations meet the limit.
+ * reader goes on interning itself.  The worker's ctx counts from what the
+ * reader's had in use at its start, under the same limit; what the worker
+ * adds is counted in the reader's ctx too, at every chunk handed over, so
+ * that the reader's allocations meet the limit as well.
  */
 static void worker_start(struct perf_stacks *s)
 {
@@ -394,7 +396,14 @@ static void worker_start(struct perf_stacks *s)
 	w = pc_ctx_worker(s->rctx);
 	if (!w)
 		return;
-	w->mem_limit = s->rctx->mem_limit ? s->rctx->mem_limit - s->rctx->mem_used : 0;
+	/* the worker's count starts at the reader's: its messages say what
+	 * the limit is and what the conversion had in use */
+	w->mem_limit = s->rctx->mem_limit;
+	w->mem_used = w->mem_peak = s->wbase = s->rctx->mem_used;
+	if (s->rctx->activity) {
+		pc_snprintf(w->activity_buf, sizeof(w->activity_buf), "%s", s->rctx->activity);
+		w->activity = w->activity_buf;
+	}
 	for (i = 0; i < NCHUNK; i++) {
 		s->chunk[i] = pc_alloc(s->rctx, (size_t)CHUNK_WORDS * sizeof(uint32_t));
 		if (!s->chunk[i])
@@ -474,8 +483,8 @@ static int worker_stop(struct perf_stacks *s)
 
 	if (!s->running)
 		return 0;
-	if (s->used && !s->err)
-		hand_over(s);
+	if (s->used)
+		hand_over(s); /* (after an error the worker skips it) */
 	pthread_mutex_lock(&s->mu);
 	s->stop = 1;
 	pthread_cond_broadcast(&s->cv);
@@ -486,6 +495,7 @@ static int worker_stop(struct perf_stacks *s)
 	s->running = 0;
 	s->rctx->mem_used -= s->mirrored; /* pc_ctx_adopt() counts it all */
 	s->mirrored = 0;
+	w->mem_used -= s->wbase;
 	for (i = 0; i < NCHUNK; i++) {
 		pc_free(s->rctx, s->chunk[i]);
 		s->chunk[i] = NULL;
