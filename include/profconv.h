@@ -20,6 +20,10 @@
  *     before the call returns and never calls back into the caller except
  *     through the context's diagnostics callback, which is always called on
  *     the caller's thread;
+ *   - the perf reader may run one more worker thread (interning stacks) for
+ *     the duration of a profconv_read_*() call on a recording of many
+ *     callchains; it is joined before the call returns and never calls back
+ *     into the caller;
  *   - libdwarf is not thread-safe, so every entry into it is serialised by
  *     one process-wide mutex (contexts used in parallel wait on it when
  *     they index debug info; lookups in what is indexed take no lock);

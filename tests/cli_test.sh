@@ -1348,6 +1348,56 @@ got = [(t["name"], t["processName"], t["pid"], t["tid"], t["samples"]["length"])
 assert got == [("swapper", "swapper", "0", 0, 3), (":200", ":200", "200", 200, 1)], got
 PY
 	;;
+perf-stack-thread)
+	# The perf reader interns stacks on a second thread (perf_stacks.c) from
+	# the PROFCONV_PERF_STACK_THREAD-th callchain on (16384 by default; these
+	# recordings are smaller): the output is byte for byte that of interning
+	# on the reader's thread (off), with samples, off-CPU causes from SWITCH
+	# records (y_switch) and from sched:sched_switch samples
+	# (y_pipe_tracepoint, a pipe), chains unwound from stack copies
+	# (y_dwarf), one-frame stacks (y_synth_tail), and the worker started at
+	# once (0) or after a few chains (3); and y_fork_exec's hand-checked golden.
+	for c in "y_switch.data" "y_switch.data --to gecko" \
+		"y_pipe_tracepoint.data --event sched:sched_switch" \
+		"y_dwarf.data.zst --symbol-dir $FX/src --symbol-dir $FX/dwarf-syms" \
+		"y_synth_tail.data" "y_fork_exec.data" "y_multi_event.data --event task-clock"; do
+		set -- $c
+		in=$1
+		shift
+		PROFCONV_PERF_STACK_THREAD=off expect_rc 0 "$PC" -v --no-symbols "$@" "$FX/$in" \
+			-o "$T/off.json" 2>"$T/off.err"
+		grep -q "second thread" "$T/off.err" && fail "$c: a second thread although off"
+		for n in 0 3; do
+			PROFCONV_PERF_STACK_THREAD=$n expect_rc 0 "$PC" -v --no-symbols "$@" "$FX/$in" \
+				-o "$T/on.json" 2>"$T/on.err"
+			grep -q "interning stacks on a second thread from callchain $n on" "$T/on.err" ||
+				fail "$c: no second thread at $n: $(cat "$T/on.err")"
+			cmp "$T/off.json" "$T/on.json" || fail "$c: threaded from chain $n converts differently"
+		done
+		[ "$in" = y_switch.data ] && [ $# = 0 ] && cp "$T/on.json" "$T/switch.json"
+		[ "$in" = y_pipe_tracepoint.data ] && cp "$T/on.json" "$T/sched.json"
+	done
+	# Both ways share the tickets: an off-CPU marker's cause is the stack of
+	# the thread's last sample at its start (from SWITCH records), or of the
+	# sched_switch sample that starts it (545 and 101 causes)
+	for f in switch:545 sched:101; do
+		python3 - "$T/${f%:*}.json" "${f#*:}" <<'PY' || fail "$f: off-CPU causes are not the samples' stacks"
+import bisect, json, sys
+d = json.load(open(sys.argv[1]))
+n = bad = 0
+for t in d["threads"]:
+    s, m = t["samples"], t["markers"]
+    for i, x in enumerate(m["data"]):
+        if isinstance(x, dict) and "cause" in x:
+            k = bisect.bisect_right(s["time"], m["startTime"][i] + 1e-9) - 1
+            n += 1
+            bad += k < 0 or s["stack"][k] != x["cause"]["stack"]
+assert (n, bad) == (int(sys.argv[2]), 0), (n, bad)
+PY
+	done
+	PROFCONV_PERF_STACK_THREAD=0 expect_rc 0 "$PC" -q --no-symbols "$FX/y_fork_exec.data" -o "$T/fe.json"
+	cmp "$T/fe.json" "$here/golden/y_fork_exec.json" || fail "threaded output differs from the golden"
+	;;
 perf-chain-tail)
 	# Chains of one thread that end with the same entries but must not share
 	# their frames (tests/fixtures/perf/make_synth.py: y_synth_tail.data):

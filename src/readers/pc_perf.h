@@ -256,10 +256,7 @@ struct thread_state {
 	uint32_t name; /* string or PC_NONE */
 	int64_t start, end;
 	struct pc_thread *t;
-	/* the last resolved chain, root first: frames and their stacks */
-	uint32_t *last_frames, *last_stacks;
-	uint64_t *last_paths; /* the path hash of each of last_stacks */
-	uint32_t nlast, last_cap;
+	uint32_t stk_ix; /* its number in perf_stacks.c (from 1), 0 until its first chain */
 	/* the same chain as recorded, leaf first (context markers included):
 	 * each entry's address, frame (PC_NONE for a marker) and the mode it was
 	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen */
@@ -323,19 +320,19 @@ struct fcache_ent {
 };
 
 /*
- * Path index: the stack rows this reader made, keyed by a hash of their
- * whole path (the frames from the root down).  Unlike the model's
- * (prefix, frame) index, every level of a chain can be looked up without
- * knowing the row of the level above, so the lookups of one chain are
- * issued together (prefetched) instead of one cache miss after another.
- * The perf reader makes all of its stacks through it (pc_stack_add_new());
- * the model's own index is rebuilt if anything interns later.  Paths are
- * confused only if their 64-bit hashes agree.
+ * Path index (perf_stacks.c): the stack rows this reader made, keyed by a
+ * hash of their whole path (the frames from the root down).  Unlike the
+ * model's (prefix, frame) index, every level of a chain can be looked up
+ * without knowing the row of the level above, so the lookups of one chain
+ * are issued together (prefetched) instead of one cache miss after another.
+ * The perf reader makes all of its stacks through it (they go to the model
+ * at the end of reading); the model's own index is rebuilt if anything
+ * interns later.  Paths are confused only if their 64-bit hashes agree.
  *
  * A slot holds the hash's high half and the row (8 bytes: a deep recording's
  * million rows took 32 MiB in 16-byte slots, 48 MiB while they doubled);
  * the low half, which also picks the home slot, is kept per row in
- * perf.path_lo and compared only when the high halves agree.
+ * perf_stacks.path_lo and compared only when the high halves agree.
  */
 struct path_slot {
 	uint32_t tag; /* hash >> 32 */
@@ -435,14 +432,7 @@ struct perf {
 	uint32_t cc_mask;
 	struct fcache_ent *fcache; /* made at the first frame (fcache_first()) */
 	unsigned fcache_bits;
-	struct path_slot *paths;
-	uint32_t paths_mask, npaths;
-	uint32_t *path_lo; /* by stack row: the low half of its path hash */
-	uint32_t path_lo_cap;
-	uint64_t *phash; /* per-level scratch for chain_to_stack() */
-	uint32_t phash_cap;
-	uint32_t *pcand; /* per-level scratch: candidate rows (path_candidate()) */
-	uint32_t pcand_cap;
+	struct perf_stacks *stk; /* perf_stacks.c: NULL until the first chain */
 	uint32_t *frames;
 	uint32_t frames_cap;
 	uint32_t *raw_frames; /* per-entry scratch for chain_to_stack() */
@@ -567,5 +557,18 @@ int perf_unwind_sample(struct perf *p, uint16_t misc, struct process *pr, struct
 		       uint64_t off);
 void perf_unwind_free(struct perf *p);
 int perf_unwind_report(struct perf *p);
+/*
+ * perf_stacks.c: a resolved chain (frame rows, leaf first; none: the empty
+ * stack) of a thread, or a one-frame stack, interned in the order submitted,
+ * maybe on a second thread; *ticket stands for its stack until
+ * perf_stacks_end(), which makes the model's stack rows and puts the stacks
+ * in place of the tickets in the samples, the markers' causes and the open
+ * sched_switch stretches.  PC_NONE is the empty stack throughout.
+ */
+int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
+		      uint32_t nframes, uint32_t *ticket);
+int perf_stacks_root(struct perf *p, uint32_t frame, uint32_t *ticket);
+int perf_stacks_end(struct perf *p);
+void perf_stacks_free(struct perf *p);
 
 #endif /* PC_PERF_H */

@@ -412,13 +412,6 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	return ce->frame;
 }
 
-/* --- the path index (see struct path_slot) --- */
-
-static inline uint64_t path_next(uint64_t parent, uint32_t frame)
-{
-	return pc_hash64(parent * 0x9e3779b97f4a7c15ULL + frame + 1);
-}
-
 /*
  * The frame cache, at the first frame, when a file-mode recording has said
  * how much data it has: one entry per 64 bytes of it (a sample's chain of
@@ -447,119 +440,6 @@ static int fcache_first(struct perf *p)
 	return 0;
 }
 
-/*
- * The first size of the path index: a file-mode recording says how much data
- * it has, and a sample record is rarely under 64 bytes, so start near the
- * size the index would double up to (at most 2^20 slots, 16 MiB), instead of
- * rehashing it a dozen times on the way.  One slot per 64 bytes of data:
- * recordings of deep, varied stacks make a new stack row every 110-350 bytes
- * (bench/deep.c's: every 112), the index is kept at most 3/4 full, and each
- * doubling rehashes every row made so far into fresh pages, which took 7 %
- * of such a conversion at one slot per 256 bytes.  At most 2^21 slots
- * (16 MiB): a 131 MB recording of 976 k stacks needs no doubling, whose old
- * and new arrays together were its peak of memory.
- */
-static uint32_t path_first_size(const struct perf *p)
-{
-	uint64_t want = p->data_size / 64;
-	uint32_t n = 4096;
-
-	while (n < want && n < (1u << 21))
-		n *= 2;
-	return n;
-}
-
-static int path_grow(struct perf *p)
-{
-	uint32_t nslots = p->paths ? (p->paths_mask + 1) * 2 : path_first_size(p), i, j;
-	struct path_slot *ns;
-
-	if (nslots == 0)
-		return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many stacks", p->path);
-	ns = pc_alloc(p->ctx, (size_t)nslots * sizeof(*ns));
-	if (!ns)
-		return PROFCONV_ERR_NOMEM;
-	for (i = 0; i < nslots; i++)
-		ns[i].row = PC_NONE;
-	for (i = 0; p->paths && i <= p->paths_mask; i++) {
-		if (p->paths[i].row == PC_NONE)
-			continue;
-		for (j = p->path_lo[p->paths[i].row] & (nslots - 1); ns[j].row != PC_NONE;
-		     j = (j + 1) & (nslots - 1))
-			;
-		ns[j] = p->paths[i];
-	}
-	pc_free(p->ctx, p->paths);
-	p->paths = ns;
-	p->paths_mask = nslots - 1;
-	return 0;
-}
-
-static uint32_t path_find(const struct perf *p, uint64_t h)
-{
-	uint32_t i;
-
-	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
-	     i = (i + 1) & p->paths_mask)
-		if (p->paths[i].tag == (uint32_t)(h >> 32) &&
-		    p->path_lo[p->paths[i].row] == (uint32_t)h)
-			return p->paths[i].row;
-	return PC_NONE;
-}
-
-/* The row of the first slot on h's probe whose tag is h's, or PC_NONE: h's
- * row if h has one and path_lo[row] agrees, else path_find() decides. */
-static inline uint32_t path_candidate(const struct perf *p, uint64_t h)
-{
-	uint32_t i;
-
-	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
-	     i = (i + 1) & p->paths_mask)
-		if (p->paths[i].tag == (uint32_t)(h >> 32))
-			return p->paths[i].row;
-	return PC_NONE;
-}
-
-/* A new stack row (prefix, frame) whose path hashes to h. */
-static uint32_t path_add(struct perf *p, uint64_t h, uint32_t prefix, uint32_t frame)
-{
-	uint32_t row, i;
-
-	if ((uint64_t)(p->npaths + 1) * 4 > ((uint64_t)p->paths_mask + 1) * 3 && path_grow(p))
-		return PC_NONE;
-	row = pc_stack_add_new(p->m, prefix, frame);
-	if (row == PC_NONE)
-		return PC_NONE;
-	if (pc_grow(p->ctx, (void **)&p->path_lo, sizeof(*p->path_lo), &p->path_lo_cap,
-		    (size_t)row + 1))
-		return PC_NONE;
-	p->path_lo[row] = (uint32_t)h;
-	for (i = (uint32_t)h & p->paths_mask; p->paths[i].row != PC_NONE;
-	     i = (i + 1) & p->paths_mask)
-		;
-	p->paths[i].tag = (uint32_t)(h >> 32);
-	p->paths[i].row = row;
-	p->npaths++;
-	return row;
-}
-
-/* The stack of the one-frame path (frame), made if new. */
-static uint32_t path_root(struct perf *p, uint32_t frame)
-{
-	uint64_t h = path_next(PATH_SEED, frame);
-	uint32_t row;
-
-	if (!p->paths && path_grow(p))
-		return PC_NONE;
-	row = path_find(p, h);
-	return row != PC_NONE ? row : path_add(p, h, PC_NONE, frame);
-}
-
-/*
- * Resolve a callchain to a stack.  Frames are collected leaf first (context
- * markers set the mode of the frames after them), then interned root first.
- * An empty chain (only markers) gives PC_NONE, the empty stack.
- */
 /*
  * Entries [from, to) of s's callchain resolved into p->raw_frames (PC_NONE
  * for a context marker) and appended to p->frames; *in_kernel is the mode
@@ -593,12 +473,17 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
 	return 0;
 }
 
+/*
+ * Resolve a callchain to a stack: *out is its ticket (perf_stacks.c).  Frames
+ * are collected leaf first (context markers set the mode of the frames after
+ * them), then interned root first.  An empty chain (only markers) gives
+ * PC_NONE, the empty stack.
+ */
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
-	uint32_t nframes = 0, prefix = PC_NONE, i, same = 0, cap, known;
+	uint32_t nframes = 0, i, cap;
 	uint32_t nr = (uint32_t)s->nr, shared = 0, split, old_split, first = PC_NONE;
-	uint64_t h;
 	int in_kernel = 0;
 
 	if ((size_t)s->nr + 1 > p->frames_cap &&
@@ -663,87 +548,7 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	ts->raw_first = first != PC_NONE ? first : nr;
 	ts->raw_gen = p->map_gen;
 	ts->raw_ok = 1;
-	/*
-	 * Successive samples of a thread share most of their root part: reuse
-	 * the stacks of the common prefix of the thread's previous chain.
-	 */
-	while (same < ts->nlast && same < nframes &&
-	       ts->last_frames[same] == p->frames[nframes - 1 - same])
-		same++;
-	if (nframes > ts->last_cap || nframes > p->phash_cap || nframes > p->pcand_cap) {
-		cap = ts->last_cap;
-		if (pc_grow(p->ctx, (void **)&ts->last_frames, sizeof(*ts->last_frames), &cap,
-			    nframes))
-			return PROFCONV_ERR_NOMEM;
-		cap = ts->last_cap;
-		if (pc_grow(p->ctx, (void **)&ts->last_paths, sizeof(*ts->last_paths), &cap,
-			    nframes) ||
-		    pc_grow(p->ctx, (void **)&ts->last_stacks, sizeof(*ts->last_stacks),
-			    &ts->last_cap, nframes) ||
-		    pc_grow(p->ctx, (void **)&p->phash, sizeof(*p->phash), &p->phash_cap, nframes) ||
-		    pc_grow(p->ctx, (void **)&p->pcand, sizeof(*p->pcand), &p->pcand_cap, nframes))
-			return PROFCONV_ERR_NOMEM;
-	}
-	if (!p->paths && path_grow(p))
-		return PROFCONV_ERR_NOMEM;
-	/* the path hash of every level below the shared part, and a prefetch
-	 * of its slot, so the lookups below miss the cache together */
-	h = same ? ts->last_paths[same - 1] : PATH_SEED;
-	if (same && same < ts->nlast)
-		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
-	for (i = same; i < nframes; i++) {
-		h = path_next(h, p->frames[nframes - 1 - i]);
-		p->phash[i] = h;
-		__builtin_prefetch(&p->paths[(uint32_t)h & p->paths_mask]);
-	}
-	/*
-	 * Levels that exist form a prefix of the chain: find its end.  First
-	 * every level's candidate, the row of the first slot on its probe whose
-	 * tag agrees (the slots are in the cache or on their way), with its low
-	 * half fetched, so that the candidates' checks miss the cache together
-	 * too; a candidate whose low half differs (one in 2^32) is looked up
-	 * again, probing on.
-	 */
-	for (i = same; i < nframes; i++) {
-		uint32_t row = path_candidate(p, p->phash[i]);
-
-		p->pcand[i] = row;
-		if (row != PC_NONE)
-			__builtin_prefetch(&p->path_lo[row]);
-	}
-	for (known = nframes; known > same; known--) {
-		uint32_t row = p->pcand[known - 1];
-
-		if (row != PC_NONE && p->path_lo[row] != (uint32_t)p->phash[known - 1])
-			row = path_find(p, p->phash[known - 1]);
-		if (row != PC_NONE) {
-			prefix = row;
-			break;
-		}
-	}
-	if (known == same && same)
-		prefix = same == ts->nlast ? ts->last_stacks[same - 1]
-					   : path_find(p, ts->last_paths[same - 1]);
-	for (i = same; i < known; i++) {
-		ts->last_frames[i] = p->frames[nframes - 1 - i];
-		ts->last_paths[i] = p->phash[i];
-	}
-	for (i = known; i < nframes; i++) {
-		uint32_t f = p->frames[nframes - 1 - i];
-
-		prefix = path_add(p, p->phash[i], prefix, f);
-		if (prefix == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		ts->last_frames[i] = f;
-		ts->last_paths[i] = p->phash[i];
-	}
-	/* only the deepest row is kept: the next chain's shared part ends at or
-	 * above it, and a shallower level's row is one lookup of its path */
-	if (nframes)
-		ts->last_stacks[nframes - 1] = prefix;
-	ts->nlast = nframes;
-	*out = prefix;
-	return 0;
+	return perf_stacks_chain(p, ts, p->frames, nframes, out);
 }
 
 /* The two hashes of s's chain (see struct cc_slot). */
@@ -815,9 +620,7 @@ static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct 
 
 		if (f == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		*stack = path_root(p, f);
-		if (*stack == PC_NONE)
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		return perf_stacks_root(p, f, stack);
 	}
 	return 0;
 }
@@ -1769,9 +1572,6 @@ static void perf_free(struct perf *p)
 	HASH_ITER(hh, p->threads, ts, ttmp)
 	{
 		HASH_DEL(p->threads, ts);
-		pc_free(p->ctx, ts->last_frames);
-		pc_free(p->ctx, ts->last_stacks);
-		pc_free(p->ctx, ts->last_paths);
 		pc_free(p->ctx, ts->raw_ips);
 		pc_free(p->ctx, ts->raw_frames);
 		pc_free(p->ctx, ts->raw_kernel);
@@ -1792,10 +1592,7 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->raw_frames);
 	pc_free(p->ctx, p->raw_kernel);
 	pc_free(p->ctx, p->fcache);
-	pc_free(p->ctx, p->paths);
-	pc_free(p->ctx, p->path_lo);
-	pc_free(p->ctx, p->phash);
-	pc_free(p->ctx, p->pcand);
+	perf_stacks_free(p);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
@@ -1867,6 +1664,8 @@ static int read_perf(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	p.m = m;
 	p.path = pc_input_name(in);
 	err = perf_parse(&p);
+	if (!err)
+		err = perf_stacks_end(&p);
 	if (!err)
 		err = perf_unwind_report(&p);
 	if (!err)
