@@ -266,8 +266,9 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 kernel symbols are answered from it; see
  *                 docs/formats/symbol-files.md).
  *   "threads"     "yes" (default) or "no": "no" runs the whole conversion
- *                 on the calling thread (no symbol prefetch, output or
- *                 marker-writing helper threads); for callers that run as
+ *                 on the calling thread (no symbol prefetch, output,
+ *                 Chrome scanner, perf stack-interning or marker-writing
+ *                 helper threads); for callers that run as
  *                 many conversions at once as there are CPUs.  The output
  *                 is the same.
  *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the

@@ -1383,13 +1383,22 @@ perf-stack-thread)
 	for f in switch:545 sched:101; do
 		python3 - "$T/${f%:*}.json" "${f#*:}" <<'PY' || fail "$f: off-CPU causes are not the samples' stacks"
 import bisect, json, sys
+def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
+    if "time" in s:
+        return s["time"]
+    out, t = [], 0
+    for d in s["timeDeltas"]:
+        t += round(d * 1e6)
+        out.append(t / 1e6)
+    return out
 d = json.load(open(sys.argv[1]))
 n = bad = 0
 for t in d["threads"]:
     s, m = t["samples"], t["markers"]
+    st = stimes(s)
     for i, x in enumerate(m["data"]):
         if isinstance(x, dict) and "cause" in x:
-            k = bisect.bisect_right(s["time"], m["startTime"][i] + 1e-9) - 1
+            k = bisect.bisect_right(st, m["startTime"][i] + 1e-9) - 1
             n += 1
             bad += k < 0 or s["stack"][k] != x["cause"]["stack"]
 assert (n, bad) == (int(sys.argv[2]), 0), (n, bad)

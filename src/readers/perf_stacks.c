@@ -389,8 +389,8 @@ static void worker_start(struct perf_stacks *s)
 	unsigned i;
 
 	s->tried = 1;
-	if (s->rctx->fault_alloc)
-		return;
+	if (s->rctx->fault_alloc || s->rctx->opt.no_threads)
+		return; /* "threads" "no": the reader interns the stacks itself */
 	if (s->rctx->mem_limit && s->rctx->mem_used >= s->rctx->mem_limit)
 		return;
 	w = pc_ctx_worker(s->rctx);
