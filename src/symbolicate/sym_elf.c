@@ -1263,7 +1263,18 @@ static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *pa
 		return err;
 	r = has_debug_info(&s->m);
 	if (r > 0) {
-		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &s->dw);
+		struct pc_dwarf_sec lines;
+		struct elf_shdr sh;
+
+		memset(&lines, 0, sizeof(lines));
+		if (find_section(&s->m, ".debug_line", &sh) == 0 && sec_in_file(&s->m, &sh)) {
+			lines.p = s->m.p + sh.offset;
+			lines.size = sh.size;
+			lines.compressed = (sh.flags & E_SHF_COMPRESSED) != 0;
+			lines.is64 = s->m.is64 != 0;
+			lines.big_endian = host_is_big_endian() != (s->m.swap != 0);
+		}
+		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &lines, &s->dw);
 		if (err)
 			return err;
 	} else if (r < 0) {
@@ -1518,6 +1529,20 @@ struct pc_cfi *pc_elf_cfi(struct pc_symsrc *src, enum pc_arch *arch)
 	if (arch)
 		*arch = s->arch;
 	return s->cfi;
+}
+
+uint32_t pc_elf_check_lines(struct pc_symsrc *src, uint32_t *units)
+{
+	struct elf_src *s = (struct elf_src *)src;
+	uint32_t bad;
+
+	*units = 0;
+	if (src->ops != &elf_dwarf_ops || ensure_loaded(s) || !s->dw)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	bad = pc_dwarf_check_lines(s->dw, units);
+	pthread_mutex_unlock(&s->mu);
+	return bad;
 }
 
 int pc_elf_cfi_svma(const struct pc_symsrc *src, uint64_t off, uint64_t *svma)

@@ -11,7 +11,10 @@
  * llvm-symbolizer prints "f").  Also: the separate debug file alone, the
  * .dynsym-only and .symtab-only copies, build ids and mismatches, the
  * debuglink, synthetic ELF32/ELF64 files in both byte orders (aliases, size-0
- * and assembler symbols), and the demangler.
+ * and assembler symbols), and the demangler.  Each DWARF fixture's line
+ * programs are read by sym_dwarf.c's own reader, row for row as libdwarf
+ * reads them (DWARF 4 and 5, GCC and clang, zlib-compressed, ELF32, big
+ * endian).
  */
 #include "core/pc_config.h"
 
@@ -275,6 +278,13 @@ static void check_binary(const char *binary, const char *expected_name, const ch
 	PC_CHECK_EQ_INT(st.mismatched, 0);
 	PC_CHECK_EQ_INT(st.missing, 0);
 	*total += st.compared;
+	if (strcmp(kind, "elf+dwarf") == 0) {
+		/* every unit's line program read by our reader, row for row libdwarf's */
+		uint32_t units = 0, bad = pc_elf_check_lines(s, &units);
+
+		PC_CHECK(units > 0);
+		PC_CHECK_EQ_INT(bad, 0);
+	}
 	pc_symsrc_close(s);
 	free(x.recs);
 }
