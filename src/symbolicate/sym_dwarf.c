@@ -120,7 +120,11 @@ struct dw_cu {
 	uint8_t loaded;	      /* load_cu() ran (under the lock) */
 	uint8_t is_c;	      /* C: no member functions, so no need to look into types */
 	uint8_t has_stmt;     /* stmt_list read: the line program's offset in .debug_line */
+	uint8_t offsz;	      /* 4 or 8: 32- or 64-bit DWARF */
 	uint64_t stmt_list;
+	uint64_t unit_off;    /* the unit header's offset in .debug_info, and the unit's end */
+	uint64_t unit_end;
+	uint64_t abbrev_off;  /* its abbreviations in .debug_abbrev */
 	int64_t file_base;    /* the file number of files[0] */
 	struct dw_node *nodes;
 	uint32_t nnodes, cap_nodes;
@@ -183,7 +187,7 @@ struct pc_dwarf {
 	 * has it; lines/nlines its bytes, inflated on the first unit's use
 	 * (owned when inflated); lines_state 0 not yet, 1 ready, -1 unusable.
 	 */
-	struct pc_dwarf_sec sec;
+	struct pc_dwarf_secs secs;
 	const unsigned char *lines;
 	unsigned char *lines_owned;
 	uint64_t nlines;
@@ -708,7 +712,8 @@ static int cu_range_cmp(const void *pa, const void *pb)
 	return a->cu < b->cu ? -1 : a->cu > b->cu;
 }
 
-static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
+static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size, Dwarf_Half offsz,
+		  uint64_t abbrev_off, uint64_t unit_off, uint64_t unit_end)
 {
 	Dwarf_Die die = NULL;
 	Dwarf_Error err = NULL;
@@ -745,6 +750,10 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 	}
 	cu->version = version;
 	cu->addr_size = (uint8_t)addr_size;
+	cu->offsz = (uint8_t)offsz;
+	cu->abbrev_off = abbrev_off;
+	cu->unit_off = unit_off;
+	cu->unit_end = unit_end;
 	read_attrs(d, die, &in, RD_PRODUCER | RD_STMT);
 	cu->base = in.has_low ? in.low : 0;
 	cu->has_stmt = (uint8_t)in.has_stmt;
@@ -775,10 +784,11 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 static void dwarf_close_unlocked(struct pc_dwarf *d);
 
 static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
-		  const struct pc_dwarf_sec *lines, struct pc_dwarf **out)
+		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
 {
 	struct pc_dwarf *d;
 	Dwarf_Error err = NULL;
+	Dwarf_Unsigned at = 0;
 	uint32_t i;
 	int r, rc = 0;
 
@@ -788,8 +798,8 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		return PROFCONV_ERR_NOMEM;
 	d->ctx = ctx;
 	d->text_at_zero = text_at_zero;
-	if (lines)
-		d->sec = *lines;
+	if (secs)
+		d->secs = *secs;
 	pc_snprintf(d->path, sizeof(d->path), "%s", path);
 	/*
 	 * No record of every allocation for dwarf_finish() to free: keeping
@@ -814,7 +824,7 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		return rc;
 	}
 	for (;;) {
-		Dwarf_Unsigned hlen, typeoff, next;
+		Dwarf_Unsigned hlen, typeoff, next, unit = at;
 		Dwarf_Half version, addr_size, len_size, ext_size, ut;
 		Dwarf_Off abbrev;
 		Dwarf_Sig8 sig;
@@ -827,10 +837,11 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 			drop(d, &err);
 			break;
 		}
+		at = next;
 		if (ut == DW_UT_type || ut == DW_UT_skeleton || ut == DW_UT_split_compile ||
 		    ut == DW_UT_split_type)
 			continue;
-		rc = add_cu(d, version, addr_size);
+		rc = add_cu(d, version, addr_size, len_size, abbrev, unit, next);
 		if (rc)
 			break;
 	}
@@ -1501,7 +1512,7 @@ static const uint8_t std_lens[13] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
 /* .debug_line's bytes, inflated on first use when compressed: 1 = ready, 0 = none, -NOMEM. */
 static int lines_ready(struct pc_dwarf *d)
 {
-	const struct pc_dwarf_sec *sec = &d->sec;
+	const struct pc_dwarf_sec *sec = &d->secs.line;
 	struct lcur c;
 	uint64_t type, size, hdr;
 	uLongf dlen;
@@ -1575,7 +1586,7 @@ static int own_lines(struct pc_dwarf *d, const struct dw_cu *cu, struct rowset *
 		return 0;
 	c.p = d->lines + cu->stmt_list;
 	c.end = d->lines + d->nlines;
-	c.big = d->sec.big_endian;
+	c.big = d->secs.line.big_endian;
 	c.bad = 0;
 	len = lc_fixed(&c, 4);
 	if (len == 0xffffffffu) {
@@ -1794,16 +1805,616 @@ done:
 	return rc;
 }
 
+static int finish_cu(struct pc_dwarf *d, struct dw_cu *cu)
+{
+	uint32_t i;
+
+	if (cu->nsubs) {
+		qsort(cu->subs, cu->nsubs, sizeof(*cu->subs), range_lo_cmp);
+		cu->subs_maxhi = pc_alloc(d->ctx, (size_t)cu->nsubs * sizeof(*cu->subs_maxhi));
+		if (!cu->subs_maxhi)
+			return PROFCONV_ERR_NOMEM;
+		for (i = 0; i < cu->nsubs; i++)
+			cu->subs_maxhi[i] = i && cu->subs_maxhi[i - 1] > cu->subs[i].hi
+						    ? cu->subs_maxhi[i - 1]
+						    : cu->subs[i].hi;
+	}
+	if (cu->ninls)
+		qsort(cu->inls, cu->ninls, sizeof(*cu->inls), range_sub_cmp);
+	for (i = 0; i < cu->ninls; i++) {
+		struct dw_node *s = &cu->nodes[cu->inls[i].sub];
+
+		if (i == 0 || cu->inls[i - 1].sub != cu->inls[i].sub)
+			s->inl_begin = i;
+		s->inl_end = i + 1;
+		s->max_depth = cu->inls[i].depth;
+	}
+	return 0;
+}
+
 /*
- * For the tests: every unit's line program read both ways, our reader's
- * rows against libdwarf's (same rows, sequences, version and first file
- * index).  *units: the units our reader took; returns those that differ.
+ * Our own DIE walk, for C units.  Walking a unit through libdwarf costs an
+ * allocation per DIE and per attribute, and a search of the abbreviation
+ * for each sibling step: on libpython's large C units that was most of
+ * indexing them.  In a C unit the walk needs no names (C has no scopes: no
+ * namespaces, no member functions), so it reads DIEs here, straight from
+ * .debug_info and .debug_abbrev, and makes the same nodes and ranges, in
+ * the same order, as walk() does.  It takes uncompressed sections, DWARF 2
+ * to 5, and the forms GCC and clang write for the attributes it reads
+ * (addresses as DW_FORM_addr, ranges as DW_FORM_sec_offset into
+ * .debug_rnglists or .debug_ranges, references within the unit or
+ * DW_FORM_ref_addr); anything else (an unknown form, DW_FORM_addrx, a
+ * truncated unit, a namespace in a C unit) and the unit is walked again by
+ * libdwarf, which also reports what is wrong with it.
  */
-static uint32_t check_lines_unlocked(struct pc_dwarf *d, uint32_t *units)
+struct ow_abbrev {
+	uint64_t tag;
+	uint32_t first, n; /* its attributes in ow.specs */
+	uint8_t children;
+	uint8_t used;
+};
+
+struct ow_spec {
+	uint64_t at, form;
+	int64_t implicit;
+};
+
+struct ow {
+	struct pc_dwarf *d;
+	struct dw_cu *cu;
+	struct lcur c;	   /* over the unit */
+	const unsigned char *info;
+	struct ow_abbrev *abbrevs; /* by code */
+	uint32_t nabbrevs, cap_abbrevs;
+	struct ow_spec *specs;
+	uint32_t nspecs, cap_specs;
+	unsigned offsz, addr_size, version;
+	int fallback;	   /* leave the unit to libdwarf */
+};
+
+/* What the walk reads of one DIE (the attributes read_attrs() gives it). */
+struct ow_die {
+	uint64_t off;
+	const struct ow_abbrev *ab;
+	struct die_info in;
+	int has_ranges_attr, has_low_attr;
+	uint64_t ranges_off;
+	uint64_t sibling; /* 0: none */
+};
+
+#define OW_MAX_CODE 65536
+
+static int ow_abbrevs(struct ow *w)
+{
+	const struct pc_dwarf_sec *sec = &w->d->secs.abbrev;
+	struct lcur c;
+
+	if (!sec->p || sec->compressed || w->cu->abbrev_off >= sec->size)
+		return -1;
+	c.p = sec->p + w->cu->abbrev_off;
+	c.end = sec->p + sec->size;
+	c.big = sec->big_endian;
+	c.bad = 0;
+	for (;;) {
+		uint64_t code = lc_uleb(&c), at, form;
+		struct ow_abbrev *a;
+
+		if (c.bad)
+			return -1;
+		if (code == 0)
+			return 0;
+		if (code >= OW_MAX_CODE)
+			return -1;
+		if (code >= w->nabbrevs) {
+			uint32_t old = w->cap_abbrevs;
+
+			if (pc_grow(w->d->ctx, (void **)&w->abbrevs, sizeof(*w->abbrevs),
+				    &w->cap_abbrevs, (size_t)code + 1))
+				return PROFCONV_ERR_NOMEM;
+			memset(w->abbrevs + old, 0, (w->cap_abbrevs - old) * sizeof(*w->abbrevs));
+			w->nabbrevs = (uint32_t)code + 1;
+		}
+		a = &w->abbrevs[code];
+		if (a->used)
+			return -1; /* a code defined twice */
+		a->used = 1;
+		a->tag = lc_uleb(&c);
+		a->children = (uint8_t)lc_fixed(&c, 1);
+		a->first = w->nspecs;
+		for (;;) {
+			at = lc_uleb(&c);
+			form = lc_uleb(&c);
+			if (c.bad)
+				return -1;
+			if (at == 0 && form == 0)
+				break;
+			if (pc_grow(w->d->ctx, (void **)&w->specs, sizeof(*w->specs), &w->cap_specs,
+				    (size_t)w->nspecs + 1))
+				return PROFCONV_ERR_NOMEM;
+			w->specs[w->nspecs].at = at;
+			w->specs[w->nspecs].form = form;
+			w->specs[w->nspecs].implicit = form == DW_FORM_implicit_const ? lc_sleb(&c) : 0;
+			w->nspecs++;
+		}
+		a->n = w->nspecs - a->first;
+	}
+}
+
+/* A value of form: *v the number it holds (offsets, constants, addresses); -1 unknown form. */
+static int ow_value(struct ow *w, uint64_t form, int64_t implicit, uint64_t *v)
+{
+	struct lcur *c = &w->c;
+	uint64_t n;
+	int empty;
+
+	*v = 0;
+	switch (form) {
+	case DW_FORM_addr:
+		*v = lc_fixed(c, w->addr_size);
+		return 0;
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_flag:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		*v = lc_fixed(c, 1);
+		return 0;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		*v = lc_fixed(c, 2);
+		return 0;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		*v = lc_fixed(c, 3);
+		return 0;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_ref_sup4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+		*v = lc_fixed(c, 4);
+		return 0;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+	case DW_FORM_ref_sup8:
+		*v = lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_data16:
+		lc_fixed(c, 8);
+		lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_sdata:
+		*v = (uint64_t)lc_sleb(c);
+		return 0;
+	case DW_FORM_udata:
+	case DW_FORM_ref_udata:
+	case DW_FORM_strx:
+	case DW_FORM_addrx:
+	case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
+		*v = lc_uleb(c);
+		return 0;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_GNU_strp_alt:
+		*v = lc_fixed(c, w->offsz);
+		return 0;
+	case DW_FORM_ref_addr:
+		*v = lc_fixed(c, w->version <= 2 ? w->addr_size : w->offsz);
+		return 0;
+	case DW_FORM_string:
+		lc_cstr(c, &empty);
+		return 0;
+	case DW_FORM_block1:
+		n = lc_fixed(c, 1);
+		break;
+	case DW_FORM_block2:
+		n = lc_fixed(c, 2);
+		break;
+	case DW_FORM_block4:
+		n = lc_fixed(c, 4);
+		break;
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		n = lc_uleb(c);
+		break;
+	case DW_FORM_flag_present:
+		*v = 1;
+		return 0;
+	case DW_FORM_implicit_const:
+		*v = (uint64_t)implicit;
+		return 0;
+	default:
+		return -1; /* DW_FORM_indirect and anything unknown */
+	}
+	if (n > (uint64_t)(c->end - c->p))
+		c->bad = 1;
+	else
+		c->p += n;
+	return 0;
+}
+
+static int is_ref_form(uint64_t form)
+{
+	return form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 ||
+	       form == DW_FORM_ref8 || form == DW_FORM_ref_udata;
+}
+
+static int is_const_form(uint64_t form)
+{
+	return form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 ||
+	       form == DW_FORM_data8 || form == DW_FORM_udata || form == DW_FORM_implicit_const;
+}
+
+/* The DIE at the cursor; 0 = read, 1 = a null entry (end of siblings), -1 = fall back. */
+static int ow_die(struct ow *w, struct ow_die *e)
+{
+	struct lcur *c = &w->c;
+	uint64_t code;
+	uint32_t k;
+
+	e->off = (uint64_t)(c->p - w->info);
+	code = lc_uleb(c);
+	if (c->bad)
+		return -1;
+	if (code == 0)
+		return 1;
+	if (code >= w->nabbrevs || !w->abbrevs[code].used)
+		return -1;
+	e->ab = &w->abbrevs[code];
+	memset(&e->in, 0, sizeof(e->in));
+	e->has_ranges_attr = e->has_low_attr = 0;
+	e->ranges_off = 0;
+	e->sibling = 0;
+	for (k = 0; k < e->ab->n; k++) {
+		const struct ow_spec *sp = &w->specs[e->ab->first + k];
+		uint64_t v;
+
+		if (ow_value(w, sp->form, sp->implicit, &v) || c->bad)
+			return -1;
+		switch (sp->at) {
+		case DW_AT_low_pc:
+			if (sp->form != DW_FORM_addr)
+				return -1;
+			e->has_low_attr = 1;
+			e->in.low = v;
+			e->in.has_low = 1;
+			break;
+		case DW_AT_high_pc:
+			if (sp->form == DW_FORM_addr) {
+				e->in.high = v;
+			} else if (is_const_form(sp->form)) {
+				e->in.high = v;
+				e->in.high_is_off = 1;
+			} else {
+				return -1;
+			}
+			e->in.has_high = 1;
+			break;
+		case DW_AT_ranges:
+			if (sp->form != DW_FORM_sec_offset)
+				return -1;
+			if (!e->has_ranges_attr) {
+				e->has_ranges_attr = 1;
+				e->ranges_off = v;
+			}
+			break;
+		case DW_AT_abstract_origin:
+		case DW_AT_specification:
+			if (is_ref_form(sp->form))
+				v += w->cu->unit_off;
+			else if (sp->form != DW_FORM_ref_addr)
+				return -1;
+			if (sp->at == DW_AT_abstract_origin)
+				e->in.origin = v;
+			else
+				e->in.spec = v;
+			break;
+		case DW_AT_call_file:
+		case DW_AT_call_line:
+			if (!is_const_form(sp->form))
+				return -1;
+			if (sp->at == DW_AT_call_file)
+				e->in.call_file = v;
+			else
+				e->in.call_line = v;
+			break;
+		case DW_AT_sibling:
+			if (is_ref_form(sp->form))
+				e->sibling = v + w->cu->unit_off;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Past the children of a DIE just read (its subtree); 0 or -1. */
+static int ow_skip_children(struct ow *w, const struct ow_die *e)
+{
+	struct ow_die k;
+	int r;
+
+	if (!e->ab->children)
+		return 0;
+	if (e->sibling > e->off && e->sibling <= w->cu->unit_end &&
+	    e->sibling >= (uint64_t)(w->c.p - w->info)) {
+		w->c.p = w->info + e->sibling;
+		return 0;
+	}
+	for (;;) {
+		r = ow_die(w, &k);
+		if (r)
+			return r > 0 ? 0 : -1;
+		if (ow_skip_children(w, &k))
+			return -1;
+	}
+}
+
+/* A range list's ranges into d->rbuf (rnglists() and v4_ranges() on our bytes). */
+static int ow_ranges(struct ow *w, uint64_t off)
+{
+	struct pc_dwarf *d = w->d;
+	const struct dw_cu *cu = w->cu;
+	int v5 = cu->version >= 5;
+	const struct pc_dwarf_sec *sec = v5 ? &d->secs.rnglists : &d->secs.ranges;
+	uint64_t base = cu->base, maxa = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+	struct lcur c;
+
+	d->nr = 0;
+	if (!sec->p || sec->compressed || off >= sec->size)
+		return -1;
+	c.p = sec->p + off;
+	c.end = sec->p + sec->size;
+	c.big = sec->big_endian;
+	c.bad = 0;
+	for (;;) {
+		uint64_t a, b;
+		int r = 0;
+
+		if (v5) {
+			switch (lc_fixed(&c, 1)) {
+			case DW_RLE_end_of_list:
+				return c.bad ? -1 : 0;
+			case DW_RLE_offset_pair:
+				a = lc_uleb(&c);
+				b = lc_uleb(&c);
+				r = push_range(d, cu, base + a, base + b);
+				break;
+			case DW_RLE_base_address:
+				base = lc_fixed(&c, cu->addr_size);
+				break;
+			case DW_RLE_start_end:
+				a = lc_fixed(&c, cu->addr_size);
+				b = lc_fixed(&c, cu->addr_size);
+				r = push_range(d, cu, a, b);
+				break;
+			case DW_RLE_start_length:
+				a = lc_fixed(&c, cu->addr_size);
+				b = lc_uleb(&c);
+				r = push_range(d, cu, a, a + b);
+				break;
+			default:
+				return -1; /* the addrx kinds, or not a range list */
+			}
+		} else {
+			a = lc_fixed(&c, cu->addr_size);
+			b = lc_fixed(&c, cu->addr_size);
+			if (c.bad)
+				return -1;
+			if (a == 0 && b == 0)
+				return 0;
+			if (a == maxa)
+				base = b;
+			else
+				r = push_range(d, cu, base + a, base + b);
+		}
+		if (r)
+			return r;
+		if (c.bad)
+			return -1;
+	}
+}
+
+/* die_ranges() for a DIE read here; 0, -1 (fall back) or an error code. */
+static int ow_die_ranges(struct ow *w, struct ow_die *e)
+{
+	struct pc_dwarf *d = w->d;
+
+	d->nr = 0;
+	if (e->in.has_low && e->in.has_high)
+		return push_range(d, w->cu, e->in.low,
+				  e->in.high_is_off ? e->in.low + e->in.high : e->in.high);
+	if (!e->has_ranges_attr)
+		return 0;
+	return ow_ranges(w, e->ranges_off);
+}
+
+static int ow_walk(struct ow *w, const struct ow_die *parent_die, uint32_t sub, uint32_t parent,
+		   uint32_t depth, unsigned level);
+
+/* visit() for a C unit; the cursor is past e's attributes, and ends past its subtree. */
+static int ow_visit(struct ow *w, struct ow_die *e, uint32_t sub, uint32_t parent, uint32_t depth,
+		    unsigned level)
+{
+	struct pc_dwarf *d = w->d;
+	struct dw_cu *cu = w->cu;
+	uint32_t node;
+	int r;
+
+	switch (e->ab->tag) {
+	case DW_TAG_subprogram:
+		if (!e->has_low_attr && !e->has_ranges_attr)
+			return ow_skip_children(w, e);
+		r = ow_die_ranges(w, e);
+		if (r)
+			return r;
+		if (!d->nr)
+			return ow_skip_children(w, e);
+		node = new_node(d, cu, e->off, PC_NONE, &e->in);
+		if (node == PC_NONE ||
+		    add_ranges(d, &cu->subs, &cu->nsubs, &cu->cap_subs, node, node, 0))
+			return PROFCONV_ERR_NOMEM;
+		return ow_walk(w, e, node, node, 0, level + 1);
+	case DW_TAG_inlined_subroutine:
+		if (sub == PC_NONE)
+			return ow_skip_children(w, e);
+		r = ow_die_ranges(w, e);
+		if (r)
+			return r;
+		node = new_node(d, cu, e->in.origin ? e->in.origin : e->off, parent, &e->in);
+		if (node == PC_NONE ||
+		    add_ranges(d, &cu->inls, &cu->ninls, &cu->cap_inls, node, sub, depth + 1))
+			return PROFCONV_ERR_NOMEM;
+		return ow_walk(w, e, sub, node, depth + 1, level + 1);
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		if (sub == PC_NONE)
+			return ow_skip_children(w, e);
+		return ow_walk(w, e, sub, parent, depth, level + 1);
+	case DW_TAG_namespace:
+		return -1; /* not C after all */
+	default:
+		return ow_skip_children(w, e);
+	}
+}
+
+/* walk(): the children of parent_die, the cursor just past its attributes. */
+static int ow_walk(struct ow *w, const struct ow_die *parent_die, uint32_t sub, uint32_t parent,
+		   uint32_t depth, unsigned level)
+{
+	struct ow_die e;
+	int r;
+
+	if (!parent_die->ab->children)
+		return 0;
+	if (level > MAX_DIE_DEPTH)
+		return ow_skip_children(w, parent_die);
+	for (;;) {
+		r = ow_die(w, &e);
+		if (r)
+			return r > 0 ? 0 : -1;
+		r = ow_visit(w, &e, sub, parent, depth, level);
+		if (r)
+			return r;
+	}
+}
+
+/*
+ * Walk a C unit here: 0 = done (the unit's nodes and ranges made), -1 =
+ * not for us (nothing made), or an error code.
+ */
+static int own_walk(struct pc_dwarf *d, struct dw_cu *cu)
+{
+	const struct pc_dwarf_sec *info = &d->secs.info;
+	struct ow w;
+	struct ow_die root;
+	int r;
+
+	if (!cu->is_c || !info->p || info->compressed || cu->unit_end > info->size ||
+	    cu->die_off < cu->unit_off || cu->die_off >= cu->unit_end || cu->version < 2 ||
+	    cu->version > 5 || (cu->offsz != 4 && cu->offsz != 8) ||
+	    (cu->addr_size != 4 && cu->addr_size != 8))
+		return -1;
+	memset(&w, 0, sizeof(w));
+	w.d = d;
+	w.cu = cu;
+	w.info = info->p;
+	w.offsz = cu->offsz;
+	w.addr_size = cu->addr_size;
+	w.version = cu->version;
+	r = ow_abbrevs(&w);
+	if (!r) {
+		w.c.p = info->p + cu->die_off;
+		w.c.end = info->p + cu->unit_end;
+		w.c.big = info->big_endian;
+		w.c.bad = 0;
+		r = ow_die(&w, &root);
+		if (r == 0 && root.ab->tag != DW_TAG_compile_unit &&
+		    root.ab->tag != DW_TAG_partial_unit)
+			r = -1;
+		else if (r > 0)
+			r = -1;
+		if (!r)
+			r = ow_walk(&w, &root, PC_NONE, PC_NONE, 0, 0);
+	}
+	pc_free(d->ctx, w.abbrevs);
+	pc_free(d->ctx, w.specs);
+	if (r < 0) {
+		/* undo: libdwarf walks it from the start */
+		cu->nnodes = cu->nsubs = cu->ninls = 0;
+		d->nr = 0;
+	}
+	return r;
+}
+
+static int same_ranges(const struct dw_range *a, const struct dw_range *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].lo != b[i].lo || a[i].hi != b[i].hi || a[i].node != b[i].node ||
+		    a[i].sub != b[i].sub || a[i].depth != b[i].depth)
+			return 0;
+	return 1;
+}
+
+/* The unit's nodes and ranges made by our walk and by libdwarf's: 1 same, 0 not, -1 not ours. */
+static int check_walk(struct pc_dwarf *d, const struct dw_cu *cu)
+{
+	struct dw_cu a = *cu, b = *cu;
+	Dwarf_Die die;
+	Dwarf_Error err = NULL;
+	int same = -1;
+
+	a.nodes = b.nodes = NULL;
+	a.subs = b.subs = a.inls = b.inls = NULL;
+	a.nnodes = b.nnodes = a.cap_nodes = b.cap_nodes = 0;
+	a.nsubs = b.nsubs = a.cap_subs = b.cap_subs = 0;
+	a.ninls = b.ninls = a.cap_inls = b.cap_inls = 0;
+	if (own_walk(d, &a) == 0) {
+		same = 0;
+		if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) == DW_DLV_OK) {
+			same = walk(d, &b, die, PC_NONE, PC_NONE, 0, 0) == 0 && a.nnodes == b.nnodes &&
+			       a.nsubs == b.nsubs && a.ninls == b.ninls &&
+			       (!a.nnodes ||
+				memcmp(a.nodes, b.nodes, a.nnodes * sizeof(*a.nodes)) == 0) &&
+			       same_ranges(a.subs, b.subs, a.nsubs) && same_ranges(a.inls, b.inls, a.ninls);
+			dwarf_dealloc_die(die);
+		} else if (err) {
+			dwarf_dealloc_error(d->dbg, err);
+		}
+	}
+	pc_free(d->ctx, a.nodes);
+	pc_free(d->ctx, b.nodes);
+	pc_free(d->ctx, a.subs);
+	pc_free(d->ctx, b.subs);
+	pc_free(d->ctx, a.inls);
+	pc_free(d->ctx, b.inls);
+	return same;
+}
+
+/*
+ * For the tests: every unit read both ways, by our readers and by
+ * libdwarf: the line program's rows (same rows, sequences, version and
+ * first file index), and a C unit's walk (same nodes and ranges).
+ * *lines, *walks: the units our readers took; returns those that differ.
+ */
+static uint32_t check_own_unlocked(struct pc_dwarf *d, uint32_t *lines_units, uint32_t *walks)
 {
 	uint32_t k, bad = 0;
 
-	*units = 0;
+	*lines_units = *walks = 0;
 	for (k = 0; k < d->ncus; k++) {
 		struct dw_cu *cu = &d->cus[k];
 		struct rowset a, b;
@@ -1819,11 +2430,16 @@ static uint32_t check_lines_unlocked(struct pc_dwarf *d, uint32_t *units)
 
 		memset(&a, 0, sizeof(a));
 		memset(&b, 0, sizeof(b));
+		same = check_walk(d, cu);
+		if (same >= 0) {
+			++*walks;
+			bad += !same;
+		}
 		if (own_lines(d, cu, &a, &own_version, &empty) != 1) {
 			rowset_free(d, &a);
 			continue;
 		}
-		++*units;
+		++*lines_units;
 		if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
 			if (err)
 				dwarf_dealloc_error(d->dbg, err);
@@ -1831,6 +2447,7 @@ static uint32_t check_lines_unlocked(struct pc_dwarf *d, uint32_t *units)
 			bad++;
 			continue;
 		}
+		same = 1;
 		if (dwarf_srclines_b(die, &version, &tcount, &lctx, &err) != DW_DLV_OK) {
 			if (err)
 				dwarf_dealloc_error(d->dbg, err);
@@ -1873,33 +2490,6 @@ static uint32_t check_lines_unlocked(struct pc_dwarf *d, uint32_t *units)
 	return bad;
 }
 
-static int finish_cu(struct pc_dwarf *d, struct dw_cu *cu)
-{
-	uint32_t i;
-
-	if (cu->nsubs) {
-		qsort(cu->subs, cu->nsubs, sizeof(*cu->subs), range_lo_cmp);
-		cu->subs_maxhi = pc_alloc(d->ctx, (size_t)cu->nsubs * sizeof(*cu->subs_maxhi));
-		if (!cu->subs_maxhi)
-			return PROFCONV_ERR_NOMEM;
-		for (i = 0; i < cu->nsubs; i++)
-			cu->subs_maxhi[i] = i && cu->subs_maxhi[i - 1] > cu->subs[i].hi
-						    ? cu->subs_maxhi[i - 1]
-						    : cu->subs[i].hi;
-	}
-	if (cu->ninls)
-		qsort(cu->inls, cu->ninls, sizeof(*cu->inls), range_sub_cmp);
-	for (i = 0; i < cu->ninls; i++) {
-		struct dw_node *s = &cu->nodes[cu->inls[i].sub];
-
-		if (i == 0 || cu->inls[i - 1].sub != cu->inls[i].sub)
-			s->inl_begin = i;
-		s->inl_end = i + 1;
-		s->max_depth = cu->inls[i].depth;
-	}
-	return 0;
-}
-
 static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 {
 	Dwarf_Die die;
@@ -1912,7 +2502,9 @@ static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 			drop(d, &err);
 		return d->status;
 	}
-	rc = walk(d, cu, die, PC_NONE, PC_NONE, 0, 0);
+	rc = own_walk(d, cu);
+	if (rc < 0)
+		rc = walk(d, cu, die, PC_NONE, PC_NONE, 0, 0);
 	if (!rc)
 		rc = finish_cu(d, cu);
 	if (!rc)
@@ -2233,12 +2825,12 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
 static pthread_mutex_t dwarf_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
-		  const struct pc_dwarf_sec *lines, struct pc_dwarf **out)
+		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
 {
 	int err;
 
 	pthread_mutex_lock(&dwarf_lock);
-	err = dwarf_open_unlocked(ctx, fd, path, text_at_zero, lines, out);
+	err = dwarf_open_unlocked(ctx, fd, path, text_at_zero, secs, out);
 	pthread_mutex_unlock(&dwarf_lock);
 	return err;
 }
@@ -2260,12 +2852,12 @@ int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
 	return err;
 }
 
-uint32_t pc_dwarf_check_lines(struct pc_dwarf *d, uint32_t *units)
+uint32_t pc_dwarf_check_own(struct pc_dwarf *d, uint32_t *lines, uint32_t *walks)
 {
 	uint32_t bad;
 
 	pthread_mutex_lock(&dwarf_lock);
-	bad = check_lines_unlocked(d, units);
+	bad = check_own_unlocked(d, lines, walks);
 	pthread_mutex_unlock(&dwarf_lock);
 	return bad;
 }

@@ -1249,6 +1249,21 @@ static int plt_in_file(struct elf_map *m)
 	return find_section(m, ".rela.plt", &sh) == 0 && sec_in_file(m, &sh);
 }
 
+/* A DWARF section's bytes as the file has them, for sym_dwarf.c's own readers. */
+static void debug_sec(struct elf_map *m, const char *name, struct pc_dwarf_sec *out)
+{
+	struct elf_shdr sh;
+
+	memset(out, 0, sizeof(*out));
+	if (find_section(m, name, &sh) || !sec_in_file(m, &sh))
+		return;
+	out->p = m->p + sh.offset;
+	out->size = sh.size;
+	out->compressed = (sh.flags & E_SHF_COMPRESSED) != 0;
+	out->is64 = m->is64 != 0;
+	out->big_endian = host_is_big_endian() != (m->swap != 0);
+}
+
 /*
  * The symbol table and DWARF: at opening, or at the first lookup the
  * persistent cache cannot answer.  0 or an error code (ctx set).
@@ -1263,18 +1278,14 @@ static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *pa
 		return err;
 	r = has_debug_info(&s->m);
 	if (r > 0) {
-		struct pc_dwarf_sec lines;
-		struct elf_shdr sh;
+		struct pc_dwarf_secs secs;
 
-		memset(&lines, 0, sizeof(lines));
-		if (find_section(&s->m, ".debug_line", &sh) == 0 && sec_in_file(&s->m, &sh)) {
-			lines.p = s->m.p + sh.offset;
-			lines.size = sh.size;
-			lines.compressed = (sh.flags & E_SHF_COMPRESSED) != 0;
-			lines.is64 = s->m.is64 != 0;
-			lines.big_endian = host_is_big_endian() != (s->m.swap != 0);
-		}
-		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &lines, &s->dw);
+		debug_sec(&s->m, ".debug_line", &secs.line);
+		debug_sec(&s->m, ".debug_info", &secs.info);
+		debug_sec(&s->m, ".debug_abbrev", &secs.abbrev);
+		debug_sec(&s->m, ".debug_rnglists", &secs.rnglists);
+		debug_sec(&s->m, ".debug_ranges", &secs.ranges);
+		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &secs, &s->dw);
 		if (err)
 			return err;
 	} else if (r < 0) {
@@ -1531,16 +1542,16 @@ struct pc_cfi *pc_elf_cfi(struct pc_symsrc *src, enum pc_arch *arch)
 	return s->cfi;
 }
 
-uint32_t pc_elf_check_lines(struct pc_symsrc *src, uint32_t *units)
+uint32_t pc_elf_check_own(struct pc_symsrc *src, uint32_t *lines, uint32_t *walks)
 {
 	struct elf_src *s = (struct elf_src *)src;
 	uint32_t bad;
 
-	*units = 0;
+	*lines = *walks = 0;
 	if (src->ops != &elf_dwarf_ops || ensure_loaded(s) || !s->dw)
 		return 0;
 	pthread_mutex_lock(&s->mu);
-	bad = pc_dwarf_check_lines(s->dw, units);
+	bad = pc_dwarf_check_own(s->dw, lines, walks);
 	pthread_mutex_unlock(&s->mu);
 	return bad;
 }
