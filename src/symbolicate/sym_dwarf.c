@@ -1187,7 +1187,13 @@ static int sort_rows(struct pc_dwarf *d, struct dw_cu *cu, struct dw_row *raw, s
 	return 0;
 }
 
-static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die, int64_t file_base)
+/*
+ * The unit's file table.  quiet (our line reader's rows): a failure is not
+ * counted but returns -1, and libdwarf reads the unit's lines instead,
+ * reporting what dwarf_srclines_b finds wrong first, as it always did.
+ */
+static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die, int64_t file_base,
+		      int quiet)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Signed cnt = 0, i;
@@ -1196,6 +1202,11 @@ static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die, in
 
 	cu->file_base = file_base;
 	if (dwarf_srcfiles(cu_die, &src, &cnt, &err) != DW_DLV_OK) {
+		if (quiet) {
+			if (err)
+				dwarf_dealloc_error(d->dbg, err);
+			return -1;
+		}
 		if (err)
 			drop(d, &err);
 		return 0;
@@ -1494,11 +1505,14 @@ static int lc_skip_v5_table(struct lcur *c, unsigned offsz)
 
 	if (nfmt > 32)
 		return -1;
+	/* (with no formats, the count would be looped over reading nothing) */
 	for (k = 0; k < nfmt; k++) {
 		lc_uleb(c); /* content type */
 		forms[k] = lc_uleb(c);
 	}
 	count = lc_uleb(c);
+	if (count && !nfmt)
+		return -1;
 	for (i = 0; i < count && !c->bad; i++)
 		for (k = 0; k < nfmt; k++)
 			if (lc_skip_form(c, forms[k], offsz))
@@ -1744,9 +1758,11 @@ static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
 		if (empty)
 			goto done;
 		/* libdwarf's first file index: 0 in DWARF 5, else 1 */
-		rc = load_files(d, cu, cu_die, own_version >= 5 ? 0 : 1);
+		rc = load_files(d, cu, cu_die, own_version >= 5 ? 0 : 1, 1);
 		version = own_version;
-		goto rows;
+		if (rc >= 0)
+			goto rows;
+		rc = 0;
 	}
 	rowset_free(d, &rs);
 	if (dwarf_srclines_b(cu_die, &version, &tcount, &lctx, &err) != DW_DLV_OK) {
@@ -1759,7 +1775,7 @@ static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
 	base = 0;
 	if (dwarf_srclines_files_indexes(lctx, &base, &count, &end, &err) != DW_DLV_OK)
 		drop(d, &err);
-	rc = load_files(d, cu, cu_die, base);
+	rc = load_files(d, cu, cu_die, base, 0);
 	if (rc)
 		goto out;
 	if (dwarf_srclines_from_linecontext(lctx, &lines, &n, &err) != DW_DLV_OK) {
@@ -2138,14 +2154,21 @@ static int ow_die(struct ow *w, struct ow_die *e)
 	return 0;
 }
 
-/* Past the children of a DIE just read (its subtree); 0 or -1. */
-static int ow_skip_children(struct ow *w, const struct ow_die *e)
+/*
+ * Past the children of a DIE just read (its subtree); 0 or -1.  Nesting
+ * deeper than OW_MAX_SKIP (only a hostile file has it) is left to libdwarf.
+ */
+#define OW_MAX_SKIP (4 * MAX_DIE_DEPTH)
+
+static int ow_skip(struct ow *w, const struct ow_die *e, unsigned nest)
 {
 	struct ow_die k;
 	int r;
 
 	if (!e->ab->children)
 		return 0;
+	if (nest > OW_MAX_SKIP)
+		return -1;
 	if (e->sibling > e->off && e->sibling <= w->cu->unit_end &&
 	    e->sibling >= (uint64_t)(w->c.p - w->info)) {
 		w->c.p = w->info + e->sibling;
@@ -2155,9 +2178,14 @@ static int ow_skip_children(struct ow *w, const struct ow_die *e)
 		r = ow_die(w, &k);
 		if (r)
 			return r > 0 ? 0 : -1;
-		if (ow_skip_children(w, &k))
+		if (ow_skip(w, &k, nest + 1))
 			return -1;
 	}
+}
+
+static int ow_skip_children(struct ow *w, const struct ow_die *e)
+{
+	return ow_skip(w, e, 0);
 }
 
 /* A range list's ranges into d->rbuf (rnglists() and v4_ranges() on our bytes). */
