@@ -1895,10 +1895,20 @@ struct ow_die {
 	struct die_info in;
 	int has_ranges_attr, has_low_attr;
 	uint64_t ranges_off;
-	uint64_t sibling; /* 0: none */
+	uint64_t sibling; /* DW_AT_sibling (has_sibling): where its children must end */
+	int has_sibling;
 };
 
 #define OW_MAX_CODE 65536
+
+/* The forms ow_value() reads (DW_FORM_indirect is not one). */
+static int known_form(uint64_t form)
+{
+	return (form >= DW_FORM_addr && form <= DW_FORM_addrx4 && form != 0x02 &&
+		form != DW_FORM_indirect) ||
+	       form == DW_FORM_GNU_addr_index || form == DW_FORM_GNU_str_index ||
+	       form == DW_FORM_GNU_ref_alt || form == DW_FORM_GNU_strp_alt;
+}
 
 static int ow_abbrevs(struct ow *w)
 {
@@ -1912,7 +1922,7 @@ static int ow_abbrevs(struct ow *w)
 	c.big = sec->big_endian;
 	c.bad = 0;
 	for (;;) {
-		uint64_t code = lc_uleb(&c), at, form;
+		uint64_t code = lc_uleb(&c), at, form, ch;
 		struct ow_abbrev *a;
 
 		if (c.bad)
@@ -1935,7 +1945,10 @@ static int ow_abbrevs(struct ow *w)
 			return -1; /* a code defined twice */
 		a->used = 1;
 		a->tag = lc_uleb(&c);
-		a->children = (uint8_t)lc_fixed(&c, 1);
+		ch = lc_fixed(&c, 1);
+		if (a->tag == 0 || a->tag > 0xffff || ch > 1)
+			return -1;
+		a->children = (uint8_t)ch;
 		a->first = w->nspecs;
 		for (;;) {
 			at = lc_uleb(&c);
@@ -1944,6 +1957,9 @@ static int ow_abbrevs(struct ow *w)
 				return -1;
 			if (at == 0 && form == 0)
 				break;
+			/* libdwarf rejects a unit whose abbreviations hold an unknown form */
+			if (at == 0 || at > 0x3fff || !known_form(form))
+				return -1;
 			if (pc_grow(w->d->ctx, (void **)&w->specs, sizeof(*w->specs), &w->cap_specs,
 				    (size_t)w->nspecs + 1))
 				return PROFCONV_ERR_NOMEM;
@@ -2090,6 +2106,7 @@ static int ow_die(struct ow *w, struct ow_die *e)
 	e->has_ranges_attr = e->has_low_attr = 0;
 	e->ranges_off = 0;
 	e->sibling = 0;
+	e->has_sibling = 0;
 	for (k = 0; k < e->ab->n; k++) {
 		const struct ow_spec *sp = &w->specs[e->ab->first + k];
 		uint64_t v;
@@ -2144,8 +2161,10 @@ static int ow_die(struct ow *w, struct ow_die *e)
 				e->in.call_line = v;
 			break;
 		case DW_AT_sibling:
-			if (is_ref_form(sp->form))
-				e->sibling = v + w->cu->unit_off;
+			if (!is_ref_form(sp->form))
+				return -1;
+			e->sibling = v + w->cu->unit_off;
+			e->has_sibling = 1;
 			break;
 		default:
 			break;
@@ -2160,6 +2179,16 @@ static int ow_die(struct ow *w, struct ow_die *e)
  */
 #define OW_MAX_SKIP (4 * MAX_DIE_DEPTH)
 
+/*
+ * A DIE's children ended at the cursor: where its DW_AT_sibling says, if
+ * it has one (libdwarf steps to the sibling by it and rejects a bad one:
+ * any disagreement leaves the unit to libdwarf).  0 or -1.
+ */
+static int ow_children_end(const struct ow *w, const struct ow_die *e)
+{
+	return e->has_sibling && e->sibling != (uint64_t)(w->c.p - w->info) ? -1 : 0;
+}
+
 static int ow_skip(struct ow *w, const struct ow_die *e, unsigned nest)
 {
 	struct ow_die k;
@@ -2169,15 +2198,12 @@ static int ow_skip(struct ow *w, const struct ow_die *e, unsigned nest)
 		return 0;
 	if (nest > OW_MAX_SKIP)
 		return -1;
-	if (e->sibling > e->off && e->sibling <= w->cu->unit_end &&
-	    e->sibling >= (uint64_t)(w->c.p - w->info)) {
-		w->c.p = w->info + e->sibling;
-		return 0;
-	}
 	for (;;) {
 		r = ow_die(w, &k);
-		if (r)
-			return r > 0 ? 0 : -1;
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return ow_children_end(w, e);
 		if (ow_skip(w, &k, nest + 1))
 			return -1;
 	}
@@ -2331,7 +2357,7 @@ static int ow_walk(struct ow *w, const struct ow_die *parent_die, uint32_t sub, 
 	for (;;) {
 		r = ow_die(w, &e);
 		if (r)
-			return r > 0 ? 0 : -1;
+			return r > 0 ? ow_children_end(w, parent_die) : -1;
 		r = ow_visit(w, &e, sub, parent, depth, level);
 		if (r)
 			return r;
