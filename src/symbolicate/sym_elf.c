@@ -873,6 +873,78 @@ static int64_t scan_plt(struct elf_map *m, struct elf_sym *out)
 	return kept;
 }
 
+struct sym_key {
+	uint64_t addr;
+	uint32_t idx;
+};
+
+/*
+ * The symbols in sym_cmp() order, which is total (ord breaks every tie), so
+ * any sort gives the same array.  qsort with sym_cmp was a sixth of opening
+ * a large symbol table cold; here the (address, index) keys are radix
+ * sorted, the symbols moved once, and the rare runs of one address put in
+ * sym_cmp() order by qsort.  0 or NOMEM (ctx set).
+ */
+static int sort_syms(struct profconv_ctx *ctx, struct elf_sym *y, uint32_t n)
+{
+	struct sym_key *a, *b, *t;
+	struct elf_sym *tmp;
+	uint32_t (*count)[256], i, j;
+	unsigned d;
+
+	if (n < 256) {
+		qsort(y, n, sizeof(*y), sym_cmp);
+		return 0;
+	}
+	a = pc_alloc(ctx, (size_t)n * sizeof(*a));
+	b = pc_alloc(ctx, (size_t)n * sizeof(*b));
+	count = pc_calloc(ctx, 8, sizeof(*count));
+	tmp = pc_alloc(ctx, (size_t)n * sizeof(*tmp));
+	if (!a || !b || !count || !tmp) {
+		pc_free(ctx, a);
+		pc_free(ctx, b);
+		pc_free(ctx, count);
+		pc_free(ctx, tmp);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		a[i].addr = y[i].addr;
+		a[i].idx = i;
+		for (d = 0; d < 8; d++)
+			count[d][(y[i].addr >> (8 * d)) & 0xff]++;
+	}
+	/* one stable counting pass per byte of the address, least significant first */
+	for (d = 0; d < 8; d++) {
+		uint32_t sum = 0;
+
+		if (count[d][(a[0].addr >> (8 * d)) & 0xff] == n)
+			continue; /* every address has this byte: nothing moves */
+		for (j = 0; j < 256; j++) {
+			uint32_t c = count[d][j];
+
+			count[d][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[count[d][(a[i].addr >> (8 * d)) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && a[j].addr == a[i].addr; j++)
+			tmp[j] = y[a[j].idx];
+		if (j - i > 1)
+			qsort(tmp + i, j - i, sizeof(*tmp), sym_cmp);
+	}
+	memcpy(y, tmp, (size_t)n * sizeof(*y));
+	pc_free(ctx, a);
+	pc_free(ctx, b);
+	pc_free(ctx, count);
+	pc_free(ctx, tmp);
+	return 0;
+}
+
 static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 {
 	struct elf_map *m = &s->m, *plt = s->rt.p ? &s->rt : &s->m;
@@ -915,7 +987,8 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 	n = (uint32_t)total;
 	for (i = 0; i < n; i++)
 		s->syms[i].ord = i;
-	qsort(s->syms, n, sizeof(*s->syms), sym_cmp);
+	if (sort_syms(ctx, s->syms, n))
+		return PROFCONV_ERR_NOMEM;
 	/* one entry per address (the best name), spanning its widest sized alias */
 	y = s->syms;
 	w = 0;
