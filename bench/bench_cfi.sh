@@ -14,7 +14,7 @@ trap 'rm -f "$out"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -I"$top/src" -I"$top/include" -I/usr/include/libdwarf "$here/bench_cfi.c" \
 	"$b/libprofconv_internal.a" -o "$out" \
-	$(pkg-config --libs libarchive libzstd libcjson 2>/dev/null || echo -larchive -lzstd -lcjson) \
+	$(pkg-config --libs libarchive libzstd libcjson zlib 2>/dev/null || echo -larchive -lzstd -lcjson -lz) \
 	-ldwarf -lpthread -ldl
 [ $# -gt 0 ] || set -- /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$b/profconv"
 echo "== bench_cfi  $(date -u '+%F %T') UTC, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -146,7 +146,7 @@ driver=$BENCH_DIR/sym_addrs
 note "building the driver $driver"
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -std=c11 -O2 -g -DNDEBUG -Wall -Wextra -I "$root/include" -I "$root/src" \
-	"$here/sym_addrs.c" "$lib" $(pkg-config --libs libarchive libzstd libcjson) \
+	"$here/sym_addrs.c" "$lib" $(pkg-config --libs libarchive libzstd libcjson zlib) \
 	-ldwarf -ldl -o "$driver" >"$logdir/driver-build.log" 2>&1 ||
 	{ cat "$logdir/driver-build.log" >&2; die "driver build failed"; }
 

@@ -31,7 +31,7 @@
  *
  * Built against the static library (internal API), e.g.
  *   cc -O2 -I include -I src bench/sym_addrs.c BUILD/libprofconv_internal.a \
- *      $(pkg-config --libs libarchive libzstd libcjson) -ldwarf -ldl
+ *      $(pkg-config --libs libarchive libzstd libcjson zlib) -ldwarf -ldl
  */
 #include <elf.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 # apt-get line to run is printed and the script stops.
 set -eu
 
-PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev libdwarf-dev uthash-dev libmicrohttpd-dev libcapstone-dev python3 python3-yaml zstd xz-utils bzip2 zsh dpkg-dev file abigail-tools ${EXTRA_PKGS:-}"
+PKGS="build-essential cmake ninja-build pkg-config libarchive-dev libzstd-dev libcjson-dev zlib1g-dev libdwarf-dev uthash-dev libmicrohttpd-dev libcapstone-dev python3 python3-yaml zstd xz-utils bzip2 zsh dpkg-dev file abigail-tools ${EXTRA_PKGS:-}"
 # Tests also use perf-free tools only (zsh: the zsh completion's test;
 # abigail-tools' abidw and abidiff: the ABI check, tests/abi/); the sanitizer
 # build uses gcc's runtimes.  cpack's Debian packages need dpkg-dev

@@ -124,8 +124,8 @@ done
 req=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --print-requires profconv 2>&1)
 [ -z "$req" ] || fail "profconv.pc has public Requires: $req"
 req=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --print-requires-private profconv 2>&1 | tr '\n' ' ')
-[ "$req" = "libarchive libzstd libcjson " ] ||
-	fail "profconv.pc Requires.private: '$req', expected 'libarchive libzstd libcjson '"
+[ "$req" = "libarchive libzstd libcjson zlib " ] ||
+	fail "profconv.pc Requires.private: '$req', expected 'libarchive libzstd libcjson zlib '"
 ! grep -q "INTERFACE_LINK_LIBRARIES" "$(dirname "$(one "CMake targets" profconvTargets.cmake)")"/profconvTargets*.cmake ||
 	fail "the CMake package's target exports link dependencies"
 

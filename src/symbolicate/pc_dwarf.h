@@ -35,14 +35,38 @@ struct pc_dwarf_hit {
 };
 
 /*
+ * A section's bytes as they are in the file (the caller keeps them mapped
+ * until pc_dwarf_close).  compressed: SHF_COMPRESSED, starting with an ELF
+ * compression header (Elf32_Chdr or Elf64_Chdr by is64, in the file's byte
+ * order); only zlib is inflated.
+ */
+struct pc_dwarf_sec {
+	const unsigned char *p; /* NULL: none */
+	uint64_t size;
+	uint8_t compressed;
+	uint8_t is64;
+	uint8_t big_endian;
+};
+
+/* The sections sym_dwarf.c reads itself (any may be absent). */
+struct pc_dwarf_secs {
+	struct pc_dwarf_sec line, info, abbrev, rnglists, ranges;
+};
+
+/*
  * Open the DWARF of the ELF file open on fd (it stays open and owned by the
  * caller until pc_dwarf_close).  text_at_zero: the file has code at address
  * 0, so ranges starting at 0 are real and not the linker's tombstones.
  * Returns 0 with *out NULL when the file has no usable DWARF (the reason
  * went to pc_note), 0 with *out set, or an error code (ctx error set).
+ * secs (or NULL): the file's .debug_line, from which the line programs of
+ * well-formed units are decoded here (cheaper than through libdwarf, which
+ * builds an object per row), and its uncompressed .debug_info,
+ * .debug_abbrev, .debug_rnglists and .debug_ranges, from which C units'
+ * DIEs are walked here; any other unit goes through libdwarf.
  */
 int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
-		  struct pc_dwarf **out);
+		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out);
 /*
  * 1 = hit filled, 0 = nothing known, negative = error (ctx set).  Takes
  * the process-wide libdwarf lock only when the address needs a CU indexed
@@ -57,6 +81,13 @@ int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
  */
 #define PC_DWARF_SLOW 2
 int pc_dwarf_lookup_fast(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit);
+/*
+ * For the tests: every unit read by sym_dwarf.c's own readers and by
+ * libdwarf.  *lines = the units whose line program our reader took,
+ * *walks = the (C) units our DIE walk took; returns how many of them differ
+ * (line rows, sequences, version, first file index; nodes and ranges).
+ */
+uint32_t pc_dwarf_check_own(struct pc_dwarf *d, uint32_t *lines, uint32_t *walks);
 void pc_dwarf_close(struct pc_dwarf *d);
 
 #endif /* PC_DWARF_H */

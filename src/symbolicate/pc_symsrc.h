@@ -129,6 +129,13 @@ int pc_symsrc_open_elf_cfi(struct profconv_ctx *ctx, const char *path, const cha
 struct pc_cfi *pc_elf_cfi(struct pc_symsrc *s, enum pc_arch *arch);
 /* A file offset of an "elf-cfi" source to its SVMA; 0, or -1 outside every segment. */
 int pc_elf_cfi_svma(const struct pc_symsrc *s, uint64_t off, uint64_t *svma);
+/*
+ * For the tests: an ELF source's DWARF units read by sym_dwarf.c's own
+ * readers and by libdwarf (pc_dwarf_check_own()); *lines, *walks = the
+ * units our line reader and DIE walk took (0 without DWARF), returns how
+ * many differ.
+ */
+uint32_t pc_elf_check_own(struct pc_symsrc *s, uint32_t *lines, uint32_t *walks);
 
 /* ELF helpers shared by the finder: the GNU build id (hex) and .gnu_debuglink name. */
 int pc_elf_build_id(const char *path, char *hex, size_t hexlen);

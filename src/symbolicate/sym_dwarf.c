@@ -57,6 +57,7 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
+#include <zlib.h>
 
 #include "symbolicate/pc_dwarf.h"
 
@@ -118,6 +119,12 @@ struct dw_cu {
 	uint8_t state;	      /* CU_READY once indexed (atomic store, release) */
 	uint8_t loaded;	      /* load_cu() ran (under the lock) */
 	uint8_t is_c;	      /* C: no member functions, so no need to look into types */
+	uint8_t has_stmt;     /* stmt_list read: the line program's offset in .debug_line */
+	uint8_t offsz;	      /* 4 or 8: 32- or 64-bit DWARF */
+	uint64_t stmt_list;
+	uint64_t unit_off;    /* the unit header's offset in .debug_info, and the unit's end */
+	uint64_t unit_end;
+	uint64_t abbrev_off;  /* its abbreviations in .debug_abbrev */
 	int64_t file_base;    /* the file number of files[0] */
 	struct dw_node *nodes;
 	uint32_t nnodes, cap_nodes;
@@ -151,12 +158,15 @@ struct die_info {
 	int has_decl_file;
 	int has_linkage;
 	int declaration;
+	int has_stmt;
+	uint64_t stmt_list;
 };
 
 /* Strings read_attrs() reads (checking one scans it: C++ linkage names are long). */
 #define RD_NAME	    1u
 #define RD_LINKAGE  2u
 #define RD_PRODUCER 4u
+#define RD_STMT	    8u /* DW_AT_stmt_list (a CU DIE's), quietly: libdwarf reports its problems */
 
 struct pc_dwarf {
 	struct profconv_ctx *ctx;
@@ -172,6 +182,16 @@ struct pc_dwarf {
 	struct offmap names; /* name DIE -> display name */
 	struct offmap quals; /* subprogram DIE without a linkage name -> qualified name */
 	struct arena_chunk *arena;
+	/*
+	 * .debug_line for our own line reader (load_lines()): sec as the file
+	 * has it; lines/nlines its bytes, inflated on the first unit's use
+	 * (owned when inflated); lines_state 0 not yet, 1 ready, -1 unusable.
+	 */
+	struct pc_dwarf_secs secs;
+	const unsigned char *lines;
+	unsigned char *lines_owned;
+	uint64_t nlines;
+	int lines_state;
 	/* ranges of the DIE being read */
 	struct dw_range *rbuf;
 	uint32_t nr, cap_r;
@@ -396,6 +416,29 @@ static void attr_ref(struct pc_dwarf *d, Dwarf_Attribute a, Dwarf_Off *out)
 		drop(d, &err);
 }
 
+/* A section offset (DW_FORM_sec_offset, or data4/data8 before DWARF 4); errors not counted. */
+static int attr_offset(struct pc_dwarf *d, Dwarf_Attribute a, uint64_t *out)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+	Dwarf_Unsigned u;
+
+	if (dwarf_global_formref(a, &off, &err) == DW_DLV_OK) {
+		*out = off;
+		return 0;
+	}
+	if (err)
+		dwarf_dealloc_error(d->dbg, err);
+	err = NULL;
+	if (dwarf_formudata(a, &u, &err) == DW_DLV_OK) {
+		*out = u;
+		return 0;
+	}
+	if (err)
+		dwarf_dealloc_error(d->dbg, err);
+	return -1;
+}
+
 static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in, unsigned strings)
 {
 	Dwarf_Attribute *list;
@@ -465,6 +508,10 @@ static void read_attrs(struct pc_dwarf *d, Dwarf_Die die, struct die_info *in, u
 		case DW_AT_producer:
 			if (strings & RD_PRODUCER)
 				attr_string(d, a, &in->producer);
+			break;
+		case DW_AT_stmt_list:
+			if (strings & RD_STMT)
+				in->has_stmt = attr_offset(d, a, &in->stmt_list) == 0;
 			break;
 		case DW_AT_language:
 			attr_udata(d, a, &in->language);
@@ -665,7 +712,8 @@ static int cu_range_cmp(const void *pa, const void *pb)
 	return a->cu < b->cu ? -1 : a->cu > b->cu;
 }
 
-static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
+static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size, Dwarf_Half offsz,
+		  uint64_t abbrev_off, uint64_t unit_off, uint64_t unit_end)
 {
 	Dwarf_Die die = NULL;
 	Dwarf_Error err = NULL;
@@ -702,8 +750,14 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 	}
 	cu->version = version;
 	cu->addr_size = (uint8_t)addr_size;
-	read_attrs(d, die, &in, RD_PRODUCER);
+	cu->offsz = (uint8_t)offsz;
+	cu->abbrev_off = abbrev_off;
+	cu->unit_off = unit_off;
+	cu->unit_end = unit_end;
+	read_attrs(d, die, &in, RD_PRODUCER | RD_STMT);
 	cu->base = in.has_low ? in.low : 0;
+	cu->has_stmt = (uint8_t)in.has_stmt;
+	cu->stmt_list = in.stmt_list;
 	cu->is_gnu = in.producer && strncmp(in.producer, "GNU ", 4) == 0;
 	cu->is_c = in.language == DW_LANG_C89 || in.language == DW_LANG_C ||
 		   in.language == DW_LANG_C99 || in.language == DW_LANG_C11;
@@ -730,10 +784,11 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size)
 static void dwarf_close_unlocked(struct pc_dwarf *d);
 
 static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
-		  struct pc_dwarf **out)
+		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
 {
 	struct pc_dwarf *d;
 	Dwarf_Error err = NULL;
+	Dwarf_Unsigned at = 0;
 	uint32_t i;
 	int r, rc = 0;
 
@@ -743,6 +798,8 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		return PROFCONV_ERR_NOMEM;
 	d->ctx = ctx;
 	d->text_at_zero = text_at_zero;
+	if (secs)
+		d->secs = *secs;
 	pc_snprintf(d->path, sizeof(d->path), "%s", path);
 	/*
 	 * No record of every allocation for dwarf_finish() to free: keeping
@@ -767,7 +824,7 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		return rc;
 	}
 	for (;;) {
-		Dwarf_Unsigned hlen, typeoff, next;
+		Dwarf_Unsigned hlen, typeoff, next, unit = at;
 		Dwarf_Half version, addr_size, len_size, ext_size, ut;
 		Dwarf_Off abbrev;
 		Dwarf_Sig8 sig;
@@ -780,10 +837,11 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 			drop(d, &err);
 			break;
 		}
+		at = next;
 		if (ut == DW_UT_type || ut == DW_UT_skeleton || ut == DW_UT_split_compile ||
 		    ut == DW_UT_split_type)
 			continue;
-		rc = add_cu(d, version, addr_size);
+		rc = add_cu(d, version, addr_size, len_size, abbrev, unit, next);
 		if (rc)
 			break;
 	}
@@ -1129,19 +1187,26 @@ static int sort_rows(struct pc_dwarf *d, struct dw_cu *cu, struct dw_row *raw, s
 	return 0;
 }
 
-static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die,
-		      Dwarf_Line_Context lctx)
+/*
+ * The unit's file table.  quiet (our line reader's rows): a failure is not
+ * counted but returns -1, and libdwarf reads the unit's lines instead,
+ * reporting what dwarf_srclines_b finds wrong first, as it always did.
+ */
+static int load_files(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die, int64_t file_base,
+		      int quiet)
 {
 	Dwarf_Error err = NULL;
-	Dwarf_Signed cnt = 0, i, base, count, end;
+	Dwarf_Signed cnt = 0, i;
 	char **src;
 	int rc = 0;
 
-	if (dwarf_srclines_files_indexes(lctx, &base, &count, &end, &err) == DW_DLV_OK)
-		cu->file_base = base;
-	else
-		drop(d, &err);
+	cu->file_base = file_base;
 	if (dwarf_srcfiles(cu_die, &src, &cnt, &err) != DW_DLV_OK) {
+		if (quiet) {
+			if (err)
+				dwarf_dealloc_error(d->dbg, err);
+			return -1;
+		}
 		if (err)
 			drop(d, &err);
 		return 0;
@@ -1230,20 +1295,476 @@ static void fix_llvm_file1(struct pc_dwarf *d, struct dw_cu *cu, struct dw_row *
 	}
 }
 
+/* A line program's rows as it gives them, cut into sequences. */
+struct rowset {
+	struct dw_row *raw;
+	uint32_t nraw, cap_raw;
+	struct seq *seqs;
+	uint32_t nseqs, cap_seqs;
+	uint32_t begin; /* first row of the open sequence */
+	int fix_file0;	/* workaround 3 (GCC, DWARF 5): file 0 is file 1 */
+};
+
+/* The open sequence ends: kept unless a discarded function's (at 0 or -1). */
+static int end_seq(struct pc_dwarf *d, const struct dw_cu *cu, struct rowset *rs)
+{
+	uint64_t tomb = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+	uint64_t lo;
+
+	if (rs->nraw == rs->begin)
+		return 0;
+	lo = rs->raw[rs->begin].addr;
+	if (!((lo == 0 && !d->text_at_zero) || lo >= tomb - 1)) {
+		if (pc_grow(d->ctx, (void **)&rs->seqs, sizeof(*rs->seqs), &rs->cap_seqs,
+			    (size_t)rs->nseqs + 1))
+			return PROFCONV_ERR_NOMEM;
+		rs->seqs[rs->nseqs].lo = lo;
+		rs->seqs[rs->nseqs].begin = rs->begin;
+		rs->seqs[rs->nseqs].end = rs->nraw;
+		rs->nseqs++;
+	}
+	rs->begin = rs->nraw;
+	return 0;
+}
+
+static int add_row(struct pc_dwarf *d, const struct dw_cu *cu, struct rowset *rs, uint64_t addr,
+		   uint64_t line, uint64_t file, int end)
+{
+	struct dw_row *w;
+
+	if (rs->nraw >= rs->cap_raw &&
+	    (rs->nraw >= UINT32_MAX - 1 ||
+	     pc_grow(d->ctx, (void **)&rs->raw, sizeof(*rs->raw), &rs->cap_raw,
+		     (size_t)rs->nraw + 1)))
+		return PROFCONV_ERR_NOMEM;
+	if (file == 0 && rs->fix_file0)
+		file = 1;
+	w = &rs->raw[rs->nraw++];
+	w->addr = addr;
+	w->line = line > UINT32_MAX ? 0 : (uint32_t)line;
+	w->file = (file >= ROW_END ? 0 : (uint32_t)file) | (end ? ROW_END : 0);
+	return end ? end_seq(d, cu, rs) : 0;
+}
+
+static void rowset_free(struct pc_dwarf *d, struct rowset *rs)
+{
+	pc_free(d->ctx, rs->raw);
+	pc_free(d->ctx, rs->seqs);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/*
+ * Our own line program reader.  libdwarf's dwarf_srclines_b() makes an
+ * object per row (allocated, then freed one by one): on large units that
+ * was most of the cost of a CU's first hit.  The rows here are those
+ * libdwarf gives, register for register (its file register starts at 0 in
+ * DWARF 5, workaround 3), for the well-formed programs compilers write:
+ * DWARF 2 to 5, one operation per instruction, the standard opcodes with
+ * their standard operand counts, and the extended opcodes end_sequence,
+ * set_address and set_discriminator.  Anything else (a vendor opcode,
+ * DW_LNE_define_file, a header whose tables do not end where its length
+ * says, a truncated program) is left to libdwarf, which also reports it.
+ */
+struct lcur {
+	const unsigned char *p, *end;
+	int big;
+	int bad;
+};
+
+static uint64_t lc_fixed(struct lcur *c, unsigned n)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * (c->big ? n - 1 - i : i));
+	c->p += n;
+	return v;
+}
+
+static uint64_t lc_uleb(struct lcur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		else if (b & 0x7f)
+			c->bad = 1; /* does not fit */
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+		if (shift > 70)
+			break;
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static int64_t lc_sleb(struct lcur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end && shift < 64) {
+		unsigned b = *c->p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static void lc_cstr(struct lcur *c, int *empty)
+{
+	const unsigned char *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+
+	if (!z) {
+		c->bad = 1;
+		c->p = c->end;
+		*empty = 1;
+		return;
+	}
+	*empty = z == c->p;
+	c->p = z + 1;
+}
+
+/* Skip a DWARF 5 directory or file entry field of this form; 0 = known form. */
+static int lc_skip_form(struct lcur *c, uint64_t form, unsigned offsz)
+{
+	int empty;
+
+	switch (form) {
+	case DW_FORM_string:
+		lc_cstr(c, &empty);
+		return 0;
+	case DW_FORM_line_strp:
+	case DW_FORM_strp:
+	case DW_FORM_sec_offset:
+		lc_fixed(c, offsz);
+		return 0;
+	case DW_FORM_udata:
+	case DW_FORM_strx:
+		lc_uleb(c);
+		return 0;
+	case DW_FORM_data1:
+	case DW_FORM_strx1:
+		lc_fixed(c, 1);
+		return 0;
+	case DW_FORM_data2:
+	case DW_FORM_strx2:
+		lc_fixed(c, 2);
+		return 0;
+	case DW_FORM_strx3:
+		lc_fixed(c, 3);
+		return 0;
+	case DW_FORM_data4:
+	case DW_FORM_strx4:
+		lc_fixed(c, 4);
+		return 0;
+	case DW_FORM_data8:
+		lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_data16:
+		lc_fixed(c, 8);
+		lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_block: {
+		uint64_t n = lc_uleb(c);
+
+		if (n > (uint64_t)(c->end - c->p))
+			c->bad = 1;
+		else
+			c->p += n;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* DWARF 5's directory and file tables: their formats, then their entries. */
+static int lc_skip_v5_table(struct lcur *c, unsigned offsz)
+{
+	uint64_t forms[32], count, i;
+	unsigned nfmt = (unsigned)lc_fixed(c, 1), k;
+
+	if (nfmt > 32)
+		return -1;
+	/* (with no formats, the count would be looped over reading nothing) */
+	for (k = 0; k < nfmt; k++) {
+		lc_uleb(c); /* content type */
+		forms[k] = lc_uleb(c);
+	}
+	count = lc_uleb(c);
+	if (count && !nfmt)
+		return -1;
+	for (i = 0; i < count && !c->bad; i++)
+		for (k = 0; k < nfmt; k++)
+			if (lc_skip_form(c, forms[k], offsz))
+				return -1;
+	return c->bad ? -1 : 0;
+}
+
+/* The standard opcodes' operand counts (DW_LNS_copy .. DW_LNS_set_isa). */
+static const uint8_t std_lens[13] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+
+/* .debug_line's bytes, inflated on first use when compressed: 1 = ready, 0 = none, -NOMEM. */
+static int lines_ready(struct pc_dwarf *d)
+{
+	const struct pc_dwarf_sec *sec = &d->secs.line;
+	struct lcur c;
+	uint64_t type, size, hdr;
+	uLongf dlen;
+
+	if (d->lines_state)
+		return d->lines_state > 0;
+	d->lines_state = -1;
+	if (!sec->p)
+		return 0;
+	if (!sec->compressed) {
+		d->lines = sec->p;
+		d->nlines = sec->size;
+		d->lines_state = 1;
+		return 1;
+	}
+	c.p = sec->p;
+	c.end = sec->p + sec->size;
+	c.big = sec->big_endian;
+	c.bad = 0;
+	type = lc_fixed(&c, 4);
+	if (sec->is64) {
+		lc_fixed(&c, 4); /* ch_reserved */
+		size = lc_fixed(&c, 8);
+		hdr = 24;
+	} else {
+		size = lc_fixed(&c, 4);
+		hdr = 12;
+	}
+	/* zlib only; deflate inflates at most 1032 times */
+	if (c.bad || type != 1 || sec->size < hdr || size == 0 ||
+	    size / 1032 > sec->size - hdr + 1 || size > (uint64_t)(uLongf)-1 || size > SIZE_MAX)
+		return 0;
+	d->lines_owned = pc_alloc(d->ctx, (size_t)size);
+	if (!d->lines_owned)
+		return -PROFCONV_ERR_NOMEM;
+	dlen = (uLongf)size;
+	if (uncompress(d->lines_owned, &dlen, sec->p + hdr, (uLong)(sec->size - hdr)) != Z_OK ||
+	    dlen != size) {
+		pc_free(d->ctx, d->lines_owned);
+		d->lines_owned = NULL;
+		return 0;
+	}
+	d->lines = d->lines_owned;
+	d->nlines = size;
+	d->lines_state = 1;
+	return 1;
+}
+
+/*
+ * The CU's line program read by our reader: 1 = done (rs filled, *version
+ * set, *empty when the program has no rows: no files either, as libdwarf's
+ * table count 0), 0 = left to libdwarf (rs may hold rows: the caller frees
+ * them), or minus an error code.
+ */
+static int own_lines(struct pc_dwarf *d, const struct dw_cu *cu, struct rowset *rs,
+		     unsigned *version, int *empty)
+{
+	struct lcur c;
+	const unsigned char *prog;
+	uint64_t len, hlen, addr, file, line, file0;
+	unsigned offsz = 4, ver, min_inst, line_range, opbase, i;
+	int line_base, rc, e;
+	uint8_t lens[256];
+
+	if (!cu->has_stmt)
+		return 0;
+	rc = lines_ready(d);
+	if (rc <= 0)
+		return rc;
+	if (cu->stmt_list >= d->nlines)
+		return 0;
+	c.p = d->lines + cu->stmt_list;
+	c.end = d->lines + d->nlines;
+	c.big = d->secs.line.big_endian;
+	c.bad = 0;
+	len = lc_fixed(&c, 4);
+	if (len == 0xffffffffu) {
+		offsz = 8;
+		len = lc_fixed(&c, 8);
+	} else if (len >= 0xfffffff0u) {
+		return 0;
+	}
+	if (c.bad || len > (uint64_t)(c.end - c.p))
+		return 0;
+	c.end = c.p + len;
+	ver = (unsigned)lc_fixed(&c, 2);
+	if (ver < 2 || ver > 5)
+		return 0;
+	if (ver >= 5) {
+		lc_fixed(&c, 1); /* address_size */
+		if (lc_fixed(&c, 1) != 0)
+			return 0; /* segment selectors */
+	}
+	hlen = lc_fixed(&c, offsz);
+	if (c.bad || hlen > (uint64_t)(c.end - c.p))
+		return 0;
+	prog = c.p + hlen;
+	min_inst = (unsigned)lc_fixed(&c, 1);
+	if (ver >= 4 && lc_fixed(&c, 1) != 1)
+		return 0; /* VLIW: several operations per instruction */
+	lc_fixed(&c, 1); /* default_is_stmt */
+	line_base = (int8_t)lc_fixed(&c, 1);
+	line_range = (unsigned)lc_fixed(&c, 1);
+	opbase = (unsigned)lc_fixed(&c, 1);
+	if (c.bad || !line_range || !opbase)
+		return 0;
+	for (i = 1; i < opbase; i++) {
+		lens[i] = (uint8_t)lc_fixed(&c, 1);
+		if (i < 13 && lens[i] != std_lens[i])
+			return 0;
+	}
+	if (ver < 5) {
+		do /* include_directories */
+			lc_cstr(&c, &e);
+		while (!e && !c.bad);
+		for (;;) { /* file_names */
+			lc_cstr(&c, &e);
+			if (e || c.bad)
+				break;
+			lc_uleb(&c);
+			lc_uleb(&c);
+			lc_uleb(&c);
+		}
+	} else if (lc_skip_v5_table(&c, offsz) || lc_skip_v5_table(&c, offsz)) {
+		return 0;
+	}
+	if (c.bad || c.p != prog)
+		return 0;
+	*version = ver;
+	rs->fix_file0 = cu->is_gnu && ver >= 5; /* workaround 3 */
+	*empty = prog >= c.end;
+	if (*empty)
+		return 1;
+	file0 = ver >= 5 ? 0 : 1;
+	addr = 0;
+	file = file0;
+	line = 1;
+	rc = 0;
+	while (c.p < c.end) {
+		unsigned op = *c.p++;
+
+		if (op >= opbase) {
+			unsigned adj = op - opbase;
+
+			addr += (uint64_t)min_inst * (adj / line_range);
+			line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
+			rc = add_row(d, cu, rs, addr, line, file, 0);
+		} else if (op == 0) {
+			const unsigned char *next;
+			uint64_t n = lc_uleb(&c);
+
+			if (c.bad || n == 0 || n > (uint64_t)(c.end - c.p))
+				return 0;
+			next = c.p + n;
+			switch (*c.p++) {
+			case DW_LNE_end_sequence:
+				rc = add_row(d, cu, rs, addr, line, file, 1);
+				addr = 0;
+				file = file0;
+				line = 1;
+				break;
+			case DW_LNE_set_address:
+				if (n - 1 != 4 && n - 1 != 8)
+					return 0;
+				addr = lc_fixed(&c, (unsigned)(n - 1));
+				break;
+			case DW_LNE_set_discriminator:
+				break;
+			default:
+				return 0;
+			}
+			c.p = next;
+		} else {
+			switch (op) {
+			case DW_LNS_copy:
+				rc = add_row(d, cu, rs, addr, line, file, 0);
+				break;
+			case DW_LNS_advance_pc:
+				addr += (uint64_t)min_inst * lc_uleb(&c);
+				break;
+			case DW_LNS_advance_line:
+				line += (uint64_t)lc_sleb(&c);
+				break;
+			case DW_LNS_set_file:
+				file = lc_uleb(&c);
+				break;
+			case DW_LNS_const_add_pc:
+				addr += (uint64_t)min_inst * ((255 - opbase) / line_range);
+				break;
+			case DW_LNS_fixed_advance_pc:
+				addr += lc_fixed(&c, 2);
+				break;
+			default: /* set_column, set_isa, and opcodes past DWARF's */
+				for (i = 0; i < lens[op]; i++)
+					lc_uleb(&c);
+				break;
+			}
+		}
+		if (rc)
+			return -rc;
+		if (c.bad)
+			return 0;
+	}
+	/* rows after the last end_sequence make a sequence too */
+	rc = end_seq(d, cu, rs);
+	return rc ? -rc : 1;
+}
+
 static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
 {
 	Dwarf_Unsigned version;
 	Dwarf_Small tcount;
 	Dwarf_Line_Context lctx;
 	Dwarf_Line *lines;
-	Dwarf_Signed n = 0, i;
+	Dwarf_Signed n = 0, i, base, count, end;
 	Dwarf_Error err = NULL;
-	struct dw_row *raw = NULL;
-	struct seq *seqs = NULL;
-	uint32_t nraw = 0, nseqs = 0, cap_seqs = 0, begin = 0;
-	uint64_t tomb = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
-	int rc = 0, fix_file0;
+	struct rowset rs;
+	unsigned own_version = 0;
+	int rc = 0, empty = 0, bad = 0;
 
+	memset(&rs, 0, sizeof(rs));
+	rc = own_lines(d, cu, &rs, &own_version, &empty);
+	if (rc < 0) {
+		rc = -rc;
+		goto done;
+	}
+	if (rc == 1) {
+		rc = 0;
+		if (empty)
+			goto done;
+		/* libdwarf's first file index: 0 in DWARF 5, else 1 */
+		rc = load_files(d, cu, cu_die, own_version >= 5 ? 0 : 1, 1);
+		version = own_version;
+		if (rc >= 0)
+			goto rows;
+		rc = 0;
+	}
+	rowset_free(d, &rs);
 	if (dwarf_srclines_b(cu_die, &version, &tcount, &lctx, &err) != DW_DLV_OK) {
 		if (err)
 			drop(d, &err);
@@ -1251,7 +1772,10 @@ static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
 	}
 	if (tcount != 1)
 		goto out;
-	rc = load_files(d, cu, cu_die, lctx);
+	base = 0;
+	if (dwarf_srclines_files_indexes(lctx, &base, &count, &end, &err) != DW_DLV_OK)
+		drop(d, &err);
+	rc = load_files(d, cu, cu_die, base, 0);
 	if (rc)
 		goto out;
 	if (dwarf_srclines_from_linecontext(lctx, &lines, &n, &err) != DW_DLV_OK) {
@@ -1261,54 +1785,39 @@ static int load_lines(struct pc_dwarf *d, struct dw_cu *cu, Dwarf_Die cu_die)
 	}
 	if (n <= 0 || n >= (Dwarf_Signed)UINT32_MAX)
 		goto out;
-	raw = pc_alloc(d->ctx, (size_t)n * sizeof(*raw));
-	if (!raw) {
+	if (pc_grow(d->ctx, (void **)&rs.raw, sizeof(*rs.raw), &rs.cap_raw, (size_t)n)) {
 		rc = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
-	fix_file0 = cu->is_gnu && version >= 5; /* workaround 3 */
-	for (i = 0; i < n; i++) {
+	rs.fix_file0 = cu->is_gnu && version >= 5; /* workaround 3 */
+	for (i = 0; i < n && !rc && !bad; i++) {
 		Dwarf_Addr addr;
 		Dwarf_Unsigned line, file;
-		Dwarf_Bool end;
-		struct dw_row *w;
+		Dwarf_Bool end_seq_row;
 
 		if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
 		    dwarf_lineno(lines[i], &line, &err) != DW_DLV_OK ||
 		    dwarf_line_srcfileno(lines[i], &file, &err) != DW_DLV_OK ||
-		    dwarf_lineendsequence(lines[i], &end, &err) != DW_DLV_OK) {
+		    dwarf_lineendsequence(lines[i], &end_seq_row, &err) != DW_DLV_OK) {
 			drop(d, &err);
+			bad = 1; /* the rows after the last whole sequence are dropped */
 			break;
 		}
-		if (file == 0 && fix_file0)
-			file = 1;
-		w = &raw[nraw++];
-		w->addr = addr;
-		w->line = line > UINT32_MAX ? 0 : (uint32_t)line;
-		w->file = (file >= ROW_END ? 0 : (uint32_t)file) | (end ? ROW_END : 0);
-		if (!end && i + 1 < n)
-			continue;
-		/* a sequence ends: keep it unless it is a discarded function's (at 0 or -1) */
-		if (!((raw[begin].addr == 0 && !d->text_at_zero) || raw[begin].addr >= tomb - 1)) {
-			if (pc_grow(d->ctx, (void **)&seqs, sizeof(*seqs), &cap_seqs,
-				    (size_t)nseqs + 1)) {
-				rc = PROFCONV_ERR_NOMEM;
-				goto out;
-			}
-			seqs[nseqs].lo = raw[begin].addr;
-			seqs[nseqs].begin = begin;
-			seqs[nseqs].end = nraw;
-			nseqs++;
-		}
-		begin = nraw;
+		rc = add_row(d, cu, &rs, addr, line, file, end_seq_row);
 	}
-	if (!cu->is_gnu && version >= 5)
-		fix_llvm_file1(d, cu, raw, seqs, nseqs);
-	rc = sort_rows(d, cu, raw, seqs, nseqs);
+	/* the last row ends a sequence too */
+	if (!rc && !bad)
+		rc = end_seq(d, cu, &rs);
 out:
-	pc_free(d->ctx, raw);
-	pc_free(d->ctx, seqs);
 	dwarf_srclines_dealloc_b(lctx);
+rows:
+	if (!rc) {
+		if (!cu->is_gnu && version >= 5)
+			fix_llvm_file1(d, cu, rs.raw, rs.seqs, rs.nseqs);
+		rc = sort_rows(d, cu, rs.raw, rs.seqs, rs.nseqs);
+	}
+done:
+	rowset_free(d, &rs);
 	return rc;
 }
 
@@ -1339,6 +1848,702 @@ static int finish_cu(struct pc_dwarf *d, struct dw_cu *cu)
 	return 0;
 }
 
+/*
+ * Our own DIE walk, for C units.  Walking a unit through libdwarf costs an
+ * allocation per DIE and per attribute, and a search of the abbreviation
+ * for each sibling step: on libpython's large C units that was most of
+ * indexing them.  In a C unit the walk needs no names (C has no scopes: no
+ * namespaces, no member functions), so it reads DIEs here, straight from
+ * .debug_info and .debug_abbrev, and makes the same nodes and ranges, in
+ * the same order, as walk() does.  It takes uncompressed sections, DWARF 2
+ * to 5, and the forms GCC and clang write for the attributes it reads
+ * (addresses as DW_FORM_addr, ranges as DW_FORM_sec_offset into
+ * .debug_rnglists or .debug_ranges, references within the unit or
+ * DW_FORM_ref_addr); anything else (an unknown form, DW_FORM_addrx, a
+ * truncated unit, a namespace in a C unit) and the unit is walked again by
+ * libdwarf, which also reports what is wrong with it.
+ */
+struct ow_abbrev {
+	uint64_t tag;
+	uint32_t first, n; /* its attributes in ow.specs */
+	uint8_t children;
+	uint8_t used;
+};
+
+struct ow_spec {
+	uint64_t at, form;
+	int64_t implicit;
+};
+
+struct ow {
+	struct pc_dwarf *d;
+	struct dw_cu *cu;
+	struct lcur c;	   /* over the unit */
+	const unsigned char *info;
+	struct ow_abbrev *abbrevs; /* by code */
+	uint32_t nabbrevs, cap_abbrevs;
+	struct ow_spec *specs;
+	uint32_t nspecs, cap_specs;
+	unsigned offsz, addr_size, version;
+	int fallback;	   /* leave the unit to libdwarf */
+};
+
+/* What the walk reads of one DIE (the attributes read_attrs() gives it). */
+struct ow_die {
+	uint64_t off;
+	const struct ow_abbrev *ab;
+	struct die_info in;
+	int has_ranges_attr, has_low_attr;
+	uint64_t ranges_off;
+	uint64_t sibling; /* DW_AT_sibling (has_sibling): where its children must end */
+	int has_sibling;
+};
+
+#define OW_MAX_CODE 65536
+
+/* The forms ow_value() reads (DW_FORM_indirect is not one). */
+static int known_form(uint64_t form)
+{
+	return (form >= DW_FORM_addr && form <= DW_FORM_addrx4 && form != 0x02 &&
+		form != DW_FORM_indirect) ||
+	       form == DW_FORM_GNU_addr_index || form == DW_FORM_GNU_str_index ||
+	       form == DW_FORM_GNU_ref_alt || form == DW_FORM_GNU_strp_alt;
+}
+
+static int ow_abbrevs(struct ow *w)
+{
+	const struct pc_dwarf_sec *sec = &w->d->secs.abbrev;
+	struct lcur c;
+
+	if (!sec->p || sec->compressed || w->cu->abbrev_off >= sec->size)
+		return -1;
+	c.p = sec->p + w->cu->abbrev_off;
+	c.end = sec->p + sec->size;
+	c.big = sec->big_endian;
+	c.bad = 0;
+	for (;;) {
+		uint64_t code = lc_uleb(&c), at, form, ch;
+		struct ow_abbrev *a;
+
+		if (c.bad)
+			return -1;
+		if (code == 0)
+			return 0;
+		if (code >= OW_MAX_CODE)
+			return -1;
+		if (code >= w->nabbrevs) {
+			uint32_t old = w->cap_abbrevs;
+
+			if (pc_grow(w->d->ctx, (void **)&w->abbrevs, sizeof(*w->abbrevs),
+				    &w->cap_abbrevs, (size_t)code + 1))
+				return PROFCONV_ERR_NOMEM;
+			memset(w->abbrevs + old, 0, (w->cap_abbrevs - old) * sizeof(*w->abbrevs));
+			w->nabbrevs = (uint32_t)code + 1;
+		}
+		a = &w->abbrevs[code];
+		if (a->used)
+			return -1; /* a code defined twice */
+		a->used = 1;
+		a->tag = lc_uleb(&c);
+		ch = lc_fixed(&c, 1);
+		if (a->tag == 0 || a->tag > 0xffff || ch > 1)
+			return -1;
+		a->children = (uint8_t)ch;
+		a->first = w->nspecs;
+		for (;;) {
+			at = lc_uleb(&c);
+			form = lc_uleb(&c);
+			if (c.bad)
+				return -1;
+			if (at == 0 && form == 0)
+				break;
+			/* libdwarf rejects a unit whose abbreviations hold an unknown form */
+			if (at == 0 || at > 0x3fff || !known_form(form))
+				return -1;
+			if (pc_grow(w->d->ctx, (void **)&w->specs, sizeof(*w->specs), &w->cap_specs,
+				    (size_t)w->nspecs + 1))
+				return PROFCONV_ERR_NOMEM;
+			w->specs[w->nspecs].at = at;
+			w->specs[w->nspecs].form = form;
+			w->specs[w->nspecs].implicit = form == DW_FORM_implicit_const ? lc_sleb(&c) : 0;
+			w->nspecs++;
+		}
+		a->n = w->nspecs - a->first;
+	}
+}
+
+/* A value of form: *v the number it holds (offsets, constants, addresses); -1 unknown form. */
+static int ow_value(struct ow *w, uint64_t form, int64_t implicit, uint64_t *v)
+{
+	struct lcur *c = &w->c;
+	uint64_t n;
+	int empty;
+
+	*v = 0;
+	switch (form) {
+	case DW_FORM_addr:
+		*v = lc_fixed(c, w->addr_size);
+		return 0;
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_flag:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		*v = lc_fixed(c, 1);
+		return 0;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		*v = lc_fixed(c, 2);
+		return 0;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		*v = lc_fixed(c, 3);
+		return 0;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_ref_sup4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+		*v = lc_fixed(c, 4);
+		return 0;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+	case DW_FORM_ref_sup8:
+		*v = lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_data16:
+		lc_fixed(c, 8);
+		lc_fixed(c, 8);
+		return 0;
+	case DW_FORM_sdata:
+		*v = (uint64_t)lc_sleb(c);
+		return 0;
+	case DW_FORM_udata:
+	case DW_FORM_ref_udata:
+	case DW_FORM_strx:
+	case DW_FORM_addrx:
+	case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
+		*v = lc_uleb(c);
+		return 0;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_GNU_strp_alt:
+		*v = lc_fixed(c, w->offsz);
+		return 0;
+	case DW_FORM_ref_addr:
+		*v = lc_fixed(c, w->version <= 2 ? w->addr_size : w->offsz);
+		return 0;
+	case DW_FORM_string:
+		lc_cstr(c, &empty);
+		return 0;
+	case DW_FORM_block1:
+		n = lc_fixed(c, 1);
+		break;
+	case DW_FORM_block2:
+		n = lc_fixed(c, 2);
+		break;
+	case DW_FORM_block4:
+		n = lc_fixed(c, 4);
+		break;
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		n = lc_uleb(c);
+		break;
+	case DW_FORM_flag_present:
+		*v = 1;
+		return 0;
+	case DW_FORM_implicit_const:
+		*v = (uint64_t)implicit;
+		return 0;
+	default:
+		return -1; /* DW_FORM_indirect and anything unknown */
+	}
+	if (n > (uint64_t)(c->end - c->p))
+		c->bad = 1;
+	else
+		c->p += n;
+	return 0;
+}
+
+static int is_ref_form(uint64_t form)
+{
+	return form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 ||
+	       form == DW_FORM_ref8 || form == DW_FORM_ref_udata;
+}
+
+static int is_const_form(uint64_t form)
+{
+	return form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 ||
+	       form == DW_FORM_data8 || form == DW_FORM_udata || form == DW_FORM_implicit_const;
+}
+
+/* The DIE at the cursor; 0 = read, 1 = a null entry (end of siblings), -1 = fall back. */
+static int ow_die(struct ow *w, struct ow_die *e)
+{
+	struct lcur *c = &w->c;
+	uint64_t code;
+	uint32_t k;
+
+	e->off = (uint64_t)(c->p - w->info);
+	code = lc_uleb(c);
+	if (c->bad)
+		return -1;
+	if (code == 0)
+		return 1;
+	if (code >= w->nabbrevs || !w->abbrevs[code].used)
+		return -1;
+	e->ab = &w->abbrevs[code];
+	memset(&e->in, 0, sizeof(e->in));
+	e->has_ranges_attr = e->has_low_attr = 0;
+	e->ranges_off = 0;
+	e->sibling = 0;
+	e->has_sibling = 0;
+	for (k = 0; k < e->ab->n; k++) {
+		const struct ow_spec *sp = &w->specs[e->ab->first + k];
+		uint64_t v;
+
+		if (ow_value(w, sp->form, sp->implicit, &v) || c->bad)
+			return -1;
+		switch (sp->at) {
+		case DW_AT_low_pc:
+			if (sp->form != DW_FORM_addr)
+				return -1;
+			e->has_low_attr = 1;
+			e->in.low = v;
+			e->in.has_low = 1;
+			break;
+		case DW_AT_high_pc:
+			if (sp->form == DW_FORM_addr) {
+				e->in.high = v;
+			} else if (is_const_form(sp->form)) {
+				e->in.high = v;
+				e->in.high_is_off = 1;
+			} else {
+				return -1;
+			}
+			e->in.has_high = 1;
+			break;
+		case DW_AT_ranges:
+			if (sp->form != DW_FORM_sec_offset)
+				return -1;
+			if (!e->has_ranges_attr) {
+				e->has_ranges_attr = 1;
+				e->ranges_off = v;
+			}
+			break;
+		case DW_AT_abstract_origin:
+		case DW_AT_specification:
+			if (is_ref_form(sp->form))
+				v += w->cu->unit_off;
+			else if (sp->form != DW_FORM_ref_addr)
+				return -1;
+			if (sp->at == DW_AT_abstract_origin)
+				e->in.origin = v;
+			else
+				e->in.spec = v;
+			break;
+		case DW_AT_call_file:
+		case DW_AT_call_line:
+			if (!is_const_form(sp->form))
+				return -1;
+			if (sp->at == DW_AT_call_file)
+				e->in.call_file = v;
+			else
+				e->in.call_line = v;
+			break;
+		case DW_AT_sibling:
+			if (!is_ref_form(sp->form))
+				return -1;
+			e->sibling = v + w->cu->unit_off;
+			e->has_sibling = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Past the children of a DIE just read (its subtree); 0 or -1.  Nesting
+ * deeper than OW_MAX_SKIP (only a hostile file has it) is left to libdwarf.
+ */
+#define OW_MAX_SKIP (4 * MAX_DIE_DEPTH)
+
+/*
+ * A DIE's children ended at the cursor: where its DW_AT_sibling says, if
+ * it has one (libdwarf steps to the sibling by it and rejects a bad one:
+ * any disagreement leaves the unit to libdwarf).  0 or -1.
+ */
+static int ow_children_end(const struct ow *w, const struct ow_die *e)
+{
+	return e->has_sibling && e->sibling != (uint64_t)(w->c.p - w->info) ? -1 : 0;
+}
+
+static int ow_skip(struct ow *w, const struct ow_die *e, unsigned nest)
+{
+	struct ow_die k;
+	int r;
+
+	if (!e->ab->children)
+		return 0;
+	if (nest > OW_MAX_SKIP)
+		return -1;
+	for (;;) {
+		r = ow_die(w, &k);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return ow_children_end(w, e);
+		if (ow_skip(w, &k, nest + 1))
+			return -1;
+	}
+}
+
+static int ow_skip_children(struct ow *w, const struct ow_die *e)
+{
+	return ow_skip(w, e, 0);
+}
+
+/* A range list's ranges into d->rbuf (rnglists() and v4_ranges() on our bytes). */
+static int ow_ranges(struct ow *w, uint64_t off)
+{
+	struct pc_dwarf *d = w->d;
+	const struct dw_cu *cu = w->cu;
+	int v5 = cu->version >= 5;
+	const struct pc_dwarf_sec *sec = v5 ? &d->secs.rnglists : &d->secs.ranges;
+	uint64_t base = cu->base, maxa = cu->addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+	struct lcur c;
+
+	d->nr = 0;
+	if (!sec->p || sec->compressed || off >= sec->size)
+		return -1;
+	c.p = sec->p + off;
+	c.end = sec->p + sec->size;
+	c.big = sec->big_endian;
+	c.bad = 0;
+	for (;;) {
+		uint64_t a, b;
+		int r = 0;
+
+		if (v5) {
+			switch (lc_fixed(&c, 1)) {
+			case DW_RLE_end_of_list:
+				return c.bad ? -1 : 0;
+			case DW_RLE_offset_pair:
+				a = lc_uleb(&c);
+				b = lc_uleb(&c);
+				r = push_range(d, cu, base + a, base + b);
+				break;
+			case DW_RLE_base_address:
+				base = lc_fixed(&c, cu->addr_size);
+				break;
+			case DW_RLE_start_end:
+				a = lc_fixed(&c, cu->addr_size);
+				b = lc_fixed(&c, cu->addr_size);
+				r = push_range(d, cu, a, b);
+				break;
+			case DW_RLE_start_length:
+				a = lc_fixed(&c, cu->addr_size);
+				b = lc_uleb(&c);
+				r = push_range(d, cu, a, a + b);
+				break;
+			default:
+				return -1; /* the addrx kinds, or not a range list */
+			}
+		} else {
+			a = lc_fixed(&c, cu->addr_size);
+			b = lc_fixed(&c, cu->addr_size);
+			if (c.bad)
+				return -1;
+			if (a == 0 && b == 0)
+				return 0;
+			if (a == maxa)
+				base = b;
+			else
+				r = push_range(d, cu, base + a, base + b);
+		}
+		if (r)
+			return r;
+		if (c.bad)
+			return -1;
+	}
+}
+
+/* die_ranges() for a DIE read here; 0, -1 (fall back) or an error code. */
+static int ow_die_ranges(struct ow *w, struct ow_die *e)
+{
+	struct pc_dwarf *d = w->d;
+
+	d->nr = 0;
+	if (e->in.has_low && e->in.has_high)
+		return push_range(d, w->cu, e->in.low,
+				  e->in.high_is_off ? e->in.low + e->in.high : e->in.high);
+	if (!e->has_ranges_attr)
+		return 0;
+	return ow_ranges(w, e->ranges_off);
+}
+
+static int ow_walk(struct ow *w, const struct ow_die *parent_die, uint32_t sub, uint32_t parent,
+		   uint32_t depth, unsigned level);
+
+/* visit() for a C unit; the cursor is past e's attributes, and ends past its subtree. */
+static int ow_visit(struct ow *w, struct ow_die *e, uint32_t sub, uint32_t parent, uint32_t depth,
+		    unsigned level)
+{
+	struct pc_dwarf *d = w->d;
+	struct dw_cu *cu = w->cu;
+	uint32_t node;
+	int r;
+
+	switch (e->ab->tag) {
+	case DW_TAG_subprogram:
+		if (!e->has_low_attr && !e->has_ranges_attr)
+			return ow_skip_children(w, e);
+		r = ow_die_ranges(w, e);
+		if (r)
+			return r;
+		if (!d->nr)
+			return ow_skip_children(w, e);
+		node = new_node(d, cu, e->off, PC_NONE, &e->in);
+		if (node == PC_NONE ||
+		    add_ranges(d, &cu->subs, &cu->nsubs, &cu->cap_subs, node, node, 0))
+			return PROFCONV_ERR_NOMEM;
+		return ow_walk(w, e, node, node, 0, level + 1);
+	case DW_TAG_inlined_subroutine:
+		if (sub == PC_NONE)
+			return ow_skip_children(w, e);
+		r = ow_die_ranges(w, e);
+		if (r)
+			return r;
+		node = new_node(d, cu, e->in.origin ? e->in.origin : e->off, parent, &e->in);
+		if (node == PC_NONE ||
+		    add_ranges(d, &cu->inls, &cu->ninls, &cu->cap_inls, node, sub, depth + 1))
+			return PROFCONV_ERR_NOMEM;
+		return ow_walk(w, e, sub, node, depth + 1, level + 1);
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		if (sub == PC_NONE)
+			return ow_skip_children(w, e);
+		return ow_walk(w, e, sub, parent, depth, level + 1);
+	case DW_TAG_namespace:
+		return -1; /* not C after all */
+	default:
+		return ow_skip_children(w, e);
+	}
+}
+
+/* walk(): the children of parent_die, the cursor just past its attributes. */
+static int ow_walk(struct ow *w, const struct ow_die *parent_die, uint32_t sub, uint32_t parent,
+		   uint32_t depth, unsigned level)
+{
+	struct ow_die e;
+	int r;
+
+	if (!parent_die->ab->children)
+		return 0;
+	if (level > MAX_DIE_DEPTH)
+		return ow_skip_children(w, parent_die);
+	for (;;) {
+		r = ow_die(w, &e);
+		if (r)
+			return r > 0 ? ow_children_end(w, parent_die) : -1;
+		r = ow_visit(w, &e, sub, parent, depth, level);
+		if (r)
+			return r;
+	}
+}
+
+/*
+ * Walk a C unit here: 0 = done (the unit's nodes and ranges made), -1 =
+ * not for us (nothing made), or an error code.
+ */
+static int own_walk(struct pc_dwarf *d, struct dw_cu *cu)
+{
+	const struct pc_dwarf_sec *info = &d->secs.info;
+	struct ow w;
+	struct ow_die root;
+	int r;
+
+	if (!cu->is_c || !info->p || info->compressed || cu->unit_end > info->size ||
+	    cu->die_off < cu->unit_off || cu->die_off >= cu->unit_end || cu->version < 2 ||
+	    cu->version > 5 || (cu->offsz != 4 && cu->offsz != 8) ||
+	    (cu->addr_size != 4 && cu->addr_size != 8))
+		return -1;
+	memset(&w, 0, sizeof(w));
+	w.d = d;
+	w.cu = cu;
+	w.info = info->p;
+	w.offsz = cu->offsz;
+	w.addr_size = cu->addr_size;
+	w.version = cu->version;
+	r = ow_abbrevs(&w);
+	if (!r) {
+		w.c.p = info->p + cu->die_off;
+		w.c.end = info->p + cu->unit_end;
+		w.c.big = info->big_endian;
+		w.c.bad = 0;
+		r = ow_die(&w, &root);
+		if (r == 0 && root.ab->tag != DW_TAG_compile_unit &&
+		    root.ab->tag != DW_TAG_partial_unit)
+			r = -1;
+		else if (r > 0)
+			r = -1;
+		if (!r)
+			r = ow_walk(&w, &root, PC_NONE, PC_NONE, 0, 0);
+	}
+	pc_free(d->ctx, w.abbrevs);
+	pc_free(d->ctx, w.specs);
+	if (r < 0) {
+		/* undo: libdwarf walks it from the start */
+		cu->nnodes = cu->nsubs = cu->ninls = 0;
+		d->nr = 0;
+	}
+	return r;
+}
+
+static int same_ranges(const struct dw_range *a, const struct dw_range *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].lo != b[i].lo || a[i].hi != b[i].hi || a[i].node != b[i].node ||
+		    a[i].sub != b[i].sub || a[i].depth != b[i].depth)
+			return 0;
+	return 1;
+}
+
+/* The unit's nodes and ranges made by our walk and by libdwarf's: 1 same, 0 not, -1 not ours. */
+static int check_walk(struct pc_dwarf *d, const struct dw_cu *cu)
+{
+	struct dw_cu a = *cu, b = *cu;
+	Dwarf_Die die;
+	Dwarf_Error err = NULL;
+	int same = -1;
+
+	a.nodes = b.nodes = NULL;
+	a.subs = b.subs = a.inls = b.inls = NULL;
+	a.nnodes = b.nnodes = a.cap_nodes = b.cap_nodes = 0;
+	a.nsubs = b.nsubs = a.cap_subs = b.cap_subs = 0;
+	a.ninls = b.ninls = a.cap_inls = b.cap_inls = 0;
+	if (own_walk(d, &a) == 0) {
+		same = 0;
+		if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) == DW_DLV_OK) {
+			same = walk(d, &b, die, PC_NONE, PC_NONE, 0, 0) == 0 && a.nnodes == b.nnodes &&
+			       a.nsubs == b.nsubs && a.ninls == b.ninls &&
+			       (!a.nnodes ||
+				memcmp(a.nodes, b.nodes, a.nnodes * sizeof(*a.nodes)) == 0) &&
+			       same_ranges(a.subs, b.subs, a.nsubs) && same_ranges(a.inls, b.inls, a.ninls);
+			dwarf_dealloc_die(die);
+		} else if (err) {
+			dwarf_dealloc_error(d->dbg, err);
+		}
+	}
+	pc_free(d->ctx, a.nodes);
+	pc_free(d->ctx, b.nodes);
+	pc_free(d->ctx, a.subs);
+	pc_free(d->ctx, b.subs);
+	pc_free(d->ctx, a.inls);
+	pc_free(d->ctx, b.inls);
+	return same;
+}
+
+/*
+ * For the tests: every unit read both ways, by our readers and by
+ * libdwarf: the line program's rows (same rows, sequences, version and
+ * first file index), and a C unit's walk (same nodes and ranges).
+ * *lines, *walks: the units our readers took; returns those that differ.
+ */
+static uint32_t check_own_unlocked(struct pc_dwarf *d, uint32_t *lines_units, uint32_t *walks)
+{
+	uint32_t k, bad = 0;
+
+	*lines_units = *walks = 0;
+	for (k = 0; k < d->ncus; k++) {
+		struct dw_cu *cu = &d->cus[k];
+		struct rowset a, b;
+		Dwarf_Die die;
+		Dwarf_Error err = NULL;
+		Dwarf_Unsigned version = 0;
+		Dwarf_Small tcount = 0;
+		Dwarf_Line_Context lctx;
+		Dwarf_Line *lines;
+		Dwarf_Signed n = 0, i, base = -1, count, end;
+		unsigned own_version = 0;
+		int empty = 0, same = 1;
+
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		same = check_walk(d, cu);
+		if (same >= 0) {
+			++*walks;
+			bad += !same;
+		}
+		if (own_lines(d, cu, &a, &own_version, &empty) != 1) {
+			rowset_free(d, &a);
+			continue;
+		}
+		++*lines_units;
+		if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &err) != DW_DLV_OK) {
+			if (err)
+				dwarf_dealloc_error(d->dbg, err);
+			rowset_free(d, &a);
+			bad++;
+			continue;
+		}
+		same = 1;
+		if (dwarf_srclines_b(die, &version, &tcount, &lctx, &err) != DW_DLV_OK) {
+			if (err)
+				dwarf_dealloc_error(d->dbg, err);
+			same = 0;
+		} else {
+			same = (tcount == 1) == !empty && (empty || version == own_version);
+			if (same && !empty &&
+			    dwarf_srclines_files_indexes(lctx, &base, &count, &end, &err) == DW_DLV_OK)
+				same = base == (own_version >= 5 ? 0 : 1);
+			if (same && !empty &&
+			    dwarf_srclines_from_linecontext(lctx, &lines, &n, &err) == DW_DLV_OK) {
+				b.fix_file0 = a.fix_file0;
+				for (i = 0; i < n && same; i++) {
+					Dwarf_Addr addr = 0;
+					Dwarf_Unsigned line = 0, file = 0;
+					Dwarf_Bool es = 0;
+
+					same = dwarf_lineaddr(lines[i], &addr, &err) == DW_DLV_OK &&
+					       dwarf_lineno(lines[i], &line, &err) == DW_DLV_OK &&
+					       dwarf_line_srcfileno(lines[i], &file, &err) == DW_DLV_OK &&
+					       dwarf_lineendsequence(lines[i], &es, &err) == DW_DLV_OK &&
+					       add_row(d, cu, &b, addr, line, file, es) == 0;
+				}
+				same = same && end_seq(d, cu, &b) == 0 && a.nraw == b.nraw &&
+				       a.nseqs == b.nseqs &&
+				       (!a.nraw || memcmp(a.raw, b.raw, a.nraw * sizeof(*a.raw)) == 0) &&
+				       (!a.nseqs || memcmp(a.seqs, b.seqs, a.nseqs * sizeof(*a.seqs)) == 0);
+			} else if (same && !empty) {
+				same = 0;
+			}
+			if (err)
+				dwarf_dealloc_error(d->dbg, err);
+			dwarf_srclines_dealloc_b(lctx);
+		}
+		dwarf_dealloc_die(die);
+		rowset_free(d, &a);
+		rowset_free(d, &b);
+		bad += !same;
+	}
+	return bad;
+}
+
 static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 {
 	Dwarf_Die die;
@@ -1351,7 +2556,9 @@ static int load_cu(struct pc_dwarf *d, struct dw_cu *cu)
 			drop(d, &err);
 		return d->status;
 	}
-	rc = walk(d, cu, die, PC_NONE, PC_NONE, 0, 0);
+	rc = own_walk(d, cu);
+	if (rc < 0)
+		rc = walk(d, cu, die, PC_NONE, PC_NONE, 0, 0);
 	if (!rc)
 		rc = finish_cu(d, cu);
 	if (!rc)
@@ -1645,6 +2852,7 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
 	pc_free(ctx, d->crs);
 	pc_free(ctx, d->crs_maxhi);
 	pc_free(ctx, d->rbuf);
+	pc_free(ctx, d->lines_owned);
 	offmap_free(d, &d->names);
 	offmap_free(d, &d->quals);
 	while (d->arena) {
@@ -1671,12 +2879,12 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
 static pthread_mutex_t dwarf_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int pc_dwarf_open(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
-		  struct pc_dwarf **out)
+		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
 {
 	int err;
 
 	pthread_mutex_lock(&dwarf_lock);
-	err = dwarf_open_unlocked(ctx, fd, path, text_at_zero, out);
+	err = dwarf_open_unlocked(ctx, fd, path, text_at_zero, secs, out);
 	pthread_mutex_unlock(&dwarf_lock);
 	return err;
 }
@@ -1696,6 +2904,16 @@ int pc_dwarf_lookup(struct pc_dwarf *d, uint64_t svma, struct pc_dwarf_hit *hit)
 	err = dwarf_lookup_unlocked(d, svma, hit, 0);
 	pthread_mutex_unlock(&dwarf_lock);
 	return err;
+}
+
+uint32_t pc_dwarf_check_own(struct pc_dwarf *d, uint32_t *lines, uint32_t *walks)
+{
+	uint32_t bad;
+
+	pthread_mutex_lock(&dwarf_lock);
+	bad = check_own_unlocked(d, lines, walks);
+	pthread_mutex_unlock(&dwarf_lock);
+	return bad;
 }
 
 void pc_dwarf_close(struct pc_dwarf *d)

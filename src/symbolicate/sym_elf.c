@@ -873,6 +873,78 @@ static int64_t scan_plt(struct elf_map *m, struct elf_sym *out)
 	return kept;
 }
 
+struct sym_key {
+	uint64_t addr;
+	uint32_t idx;
+};
+
+/*
+ * The symbols in sym_cmp() order, which is total (ord breaks every tie), so
+ * any sort gives the same array.  qsort with sym_cmp was a sixth of opening
+ * a large symbol table cold; here the (address, index) keys are radix
+ * sorted, the symbols moved once, and the rare runs of one address put in
+ * sym_cmp() order by qsort.  0 or NOMEM (ctx set).
+ */
+static int sort_syms(struct profconv_ctx *ctx, struct elf_sym *y, uint32_t n)
+{
+	struct sym_key *a, *b, *t;
+	struct elf_sym *tmp;
+	uint32_t (*count)[256], i, j;
+	unsigned d;
+
+	if (n < 256) {
+		qsort(y, n, sizeof(*y), sym_cmp);
+		return 0;
+	}
+	a = pc_alloc(ctx, (size_t)n * sizeof(*a));
+	b = pc_alloc(ctx, (size_t)n * sizeof(*b));
+	count = pc_calloc(ctx, 8, sizeof(*count));
+	tmp = pc_alloc(ctx, (size_t)n * sizeof(*tmp));
+	if (!a || !b || !count || !tmp) {
+		pc_free(ctx, a);
+		pc_free(ctx, b);
+		pc_free(ctx, count);
+		pc_free(ctx, tmp);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		a[i].addr = y[i].addr;
+		a[i].idx = i;
+		for (d = 0; d < 8; d++)
+			count[d][(y[i].addr >> (8 * d)) & 0xff]++;
+	}
+	/* one stable counting pass per byte of the address, least significant first */
+	for (d = 0; d < 8; d++) {
+		uint32_t sum = 0;
+
+		if (count[d][(a[0].addr >> (8 * d)) & 0xff] == n)
+			continue; /* every address has this byte: nothing moves */
+		for (j = 0; j < 256; j++) {
+			uint32_t c = count[d][j];
+
+			count[d][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[count[d][(a[i].addr >> (8 * d)) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && a[j].addr == a[i].addr; j++)
+			tmp[j] = y[a[j].idx];
+		if (j - i > 1)
+			qsort(tmp + i, j - i, sizeof(*tmp), sym_cmp);
+	}
+	memcpy(y, tmp, (size_t)n * sizeof(*y));
+	pc_free(ctx, a);
+	pc_free(ctx, b);
+	pc_free(ctx, count);
+	pc_free(ctx, tmp);
+	return 0;
+}
+
 static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 {
 	struct elf_map *m = &s->m, *plt = s->rt.p ? &s->rt : &s->m;
@@ -915,7 +987,8 @@ static int load_symbols(struct profconv_ctx *ctx, struct elf_src *s)
 	n = (uint32_t)total;
 	for (i = 0; i < n; i++)
 		s->syms[i].ord = i;
-	qsort(s->syms, n, sizeof(*s->syms), sym_cmp);
+	if (sort_syms(ctx, s->syms, n))
+		return PROFCONV_ERR_NOMEM;
 	/* one entry per address (the best name), spanning its widest sized alias */
 	y = s->syms;
 	w = 0;
@@ -1249,6 +1322,21 @@ static int plt_in_file(struct elf_map *m)
 	return find_section(m, ".rela.plt", &sh) == 0 && sec_in_file(m, &sh);
 }
 
+/* A DWARF section's bytes as the file has them, for sym_dwarf.c's own readers. */
+static void debug_sec(struct elf_map *m, const char *name, struct pc_dwarf_sec *out)
+{
+	struct elf_shdr sh;
+
+	memset(out, 0, sizeof(*out));
+	if (find_section(m, name, &sh) || !sec_in_file(m, &sh))
+		return;
+	out->p = m->p + sh.offset;
+	out->size = sh.size;
+	out->compressed = (sh.flags & E_SHF_COMPRESSED) != 0;
+	out->is64 = m->is64 != 0;
+	out->big_endian = host_is_big_endian() != (m->swap != 0);
+}
+
 /*
  * The symbol table and DWARF: at opening, or at the first lookup the
  * persistent cache cannot answer.  0 or an error code (ctx set).
@@ -1263,7 +1351,14 @@ static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *pa
 		return err;
 	r = has_debug_info(&s->m);
 	if (r > 0) {
-		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &s->dw);
+		struct pc_dwarf_secs secs;
+
+		debug_sec(&s->m, ".debug_line", &secs.line);
+		debug_sec(&s->m, ".debug_info", &secs.info);
+		debug_sec(&s->m, ".debug_abbrev", &secs.abbrev);
+		debug_sec(&s->m, ".debug_rnglists", &secs.rnglists);
+		debug_sec(&s->m, ".debug_ranges", &secs.ranges);
+		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &secs, &s->dw);
 		if (err)
 			return err;
 	} else if (r < 0) {
@@ -1518,6 +1613,20 @@ struct pc_cfi *pc_elf_cfi(struct pc_symsrc *src, enum pc_arch *arch)
 	if (arch)
 		*arch = s->arch;
 	return s->cfi;
+}
+
+uint32_t pc_elf_check_own(struct pc_symsrc *src, uint32_t *lines, uint32_t *walks)
+{
+	struct elf_src *s = (struct elf_src *)src;
+	uint32_t bad;
+
+	*lines = *walks = 0;
+	if (src->ops != &elf_dwarf_ops || ensure_loaded(s) || !s->dw)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	bad = pc_dwarf_check_own(s->dw, lines, walks);
+	pthread_mutex_unlock(&s->mu);
+	return bad;
 }
 
 int pc_elf_cfi_svma(const struct pc_symsrc *src, uint64_t off, uint64_t *svma)
