@@ -11,6 +11,8 @@ PC=$1
 CASE=$2
 ARG=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
+# the Python checks below import tests/pc_testlib.py
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 FX="$here/fixtures/perf"
 T=$(mktemp -d "${TMPDIR:-/tmp}/profconv-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -145,14 +147,7 @@ offcpu)
 	"$PC" validate "$T/sw.json" >/dev/null || fail "invalid output"
 	python3 - "$FX/y_switch.data.switches.txt.gz" "$T/sw.json" <<'PY' || fail "off-CPU intervals"
 import gzip, json, re, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 want, since = {}, {}
 for line in gzip.open(sys.argv[1], "rt"):
     m = re.match(r"\s*(\d+)\s+([\d.]+): PERF_RECORD_SWITCH (OUT|IN)(?: (preempt))?", line)
@@ -259,14 +254,7 @@ chrome-weights)
 	zstd -q -dc "$C/chromium156-weights.json.zst" >"$T/w.in.json"
 	python3 - "$T/w.in.json" "$T/w.json" <<'PY' || fail "self times differ from the raw events"
 import collections, json, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 sh = out["shared"]; strs = sh["stringArray"]
@@ -573,14 +561,7 @@ PY
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
 import collections, json, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 src = json.load(open(sys.argv[1]))["traceEvents"]
 out = json.load(open(sys.argv[2]))
 ph = lambda p: [e for e in src if e.get("ph") == p]
@@ -669,14 +650,7 @@ PY
 	"$PC" -q --strict "$C/y_synth_slices.json" -o "$T/x.json" 2>/dev/null && fail "--strict accepted a cut-off trace"
 	python3 - "$T/s.json" <<'PY' || fail "synth contents"
 import json, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 d = json.load(open(sys.argv[1]))
 sh = d["shared"]; strs = sh["stringArray"]
 st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
@@ -856,14 +830,7 @@ PY
 	done
 	python3 - "$T/sf.json" <<'PY' || fail "stackFrames samples"
 import json, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 d = json.load(open(sys.argv[1]))
 sh = d["shared"]; strs = sh["stringArray"]
 st, ft, fn = sh["stackTable"], sh["frameTable"], sh["funcTable"]
@@ -1383,14 +1350,7 @@ perf-stack-thread)
 	for f in switch:545 sched:101; do
 		python3 - "$T/${f%:*}.json" "${f#*:}" <<'PY' || fail "$f: off-CPU causes are not the samples' stacks"
 import bisect, json, sys
-def stimes(s):  # samples.time, or the running sum of its timeDeltas (in ns: exact)
-    if "time" in s:
-        return s["time"]
-    out, t = [], 0
-    for d in s["timeDeltas"]:
-        t += round(d * 1e6)
-        out.append(t / 1e6)
-    return out
+from pc_testlib import stimes
 d = json.load(open(sys.argv[1]))
 n = bad = 0
 for t in d["threads"]:
