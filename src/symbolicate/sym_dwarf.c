@@ -783,6 +783,9 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size, 
 
 static void dwarf_close_unlocked(struct pc_dwarf *d);
 
+static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+			  uint64_t *bad_off, const char **why);
+
 static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
 		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
 {
@@ -808,6 +811,21 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 	 * here is given back explicitly.
 	 */
 	pthread_once(&de_alloc_once, de_alloc_off);
+	if (secs && secs->rnglists.p) {
+		uint64_t bad_off = 0;
+		const char *why = NULL;
+
+		r = rnglists_sound(ctx, &secs->rnglists, &bad_off, &why);
+		if (r <= 0) {
+			rc = r < 0 ? -r
+				   : pc_warn(ctx, "debug info problems skipped", NULL,
+					     "%s: .debug_rnglists at offset %llu: %s; its DWARF is "
+					     "not read (symbols only)",
+					     path, (unsigned long long)bad_off, why);
+			dwarf_close_unlocked(d);
+			return rc;
+		}
+	}
 	r = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_dwarf_error, NULL, &d->dbg, &err);
 	if (r != DW_DLV_OK) {
 		if (r == DW_DLV_ERROR) {
@@ -1523,23 +1541,25 @@ static int lc_skip_v5_table(struct lcur *c, unsigned offsz)
 /* The standard opcodes' operand counts (DW_LNS_copy .. DW_LNS_set_isa). */
 static const uint8_t std_lens[13] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
 
-/* .debug_line's bytes, inflated on first use when compressed: 1 = ready, 0 = none, -NOMEM. */
-static int lines_ready(struct pc_dwarf *d)
+/*
+ * A section's bytes: *p and *n give them in the file, or, when it is
+ * zlib-compressed (SHF_COMPRESSED), into *owned, inflated here (the caller
+ * frees it).  1 = ready, 0 = unusable (not zlib, sizes that do not add up,
+ * a stream that does not inflate to its stated size), -NOMEM.
+ */
+static int sec_bytes(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+		     unsigned char **owned, const unsigned char **p, uint64_t *n)
 {
-	const struct pc_dwarf_sec *sec = &d->secs.line;
 	struct lcur c;
 	uint64_t type, size, hdr;
 	uLongf dlen;
 
-	if (d->lines_state)
-		return d->lines_state > 0;
-	d->lines_state = -1;
+	*owned = NULL;
 	if (!sec->p)
 		return 0;
 	if (!sec->compressed) {
-		d->lines = sec->p;
-		d->nlines = sec->size;
-		d->lines_state = 1;
+		*p = sec->p;
+		*n = sec->size;
 		return 1;
 	}
 	c.p = sec->p;
@@ -1559,20 +1579,102 @@ static int lines_ready(struct pc_dwarf *d)
 	if (c.bad || type != 1 || sec->size < hdr || size == 0 ||
 	    size / 1032 > sec->size - hdr + 1 || size > (uint64_t)(uLongf)-1 || size > SIZE_MAX)
 		return 0;
-	d->lines_owned = pc_alloc(d->ctx, (size_t)size);
-	if (!d->lines_owned)
+	*owned = pc_alloc(ctx, (size_t)size);
+	if (!*owned)
 		return -PROFCONV_ERR_NOMEM;
 	dlen = (uLongf)size;
-	if (uncompress(d->lines_owned, &dlen, sec->p + hdr, (uLong)(sec->size - hdr)) != Z_OK ||
+	if (uncompress(*owned, &dlen, sec->p + hdr, (uLong)(sec->size - hdr)) != Z_OK ||
 	    dlen != size) {
-		pc_free(d->ctx, d->lines_owned);
-		d->lines_owned = NULL;
+		pc_free(ctx, *owned);
+		*owned = NULL;
 		return 0;
 	}
-	d->lines = d->lines_owned;
-	d->nlines = size;
-	d->lines_state = 1;
+	*p = *owned;
+	*n = size;
 	return 1;
+}
+
+/* .debug_line's bytes, inflated on first use when compressed: 1 = ready, 0 = none, -NOMEM. */
+static int lines_ready(struct pc_dwarf *d)
+{
+	int r;
+
+	if (d->lines_state)
+		return d->lines_state > 0;
+	d->lines_state = -1;
+	r = sec_bytes(d->ctx, &d->secs.line, &d->lines_owned, &d->lines, &d->nlines);
+	if (r > 0)
+		d->lines_state = 1;
+	return r;
+}
+
+/*
+ * Whether .debug_rnglists's unit headers hold together: each unit's length
+ * within the section, version 5, an address size of 4 or 8, no segment
+ * selectors, and its offset table inside the unit.  libdwarf reads these
+ * headers when it opens a file, and the version Debian ships (20210528)
+ * frees memory twice on some damaged ones (found by fuzz_sym.c): such a
+ * file's DWARF is not handed to it.  1 = sound (or no such section), 0 =
+ * damaged (*bad_off: the unit's offset; why: what was wrong), -NOMEM.
+ */
+static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+			  uint64_t *bad_off, const char **why)
+{
+	unsigned char *owned;
+	const unsigned char *p;
+	uint64_t n, at = 0;
+	int r = sec_bytes(ctx, sec, &owned, &p, &n);
+
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		*bad_off = 0;
+		*why = "a compressed section that does not inflate";
+		return sec->p ? 0 : 1;
+	}
+	r = 1;
+	*why = NULL;
+	while (at < n) {
+		struct lcur c;
+		uint64_t len, offsz = 4, count;
+		unsigned ver, asz, ssz;
+
+		c.p = p + at;
+		c.end = p + n;
+		c.big = sec->big_endian;
+		c.bad = 0;
+		len = lc_fixed(&c, 4);
+		if (len == 0xffffffffu) {
+			len = lc_fixed(&c, 8);
+			offsz = 8;
+		} else if (len >= 0xfffffff0u) {
+			*why = "a reserved unit length";
+		}
+		if (!*why && (c.bad || len < 8 || len > (uint64_t)(c.end - c.p)))
+			*why = "a unit longer than the section";
+		if (!*why) {
+			ver = (unsigned)lc_fixed(&c, 2);
+			asz = (unsigned)lc_fixed(&c, 1);
+			ssz = (unsigned)lc_fixed(&c, 1);
+			count = lc_fixed(&c, 4);
+			if (ver != 5)
+				*why = "a unit whose version is not 5";
+			else if (asz != 4 && asz != 8)
+				*why = "an address size other than 4 or 8";
+			else if (ssz != 0)
+				*why = "segment selectors";
+			else if (count > (len - 8) / offsz)
+				*why = "an offset table longer than its unit";
+		}
+		if (*why) {
+			*bad_off = at;
+			r = 0;
+			break;
+		}
+		at += (offsz == 8 ? 12 : 4) + len;
+	}
+	pc_free(ctx, owned);
+	return r;
 }
 
 /*
