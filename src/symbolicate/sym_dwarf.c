@@ -168,6 +168,11 @@ struct die_info {
 #define RD_PRODUCER 4u
 #define RD_STMT	    8u /* DW_AT_stmt_list (a CU DIE's), quietly: libdwarf reports its problems */
 
+/* A .debug_rnglists unit: its lists lie in [lists, end). */
+struct rl_unit {
+	uint64_t lists, end;
+};
+
 struct pc_dwarf {
 	struct profconv_ctx *ctx;
 	Dwarf_Debug dbg;
@@ -192,6 +197,14 @@ struct pc_dwarf {
 	unsigned char *lines_owned;
 	uint64_t nlines;
 	int lines_state;
+	/*
+	 * .debug_rnglists's units as rnglists_sound() checked them: a
+	 * reference is handed to libdwarf only when it lands inside one
+	 * (libdwarf 20210528 crashes following some that do not).
+	 */
+	struct rl_unit *rl_units;
+	uint32_t n_rl_units;
+	uint32_t rl_max_count; /* the largest offset table (DW_FORM_rnglistx) */
 	/* ranges of the DIE being read */
 	struct dw_range *rbuf;
 	uint32_t nr, cap_r;
@@ -604,6 +617,8 @@ static int push_range(struct pc_dwarf *d, const struct dw_cu *cu, uint64_t lo, u
 	return 0;
 }
 
+static int rnglists_ref_ok(const struct pc_dwarf *d, Dwarf_Half form, uint64_t val);
+
 static int rnglists(struct pc_dwarf *d, const struct dw_cu *cu, struct die_info *in)
 {
 	Dwarf_Rnglists_Head head;
@@ -620,6 +635,8 @@ static int rnglists(struct pc_dwarf *d, const struct dw_cu *cu, struct die_info 
 			drop(d, &err);
 		return 0;
 	}
+	if (!rnglists_ref_ok(d, in->ranges_form, val))
+		return 0; /* outside every unit: what libdwarf would crash on */
 	r = dwarf_rnglists_get_rle_head(in->ranges, in->ranges_form, val, &head, &count, &goff,
 					&err);
 	if (r != DW_DLV_OK) {
@@ -783,7 +800,7 @@ static int add_cu(struct pc_dwarf *d, Dwarf_Half version, Dwarf_Half addr_size, 
 
 static void dwarf_close_unlocked(struct pc_dwarf *d);
 
-static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+static int rnglists_sound(struct pc_dwarf *d, const struct pc_dwarf_sec *sec,
 			  uint64_t *bad_off, const char **why);
 
 static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
@@ -815,7 +832,7 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		uint64_t bad_off = 0;
 		const char *why = NULL;
 
-		r = rnglists_sound(ctx, &secs->rnglists, &bad_off, &why);
+		r = rnglists_sound(d, &secs->rnglists, &bad_off, &why);
 		if (r <= 0) {
 			rc = r < 0 ? -r
 				   : pc_warn(ctx, "debug info problems skipped", NULL,
@@ -1617,12 +1634,14 @@ static int lines_ready(struct pc_dwarf *d)
  * file's DWARF is not handed to it.  1 = sound (or no such section), 0 =
  * damaged (*bad_off: the unit's offset; why: what was wrong), -NOMEM.
  */
-static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+static int rnglists_sound(struct pc_dwarf *d, const struct pc_dwarf_sec *sec,
 			  uint64_t *bad_off, const char **why)
 {
+	struct profconv_ctx *ctx = d->ctx;
 	unsigned char *owned;
 	const unsigned char *p;
 	uint64_t n, at = 0;
+	uint32_t cap = 0;
 	int r = sec_bytes(ctx, sec, &owned, &p, &n);
 
 	if (r < 0)
@@ -1636,7 +1655,7 @@ static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *s
 	*why = NULL;
 	while (at < n) {
 		struct lcur c;
-		uint64_t len, offsz = 4, count;
+		uint64_t len, offsz = 4, count, tab, end, k;
 		unsigned ver, asz, ssz;
 
 		c.p = p + at;
@@ -1653,10 +1672,12 @@ static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *s
 		if (!*why && (c.bad || len < 8 || len > (uint64_t)(c.end - c.p)))
 			*why = "a unit longer than the section";
 		if (!*why) {
+			end = (uint64_t)(c.p - p) + len;
 			ver = (unsigned)lc_fixed(&c, 2);
 			asz = (unsigned)lc_fixed(&c, 1);
 			ssz = (unsigned)lc_fixed(&c, 1);
 			count = lc_fixed(&c, 4);
+			tab = (uint64_t)(c.p - p);
 			if (ver != 5)
 				*why = "a unit whose version is not 5";
 			else if (asz != 4 && asz != 8)
@@ -1665,6 +1686,25 @@ static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *s
 				*why = "segment selectors";
 			else if (count > (len - 8) / offsz)
 				*why = "an offset table longer than its unit";
+			/* every offset in the table must name a list inside the unit */
+			for (k = 0; !*why && k < count; k++) {
+				uint64_t o = lc_fixed(&c, (unsigned)offsz);
+
+				if (o < count * offsz || o >= end - tab)
+					*why = "an offset table entry outside its unit";
+			}
+			if (!*why) {
+				if (pc_grow(ctx, (void **)&d->rl_units, sizeof(*d->rl_units), &cap,
+					    (size_t)d->n_rl_units + 1)) {
+					r = -PROFCONV_ERR_NOMEM;
+					break;
+				}
+				d->rl_units[d->n_rl_units].lists = tab + count * offsz;
+				d->rl_units[d->n_rl_units].end = end;
+				d->n_rl_units++;
+				if (count > d->rl_max_count)
+					d->rl_max_count = (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count);
+			}
 		}
 		if (*why) {
 			*bad_off = at;
@@ -1675,6 +1715,21 @@ static int rnglists_sound(struct profconv_ctx *ctx, const struct pc_dwarf_sec *s
 	}
 	pc_free(ctx, owned);
 	return r;
+}
+
+/* Whether a DW_AT_ranges value is one rnglists_sound() found room for. */
+static int rnglists_ref_ok(const struct pc_dwarf *d, Dwarf_Half form, uint64_t val)
+{
+	uint32_t i;
+
+	if (!d->secs.rnglists.p)
+		return 1; /* no section seen here: libdwarf finds none either */
+	if (form == DW_FORM_rnglistx)
+		return val < d->rl_max_count;
+	for (i = 0; i < d->n_rl_units; i++)
+		if (val >= d->rl_units[i].lists && val < d->rl_units[i].end)
+			return 1;
+	return 0;
 }
 
 /*
@@ -2955,6 +3010,7 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
 	pc_free(ctx, d->crs_maxhi);
 	pc_free(ctx, d->rbuf);
 	pc_free(ctx, d->lines_owned);
+	pc_free(ctx, d->rl_units);
 	offmap_free(d, &d->names);
 	offmap_free(d, &d->quals);
 	while (d->arena) {
