@@ -102,12 +102,10 @@ static int arena_add(struct profconv_ctx *ctx, struct tx_src *t, const char *s, 
 	return 0;
 }
 
-static int tx_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
+/* The index of the entry holding addr, or -1 (entries sorted, not overlapping). */
+static int64_t tx_find(const struct tx_src *t, uint64_t addr)
 {
-	const struct tx_src *t = (const struct tx_src *)s;
-	uint64_t addr = rel + t->bias;
 	uint32_t lo = 0, hi = t->n;
-	const struct tx_ent *e;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -117,11 +115,16 @@ static int tx_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *ou
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo && addr < t->ents[lo - 1].end ? (int64_t)lo - 1 : -1;
+}
+
+static int tx_answer(const struct tx_src *t, int64_t i, struct pc_sym_result *out)
+{
+	const struct tx_ent *e;
+
+	if (i < 0)
 		return 0;
-	e = &t->ents[lo - 1];
-	if (addr >= e->end)
-		return 0;
+	e = &t->ents[i];
 	out->sym_start = e->start - t->bias;
 	out->sym_size = e->size;
 	out->nframes = 1;
@@ -129,6 +132,13 @@ static int tx_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *ou
 	out->frames[0].file = NULL;
 	out->frames[0].line = 0;
 	return 1;
+}
+
+static int tx_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
+{
+	const struct tx_src *t = (const struct tx_src *)s;
+
+	return tx_answer(t, tx_find(t, rel + t->bias), out);
 }
 
 static void tx_close(struct pc_symsrc *s)
@@ -679,23 +689,14 @@ static struct pc_symsrc *kc_real(struct tx_src *t)
 static int kc_lookup(struct pc_symsrc *s, uint64_t rel, struct pc_sym_result *out)
 {
 	struct tx_src *t = (struct tx_src *)s;
-	uint64_t addr = rel + t->bias;
-	uint32_t lo = 0, hi = t->n;
+	int64_t i = tx_find(t, rel + t->bias);
 	struct pc_symsrc *real;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->ents[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* in a core symbol with a known end: what the file says now too */
-	if (lo && addr < t->ents[lo - 1].end && t->sure[lo - 1])
-		return tx_lookup(s, rel, out);
+	if (i >= 0 && t->sure[i])
+		return tx_answer(t, i, out);
 	real = kc_real(t);
-	return real ? real->ops->lookup(real, rel, out) : tx_lookup(s, rel, out);
+	return real ? real->ops->lookup(real, rel, out) : tx_answer(t, i, out);
 }
 
 int pc_symsrc_open_host_kallsyms(struct profconv_ctx *ctx, struct pc_symsrc **out, char *why,
