@@ -14,8 +14,9 @@
  * exactly those of interning each chain as it is read.  perf_stacks_end()
  * then hands the rows to the model and replaces every ticket by its stack.
  *
- * Threads: until THREAD_AFTER jobs (and always when the ctx has a memory
- * limit or fails allocations on purpose, or the thread cannot be started),
+ * Threads: until THREAD_AFTER jobs (and always under "threads" "no", when
+ * the ctx fails allocations on purpose or is at its memory limit already,
+ * or when the thread cannot be started; see worker_start()),
  * jobs are interned at once on the reader's thread, with the reader's ctx.
  * After that the worker takes them in chunks of words through a ring of
  * NCHUNK chunks, and is the only thread that touches this file's tables
@@ -376,8 +377,9 @@ static void *worker_run(void *arg)
 
 /*
  * Start the worker, if this conversion may have one: the one place that
- * decides.  Not when the ctx fails allocations on purpose (a test counting
- * them), nor when the thread, its lock or its chunks cannot be had: then the
+ * decides.  Not under "threads" "no", nor when the ctx fails allocations on
+ * purpose (a test counting them) or is at its memory limit already, nor
+ * when the thread, its lock or its chunks cannot be had: then the
  * reader goes on interning itself.  The worker's ctx counts from what the
  * reader's had in use at its start, under the same limit; what the worker
  * adds is counted in the reader's ctx too, at every chunk handed over, so
@@ -390,7 +392,7 @@ static void worker_start(struct perf_stacks *s)
 
 	s->tried = 1;
 	if (s->rctx->fault_alloc || s->rctx->opt.no_threads)
-		return; /* "threads" "no": the reader interns the stacks itself */
+		return;
 	if (s->rctx->mem_limit && s->rctx->mem_used >= s->rctx->mem_limit)
 		return;
 	w = pc_ctx_worker(s->rctx);
