@@ -48,9 +48,30 @@ struct pc_dwarf_sec {
 	uint8_t big_endian;
 };
 
-/* The sections sym_dwarf.c reads itself (any may be absent). */
+/* One .debug_* section as its section header gives it (for libdwarf). */
+struct pc_dwarf_osec {
+	const char *name; /* in the mapped file */
+	struct pc_dwarf_sec s;
+	uint64_t addr, type, link, info, entsize;
+};
+
+#define PC_DWARF_MAX_SECS 48
+
+/*
+ * The sections sym_dwarf.c reads itself (any may be absent), and every
+ * .debug_* section of the file in all[]: with nall > 0 libdwarf reads the
+ * sections from these, each compressed one inflated once and shared with
+ * our own readers, and never sees the location lists (nothing here reads
+ * them: libdwarf 20210528 inflates .debug_loclists whenever it loads
+ * .debug_info).  nall == 0 (GNU .zdebug_ sections, relocations for the
+ * DWARF, more sections than all[] holds): libdwarf opens the file itself.
+ */
 struct pc_dwarf_secs {
 	struct pc_dwarf_sec line, info, abbrev, rnglists, ranges;
+	struct pc_dwarf_osec all[PC_DWARF_MAX_SECS];
+	uint32_t nall;
+	uint8_t is64;
+	uint8_t big_endian;
 };
 
 /*

@@ -52,6 +52,7 @@
  */
 #include "core/pc_config.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -195,6 +196,21 @@ struct pc_dwarf {
 	struct pc_dwarf_secs secs;
 	const unsigned char *lines;
 	unsigned char *lines_owned;
+	/*
+	 * With secs.nall > 0 libdwarf reads the sections through obj:
+	 * obj_map[i] is the secs.all[] entry of its section i (0: the null
+	 * section), and each section's bytes are sec_p/sec_n, inflated once
+	 * (sec_owned) for libdwarf and our readers both (sec_data()).
+	 */
+	int use_obj;
+	Dwarf_Obj_Access_Interface obj;
+	uint32_t obj_map[PC_DWARF_MAX_SECS + 1];
+	uint32_t obj_n;
+	unsigned char *sec_owned[PC_DWARF_MAX_SECS];
+	const unsigned char *sec_p[PC_DWARF_MAX_SECS];
+	uint64_t sec_n[PC_DWARF_MAX_SECS];
+	int8_t sec_state[PC_DWARF_MAX_SECS]; /* 0 not yet, 1 ready, -1 unusable */
+	int line_k;			     /* secs.line's entry in secs.all[], or -1 */
 	uint64_t nlines;
 	int lines_state;
 	/*
@@ -802,6 +818,132 @@ static void dwarf_close_unlocked(struct pc_dwarf *d);
 
 static int rnglists_sound(struct pc_dwarf *d, const struct pc_dwarf_sec *sec,
 			  uint64_t *bad_off, const char **why);
+static int chdr_size(const struct pc_dwarf_sec *sec, uint64_t *size_out, uint64_t *hdr_out);
+static int sec_data(struct pc_dwarf *d, uint32_t k);
+
+/*
+ * libdwarf's object access (pc_dwarf.h): the file's .debug_* sections but
+ * the location lists, section 0 the null section as in ELF.  A compressed
+ * section is given at its inflated size and inflated when libdwarf loads
+ * it (or when our readers did already): libdwarf sees plain sections.
+ */
+static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out, int *error)
+{
+	struct pc_dwarf *d = obj;
+	const struct pc_dwarf_osec *o;
+	uint64_t size, hdr;
+
+	(void)error;
+	memset(out, 0, sizeof(*out));
+	if (i >= d->obj_n)
+		return DW_DLV_NO_ENTRY;
+	if (i == 0) {
+		out->name = "";
+		return DW_DLV_OK;
+	}
+	o = &d->secs.all[d->obj_map[i]];
+	out->addr = o->addr;
+	out->type = o->type;
+	out->name = o->name;
+	out->link = o->link;
+	out->info = o->info;
+	out->entrysize = o->entsize;
+	out->size = o->s.size;
+	if (o->s.compressed)
+		out->size = chdr_size(&o->s, &size, &hdr) ? size : 0;
+	return DW_DLV_OK;
+}
+
+static Dwarf_Endianness obj_byte_order(void *obj)
+{
+	const struct pc_dwarf *d = obj;
+
+	return d->secs.big_endian ? DW_OBJECT_MSB : DW_OBJECT_LSB;
+}
+
+static Dwarf_Small obj_word_size(void *obj)
+{
+	const struct pc_dwarf *d = obj;
+
+	return d->secs.is64 ? 8 : 4;
+}
+
+static Dwarf_Unsigned obj_section_count(void *obj)
+{
+	const struct pc_dwarf *d = obj;
+
+	return d->obj_n;
+}
+
+static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
+{
+	struct pc_dwarf *d = obj;
+	uint32_t k;
+	int r;
+
+	if (i == 0 || i >= d->obj_n)
+		return DW_DLV_NO_ENTRY;
+	k = d->obj_map[i];
+	r = sec_data(d, k);
+	if (r <= 0) {
+		if (r < 0 && !d->status)
+			d->status = PROFCONV_ERR_NOMEM;
+		*error = r < 0 ? DW_DLE_ALLOC_FAIL : DW_DLE_ZLIB_UNCOMPRESS_ERROR;
+		return DW_DLV_ERROR;
+	}
+	/* libdwarf only reads it (nothing is relocated) */
+	*data = (Dwarf_Small *)(uintptr_t)d->sec_p[k];
+	return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods obj_methods = {
+	.get_section_info = obj_section_info,
+	.get_byte_order = obj_byte_order,
+	.get_length_size = obj_word_size,
+	.get_pointer_size = obj_word_size,
+	.get_section_count = obj_section_count,
+	.load_section = obj_load_section,
+	.relocate_a_section = NULL,
+};
+
+/*
+ * Set up the object access and point our readers' sections at the same
+ * bytes, inflated (.debug_line on its first use).  0 or NOMEM.
+ */
+static int obj_setup(struct pc_dwarf *d)
+{
+	struct pc_dwarf_sec *own[4] = { &d->secs.info, &d->secs.abbrev, &d->secs.rnglists,
+					&d->secs.ranges };
+	uint32_t k, j;
+	int r;
+
+	d->use_obj = 1;
+	d->obj_n = 1;
+	d->obj_map[0] = 0;
+	for (k = 0; k < d->secs.nall && k < PC_DWARF_MAX_SECS; k++) {
+		const struct pc_dwarf_osec *o = &d->secs.all[k];
+
+		if (!o->s.p || strcmp(o->name, ".debug_loc") == 0 ||
+		    strcmp(o->name, ".debug_loclists") == 0)
+			continue;
+		d->obj_map[d->obj_n++] = k;
+		if (d->secs.line.p == o->s.p)
+			d->line_k = (int)k;
+		for (j = 0; j < 4; j++) {
+			if (!own[j]->p || own[j]->p != o->s.p || !own[j]->compressed)
+				continue;
+			r = sec_data(d, k);
+			if (r < 0)
+				return -r;
+			if (r > 0) {
+				own[j]->p = d->sec_p[k];
+				own[j]->size = d->sec_n[k];
+				own[j]->compressed = 0;
+			}
+		}
+	}
+	return 0;
+}
 
 static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *path, int text_at_zero,
 		  const struct pc_dwarf_secs *secs, struct pc_dwarf **out)
@@ -818,6 +960,7 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		return PROFCONV_ERR_NOMEM;
 	d->ctx = ctx;
 	d->text_at_zero = text_at_zero;
+	d->line_k = -1;
 	if (secs)
 		d->secs = *secs;
 	pc_snprintf(d->path, sizeof(d->path), "%s", path);
@@ -828,11 +971,18 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 	 * here is given back explicitly.
 	 */
 	pthread_once(&de_alloc_once, de_alloc_off);
-	if (secs && secs->rnglists.p) {
+	if (secs && secs->nall) {
+		rc = obj_setup(d);
+		if (rc) {
+			dwarf_close_unlocked(d);
+			return rc;
+		}
+	}
+	if (d->secs.rnglists.p) {
 		uint64_t bad_off = 0;
 		const char *why = NULL;
 
-		r = rnglists_sound(d, &secs->rnglists, &bad_off, &why);
+		r = rnglists_sound(d, &d->secs.rnglists, &bad_off, &why);
 		if (r <= 0) {
 			rc = r < 0 ? -r
 				   : pc_warn(ctx, "debug info problems skipped", NULL,
@@ -843,7 +993,15 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 			return rc;
 		}
 	}
-	r = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_dwarf_error, NULL, &d->dbg, &err);
+	if (d->use_obj) {
+		d->obj.object = d;
+		d->obj.methods = &obj_methods;
+		r = dwarf_object_init_b(&d->obj, on_dwarf_error, NULL, DW_GROUPNUMBER_ANY, &d->dbg,
+					&err);
+	} else {
+		r = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_dwarf_error, NULL, &d->dbg,
+				 &err);
+	}
 	if (r != DW_DLV_OK) {
 		if (r == DW_DLV_ERROR) {
 			rc = pc_warn(ctx, "debug info problems skipped", NULL,
@@ -1564,21 +1722,15 @@ static const uint8_t std_lens[13] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
  * frees it).  1 = ready, 0 = unusable (not zlib, sizes that do not add up,
  * a stream that does not inflate to its stated size), -NOMEM.
  */
-static int sec_bytes(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
-		     unsigned char **owned, const unsigned char **p, uint64_t *n)
+/*
+ * A compressed section's stated size and header length: 1, or 0 when the
+ * header is not zlib's or its sizes do not add up.
+ */
+static int chdr_size(const struct pc_dwarf_sec *sec, uint64_t *size_out, uint64_t *hdr_out)
 {
 	struct lcur c;
 	uint64_t type, size, hdr;
-	uLongf dlen;
 
-	*owned = NULL;
-	if (!sec->p)
-		return 0;
-	if (!sec->compressed) {
-		*p = sec->p;
-		*n = sec->size;
-		return 1;
-	}
 	c.p = sec->p;
 	c.end = sec->p + sec->size;
 	c.big = sec->big_endian;
@@ -1596,12 +1748,66 @@ static int sec_bytes(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
 	if (c.bad || type != 1 || sec->size < hdr || size == 0 ||
 	    size / 1032 > sec->size - hdr + 1 || size > (uint64_t)(uLongf)-1 || size > SIZE_MAX)
 		return 0;
+	*size_out = size;
+	*hdr_out = hdr;
+	return 1;
+}
+
+static int sec_bytes(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
+		     unsigned char **owned, const unsigned char **p, uint64_t *n)
+{
+	uint64_t size, hdr, zn, in_left, out_left;
+	const unsigned char *z;
+	z_stream zs;
+	int zr;
+
+	*owned = NULL;
+	if (!sec->p)
+		return 0;
+	if (!sec->compressed) {
+		*p = sec->p;
+		*n = sec->size;
+		return 1;
+	}
+	if (!chdr_size(sec, &size, &hdr))
+		return 0;
+	/*
+	 * A zlib stream (RFC 1950): its header checked here, the deflate data
+	 * inflated raw, without the Adler-32 of the output (a tenth of the
+	 * inflating; our readers and libdwarf check what they read as they do
+	 * for uncompressed sections).
+	 */
+	z = sec->p + hdr;
+	zn = sec->size - hdr;
+	if (zn < 2 || (z[0] & 0x0f) != 8 || (z[0] >> 4) > 7 || ((unsigned)z[0] << 8 | z[1]) % 31 ||
+	    (z[1] & 0x20))
+		return 0;
 	*owned = pc_alloc(ctx, (size_t)size);
 	if (!*owned)
 		return -PROFCONV_ERR_NOMEM;
-	dlen = (uLongf)size;
-	if (uncompress(*owned, &dlen, sec->p + hdr, (uLong)(sec->size - hdr)) != Z_OK ||
-	    dlen != size) {
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, -15) != Z_OK) {
+		pc_free(ctx, *owned);
+		*owned = NULL;
+		return -PROFCONV_ERR_NOMEM;
+	}
+	in_left = zn - 2;
+	out_left = size;
+	zs.next_in = (Bytef *)(uintptr_t)(z + 2);
+	zs.next_out = *owned;
+	do {
+		if (!zs.avail_in && in_left) {
+			zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+			in_left -= zs.avail_in;
+		}
+		if (!zs.avail_out && out_left) {
+			zs.avail_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
+			out_left -= zs.avail_out;
+		}
+		zr = inflate(&zs, Z_NO_FLUSH);
+	} while (zr == Z_OK);
+	inflateEnd(&zs);
+	if (zr != Z_STREAM_END || zs.total_out != size) {
 		pc_free(ctx, *owned);
 		*owned = NULL;
 		return 0;
@@ -1611,6 +1817,24 @@ static int sec_bytes(struct profconv_ctx *ctx, const struct pc_dwarf_sec *sec,
 	return 1;
 }
 
+/*
+ * secs.all[k]'s bytes in sec_p[k]/sec_n[k], inflated on first use when
+ * compressed and kept for libdwarf and our readers: 1 = ready, 0 =
+ * unusable, -NOMEM.
+ */
+static int sec_data(struct pc_dwarf *d, uint32_t k)
+{
+	int r;
+
+	if (d->sec_state[k])
+		return d->sec_state[k] > 0;
+	r = sec_bytes(d->ctx, &d->secs.all[k].s, &d->sec_owned[k], &d->sec_p[k], &d->sec_n[k]);
+	if (r < 0)
+		return r;
+	d->sec_state[k] = r ? 1 : -1;
+	return r;
+}
+
 /* .debug_line's bytes, inflated on first use when compressed: 1 = ready, 0 = none, -NOMEM. */
 static int lines_ready(struct pc_dwarf *d)
 {
@@ -1618,6 +1842,15 @@ static int lines_ready(struct pc_dwarf *d)
 
 	if (d->lines_state)
 		return d->lines_state > 0;
+	if (d->line_k >= 0) {
+		r = sec_data(d, (uint32_t)d->line_k);
+		if (r < 0)
+			return r;
+		d->lines_state = r ? 1 : -1;
+		d->lines = d->sec_p[d->line_k];
+		d->nlines = d->sec_n[d->line_k];
+		return r;
+	}
 	d->lines_state = -1;
 	r = sec_bytes(d->ctx, &d->secs.line, &d->lines_owned, &d->lines, &d->nlines);
 	if (r > 0)
@@ -3019,8 +3252,13 @@ static void dwarf_close_unlocked(struct pc_dwarf *d)
 		d->arena = c->next;
 		pc_free(ctx, c);
 	}
-	if (d->dbg && dwarf_finish(d->dbg, &err) != DW_DLV_OK && err)
+	if (d->dbg &&
+	    (d->use_obj ? dwarf_object_finish(d->dbg, &err) : dwarf_finish(d->dbg, &err)) !=
+		    DW_DLV_OK &&
+	    err)
 		dwarf_dealloc_error(NULL, err);
+	for (i = 0; i < PC_DWARF_MAX_SECS; i++)
+		pc_free(ctx, d->sec_owned[i]);
 	pc_free(ctx, d);
 }
 

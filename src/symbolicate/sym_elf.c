@@ -1338,6 +1338,52 @@ static void debug_sec(struct elf_map *m, const char *name, struct pc_dwarf_sec *
 }
 
 /*
+ * Every .debug_* section for libdwarf (pc_dwarf.h); secs->nall stays 0
+ * (libdwarf opens the file itself) when the file has GNU .zdebug_
+ * sections or relocations for its DWARF, or more sections than all[] holds.
+ */
+static void debug_secs_all(struct elf_map *m, struct pc_dwarf_secs *secs)
+{
+	struct elf_shdr sh;
+	uint32_t i, n = 0;
+
+	secs->nall = 0;
+	secs->is64 = m->is64 != 0;
+	secs->big_endian = host_is_big_endian() != (m->swap != 0);
+	for (i = 1; i < m->shnum; i++) {
+		struct pc_dwarf_osec *o;
+		const char *name;
+
+		if (get_shdr(m, i, &sh))
+			return;
+		name = sec_name(m, &sh);
+		if (strncmp(name, ".zdebug", 7) == 0 || strncmp(name, ".rela.debug", 11) == 0 ||
+		    strncmp(name, ".rel.debug", 10) == 0)
+			return;
+		if (strncmp(name, ".debug_", 7) != 0)
+			continue;
+		if (n == PC_DWARF_MAX_SECS)
+			return;
+		o = &secs->all[n++];
+		memset(o, 0, sizeof(*o));
+		o->name = name;
+		if (sec_in_file(m, &sh)) {
+			o->s.p = m->p + sh.offset;
+			o->s.size = sh.size;
+			o->s.compressed = (sh.flags & E_SHF_COMPRESSED) != 0;
+		}
+		o->s.is64 = secs->is64;
+		o->s.big_endian = secs->big_endian;
+		o->addr = sh.addr;
+		o->type = sh.type;
+		o->link = sh.link;
+		o->info = sh.info;
+		o->entsize = sh.entsize;
+	}
+	secs->nall = n;
+}
+
+/*
  * The symbol table and DWARF: at opening, or at the first lookup the
  * persistent cache cannot answer.  0 or an error code (ctx set).
  */
@@ -1358,6 +1404,7 @@ static int load_full(struct profconv_ctx *ctx, struct elf_src *s, const char *pa
 		debug_sec(&s->m, ".debug_abbrev", &secs.abbrev);
 		debug_sec(&s->m, ".debug_rnglists", &secs.rnglists);
 		debug_sec(&s->m, ".debug_ranges", &secs.ranges);
+		debug_secs_all(&s->m, &secs);
 		err = pc_dwarf_open(ctx, s->m.fd, path, has_text_at_zero(&s->m), &secs, &s->dw);
 		if (err)
 			return err;

@@ -147,6 +147,17 @@ int pc_sym_skip_blanks(const char **pp)
 	return 0;
 }
 
+/* pc_sym_hexval(), inlined: a kallsyms file has 120,000 addresses and more */
+static inline int hex_digit(unsigned int c)
+{
+	unsigned int d = c - '0';
+
+	if (d < 10)
+		return (int)d;
+	d = (c | 0x20) - 'a';
+	return d < 6 ? (int)d + 10 : -1;
+}
+
 /* Hex digits (optional 0x by flags) ending at a space or blank (by flags) or the end. */
 int pc_sym_parse_hex(const char **pp, unsigned int flags, uint64_t *out)
 {
@@ -156,9 +167,9 @@ int pc_sym_parse_hex(const char **pp, unsigned int flags, uint64_t *out)
 
 	if ((flags & PC_SYM_HEX_0X) && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	if (pc_sym_hexval((unsigned char)*p) < 0)
+	if (hex_digit((unsigned char)*p) < 0)
 		return -1;
-	while ((d = pc_sym_hexval((unsigned char)*p)) >= 0) {
+	while ((d = hex_digit((unsigned char)*p)) >= 0) {
 		if (v >> 60)
 			return -1;
 		v = v << 4 | (uint64_t)d;

@@ -470,7 +470,10 @@ static int ks_build(struct profconv_ctx *ctx, struct tx_src *t, struct ks_raw *r
 	if (!t->ents || !t->sure)
 		return PROFCONV_ERR_NOMEM;
 	t->cap = ntext;
-	if (n > 1)
+	/* /proc/kallsyms is in address order already (seq rises with the line) */
+	for (j = 1; j < n && raw[j - 1].addr <= raw[j].addr; j++)
+		;
+	if (j < n)
 		qsort(raw, n, sizeof(*raw), cmp_ks);
 	while (i < n) {
 		struct tx_ent *o;
