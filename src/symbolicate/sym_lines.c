@@ -147,16 +147,25 @@ int pc_sym_skip_blanks(const char **pp)
 	return 0;
 }
 
-/* pc_sym_hexval(), inlined: a kallsyms file has 120,000 addresses and more */
-static inline int hex_digit(unsigned int c)
-{
-	unsigned int d = c - '0';
-
-	if (d < 10)
-		return (int)d;
-	d = (c | 0x20) - 'a';
-	return d < 6 ? (int)d + 10 : -1;
-}
+/* pc_sym_hexval() as a table: a kallsyms file has 120,000 addresses and more */
+static const signed char hex_digit[256] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 
 /* Hex digits (optional 0x by flags) ending at a space or blank (by flags) or the end. */
 int pc_sym_parse_hex(const char **pp, unsigned int flags, uint64_t *out)
@@ -167,9 +176,9 @@ int pc_sym_parse_hex(const char **pp, unsigned int flags, uint64_t *out)
 
 	if ((flags & PC_SYM_HEX_0X) && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	if (hex_digit((unsigned char)*p) < 0)
+	if (hex_digit[(unsigned char)*p] < 0)
 		return -1;
-	while ((d = hex_digit((unsigned char)*p)) >= 0) {
+	while ((d = hex_digit[(unsigned char)*p]) >= 0) {
 		if (v >> 60)
 			return -1;
 		v = v << 4 | (uint64_t)d;

@@ -18,8 +18,10 @@
  * treated as absent (and replaced at close).  Writing goes to a temporary
  * file in DIR renamed over the name, so a reader sees an old file or a new
  * one, never a part.  Bounds: a file holds at most PS_MAX_ENTRIES entries
- * and PS_MAX_FILE bytes (past them nothing is written), and after a write
- * the oldest cache files go while DIR's *.pcsym files exceed PS_MAX_DIR.
+ * and PS_MAX_FILE bytes (past them nothing is written), and after a
+ * process's first write (and after every PS_MAX_DIR / 8 bytes it wrote
+ * since) the oldest cache files go while DIR's *.pcsym files exceed
+ * PS_MAX_DIR.
  */
 #define _GNU_SOURCE 1 /* dl_iterate_phdr */
 #include "core/pc_config.h"
@@ -548,9 +550,36 @@ static void prune(const char *dir)
 }
 
 /*
+ * prune() reads every cache file's size and age: a batch writing a file a
+ * conversion paid that for each one, on its critical path.  A process
+ * prunes DIR at its first write there, and again only once it has written
+ * PS_MAX_DIR / 8 more bytes there (the directory may pass the bound by
+ * that much plus a file between two prunings).
+ */
+static pthread_mutex_t prune_mu = PTHREAD_MUTEX_INITIALIZER;
+static char prune_last[4096 + 1]; /* the directory pruned last, "" none */
+static uint64_t prune_since;	  /* bytes written there since */
+
+static void prune_due(const char *dir, uint64_t len)
+{
+	int due;
+
+	pthread_mutex_lock(&prune_mu);
+	prune_since += len;
+	due = strcmp(prune_last, dir) != 0 || prune_since > PS_MAX_DIR / 8;
+	if (due) {
+		pc_snprintf(prune_last, sizeof(prune_last), "%s", dir);
+		prune_since = 0;
+	}
+	pthread_mutex_unlock(&prune_mu);
+	if (due)
+		prune(dir);
+}
+
+/*
  * Write buf as DIR/NAME through a temporary file in DIR renamed over it (a
- * reader sees the old file or the new one, never a part); then prune DIR.
- * 0 when written.
+ * reader sees the old file or the new one, never a part); then prune DIR
+ * when due (prune_due()).  0 when written.
  */
 static int atomic_write(char *dir, const char *name, const void *buf, uint64_t len)
 {
@@ -582,7 +611,7 @@ static int atomic_write(char *dir, const char *name, const void *buf, uint64_t l
 		unlink(tmp);
 		return -1;
 	}
-	prune(dir);
+	prune_due(dir, len);
 	return 0;
 }
 
