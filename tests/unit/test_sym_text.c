@@ -149,11 +149,11 @@ static void test_perf_map_bad(void)
 	profconv_ctx_free(c);
 }
 
-static void test_kallsyms(void)
+static void check_kallsyms(const char *path)
 {
 	struct pc_symsrc *s = NULL;
 	char why[512];
-	int err = pc_symsrc_open_kallsyms(ctx, fixture("kallsyms.txt"), &s, why, sizeof(why));
+	int err = pc_symsrc_open_kallsyms(ctx, path, &s, why, sizeof(why));
 
 	PC_CHECK_EQ_INT(err, 0);
 	PC_CHECK(s != NULL);
@@ -190,6 +190,44 @@ static void test_kallsyms(void)
 	expect(s, (uint64_t)-16, NULL, 0, 0);
 	PC_CHECK_EQ_INT(profconv_warning_count(ctx), 0);
 	pc_symsrc_close(s);
+}
+
+/*
+ * kallsyms.txt as the kernel gives it (in address order: sorting is
+ * skipped), and with its last six lines (data and a module's symbol) moved
+ * to the front: sorted by address, aliases kept in file order, the same.
+ */
+static void test_kallsyms(void)
+{
+	char tmpl[] = "/tmp/profconv-ks.XXXXXX", path[4200], *lines[128];
+	char *d, buf[512];
+	FILE *in, *out;
+	size_t n = 0, i;
+
+	check_kallsyms(fixture("kallsyms.txt"));
+	d = mkdtemp(tmpl);
+	PC_CHECK(d != NULL);
+	if (!d)
+		return;
+	pc_snprintf(path, sizeof(path), "%s/kallsyms", d);
+	in = fopen(fixture("kallsyms.txt"), "r");
+	PC_CHECK(in != NULL);
+	while (in && n < 128 && fgets(buf, sizeof(buf), in))
+		lines[n++] = strdup(buf);
+	if (in)
+		fclose(in);
+	PC_CHECK(n > 6 && n < 128);
+	out = fopen(path, "w");
+	PC_CHECK(out != NULL);
+	for (i = 0; out && i < n; i++)
+		fputs(lines[(i + n - 6) % n], out);
+	if (out)
+		fclose(out);
+	check_kallsyms(path);
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	unlink(path);
+	rmdir(d);
 }
 
 static void test_kallsyms_unusable(void)
