@@ -204,6 +204,10 @@ struct pc_dwarf {
 	 */
 	int use_obj;
 	Dwarf_Obj_Access_Interface obj;
+	struct dw_objref {
+		char tag; /* 0: see obj_setup() */
+		struct pc_dwarf *d;
+	} objref;
 	uint32_t obj_map[PC_DWARF_MAX_SECS + 1];
 	uint32_t obj_n;
 	unsigned char *sec_owned[PC_DWARF_MAX_SECS];
@@ -829,7 +833,7 @@ static int sec_data(struct pc_dwarf *d, uint32_t k);
  */
 static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out, int *error)
 {
-	struct pc_dwarf *d = obj;
+	struct pc_dwarf *d = ((struct dw_objref *)obj)->d;
 	const struct pc_dwarf_osec *o;
 	uint64_t size, hdr;
 
@@ -841,13 +845,16 @@ static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *o
 		out->name = "";
 		return DW_DLV_OK;
 	}
+	/*
+	 * Plain data, whatever the header says: the ELF's links and group or
+	 * relocation types name its own section numbers, not these, and
+	 * libdwarf 20210528 follows them without checking (a SEGV in
+	 * dwarf_object_init_b(), found by fuzz_sym).
+	 */
 	o = &d->secs.all[d->obj_map[i]];
 	out->addr = o->addr;
-	out->type = o->type;
+	out->type = 1; /* SHT_PROGBITS */
 	out->name = o->name;
-	out->link = o->link;
-	out->info = o->info;
-	out->entrysize = o->entsize;
 	out->size = o->s.size;
 	if (o->s.compressed)
 		out->size = chdr_size(&o->s, &size, &hdr) ? size : 0;
@@ -856,28 +863,28 @@ static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *o
 
 static Dwarf_Endianness obj_byte_order(void *obj)
 {
-	const struct pc_dwarf *d = obj;
+	const struct pc_dwarf *d = ((struct dw_objref *)obj)->d;
 
 	return d->secs.big_endian ? DW_OBJECT_MSB : DW_OBJECT_LSB;
 }
 
 static Dwarf_Small obj_word_size(void *obj)
 {
-	const struct pc_dwarf *d = obj;
+	const struct pc_dwarf *d = ((struct dw_objref *)obj)->d;
 
 	return d->secs.is64 ? 8 : 4;
 }
 
 static Dwarf_Unsigned obj_section_count(void *obj)
 {
-	const struct pc_dwarf *d = obj;
+	const struct pc_dwarf *d = ((struct dw_objref *)obj)->d;
 
 	return d->obj_n;
 }
 
 static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 {
-	struct pc_dwarf *d = obj;
+	struct pc_dwarf *d = ((struct dw_objref *)obj)->d;
 	uint32_t k;
 	int r;
 
@@ -994,7 +1001,17 @@ static int dwarf_open_unlocked(struct profconv_ctx *ctx, int fd, const char *pat
 		}
 	}
 	if (d->use_obj) {
-		d->obj.object = d;
+		/*
+		 * libdwarf 20210528 tells its own object readers apart by the
+		 * first byte of obj.object ('E' ELF, 'M' Mach-O, 'P' PE) and
+		 * treats an 'E' as its ELF reader's (its section groups): the
+		 * object is a struct whose first byte is 0, never our struct,
+		 * whose first byte is a pointer's (an 'E' there crashed
+		 * dwarf_object_init_b() in fuzz_sym, one heap layout in 256).
+		 */
+		d->objref.tag = 0;
+		d->objref.d = d;
+		d->obj.object = &d->objref;
 		d->obj.methods = &obj_methods;
 		r = dwarf_object_init_b(&d->obj, on_dwarf_error, NULL, DW_GROUPNUMBER_ANY, &d->dbg,
 					&err);
