@@ -52,7 +52,7 @@ struct pc_dwarf_sec {
 struct pc_dwarf_osec {
 	const char *name; /* in the mapped file */
 	struct pc_dwarf_sec s;
-	uint64_t addr, type, link, info, entsize;
+	uint64_t addr;
 };
 
 #define PC_DWARF_MAX_SECS 48

@@ -1375,10 +1375,6 @@ static void debug_secs_all(struct elf_map *m, struct pc_dwarf_secs *secs)
 		o->s.is64 = secs->is64;
 		o->s.big_endian = secs->big_endian;
 		o->addr = sh.addr;
-		o->type = sh.type;
-		o->link = sh.link;
-		o->info = sh.info;
-		o->entsize = sh.entsize;
 	}
 	secs->nall = n;
 }
