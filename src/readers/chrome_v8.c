@@ -262,6 +262,61 @@ static int v8_str(struct pc_jscan *js, size_t *off)
 }
 
 /*
+ * v8_numbers()'s loop over an array as V8 writes samples and timeDeltas:
+ * no whitespace, integers of up to 15 digits (exact as doubles, the value
+ * pc_jscan_number() gives them).  It stops at anything else, where
+ * pc_jscan_next() goes on (it->first kept); at the array's end it->close
+ * is 0 (the array is done).
+ */
+static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, uint32_t from,
+		   uint32_t *n)
+{
+	const char *p = js->p, *e = js->end;
+
+	for (;;) {
+		const char *q = p, *d0;
+		uint64_t v = 0;
+		int neg;
+
+		if (q < e && *q == ']') {
+			js->p = q + 1;
+			js->depth--;
+			it->close = 0;
+			return 0;
+		}
+		if (!it->first) {
+			if (q == e || *q != ',')
+				break;
+			q++;
+		}
+		neg = q < e && *q == '-';
+		q += neg;
+		d0 = q;
+		if (q < e && *q == '0') {
+			if (neg)
+				break; /* -0 */
+			q++;
+		} else {
+			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16)
+				v = v * 10 + (uint64_t)(*q++ - '0');
+			if (q == d0 || q - d0 > 15)
+				break;
+		}
+		if (q == e || (*q != ',' && *q != ']'))
+			break;
+		if ((size_t)from + *n + 1 > r->v8val_cap &&
+		    pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
+			    (size_t)from + *n + 1))
+			return PROFCONV_ERR_NOMEM;
+		r->v8val[from + (*n)++] = neg ? -(double)v : (double)v;
+		it->first = 0;
+		p = q;
+	}
+	js->p = p;
+	return 0;
+}
+
+/*
  * The values of the container at at (an array's elements, an object's
  * members' values), each as a number (NaN: not a JSON number) into
  * r->v8val from index from; *n: how many.  Not a container: none.
@@ -275,6 +330,11 @@ static int v8_numbers(struct rd *r, const char *at, uint32_t from, uint32_t *n)
 	int more, in, c, err = v8_enter(js, at, &it, &in);
 
 	*n = 0;
+	if (in && !err && it.close == ']') {
+		err = v8_ints(r, js, &it, from, n);
+		if (err || it.close == 0)
+			return err;
+	}
 	while (in && !err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
 		double d = NAN;
 
