@@ -595,6 +595,9 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 		for (k = 0; k < r->prof[i].nrows; k++) {
 			struct pc_samples *s = &r->th[r->prof[i].rows[k].thread].t->samples;
 
+			/* (the thread of the row before: done) */
+			if (k && r->prof[i].rows[k].thread == r->prof[i].rows[k - 1].thread)
+				continue;
 			if (strcmp(s->weight_type, "tracing-ms") != 0) {
 				uint32_t j;
 
@@ -610,6 +613,7 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 		struct v8prof *pf = &r->prof[i];
 		struct v8order o = { r, pf->rows };
 		int64_t first, last, mean;
+		int sorted;
 
 		if (!pf->nrows)
 			continue;
@@ -624,9 +628,16 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 				break;
 			}
 		}
-		for (k = 0; k < pf->nrows; k++)
+		/* most profiles are in time order already (no negative
+		 * deltas): then the stable sort's order is theirs */
+		sorted = 1;
+		for (k = 0; k < pf->nrows; k++) {
 			idx[k] = k;
-		pc_merge_sort(idx, tmp, pf->nrows, v8row_before, &o);
+			if (k && v8row_time(r, &pf->rows[k]) < v8row_time(r, &pf->rows[k - 1]))
+				sorted = 0;
+		}
+		if (!sorted)
+			pc_merge_sort(idx, tmp, pf->nrows, v8row_before, &o);
 		first = v8row_time(r, &pf->rows[idx[0]]);
 		last = v8row_time(r, &pf->rows[idx[pf->nrows - 1]]);
 		mean = pf->nrows > 1 ? pc_time_sub(last, first) / (int64_t)(pf->nrows - 1) : interval;
