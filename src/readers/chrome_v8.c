@@ -563,18 +563,6 @@ static int64_t v8row_time(const struct rd *r, const struct v8row *v)
 	return r->th[v->thread].t->samples.time[v->row];
 }
 
-struct v8order {
-	const struct rd *r;
-	const struct v8row *rows;
-};
-
-static int v8row_before(const void *user, uint32_t x, uint32_t y)
-{
-	const struct v8order *o = user;
-
-	return v8row_time(o->r, &o->rows[x]) < v8row_time(o->r, &o->rows[y]);
-}
-
 /*
  * V8 samples stand for time, as DevTools counts them: each weighs the time
  * until its profile's next sample in time order (timeDeltas may be
@@ -589,6 +577,7 @@ static int v8row_before(const void *user, uint32_t x, uint32_t y)
 int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 {
 	uint32_t *idx = NULL, *tmp = NULL, cap = 0, i, k;
+	int64_t *key = NULL;
 	int err = 0;
 
 	for (i = 0; i < r->nprof; i++)
@@ -611,47 +600,41 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 		}
 	for (i = 0; i < r->nprof && !err; i++) {
 		struct v8prof *pf = &r->prof[i];
-		struct v8order o = { r, pf->rows };
 		int64_t first, last, mean;
-		int sorted;
 
 		if (!pf->nrows)
 			continue;
 		if (pf->nrows > cap) {
 			pc_free(r->ctx, idx);
 			pc_free(r->ctx, tmp);
+			pc_free(r->ctx, key);
 			cap = pf->nrows;
 			idx = pc_alloc(r->ctx, (size_t)cap * sizeof(*idx));
 			tmp = pc_alloc(r->ctx, (size_t)cap * sizeof(*tmp));
-			if (!idx || !tmp) {
+			key = pc_alloc(r->ctx, (size_t)cap * sizeof(*key));
+			if (!idx || !tmp || !key) {
 				err = PROFCONV_ERR_NOMEM;
 				break;
 			}
 		}
-		/* most profiles are in time order already (no negative
-		 * deltas): then the stable sort's order is theirs */
-		sorted = 1;
+		/* the times taken out once: the sort compares them */
 		for (k = 0; k < pf->nrows; k++) {
 			idx[k] = k;
-			if (k && v8row_time(r, &pf->rows[k]) < v8row_time(r, &pf->rows[k - 1]))
-				sorted = 0;
+			key[k] = v8row_time(r, &pf->rows[k]);
 		}
-		if (!sorted)
-			pc_merge_sort(idx, tmp, pf->nrows, v8row_before, &o);
-		first = v8row_time(r, &pf->rows[idx[0]]);
-		last = v8row_time(r, &pf->rows[idx[pf->nrows - 1]]);
+		pc_sort_by_key(idx, tmp, key, pf->nrows);
+		first = key[idx[0]];
+		last = key[idx[pf->nrows - 1]];
 		mean = pf->nrows > 1 ? pc_time_sub(last, first) / (int64_t)(pf->nrows - 1) : interval;
 		for (k = 0; k < pf->nrows; k++) {
 			const struct v8row *v = &pf->rows[idx[k]];
 
 			r->th[v->thread].t->samples.weight[v->row] =
-				k + 1 < pf->nrows
-					? pc_time_sub(v8row_time(r, &pf->rows[idx[k + 1]]),
-						      v8row_time(r, v))
-					: mean;
+				k + 1 < pf->nrows ? pc_time_sub(key[idx[k + 1]], key[idx[k]]) : mean;
 		}
 	}
 	pc_free(r->ctx, idx);
 	pc_free(r->ctx, tmp);
+	pc_free(r->ctx, key);
 	return err;
 }
