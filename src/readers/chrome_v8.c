@@ -161,12 +161,19 @@ static uint32_t v8_stack(struct rd *r, struct v8prof *pf, struct v8node *n, int 
  * with_cjson() has them decoded.
  */
 
-/* The first members of the object at the cursor named in keys[0..n): their values' starts in at[]. */
-static int v8_members(struct pc_jscan *js, const char *const *keys, const char **at, size_t n)
+/*
+ * The first members of the object at the cursor named in keys[0..n): their
+ * values' starts in at[].  The cursor ends past the object, or, with
+ * early, where the last of them is found when all are (the caller then
+ * stands it elsewhere with v8_at(): the values skipped to go on were most
+ * of a ProfileChunk's reading, its arrays skipped once per level).
+ */
+static int v8_members(struct pc_jscan *js, const char *const *keys, const char **at, size_t n,
+		      int early)
 {
 	struct pc_jscan_it it;
 	const char *k;
-	size_t kl, i;
+	size_t kl, i, found = 0;
 	int more, err;
 
 	for (i = 0; i < n; i++)
@@ -180,8 +187,11 @@ static int v8_members(struct pc_jscan *js, const char *const *keys, const char *
 		for (i = 0; i < n; i++)
 			if (!at[i] && kl == strlen(keys[i]) && memcmp(k, keys[i], kl) == 0) {
 				at[i] = js->p;
+				found++;
 				break;
 			}
+		if (early && found == n)
+			break;
 		/* the scanner checked the event's text: only its end is wanted */
 		pc_jscan_skip_checked(js);
 	}
@@ -367,7 +377,7 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 		int ok;
 
 		/* the node's members, then past it to go on with the next one */
-		err = v8_members(js, node_keys, nat, 3);
+		err = v8_members(js, node_keys, nat, 3, 0);
 		if (err)
 			break;
 		next = js->p;
@@ -386,7 +396,7 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 		}
 		if (!err && nat[2]) {
 			v8_at(js, nat[2]);
-			err = v8_members(js, cf_keys, cat, 4);
+			err = v8_members(js, cf_keys, cat, 4, 1);
 			if (!err && cat[0]) {
 				v8_at(js, cat[0]);
 				err = v8_str(js, &fn);
@@ -473,16 +483,16 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 	data = NULL;
 	if (!err && args) {
 		v8_at(js, args);
-		err = v8_members(js, args_keys, &data, 1);
+		err = v8_members(js, args_keys, &data, 1, 1);
 	}
 	dat[0] = dat[1] = dat[2] = NULL;
 	if (!err && data) {
 		v8_at(js, data);
-		err = v8_members(js, data_keys, dat, 3);
+		err = v8_members(js, data_keys, dat, 3, 1);
 	}
 	if (!err && dat[1]) {
 		v8_at(js, dat[1]);
-		err = v8_members(js, cp_keys, cpat, 2);
+		err = v8_members(js, cp_keys, cpat, 2, 1);
 	}
 	if (err)
 		return err == PC_JSCAN_BAD ? pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, ev->off,
