@@ -129,12 +129,11 @@ sorted:                                                                         
 
 /* --- binding by time --- */
 
-static int by_thread_time(const void *a, const void *b)
+/* Ends of one group (a thread's, a flow's) by time, then file order. */
+static int by_ts_order(const void *a, const void *b)
 {
 	const struct flow_ev *x = a, *y = b;
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
@@ -158,7 +157,7 @@ static int by_start(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-FLOW_SORT(sort_thread_time, struct flow_ev, by_thread_time)
+FLOW_SORT(sort_ts_order, struct flow_ev, by_ts_order)
 FLOW_SORT(sort_slices, struct slice, by_start)
 
 /*
@@ -254,18 +253,67 @@ static int bind_thread(struct rd *r, struct flow_ev *f, uint32_t n, uint64_t *un
 
 /* --- the fields --- */
 
-static int by_key_time(const void *a, const void *b)
+
+/*
+ * a[0..n) by (thread, ts, order), or with by_key by (key, ts, order): a
+ * stable counting sort by thread or key, then each group by by_ts_order()
+ * (a few ends: in place; more: the merge sort, whose runs are then long,
+ * as a thread's ends come mostly in time order).  One merge sort by the
+ * whole key took most of the binding's time: threads and flows interleave
+ * in the file, so its runs were short.  0 or PROFCONV_ERR_NOMEM.
+ */
+static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
 {
-	const struct flow_ev *x = a, *y = b;
+#define GROUP_OF(x) (by_key ? (x).key : (x).thread)
+	struct flow_ev *tmp;
+	uint32_t *cnt, nb = 0, sum = 0, k;
+	size_t i, j, g;
+	int err = 0;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	if (n < 2)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (GROUP_OF(a[i]) + 1 > nb)
+			nb = GROUP_OF(a[i]) + 1;
+	tmp = pc_alloc(r->ctx, n * sizeof(*a));
+	cnt = pc_calloc(r->ctx, (size_t)nb + 1, sizeof(*cnt));
+	if (!tmp || !cnt) {
+		pc_free(r->ctx, tmp);
+		pc_free(r->ctx, cnt);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++)
+		cnt[GROUP_OF(a[i])]++;
+	for (k = 0; k <= nb; k++) {
+		uint32_t c = cnt[k];
+
+		cnt[k] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		tmp[cnt[GROUP_OF(a[i])]++] = a[i];
+	memcpy(a, tmp, n * sizeof(*a));
+	pc_free(r->ctx, tmp);
+	pc_free(r->ctx, cnt);
+	for (i = 0; i < n && !err; i = j) {
+		for (j = i + 1; j < n && GROUP_OF(a[j]) == GROUP_OF(a[i]); j++)
+			;
+		if (j - i > 16) {
+			err = sort_ts_order(r, a + i, j - i);
+			continue;
+		}
+		for (g = i + 1; g < j; g++) {
+			struct flow_ev x = a[g];
+			size_t h;
+
+			for (h = g; h > i && by_ts_order(&x, &a[h - 1]) < 0; h--)
+				a[h] = a[h - 1];
+			a[h] = x;
+		}
+	}
+	return err;
+#undef GROUP_OF
 }
-
-FLOW_SORT(sort_key_time, struct flow_ev, by_key_time)
 
 /*
  * a[0..n) (seq: each one's index) sorted by thread, row, kind, then seq
@@ -532,7 +580,7 @@ int pc_chrome_flows_bind(struct rd *r)
 
 	if (!r->nfl)
 		return 0;
-	err = sort_thread_time(r, fl, r->nfl);
+	err = sort_grouped(r, fl, r->nfl, 0);
 	for (i = 0; i < r->nfl && !err; i = j) {
 		int any = 0;
 
@@ -547,7 +595,7 @@ int pc_chrome_flows_bind(struct rd *r)
 			r->name, (unsigned long long)unbound);
 	/* the ends of each flow in time order: s/t goes on to the next t/f */
 	if (!err)
-		err = sort_key_time(r, fl, r->nfl);
+		err = sort_grouped(r, fl, r->nfl, 1);
 	for (i = 0; i < r->nfl && !err; i++) {
 		err = add(r, &ad, &fl[i], fl[i].ph == 'f' ? F_TID : F_ID, fl[i].key);
 		if (!err && i + 1 < r->nfl && fl[i + 1].key == fl[i].key && fl[i].ph != 'f' &&
