@@ -240,6 +240,48 @@ assert (nint, ninst) == (33, 68), (nint, ninst)
 PY
 	done
 	;;
+chrome-v8-arrays)
+	# a ProfileChunk's samples and timeDeltas (y_synth_v8_arrays.json, README):
+	# the compact integer loop and the general reading agree; each element
+	# a JSON number counts (others are skipped with their pair), an object's
+	# members' values count; the samples, in time order, have the leaf
+	# functions and times worked out here from the raw events
+	C="$here/fixtures/chrome"
+	"$PC" -q "$C/y_synth_v8_arrays.json" -o "$T/v.json" 2>"$T/err" || fail "conversion: $(cat "$T/err")"
+	python3 - "$C/y_synth_v8_arrays.json" "$T/v.json" <<'PY' || fail "V8 samples differ from the raw events"
+import json, math, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+out = json.load(open(sys.argv[2]))
+sh = out["shared"]; strs = sh["stringArray"]
+leaf = lambda s: None if s is None else strs[sh["funcTable"]["name"][sh["frameTable"]["func"][sh["stackTable"]["frame"][s]]]]
+num = lambda v: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+vals = lambda a: [num(v) for v in (a.values() if isinstance(a, dict) else a)]
+names, want, t, zero = {}, [], 0.0, min(e["ts"] for e in ev)
+for e in ev:
+    d = e["args"]["data"]
+    if e["name"] == "Profile":
+        t = d["startTime"]
+        continue
+    for n in d["cpuProfile"].get("nodes", []):
+        names[n["id"]] = n["callFrame"]["functionName"]
+    for sv, dv in zip(vals(d["cpuProfile"]["samples"]), vals(d["timeDeltas"])):
+        if math.isnan(sv) or math.isnan(dv):
+            continue
+        t += dv
+        want.append((t - zero, names.get(int(sv))))
+want.sort(key=lambda x: x[0])  # stable, as the reader's sort
+(th,) = out["threads"]
+s = th["samples"]
+have, t = [], 0.0
+for st, d in zip(s["stack"], s["timeDeltas"]):
+    t += d
+    have.append((t * 1000, leaf(st)))
+assert len(have) == len(want) == 16, (len(have), len(want))
+for (wt, wn), (ht, hn) in zip(want, have):
+    assert wn == hn and abs(wt - ht) <= 1e-6 * max(1.0, abs(wt)), (want, have)
+print("ok:", len(have), "samples")
+PY
+	;;
 chrome-weights)
 	# samples stand for time (issue 21): on a cut of the real Chromium 156
 	# trace (two renderers' V8 profiles, CrBrowserMain's slices), each

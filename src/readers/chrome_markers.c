@@ -64,17 +64,20 @@ static uint16_t category_of(struct rd *r, const char *cat);
  * The category of cat (len bytes, hash h or 0) and, when row is not NULL,
  * cat's string row.
  */
-static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row)
+static uint16_t cat_memo_slot(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row,
+			      struct smemo **slot)
 {
 	int hit;
 	struct smemo *m = cat ? smemo_slot(r->catm, cat, len, h, &hit) : NULL;
 
+	*slot = m;
 	if (!m) {
 		if (row)
 			*row = pc_str_intern(r->m, cat ? cat : "", cat ? len : 0);
 		return category_of(r, cat);
 	}
 	if (!hit) {
+		r->cat_last = NULL; /* a slot written: the event's may be gone */
 		m->cat = category_of(r, cat);
 		m->row = PC_NONE;
 	}
@@ -84,6 +87,38 @@ static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, 
 		*row = m->row;
 	}
 	return m->cat;
+}
+
+static uint16_t cat_memo(struct rd *r, const char *cat, size_t len, uint64_t h, uint32_t *row)
+{
+	struct smemo *slot;
+
+	return cat_memo_slot(r, cat, len, h, row, &slot);
+}
+
+/*
+ * cat_memo() of e's own cat (a string), the event being handled: its slot
+ * is remembered for the event's next lookups (an X event's category, its
+ * payload's cat, the payload built), which then skip the hash and the
+ * comparison.
+ */
+static uint16_t ev_cat(struct rd *r, const struct cev *e, uint32_t *row)
+{
+	struct smemo *m = r->cat_last;
+	uint16_t c;
+
+	if (m && r->cat_ev == r->evseq) {
+		if (row) {
+			if (m->row == PC_NONE)
+				m->row = pc_str_intern(r->m, e->cat.s, e->cat.len);
+			*row = m->row;
+		}
+		return m->cat;
+	}
+	c = cat_memo_slot(r, e->cat.s, e->cat.len, e->hcat, row, &m);
+	r->cat_last = m;
+	r->cat_ev = r->evseq;
+	return c;
 }
 
 uint16_t pc_chrome_category(struct rd *r, const char *cat)
@@ -180,8 +215,7 @@ static uint64_t cat_hash(const struct cev *e, const char *cat)
 /* The category of an event's cat. */
 uint16_t pc_chrome_ev_category(struct rd *r, const struct cev *e)
 {
-	return e->cat.kind == CJ_STR ? cat_memo(r, e->cat.s, e->cat.len, e->hcat, NULL)
-				     : pc_chrome_category(r, NULL);
+	return e->cat.kind == CJ_STR ? ev_cat(r, e, NULL) : pc_chrome_category(r, NULL);
 }
 
 static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
@@ -206,7 +240,10 @@ uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, u
 	hc = cat_hash(e, cat);
 	if (!hc)
 		hc = pc_chrome_hash(cat, clen);
-	cat_memo(r, cat, clen, hc, &crow);
+	if (e->cat.kind == CJ_STR && cat == e->cat.s)
+		ev_cat(r, e, &crow);
+	else
+		cat_memo(r, cat, clen, hc, &crow);
 	if (crow == PC_NONE)
 		return PC_NONE;
 	h = pc_chrome_pl_hash(hc, !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen),
@@ -255,7 +292,10 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		uint32_t row;
 
 		pc_pvb_key_row(&b, r->row_cat);
-		cat_memo(r, cat, cat_len(e, cat), cat_hash(e, cat), &row);
+		if (e->cat.kind == CJ_STR && cat == e->cat.s)
+			ev_cat(r, e, &row);
+		else
+			cat_memo(r, cat, cat_len(e, cat), cat_hash(e, cat), &row);
 		pvb_sref_row(&b, r, row);
 	}
 	if (set != PC_NONE && pc_chrome_set_text(r, set, ctxs, sizeof(ctxs))) {

@@ -161,12 +161,19 @@ static uint32_t v8_stack(struct rd *r, struct v8prof *pf, struct v8node *n, int 
  * with_cjson() has them decoded.
  */
 
-/* The first members of the object at the cursor named in keys[0..n): their values' starts in at[]. */
-static int v8_members(struct pc_jscan *js, const char *const *keys, const char **at, size_t n)
+/*
+ * The first members of the object at the cursor named in keys[0..n): their
+ * values' starts in at[].  The cursor ends past the object, or, with
+ * early, where the last of them is found when all are (the caller then
+ * stands it elsewhere with v8_at(): the values skipped to go on were most
+ * of a ProfileChunk's reading, its arrays skipped once per level).
+ */
+static int v8_members(struct pc_jscan *js, const char *const *keys, const char **at, size_t n,
+		      int early)
 {
 	struct pc_jscan_it it;
 	const char *k;
-	size_t kl, i;
+	size_t kl, i, found = 0;
 	int more, err;
 
 	for (i = 0; i < n; i++)
@@ -180,8 +187,11 @@ static int v8_members(struct pc_jscan *js, const char *const *keys, const char *
 		for (i = 0; i < n; i++)
 			if (!at[i] && kl == strlen(keys[i]) && memcmp(k, keys[i], kl) == 0) {
 				at[i] = js->p;
+				found++;
 				break;
 			}
+		if (early && found == n)
+			break;
 		/* the scanner checked the event's text: only its end is wanted */
 		pc_jscan_skip_checked(js);
 	}
@@ -262,6 +272,61 @@ static int v8_str(struct pc_jscan *js, size_t *off)
 }
 
 /*
+ * v8_numbers()'s loop over an array as V8 writes samples and timeDeltas:
+ * no whitespace, integers of up to 15 digits (exact as doubles, the value
+ * pc_jscan_number() gives them).  It stops at anything else, where
+ * pc_jscan_next() goes on (it->first kept); at the array's end it->close
+ * is 0 (the array is done).
+ */
+static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, uint32_t from,
+		   uint32_t *n)
+{
+	const char *p = js->p, *e = js->end;
+
+	for (;;) {
+		const char *q = p, *d0;
+		uint64_t v = 0;
+		int neg;
+
+		if (q < e && *q == ']') {
+			js->p = q + 1;
+			js->depth--;
+			it->close = 0;
+			return 0;
+		}
+		if (!it->first) {
+			if (q == e || *q != ',')
+				break;
+			q++;
+		}
+		neg = q < e && *q == '-';
+		q += neg;
+		d0 = q;
+		if (q < e && *q == '0') {
+			if (neg)
+				break; /* -0 */
+			q++;
+		} else {
+			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16)
+				v = v * 10 + (uint64_t)(*q++ - '0');
+			if (q == d0 || q - d0 > 15)
+				break;
+		}
+		if (q == e || (*q != ',' && *q != ']'))
+			break;
+		if ((size_t)from + *n + 1 > r->v8val_cap &&
+		    pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
+			    (size_t)from + *n + 1))
+			return PROFCONV_ERR_NOMEM;
+		r->v8val[from + (*n)++] = neg ? -(double)v : (double)v;
+		it->first = 0;
+		p = q;
+	}
+	js->p = p;
+	return 0;
+}
+
+/*
  * The values of the container at at (an array's elements, an object's
  * members' values), each as a number (NaN: not a JSON number) into
  * r->v8val from index from; *n: how many.  Not a container: none.
@@ -275,6 +340,11 @@ static int v8_numbers(struct rd *r, const char *at, uint32_t from, uint32_t *n)
 	int more, in, c, err = v8_enter(js, at, &it, &in);
 
 	*n = 0;
+	if (in && !err && it.close == ']') {
+		err = v8_ints(r, js, &it, from, n);
+		if (err || it.close == 0)
+			return err;
+	}
 	while (in && !err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
 		double d = NAN;
 
@@ -307,7 +377,7 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 		int ok;
 
 		/* the node's members, then past it to go on with the next one */
-		err = v8_members(js, node_keys, nat, 3);
+		err = v8_members(js, node_keys, nat, 3, 0);
 		if (err)
 			break;
 		next = js->p;
@@ -326,7 +396,7 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 		}
 		if (!err && nat[2]) {
 			v8_at(js, nat[2]);
-			err = v8_members(js, cf_keys, cat, 4);
+			err = v8_members(js, cf_keys, cat, 4, 1);
 			if (!err && cat[0]) {
 				v8_at(js, cat[0]);
 				err = v8_str(js, &fn);
@@ -413,16 +483,16 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 	data = NULL;
 	if (!err && args) {
 		v8_at(js, args);
-		err = v8_members(js, args_keys, &data, 1);
+		err = v8_members(js, args_keys, &data, 1, 1);
 	}
 	dat[0] = dat[1] = dat[2] = NULL;
 	if (!err && data) {
 		v8_at(js, data);
-		err = v8_members(js, data_keys, dat, 3);
+		err = v8_members(js, data_keys, dat, 3, 1);
 	}
 	if (!err && dat[1]) {
 		v8_at(js, dat[1]);
-		err = v8_members(js, cp_keys, cpat, 2);
+		err = v8_members(js, cp_keys, cpat, 2, 1);
 	}
 	if (err)
 		return err == PC_JSCAN_BAD ? pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, ev->off,
@@ -503,18 +573,6 @@ static int64_t v8row_time(const struct rd *r, const struct v8row *v)
 	return r->th[v->thread].t->samples.time[v->row];
 }
 
-struct v8order {
-	const struct rd *r;
-	const struct v8row *rows;
-};
-
-static int v8row_before(const void *user, uint32_t x, uint32_t y)
-{
-	const struct v8order *o = user;
-
-	return v8row_time(o->r, &o->rows[x]) < v8row_time(o->r, &o->rows[y]);
-}
-
 /*
  * V8 samples stand for time, as DevTools counts them: each weighs the time
  * until its profile's next sample in time order (timeDeltas may be
@@ -529,12 +587,16 @@ static int v8row_before(const void *user, uint32_t x, uint32_t y)
 int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 {
 	uint32_t *idx = NULL, *tmp = NULL, cap = 0, i, k;
+	int64_t *key = NULL;
 	int err = 0;
 
 	for (i = 0; i < r->nprof; i++)
 		for (k = 0; k < r->prof[i].nrows; k++) {
 			struct pc_samples *s = &r->th[r->prof[i].rows[k].thread].t->samples;
 
+			/* (the thread of the row before: done) */
+			if (k && r->prof[i].rows[k].thread == r->prof[i].rows[k - 1].thread)
+				continue;
 			if (strcmp(s->weight_type, "tracing-ms") != 0) {
 				uint32_t j;
 
@@ -548,7 +610,6 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 		}
 	for (i = 0; i < r->nprof && !err; i++) {
 		struct v8prof *pf = &r->prof[i];
-		struct v8order o = { r, pf->rows };
 		int64_t first, last, mean;
 
 		if (!pf->nrows)
@@ -556,31 +617,34 @@ int pc_chrome_v8_weights(struct rd *r, int64_t interval)
 		if (pf->nrows > cap) {
 			pc_free(r->ctx, idx);
 			pc_free(r->ctx, tmp);
+			pc_free(r->ctx, key);
 			cap = pf->nrows;
 			idx = pc_alloc(r->ctx, (size_t)cap * sizeof(*idx));
 			tmp = pc_alloc(r->ctx, (size_t)cap * sizeof(*tmp));
-			if (!idx || !tmp) {
+			key = pc_alloc(r->ctx, (size_t)cap * sizeof(*key));
+			if (!idx || !tmp || !key) {
 				err = PROFCONV_ERR_NOMEM;
 				break;
 			}
 		}
-		for (k = 0; k < pf->nrows; k++)
+		/* the times taken out once: the sort compares them */
+		for (k = 0; k < pf->nrows; k++) {
 			idx[k] = k;
-		pc_merge_sort(idx, tmp, pf->nrows, v8row_before, &o);
-		first = v8row_time(r, &pf->rows[idx[0]]);
-		last = v8row_time(r, &pf->rows[idx[pf->nrows - 1]]);
+			key[k] = v8row_time(r, &pf->rows[k]);
+		}
+		pc_sort_by_key(idx, tmp, key, pf->nrows);
+		first = key[idx[0]];
+		last = key[idx[pf->nrows - 1]];
 		mean = pf->nrows > 1 ? pc_time_sub(last, first) / (int64_t)(pf->nrows - 1) : interval;
 		for (k = 0; k < pf->nrows; k++) {
 			const struct v8row *v = &pf->rows[idx[k]];
 
 			r->th[v->thread].t->samples.weight[v->row] =
-				k + 1 < pf->nrows
-					? pc_time_sub(v8row_time(r, &pf->rows[idx[k + 1]]),
-						      v8row_time(r, v))
-					: mean;
+				k + 1 < pf->nrows ? pc_time_sub(key[idx[k + 1]], key[idx[k]]) : mean;
 		}
 	}
 	pc_free(r->ctx, idx);
 	pc_free(r->ctx, tmp);
+	pc_free(r->ctx, key);
 	return err;
 }

@@ -390,6 +390,10 @@ struct rd {
 	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
 	uint32_t pl_set;    /* the context set the last lookup had */
 	struct smemo *names, *catm; /* SMEMO_SLOTS each, allocated */
+	/* the cats' memo slot of the event handled (number evseq), while no
+	 * slot has been written since (chrome_markers.c's ev_cat()) */
+	struct smemo *cat_last;
+	uint64_t cat_ev, evseq;
 	/* categories by name: category index + 1 in a small map */
 	struct pc_smap cats;
 	uint16_t cat_js, cat_gc, cat_idle, cat_native;

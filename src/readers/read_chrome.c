@@ -473,6 +473,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 	cJSON *cj;
 	int err;
 
+	r->evseq++;
 	if (!ph || !ph[0] || ph[1])
 		return e->nmembers == 0 ? 0 /* {} */
 					: pc_warn(r->ctx, W_BAD_EVENT, &loc,
