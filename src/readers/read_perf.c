@@ -583,8 +583,11 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	}
 	memcpy(ts->raw_frames, p->raw_frames, (size_t)split * sizeof(*p->raw_frames));
 	memcpy(ts->raw_kernel, p->raw_kernel, split);
-	for (i = 0; i < nr; i++)
-		ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
+	if (!p->swap)
+		memcpy(ts->raw_ips, s->ips, (size_t)nr * 8);
+	else
+		for (i = 0; i < nr; i++)
+			ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
 	ts->raw_nr = nr;
 	ts->raw_first = first != PC_NONE ? first : nr;
 	ts->raw_gen = p->map_gen;
