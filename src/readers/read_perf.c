@@ -334,17 +334,14 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 static size_t hex_name(char *buf, uint64_t v)
 {
 	static const char d[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0, i;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, i;
 
-	do {
-		tmp[n++] = d[v & 15];
-		v >>= 4;
-	} while (v);
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (i = 0; i < n; i++)
-		buf[2 + i] = tmp[n - 1 - i];
+	for (i = n; i > 0; i--) {
+		buf[1 + i] = d[v & 15];
+		v >>= 4;
+	}
 	buf[2 + n] = 0;
 	return 2 + n;
 }
