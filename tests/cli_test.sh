@@ -1440,6 +1440,46 @@ want = [user,
 assert got == want, got
 PY
 	;;
+perf-threads)
+	# 300 threads in 150 processes, their samples interleaved round-robin,
+	# of two events under 40 ids each (tests/fixtures/perf/make_synth.py:
+	# y_synth_threads.data): more keys than the perf reader's 256-slot
+	# caches of threads, processes and ids hold, so their slots collide.
+	# Every thread keeps its own samples, names, process name and leaf
+	# frames, and every sample goes to its own event.
+	for ev in cpu-clock task-clock; do
+		expect_rc 0 "$PC" -q --no-symbols --event $ev "$FX/y_synth_threads.data" -o "$T/thr-$ev.json"
+	done
+	python3 - "$T/thr-cpu-clock.json" "$T/thr-task-clock.json" <<'PY' || fail "interleaved threads and ids"
+import json, sys
+for path, nsamples in ((sys.argv[1], 2), (sys.argv[2], 1)):
+    d = json.load(open(path))
+    sh = d["shared"]
+    st, ft = sh["stackTable"], sh["frameTable"]
+    prefix = [i - o if o else None for i, o in enumerate(st["prefixOffset"])]
+    def chain(s):
+        out = []
+        while s is not None:
+            out.append(hex(ft["address"][st["frame"][s]]))
+            s = prefix[s]
+        return out[::-1]
+    th = d["threads"]
+    assert len(th) == 300, len(th)
+    want = {}
+    for n in range(300):
+        pid = 1000 + 7 * (n // 2)
+        tid = pid if n % 2 == 0 else pid + 3
+        want[(pid, tid)] = hex(0x1100 + 0x10 * (n % 16))
+    for t in th:
+        key = (int(t["pid"]), int(t["tid"]))
+        assert key in want, key
+        assert t["name"] == "t%d" % key[1], (key, t["name"])
+        assert t["processName"] == "t%d" % key[0], (key, t["processName"])
+        got = [chain(s) for s in t["samples"]["stack"]]
+        assert got == [["0x1304", want.pop(key)]] * nsamples, (path, key, got)
+    assert not want, want
+PY
+	;;
 synth-endian)
 	# The big-endian synthetic file converts to exactly the bytes of its
 	# little-endian twin (tests/fixtures/perf/make_synth.py).

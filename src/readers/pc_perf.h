@@ -256,6 +256,7 @@ struct thread_state {
 	uint32_t name; /* string or PC_NONE */
 	int64_t start, end;
 	struct pc_thread *t;
+	struct process *pr; /* its process (pid), once a sample looked it up */
 	uint32_t stk_ix; /* its number in perf_stacks.c (from 1), 0 until its first chain */
 	/* the same chain as recorded, leaf first (context markers included):
 	 * each entry's address, frame (PC_NONE for a marker) and the mode it was
@@ -365,6 +366,22 @@ struct cc_slot {
 	uint32_t used;
 };
 
+/*
+ * Direct-mapped caches in front of the uthash tables a sample looks up
+ * (attrs by id, threads by pid/tid, processes by pid): a system-wide
+ * recording interleaves the samples of hundreds of threads, so "the last
+ * one looked up" misses most of the time, and uthash's lookup (Jenkins
+ * hash, bucket chain) cost about 100 instructions a time.  Entries are never
+ * removed from those tables while reading, and an id keeps its first attr,
+ * so a cached answer stays right.
+ */
+#define LCACHE_BITS 8
+#define LCACHE_SLOTS (1u << LCACHE_BITS)
+static inline uint32_t lcache_slot(uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - LCACHE_BITS));
+}
+
 struct perf_stats {
 	uint64_t records[REC_USER_MAX];
 	uint64_t unknown_records;
@@ -402,9 +419,12 @@ struct perf {
 
 	struct process *procs;
 	struct thread_state *threads;
-	struct process *last_pr;      /* the last looked up (entries are never removed */
 	struct process *kernel_pr;    /* pid -1, the kernel's, once looked up */
-	struct thread_state *last_ts; /* while reading, so the pointers stay valid) */
+	/* the caches in front of ids, threads and procs (see LCACHE_BITS) */
+	uint64_t idc_id[LCACHE_SLOTS];
+	uint32_t idc_attr[LCACHE_SLOTS]; /* attr index + 1; 0: empty */
+	struct thread_state *tsc[LCACHE_SLOTS];
+	struct process *prc[LCACHE_SLOTS];
 	struct build_id *build_ids;
 	uint32_t nbuild_ids, build_ids_cap;
 	struct lib_key *lib_keys;
@@ -515,7 +535,17 @@ static inline uint16_t ld16(const struct perf *p, const unsigned char *b)
 int perf_add_attr(struct perf *p, const struct attr *a, uint64_t off);
 int perf_add_id(struct perf *p, uint64_t id, uint32_t attr);
 int perf_add_mapping(struct perf *p, struct process *pr, const struct mapping *nm);
-const struct attr *perf_attr_for_id(struct perf *p, uint64_t id);
+const struct attr *perf_attr_for_id_slow(struct perf *p, uint64_t id, uint32_t slot);
+
+/* The attr of a sample id, or NULL if the file does not declare it. */
+static inline const struct attr *perf_attr_for_id(struct perf *p, uint64_t id)
+{
+	uint32_t h = lcache_slot(id);
+
+	if (p->idc_attr[h] && p->idc_id[h] == id)
+		return &p->attrs[p->idc_attr[h] - 1];
+	return perf_attr_for_id_slow(p, id, h);
+}
 void perf_attrs_done(struct perf *p);
 int perf_corrupt(struct perf *p, uint64_t off, const char *fmt, ...) PC_PRINTF(3, 4);
 int perf_dispatch(struct perf *p, const unsigned char *rec, uint64_t off);

@@ -14,13 +14,14 @@
 
 struct process *perf_get_process(struct perf *p, int32_t pid)
 {
-	struct process *pr;
+	uint32_t h = lcache_slot((uint32_t)pid);
+	struct process *pr = p->prc[h];
 
-	if (p->last_pr && p->last_pr->pid == pid)
-		return p->last_pr;
+	if (pr && pr->pid == pid)
+		return pr;
 	HASH_FIND(hh, p->procs, &pid, sizeof(pid), pr);
 	if (pr) {
-		p->last_pr = pr;
+		p->prc[h] = pr;
 		return pr;
 	}
 	pr = pc_calloc(p->ctx, 1, sizeof(*pr));
@@ -42,13 +43,14 @@ struct process *perf_get_process(struct perf *p, int32_t pid)
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
-	struct thread_state *ts;
+	uint32_t h = lcache_slot(key);
+	struct thread_state *ts = p->tsc[h];
 
-	if (p->last_ts && p->last_ts->key == key)
-		return p->last_ts; /* samples come in runs per thread */
+	if (ts && ts->key == key)
+		return ts;
 	HASH_FIND(hh, p->threads, &key, sizeof(key), ts);
 	if (ts) {
-		p->last_ts = ts;
+		p->tsc[h] = ts;
 		return ts;
 	}
 	ts = pc_calloc(p->ctx, 1, sizeof(*ts));

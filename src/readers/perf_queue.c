@@ -179,8 +179,8 @@ int64_t perf_record_time(struct perf *p, uint32_t type, const unsigned char *rec
 		}
 		if (!(a->sample_type & S_TIME))
 			return PC_NO_TIME;
-		pos = 8 * (size_t)__builtin_popcountll(a->sample_type &
-							(S_IDENTIFIER | S_IP | S_TID));
+		pos = 8 * (size_t)(!!(a->sample_type & S_IDENTIFIER) + !!(a->sample_type & S_IP) +
+				   !!(a->sample_type & S_TID));
 		if (pos + 8 > bs)
 			return PC_NO_TIME;
 		return (int64_t)ld64(p, b + pos);

@@ -87,12 +87,17 @@ static int bid(const unsigned char *peek, size_t len)
 
 /* --- sample_id trailer --- */
 
-const struct attr *perf_attr_for_id(struct perf *p, uint64_t id)
+/* perf_attr_for_id() when the id is not in its cache slot: found and cached there. */
+const struct attr *perf_attr_for_id_slow(struct perf *p, uint64_t id, uint32_t slot)
 {
 	struct id_map *e;
 
 	HASH_FIND(hh, p->ids, &id, sizeof(id), e);
-	return e ? &p->attrs[e->attr] : NULL;
+	if (!e)
+		return NULL;
+	p->idc_id[slot] = id;
+	p->idc_attr[slot] = e->attr + 1;
+	return &p->attrs[e->attr];
 }
 
 /* Parse the trailer of a non-sample kernel record; body is [b, b+size). */
@@ -329,17 +334,14 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 static size_t hex_name(char *buf, uint64_t v)
 {
 	static const char d[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0, i;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, i;
 
-	do {
-		tmp[n++] = d[v & 15];
-		v >>= 4;
-	} while (v);
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (i = 0; i < n; i++)
-		buf[2 + i] = tmp[n - 1 - i];
+	for (i = n; i > 0; i--) {
+		buf[1 + i] = d[v & 15];
+		v >>= 4;
+	}
 	buf[2 + n] = 0;
 	return 2 + n;
 }
@@ -413,6 +415,31 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 }
 
 /*
+ * resolve_frame()'s common case, inlined in the loop over a chain: the
+ * mapping pr found last covers addr (perf_find_mapping() would answer it,
+ * the maps not overlapping), and the frame cache holds (its key, flags).
+ * That frame, or PC_NONE: resolve_frame() decides.  p->fcache is made.
+ */
+static inline uint32_t frame_cached(const struct perf *p, const struct process *pr,
+				    uint64_t addr, uint32_t flags)
+{
+	const struct mapping *mp;
+	const struct fcache_ent *ce;
+	uint64_t key;
+
+	if (!pr || pr->map_hint >= pr->nmaps)
+		return PC_NONE;
+	mp = &pr->maps[pr->map_hint];
+	if (addr < mp->start || addr >= mp->end)
+		return PC_NONE;
+	key = addr - mp->rel_base;
+	ce = &p->fcache[fcache_slot(p, key, mp->lib, flags)];
+	return ce->frame != PC_NONE && ce->addr == key && ce->lib == mp->lib && ce->flags == flags
+		       ? ce->frame
+		       : PC_NONE;
+}
+
+/*
  * The frame cache, at the first frame, when a file-mode recording has said
  * how much data it has: one entry per 64 bytes of it (a sample's chain of
  * 8-byte addresses repeats most of them), 1024 at least and 2^FCACHE_BITS
@@ -450,27 +477,38 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
 			   struct process *kernel, uint32_t from, uint32_t to, int *in_kernel,
 			   uint32_t *nframes, uint32_t *first)
 {
-	uint32_t i;
+	/* locals, not the pointers: the byte stores below may alias them */
+	uint32_t i, n = *nframes, *raw_frames = p->raw_frames, *frames = p->frames;
+	uint8_t *raw_kernel = p->raw_kernel;
+	int kern = *in_kernel, ret = 0;
 
 	for (i = from; i < to; i++) {
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
 		uint32_t f;
 
-		p->raw_kernel[i] = (uint8_t)*in_kernel;
+		raw_kernel[i] = (uint8_t)kern;
 		if (ip >= CTX_MAX) {
-			*in_kernel = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
-			p->raw_frames[i] = PC_NONE;
+			kern = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
+			raw_frames[i] = PC_NONE;
 			continue;
 		}
-		f = resolve_frame(p, pr, kernel, ip, *in_kernel, *nframes > 0);
+		f = p->fcache ? frame_cached(p, kern ? kernel : pr, ip,
+					     (uint32_t)((n > 0) | kern << 1))
+			      : PC_NONE;
 		if (f == PC_NONE)
-			return -1;
-		if (!*nframes)
+			f = resolve_frame(p, pr, kernel, ip, kern, n > 0);
+		if (f == PC_NONE) {
+			ret = -1;
+			break;
+		}
+		if (!n)
 			*first = i;
-		p->raw_frames[i] = f;
-		p->frames[(*nframes)++] = f;
+		raw_frames[i] = f;
+		frames[n++] = f;
 	}
-	return 0;
+	*nframes = n;
+	*in_kernel = kern;
+	return ret;
 }
 
 /*
@@ -542,8 +580,11 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	}
 	memcpy(ts->raw_frames, p->raw_frames, (size_t)split * sizeof(*p->raw_frames));
 	memcpy(ts->raw_kernel, p->raw_kernel, split);
-	for (i = 0; i < nr; i++)
-		ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
+	if (!p->swap)
+		memcpy(ts->raw_ips, s->ips, (size_t)nr * 8);
+	else
+		for (i = 0; i < nr; i++)
+			ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
 	ts->raw_nr = nr;
 	ts->raw_first = first != PC_NONE ? first : nr;
 	ts->raw_gen = p->map_gen;
@@ -629,14 +670,17 @@ static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct 
 static int sample_thread(struct perf *p, const struct sample *s, struct process **pr,
 			 struct process **kernel, struct thread_state **ts)
 {
-	*pr = perf_get_process(p, s->pid);
-	/* the kernel's own: kept aside, since looking it up by pid between two
-	 * lookups of the sample's process would miss the last-looked-up cache */
+	/* the kernel's own: kept aside */
 	if (!p->kernel_pr)
 		p->kernel_pr = perf_get_process(p, -1);
 	*kernel = p->kernel_pr;
 	*ts = perf_get_thread(p, s->pid, s->tid);
-	return *pr && *kernel && *ts ? 0 : PROFCONV_ERR_NOMEM;
+	if (!*ts)
+		return PROFCONV_ERR_NOMEM;
+	if (!(*ts)->pr)
+		(*ts)->pr = perf_get_process(p, s->pid);
+	*pr = (*ts)->pr;
+	return *pr && *kernel ? 0 : PROFCONV_ERR_NOMEM;
 }
 
 /* A sched:sched_switch sample of an event other than the call tree's. */
@@ -1324,9 +1368,11 @@ static int read_records(struct perf *p, uint64_t limit)
 			return truncated_tail(p, off,
 				       "record of size %zu (type %u) runs past the end of the data",
 				       size, ld32(p, r));
-		r = pc_input_peek(p->in, size, &avail);
-		if (!r)
-			return p->ctx->status;
+		if (avail < size) { /* (the input has most often buffered more) */
+			r = pc_input_peek(p->in, size, &avail);
+			if (!r)
+				return p->ctx->status;
+		}
 		if (avail < size)
 			return truncated_tail(p, off,
 				       "input ends inside a %s record (%zu of %zu bytes present)",
