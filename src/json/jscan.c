@@ -708,14 +708,45 @@ static int check_value(struct pc_jscan *s)
 			 * anything else from its start again through value() */
 			const char *d0 = q;
 
-			do
-				q++;
-			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (e - q >= 16) {
+				/* 8 bytes a step to the first that is no digit */
+				uint64_t w, nd;
+
+				memcpy(&w, q, 8);
+				nd = pc_jscan_nondigits(w);
+				if (!nd) {
+					memcpy(&w, q + 8, 8);
+					nd = pc_jscan_nondigits(w);
+					q += 8;
+				}
+				q += nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+			} else
+#endif
+			{
+				do
+					q++;
+				while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+			}
 			if (q - d0 <= 15 &&
 			    (q == e || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
 				p = q;
 				goto after;
 			}
+		} else if (*p == '0' && (e - p < 2 || ((p[1] < '0' || p[1] > '9') && p[1] != '.' &&
+							(p[1] | 0x20) != 'e'))) {
+			/* a lone zero (prints as it is) */
+			p++;
+			goto after;
+		} else if (*p == 't' && e - p >= 4 && memcmp(p, "true", 4) == 0) {
+			p += 4;
+			goto after;
+		} else if (*p == 'f' && e - p >= 5 && memcmp(p, "false", 5) == 0) {
+			p += 5;
+			goto after;
+		} else if (*p == 'n' && e - p >= 4 && memcmp(p, "null", 4) == 0) {
+			p += 4;
+			goto after;
 		}
 		/* not a plain string or a short integer: value() checks it */
 		s->p = p;

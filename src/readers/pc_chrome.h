@@ -117,8 +117,25 @@ static inline uint64_t pc_chrome_hash(const char *s, size_t len)
 		h ^= h >> 32;
 	}
 	if (len) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 1 to 7 bytes as memcpy() into a zeroed word puts them,
+		 * from two loads that may overlap (a memcpy() of a variable
+		 * length was a byte loop) */
+		if (len >= 4) {
+			uint32_t lo, hi;
+
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + len - 4, 4);
+			w = (uint64_t)lo | (uint64_t)hi << (8 * (len - 4));
+		} else {
+			w = (uint64_t)(unsigned char)s[0] |
+			    (uint64_t)(unsigned char)s[len / 2] << (8 * (len / 2)) |
+			    (uint64_t)(unsigned char)s[len - 1] << (8 * (len - 1));
+		}
+#else
 		w = 0;
 		memcpy(&w, s, len);
+#endif
 		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	}
 	h ^= h >> 29;

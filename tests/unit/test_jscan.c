@@ -112,6 +112,42 @@ static void test_numbers(void)
 }
 
 /*
+ * A lone zero (and "-0"), followed by what may follow a number or by what
+ * makes it something else (a fraction, an exponent, a leading zero), at
+ * every offset: the fast path's answer (error, value, end) is the slow
+ * path's, and where a number ends after the zero, strtod()'s.
+ */
+static void test_zero_runs(void)
+{
+	static const char *const after[] = { "", ",", "]", "}", " ", ".5", "e3", "E-2", "x", "\xff",
+					     "0", "7", ".", "e" };
+	char buf[32];
+	size_t a, off;
+
+	for (a = 0; a < PC_ARRAY_SIZE(after); a++)
+		for (off = 0; off < 4; off++) {
+			int neg = (int)(off & 1), err, err2;
+			size_t len = (size_t)snprintf(buf + off, sizeof(buf) - off, "%s0%s",
+						      neg ? "-" : "", after[a]);
+			char *end;
+			double want = strtod(buf + off, &end), d = 1, d2 = 2;
+			const char *p1;
+
+			pc_jscan_start(&js, buf + off, len, 64);
+			err = pc_jscan_number(&js, &d);
+			p1 = js.p;
+			pc_jscan_start(&js, buf + off, len, 64);
+			err2 = pc_jscan_number_slow(&js, &d2);
+			if (err != err2 || p1 != js.p || (!err && memcmp(&d, &d2, sizeof(d)) != 0) ||
+			    (a < 10 && (err || p1 != end || memcmp(&d, &want, sizeof(d)) != 0))) {
+				fprintf(stderr, "zero run '%s': %d %.17g, %zd bytes; slow %d %.17g, %zd\n",
+					buf + off, err, d, p1 - (buf + off), err2, d2, js.p - (buf + off));
+				PC_CHECK(0);
+			}
+		}
+}
+
+/*
  * Integers of 1 to 20 digits, each followed by what may follow a number
  * (or by the text's end), at every offset from an 8-byte boundary: the
  * fast path reads a run shorter than 8 digits from one load, and must stop
@@ -333,6 +369,34 @@ static void test_same_decisions(void)
 		static const char base[] = " {\"a\" : [ 1 , -23 ,{ }, [ ] ,\"x\\\"y\"],\"b\":{\"c\":true,"
 					   "\"d\":[null,false,1.5,123456789012345678,-0,\"\\u00e9\"]}\n} ";
 		static const char repl[] = "{}[],:\" 0-.ex\\\n";
+		char d[sizeof(base)];
+		size_t n = sizeof(base) - 1, k, r;
+		int bad = 0;
+
+		PC_CHECK(jscan_accepts(base, 512));
+		for (k = 0; k <= n && !bad; k++) {
+			memcpy(d, base, k);
+			d[k] = 0;
+			bad |= jpull_accepts(d) != jscan_accepts(d, 512);
+			for (r = 0; k < n && r < sizeof(repl) - 1 && !bad; r++) {
+				memcpy(d, base, n + 1);
+				d[k] = repl[r];
+				if (jpull_accepts(d) != jscan_accepts(d, 512)) {
+					fprintf(stderr, "disagree on %s\n", d);
+					bad = 1;
+				}
+			}
+		}
+		PC_CHECK(!bad);
+	}
+	/* the same for check_value()'s ways with integers 8 bytes a step
+	 * (16 bytes or more left), lone zeros and literals: each prefix, and
+	 * each byte changed to one of a wider set */
+	{
+		static const char base[] = "[0,12345678,123456789012345,1234567890123456,-7,true,false,"
+					   "null,0.5,0e1,-0,{\"k\":0},[0],98765432,{\"t\":true,\"n\":null}"
+					   ",1,22,333,4444,55555,666666,7777777,88888888,999999999]";
+		static const char repl[] = "{}[],:\" 0-.eExtrufalsn19\\";
 		char d[sizeof(base)];
 		size_t n = sizeof(base) - 1, k, r;
 		int bad = 0;
@@ -923,6 +987,7 @@ int main(void)
 	test_simd_paths();
 	test_numbers();
 	test_number_runs();
+	test_zero_runs();
 	test_skip_checked();
 	test_print();
 	test_same_decisions();
