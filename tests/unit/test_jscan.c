@@ -688,6 +688,54 @@ static void test_chrome_errors(void)
 			"");
 }
 
+/*
+ * Numbers as the members the scanner decodes (ts, dur) and the ones it only
+ * checks (tts) hold them, compact, with 16 bytes or more after them and
+ * at the end of the text: an event is refused exactly when the tokenizer
+ * refuses its text.
+ */
+static void test_chrome_member_numbers(void)
+{
+	static const char *const nums[] = {
+		"0", "-0", "7", "-7", "1234567", "12345678", "123456789012345", "1234567890123456",
+		"12345678901234567890", "1.5", "1e3", "12345678.5", "123456789e2", "1E2", "01", "00",
+		"0.", "1.", "0e", "12345678901234567.", "1234567890123456e", "-", "-01", "0x1",
+		"123456789012345678901234", "99999999", "0.000", "1234567890123456789",
+	};
+	/* each: the text before the number, and after it (a second number
+	 * after a "%" in it) */
+	static const char *const parts[][2] = {
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":", ",\"pid\":1,\"tid\":1,\"dur\":3,\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":",
+		  ",\"dur\":3,\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"dur\":", ",\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":", "}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":", ",\"tdur\":%}]" },
+	};
+	size_t i, f;
+
+	for (f = 0; f < PC_ARRAY_SIZE(parts); f++)
+		for (i = 0; i < PC_ARRAY_SIZE(nums); i++) {
+			char doc[512];
+			const char *pct = strchr(parts[f][1], '%');
+			size_t n = 0;
+			int want, got;
+
+			n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%s%s", parts[f][0], nums[i]);
+			if (pct)
+				n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%.*s%s%s",
+						      (int)(pct - parts[f][1]), parts[f][1], nums[i], pct + 1);
+			else
+				n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%s", parts[f][1]);
+			want = jpull_accepts(doc);
+			got = convert(doc)[0] == 0;
+			if (want != got) {
+				fprintf(stderr, "member number %s: tokenizer %d, scanner %d\n", doc, want, got);
+				PC_CHECK(0);
+			}
+		}
+}
+
 /* The first byte of [p, e) that ends a plain string run, a byte at a time. */
 static const char *plain_ref(const char *p, const char *e)
 {
@@ -993,6 +1041,7 @@ int main(void)
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
+	test_chrome_member_numbers();
 	test_chrome_batches();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
