@@ -324,6 +324,7 @@ struct cevr {
 	const char *text;
 	size_t toff, len;
 	int keep;
+	uint32_t a0; /* e.a is the batch's args[a0..] when the scanner decoded them */
 };
 
 /*
@@ -366,6 +367,8 @@ struct cbatch {
 	uint32_t n;
 	char *scratch; /* every string the events point to */
 	size_t scap;
+	struct carg *args; /* the args members the scanner decoded, events in order */
+	uint32_t nargs, args_cap;
 	int end;	      /* the last batch: the array ended, or err */
 	int err;	      /* the error the scanner stopped at (its ctx has the message) */
 	uint64_t done, total; /* the input's progress after this batch */

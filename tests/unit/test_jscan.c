@@ -10,6 +10,7 @@
  */
 #include "core/pc_config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -18,6 +19,7 @@
 #include "json/pc_jpull.h"
 #include "json/pc_jscan.h"
 #include "model/pc_model.h"
+#include "readers/pc_chrome.h"
 #include "pc_test.h"
 
 static struct profconv_ctx *ctx;
@@ -554,6 +556,72 @@ static void test_chrome_batches(void)
 	free(doc);
 }
 
+/*
+ * The scanner decodes the args of an event whose args text it has not seen
+ * (the members pc_chrome_scan_args() gives the reader for the same text,
+ * with their strings in the batch), and leaves a text seen before and an
+ * empty args to the reader.
+ */
+static void test_chrome_pre_args(void)
+{
+	static const char doc[] =
+		"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"k\":\"v\\n\",\"o\":{\"x\":[1, 2.50]},\"n\":3,\"k\":true}},\n"
+		"{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"k\":\"v\\n\",\"o\":{\"x\":[1, 2.50]},\"n\":3,\"k\":true}},\n"
+		"{\"ph\":\"X\",\"name\":\"c\",\"ts\":3,\"pid\":1,\"tid\":1,\"args\":{}}]";
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	const struct pc_jtok *t;
+	struct carg *ra = NULL;
+	uint32_t nra = 0, cra = 0, na = 0, k;
+
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	b = pc_chrome_scan_next(sc);
+	PC_CHECK(b != NULL && b->n == 3);
+	if (b && b->n == 3) {
+		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
+
+		/* the first: decoded here, as the reader decodes it */
+		PC_CHECK(!e0->args_later && e0->na == 4 && e0->a != NULL);
+		pc_jscan_start(&js, e1->args.s, e1->args.len, UINT_MAX);
+		PC_CHECK_EQ_INT(pc_chrome_scan_args(&js, ctx, &ra, &nra, &cra, &na), 0);
+		PC_CHECK_EQ_INT(na, 4);
+		for (k = 0; e0->a && k < na && k < e0->na; k++) {
+			const struct carg *x = &e0->a[k], *y = &ra[k];
+
+			PC_CHECK_EQ_STR(x->key, pc_jscan_at(&js, y->koff));
+			PC_CHECK_EQ_INT(x->v.kind, y->v.kind);
+			if (x->v.kind == CJ_STR || x->v.kind == CJ_OBJ)
+				PC_CHECK(x->v.len == y->v.len &&
+					 memcmp(x->v.s, pc_jscan_at(&js, y->v.off), x->v.len + 1) == 0);
+			if (x->v.kind == CJ_NUM)
+				PC_CHECK(x->v.d == y->v.d);
+		}
+		if (e0->a && e0->na == 4) {
+			PC_CHECK_EQ_STR(e0->a[0].v.s, "v\n");
+			PC_CHECK_EQ_STR(e0->a[1].v.s, "{\"x\":[1,2.5]}");
+			PC_CHECK(e0->a[2].v.kind == CJ_NUM && e0->a[2].v.d == 3);
+			PC_CHECK_EQ_STR(e0->a[3].key, "k");
+			PC_CHECK_EQ_INT(e0->a[3].v.kind, CJ_TRUE);
+		}
+		/* the same text again: left to the reader; {}: nothing to decode */
+		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
+		PC_CHECK(e1->hargs == e0->hargs);
+		PC_CHECK(!e2->args_later && e2->na == 0);
+	}
+	PC_CHECK(b == NULL || b->end);
+	PC_CHECK_EQ_INT(pc_chrome_scan_end(sc), 0);
+	pc_free(ctx, ra);
+	pc_jpull_free(p);
+	pc_input_close(in);
+}
+
 /* doc read as a Chrome trace, which must give one thread; NULL (a failed check) if not. */
 static struct profconv_profile *read_one_thread(const char *doc)
 {
@@ -1043,6 +1111,7 @@ int main(void)
 	test_chrome_errors();
 	test_chrome_member_numbers();
 	test_chrome_batches();
+	test_chrome_pre_args();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
