@@ -361,6 +361,13 @@ int pc_jscan_skip(struct pc_jscan *s);
  */
 void pc_jscan_skip_checked(struct pc_jscan *s);
 /*
+ * snprintf(b, 40, "%1.<prec>g", d) in the "C" numeric locale, for d an
+ * integer from 1e15 to below 2^64 and prec 1 to 17, without snprintf():
+ * the length written (a NUL after it), or 0 (nothing written) for any
+ * other d.
+ */
+size_t pc_jscan_fmt_g_int(char *b, double d, int prec);
+/*
  * At a value's first byte: check it and append to out what
  * cJSON_PrintUnformatted() prints for it (not NUL-terminated; the caller
  * reads out[from..olen)).  0, PC_JSCAN_BAD or an error.

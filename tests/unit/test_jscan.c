@@ -313,6 +313,97 @@ static void test_print(void)
 	}
 }
 
+/* A 64-bit pseudo-random number (xorshift64*), the same every run. */
+static uint64_t rnd64(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * pc_jscan_fmt_g_int(d, prec) against snprintf("%1.<prec>g"): byte for
+ * byte where it writes, and it writes for every integer from 1e15 to
+ * below 2^64.  Edge cases (powers of ten and their neighbours, ties to
+ * even, a rounding carry into a new digit, 2^53, the last double below
+ * 2^64), integers drawn at random from the whole range and random bit
+ * patterns; PC_FMT_ITERS=N draws N of each (millions by hand).
+ */
+static int fmt_same(double d, int prec)
+{
+	char want[64], got[64];
+	double a = fabs(d);
+	size_t n;
+	int w;
+
+	memset(got, 'x', sizeof(got));
+	n = pc_jscan_fmt_g_int(got, d, prec);
+	w = snprintf(want, sizeof(want), "%1.*g", prec, d);
+	if (!n) {
+		if (a >= 1e15 && a < 18446744073709551616.0 && a == (double)(uint64_t)a) {
+			fprintf(stderr, "fmt_g_int(%s, %d) not handled\n", want, prec);
+			return 0;
+		}
+		return 1;
+	}
+	if ((size_t)w != n || memcmp(got, want, n + 1) != 0) {
+		fprintf(stderr, "fmt_g_int(%.17g, %d): %.*s, snprintf: %s\n", d, prec, (int)n, got,
+			want);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_fmt_g_int(void)
+{
+	static const double edges[] = {
+		1e15, 1e15 - 1, 1e15 + 1, 1e16, 1e16 - 1, 1e16 + 2, 1e17, 1e18, 1e19,
+		999999999999999.0, 9999999999999998.0, 99999999999999984.0,
+		999999999999999872.0, 9999999999999997952.0, 1000000000000005.0,
+		1000000000000015.0, 1000000000000025.0, 1000000000000035.0,
+		9999999999999995.0, 9999999999999985.0, 10000000000000005.0,
+		100000000000000050.0, 100000000000000150.0, 1234567890123456.0,
+		9007199254740992.0, 9007199254740993.0, 9007199254740994.0,
+		10118210254099031029.0, 15184490877412980932.0, 5083762675573532669.0,
+		6342202918989820.0, 18446744073709549568.0, 18446744073709551616.0,
+		9223372036854775808.0, 4503599627370496.5, 1e15 + 0.5, 123.0, 0.0, 1e300,
+	};
+	const char *it = getenv("PC_FMT_ITERS");
+	long iters = it ? atol(it) : 100000, i;
+	size_t k;
+	int prec, bad = 0;
+
+	for (k = 0; k < PC_ARRAY_SIZE(edges); k++)
+		for (prec = 1; prec <= 17; prec++) {
+			bad += !fmt_same(edges[k], prec);
+			bad += !fmt_same(-edges[k], prec);
+		}
+	for (i = 0; i < iters && bad < 10; i++) {
+		uint64_t r = rnd64(), m = rnd64();
+		double d;
+
+		/* an integer in [1e15, 2^64): every binade from 2^49 to 2^63 */
+		d = ldexp((double)((m >> 11) | (1ULL << 52)), (int)(r % 15) - 3);
+		if (d < 1e15)
+			d += 1e15;
+		/* 15 and 17 are the precisions cJSON prints with */
+		bad += !fmt_same(r & 1 ? -d : d, 15) + !fmt_same(d, 17) + !fmt_same(d, (int)(r % 17) + 1);
+		/* an integer below 2^53 of up to 16 digits, and any bit pattern */
+		d = (double)(1000000000000000ULL + m % 8007199254740993ULL);
+		bad += !fmt_same(d, 15) + !fmt_same(d, 17);
+		memcpy(&d, &r, sizeof(d));
+		bad += !fmt_same(d, 15) + !fmt_same(d, 17);
+	}
+	PC_CHECK_EQ_INT(bad, 0);
+	/* and through pc_jscan_print() (a space makes it print, not copy) */
+	PC_CHECK(same_as_cjson("[10118210254099031029, 15184490877412980932, 6342202918989820,"
+			       "-5083762675573532669, 1e15, 9007199254740993, 1000000000000015,"
+			       "18446744073709551615, 1.8446744073709552e19, 1e19, -1e16, 0.07]"));
+}
+
 /* Does the strict tokenizer accept doc as one whole value? */
 static int jpull_accepts(const char *doc)
 {
@@ -1106,6 +1197,7 @@ int main(void)
 	test_zero_runs();
 	test_skip_checked();
 	test_print();
+	test_fmt_g_int();
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
