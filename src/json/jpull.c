@@ -1287,6 +1287,48 @@ void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len)
 	*len = (size_t)(p->end - p->pos);
 }
 
+const struct pc_jtok *pc_jpull_next_object(struct pc_jpull *p)
+{
+	const unsigned char *s = p->pos, *e = p->end, *nl = NULL;
+	struct pc_jtok *t = &p->tok;
+	uint64_t off;
+
+	/* after an element of an array, in the chunk: ',', at most one
+	 * newline, '{' */
+	if (p->state != ST_AFTER || !p->depth || p->depth == p->max_depth ||
+	    p->stack[p->depth - 1] != '[' || e - s < 3 || *s != ',')
+		return NULL;
+	s++;
+	if (*s == '\n')
+		nl = s++;
+	if (*s != '{')
+		return NULL;
+	if (nl) {
+		p->line++;
+		p->line_start = p->buf_off + (uint64_t)(nl + 1 - p->buf);
+	}
+	p->pos = s;
+	off = cur_off(p);
+	t->offset = off;
+	t->line = p->line;
+	t->col = col_of(p, off);
+	t->str = NULL;
+	t->len = 0;
+	t->is_int = 0;
+	t->i = 0;
+	t->d = 0;
+	/* lex_value()'s '{' */
+	p->stack[p->depth] = '{';
+	p->opened[p->depth].line = t->line;
+	p->opened[p->depth].col = t->col;
+	p->depth++;
+	p->pos++;
+	t->type = PC_JT_OBJ_BEGIN;
+	t->depth = p->depth;
+	p->state = ST_KEY_OR_END;
+	return t;
+}
+
 void pc_jpull_consume_object(struct pc_jpull *p, size_t n, int newlines)
 {
 	const unsigned char *s = p->pos, *e = p->pos + n, *nl;

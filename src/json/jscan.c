@@ -405,6 +405,91 @@ int pc_jscan_number_slow(struct pc_jscan *s, double *out)
 	return c_strtod(s, start, len, out);
 }
 
+size_t pc_jscan_fmt_g_int(char *b, double d, int prec)
+{
+	static const uint64_t p10[21] = { 1ULL,
+					  10ULL,
+					  100ULL,
+					  1000ULL,
+					  10000ULL,
+					  100000ULL,
+					  1000000ULL,
+					  10000000ULL,
+					  100000000ULL,
+					  1000000000ULL,
+					  10000000000ULL,
+					  100000000000ULL,
+					  1000000000000ULL,
+					  10000000000000ULL,
+					  100000000000000ULL,
+					  1000000000000000ULL,
+					  10000000000000000ULL,
+					  100000000000000000ULL,
+					  1000000000000000000ULL,
+					  10000000000000000000ULL,
+					  0 };
+	double a = fabs(d);
+	uint64_t u, q, r, half;
+	char dig[24];
+	int n, x, k, last;
+	size_t o = 0;
+
+	/* an integer from 1e15 to below 2^64 (every double from 2^53 on is one) */
+	if (!(a >= 1e15 && a < 18446744073709551616.0) || prec < 1 || prec > 17)
+		return 0;
+	u = (uint64_t)a;
+	if ((double)u != a)
+		return 0;
+	for (n = 16; n < 20 && u >= p10[n]; n++)
+		;
+	/* u has n digits (16 to 20) */
+	if (d < 0)
+		b[o++] = '-';
+	if (n <= prec) {
+		/* "%g" writes it without an exponent: its digits */
+		k = n;
+		while (k--) {
+			dig[k] = (char)('0' + u % 10);
+			u /= 10;
+		}
+		memcpy(b + o, dig, (size_t)n);
+		o += (size_t)n;
+		b[o] = 0;
+		return o;
+	}
+	/* to prec digits, a tie to the even one (as glibc's printf rounds in
+	 * the default rounding mode): the exponent form */
+	q = u / p10[n - prec];
+	r = u % p10[n - prec];
+	half = p10[n - prec] / 2;
+	x = n - 1;
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	if (q == p10[prec]) {
+		q = p10[prec - 1];
+		x++;
+	}
+	k = prec;
+	while (k--) {
+		dig[k] = (char)('0' + q % 10);
+		q /= 10;
+	}
+	for (last = prec; last > 1 && dig[last - 1] == '0'; last--)
+		;
+	b[o++] = dig[0];
+	if (last > 1) {
+		b[o++] = '.';
+		memcpy(b + o, dig + 1, (size_t)(last - 1));
+		o += (size_t)(last - 1);
+	}
+	b[o++] = 'e';
+	b[o++] = '+';
+	b[o++] = (char)('0' + x / 10);
+	b[o++] = (char)('0' + x % 10);
+	b[o] = 0;
+	return o;
+}
+
 /* cJSON's text for a number it parsed as d. */
 static int print_number(struct pc_jscan *s, double d)
 {
@@ -419,12 +504,19 @@ static int print_number(struct pc_jscan *s, double d)
 		return pc_jscan_put(s, b, pc_fmt_i64(b, (int64_t)d));
 	if (s->cloc != (locale_t)0)
 		old = uselocale(s->cloc);
-	n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);
+	/* large integers (ids) written without snprintf(), byte for byte as it
+	 * writes them; in the "C" numeric locale only */
+	n = s->cloc != (locale_t)0 ? pc_jscan_fmt_g_int(b, d, 15) : 0;
+	if (!n)
+		n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);
 	{
 		double t = strtod(b, NULL), a = fabs(t), c = fabs(d);
 
-		if (!(fabs(t - d) <= (a > c ? a : c) * DBL_EPSILON))
-			n = (size_t)snprintf(b, sizeof(b), "%1.17g", d);
+		if (!(fabs(t - d) <= (a > c ? a : c) * DBL_EPSILON)) {
+			n = s->cloc != (locale_t)0 ? pc_jscan_fmt_g_int(b, d, 17) : 0;
+			if (!n)
+				n = (size_t)snprintf(b, sizeof(b), "%1.17g", d);
+		}
 	}
 	if (s->cloc != (locale_t)0)
 		uselocale(old);
@@ -708,14 +800,45 @@ static int check_value(struct pc_jscan *s)
 			 * anything else from its start again through value() */
 			const char *d0 = q;
 
-			do
-				q++;
-			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (e - q >= 16) {
+				/* 8 bytes a step to the first that is no digit */
+				uint64_t w, nd;
+
+				memcpy(&w, q, 8);
+				nd = pc_jscan_nondigits(w);
+				if (!nd) {
+					memcpy(&w, q + 8, 8);
+					nd = pc_jscan_nondigits(w);
+					q += 8;
+				}
+				q += nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+			} else
+#endif
+			{
+				do
+					q++;
+				while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16);
+			}
 			if (q - d0 <= 15 &&
 			    (q == e || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
 				p = q;
 				goto after;
 			}
+		} else if (*p == '0' && (e - p < 2 || ((p[1] < '0' || p[1] > '9') && p[1] != '.' &&
+							(p[1] | 0x20) != 'e'))) {
+			/* a lone zero (prints as it is) */
+			p++;
+			goto after;
+		} else if (*p == 't' && e - p >= 4 && memcmp(p, "true", 4) == 0) {
+			p += 4;
+			goto after;
+		} else if (*p == 'f' && e - p >= 5 && memcmp(p, "false", 5) == 0) {
+			p += 5;
+			goto after;
+		} else if (*p == 'n' && e - p >= 4 && memcmp(p, "null", 4) == 0) {
+			p += 4;
+			goto after;
 		}
 		/* not a plain string or a short integer: value() checks it */
 		s->p = p;

@@ -184,6 +184,14 @@ int pc_jpull_raw_rest(struct pc_jpull *p, const char **buf, size_t *len, size_t 
  * moves past it; otherwise the reader takes pc_jpull_raw_rest().
  */
 void pc_jpull_window(const struct pc_jpull *p, const char **buf, size_t *len);
+/*
+ * pc_jpull_next() when the next token is an object that follows an array
+ * element as Chrome writes it (",{" or ",\n{" in the current chunk): that
+ * OBJ_BEGIN token, the parser moved past it as pc_jpull_next() moves it;
+ * else NULL, and the parser has not moved (the caller asks
+ * pc_jpull_next()).
+ */
+const struct pc_jtok *pc_jpull_next_object(struct pc_jpull *p);
 /* Consume the first n bytes of the window, the rest of the object just opened
  * (lines are counted, unless newlines is 0: the caller saw none); the
  * parser then stands as after its OBJ_END token. */

@@ -282,8 +282,9 @@ static inline uint64_t pc_jscan_8digits_value(uint64_t v)
 /*
  * At a number's first byte: its value.  0, PC_JSCAN_BAD or
  * PROFCONV_ERR_NOMEM.  An integer of 1 to 18 digits (a time, an id, a
- * count) is read here, exact as strtod() reads it, 8 digits a step where
- * loads are little-endian; others go through pc_jscan_number_slow().
+ * count) or a lone zero is read here, exact as strtod() reads it, 8 digits
+ * a step where loads are little-endian; others go through
+ * pc_jscan_number_slow().
  */
 int pc_jscan_number_slow(struct pc_jscan *s, double *d);
 static inline int pc_jscan_number(struct pc_jscan *s, double *out)
@@ -296,7 +297,18 @@ static inline int pc_jscan_number(struct pc_jscan *s, double *out)
 		neg = 1;
 		p++;
 	}
-	if (p == e || *p < '1' || *p > '9')
+	if (p == e)
+		return pc_jscan_number_slow(s, out);
+	if (*p == '0') {
+		/* a lone zero (a count, a tid, a time): no leading zero, no
+		 * fraction or exponent after it */
+		if (e - p >= 2 && ((p[1] >= '0' && p[1] <= '9') || p[1] == '.' || (p[1] | 0x20) == 'e'))
+			return pc_jscan_number_slow(s, out);
+		*out = neg ? -0.0 : 0.0;
+		s->p = p + 1;
+		return 0;
+	}
+	if (*p < '1' || *p > '9')
 		return pc_jscan_number_slow(s, out);
 	d = p;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -318,7 +330,11 @@ static inline int pc_jscan_number(struct pc_jscan *s, double *out)
 				m = m * pow10[k] + pc_jscan_8digits_value(w);
 				p += k;
 			}
-			break;
+			/* *p is no digit: the number ends here unless a
+			 * fraction or an exponent follows */
+			if (p - d >= 19 || *p == '.' || (*p | 0x20) == 'e')
+				return pc_jscan_number_slow(s, out);
+			goto done;
 		}
 		m = m * 100000000u + pc_jscan_8digits_value(w);
 		p += 8;
@@ -328,6 +344,9 @@ static inline int pc_jscan_number(struct pc_jscan *s, double *out)
 		m = m * 10 + (uint64_t)(*p++ - '0');
 	if (p - d >= 19 || (p < e && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9'))))
 		return pc_jscan_number_slow(s, out);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+done:
+#endif
 	*out = neg ? -(double)m : (double)m;
 	s->p = p;
 	return 0;
@@ -341,6 +360,13 @@ int pc_jscan_skip(struct pc_jscan *s);
  * decoded; depth is left as it was.
  */
 void pc_jscan_skip_checked(struct pc_jscan *s);
+/*
+ * snprintf(b, 40, "%1.<prec>g", d) in the "C" numeric locale, for d an
+ * integer from 1e15 to below 2^64 and prec 1 to 17, without snprintf():
+ * the length written (a NUL after it), or 0 (nothing written) for any
+ * other d.
+ */
+size_t pc_jscan_fmt_g_int(char *b, double d, int prec);
 /*
  * At a value's first byte: check it and append to out what
  * cJSON_PrintUnformatted() prints for it (not NUL-terminated; the caller

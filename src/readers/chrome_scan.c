@@ -27,6 +27,7 @@
  */
 #include "core/pc_config.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -37,8 +38,18 @@
 #define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
 #define NBATCH 4			/* in the ring */
 
+#if defined(__GNUC__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define LIKELY(x) (x)
+#endif
+
+#define SEEN_SLOTS ((size_t)1 << 14) /* args texts' hashes the scanner remembers */
+
 struct cscan {
 	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
+	uint64_t *seen;		   /* SEEN_SLOTS hashes of args texts decoded, direct-mapped */
+	size_t args_at;		   /* the last event's args text: its offset in the event's text */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
@@ -266,6 +277,67 @@ static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 	}
 }
 
+/*
+ * scan_value(js, v, 0) at a member's value, with the kinds most members
+ * hold (a string, a number written without whitespace before it) read
+ * here, without the call and the second look at the first byte.
+ */
+static inline int member_value(struct pc_jscan *js, struct cjv *v)
+{
+	if (LIKELY(js->p < js->end)) {
+		unsigned char c = (unsigned char)*js->p;
+
+		if (c == '"') {
+			int err = pc_jscan_string(js, &v->off, &v->len);
+
+			v->kind = CJ_STR;
+			if (!err && js->nul) /* cJSON's C string ends at the NUL */
+				v->len = strlen(pc_jscan_at(js, v->off));
+			return err;
+		}
+		if ((unsigned)(c - '0') < 10 || c == '-') {
+			v->kind = CJ_NUM;
+			return pc_jscan_number(js, &v->d);
+		}
+	}
+	return scan_value(js, v, 0);
+}
+
+/*
+ * At a number that starts with a digit 1-9 and is only checked (tts,
+ * tdur): an integer of up to 15 digits is found 8 bytes a step and taken
+ * as pc_jscan_number() takes it (no fraction or exponent after it),
+ * without working out its value; anything else goes to pc_jscan_number().
+ */
+static inline int check_number(struct pc_jscan *js)
+{
+	double d;
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const char *p = js->p;
+
+	if (js->end - p >= 16) {
+		uint64_t w, nd;
+
+		memcpy(&w, p, 8);
+		nd = pc_jscan_nondigits(w);
+		if (!nd) {
+			memcpy(&w, p + 8, 8);
+			nd = pc_jscan_nondigits(w);
+			p += 8;
+		}
+		if (nd) {
+			p += (unsigned)__builtin_ctzll(nd) >> 3;
+			if (*p != '.' && (*p | 0x20) != 'e') {
+				js->p = p;
+				return 0;
+			}
+		}
+	}
+#endif
+	return pc_jscan_number(js, &d);
+}
+
 /* The members of an object at the cursor: each key and value to fn. */
 #define SCAN_OBJECT(js, err, KEYVAR, KLEN, BODY)                                                  \
 	do {                                                                                       \
@@ -365,9 +437,12 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				mk = member_key(key, kl);
 				js->olen = at;
 			}
-			if (pc_jscan_ws(js) != ':')
+			if (LIKELY(js->p < js->end && *js->p == ':'))
+				js->p++;
+			else if (pc_jscan_ws(js) == ':')
+				js->p++;
+			else
 				return PC_JSCAN_BAD;
-			js->p++;
 			e->nmembers++;
 			switch (mk) {
 			case K_NAME:
@@ -434,6 +509,8 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				if (e->args.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
 					const char *from = js->p, *q = from + 1;
 
+					s->args_at = (size_t)(from - text);
+
 					/* checked here, its members decoded by the reader
 					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
@@ -456,17 +533,22 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				break;
 			}
 			if (v && v->kind == CJ_NONE) {
-				err = scan_value(js, v, 0);
+				err = member_value(js, v);
 			} else {
 				int c = pc_jscan_ws(js);
-				double d;
 
 				/* (tts, tdur: checked on the number fast path) */
-				err = c >= '1' && c <= '9' ? pc_jscan_number(js, &d) : pc_jscan_skip(js);
+				err = c >= '1' && c <= '9' ? check_number(js) : pc_jscan_skip(js);
 			}
 			if (err)
 				return err;
 next:
+			/* compact text: ',' and the next key's '"' */
+			if (LIKELY(js->end - js->p >= 2 && js->p[0] == ',' && js->p[1] == '"')) {
+				js->p++;
+				c_ = '"';
+				continue;
+			}
 			c_ = pc_jscan_ws(js);
 			if (c_ == '}') {
 				js->p++;
@@ -522,6 +604,62 @@ static int keeps_text(const struct pc_jscan *js, const struct cev *e)
 }
 
 /*
+ * The args members of an event whose args text the scanner has not seen
+ * (the reader builds a payload for such an event, which needs them:
+ * pc_chrome_args()), decoded here into the batch, so that the reader's
+ * thread finds them done: on real traces that decoding was a sixth of the
+ * reader's instructions, and the scanner's thread had time to spare.  An
+ * args text seen before (by its hash, in a direct-mapped table) is left
+ * to the reader, whose payload cache most likely has it.  The members are
+ * those pc_chrome_args() decodes: the same function over the same bytes.
+ * text: the event's text, which holds its args at s->args_at.
+ */
+static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const char *text)
+{
+	struct pc_jscan *js = &s->js;
+	struct cev *e = &r->e;
+	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
+	unsigned depth = js->depth, max_depth = js->max_depth;
+	uint64_t h = pc_chrome_hash(a, e->args.len), *slot;
+	uint32_t first = b->nargs;
+	size_t olen = js->olen;
+	int nl = js->nl, err;
+
+	e->hargs = h;
+	if (!s->seen) {
+		s->seen = pc_calloc(s->ctx, SEEN_SLOTS, sizeof(*s->seen));
+		if (!s->seen)
+			return PROFCONV_ERR_NOMEM;
+	}
+	slot = &s->seen[(size_t)(h ^ h >> 32) & (SEEN_SLOTS - 1)];
+	if (*slot == h)
+		return 0;
+	*slot = h;
+	/* pc_chrome_args()'s pc_jscan_start(), the scratch kept */
+	js->p = a;
+	js->end = a + e->args.len;
+	js->depth = 0;
+	js->max_depth = UINT_MAX;
+	err = pc_chrome_scan_args(js, s->ctx, &b->args, &b->nargs, &b->args_cap, &e->na);
+	js->p = sp;
+	js->end = se;
+	js->depth = depth;
+	js->max_depth = max_depth;
+	js->nl = nl;
+	if (err == PC_JSCAN_BAD) { /* (cannot be: checked) left to the reader */
+		js->olen = olen;
+		b->nargs = first;
+		e->na = 0;
+		return 0;
+	}
+	if (err)
+		return err;
+	r->a0 = first;
+	e->args_later = 0;
+	return 0;
+}
+
+/*
  * One event after its OBJ_BEGIN token t into the next slot of b: scanned in
  * one pass where it lies in the input chunk, or, when it does not end there
  * (or the scanner refuses it), from the bytes pc_jpull_raw_rest() gathers.
@@ -544,6 +682,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	r->text = NULL;
 	r->len = 0;
 	r->keep = 0;
+	r->a0 = 0;
 	pc_jpull_window(s->p, &text, &len);
 	if (len && scan_event(s, &r->e, text, len, max_depth, &used) == 0) {
 		len = used;
@@ -572,6 +711,10 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		if (err)
 			return err;
 		r->keep = 1;
+	} else if (r->e.args_later) {
+		err = pre_args(s, b, r, text);
+		if (err)
+			return err;
 	}
 	b->n++;
 	return 0;
@@ -608,6 +751,17 @@ static void batch_fix(struct cbatch *b)
 		fix_str(base, &e->id2_global);
 		if (e->args.kind == CJ_OBJ)
 			e->args.s = base + e->args.off;
+		if (e->na && !e->args_later) { /* decoded by pre_args() */
+			struct carg *a = b->args + r->a0;
+			uint32_t k;
+
+			for (k = 0; k < e->na; k++) {
+				a[k].key = base + a[k].koff;
+				if (a[k].v.kind == CJ_STR || a[k].v.kind == CJ_OBJ || a[k].v.kind == CJ_ARR)
+					a[k].v.s = base + a[k].v.off;
+			}
+			e->a = a;
+		}
 		if (r->keep)
 			r->text = base + r->toff;
 		/* the keys of the reader's memos and payload cache, worked out on
@@ -615,7 +769,7 @@ static void batch_fix(struct cbatch *b)
 		 * of its time) */
 		if (e->name.kind == CJ_STR)
 			e->hname = pc_chrome_hash(e->name.s, e->name.len);
-		if (e->args.kind == CJ_OBJ)
+		if (e->args.kind == CJ_OBJ && !e->hargs) /* (pre_args() has it) */
 			e->hargs = pc_chrome_hash(e->args.s, e->args.len);
 		if (e->cat.kind == CJ_STR)
 			e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
@@ -633,6 +787,7 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	int err = 0;
 
 	b->n = 0;
+	b->nargs = 0;
 	b->end = 0;
 	b->err = 0;
 	js->out = b->scratch;
@@ -645,9 +800,12 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	}
 	while (!err && b->n < BATCH_EVENTS && js->olen < BATCH_BYTES &&
 	       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-		err = pc_jpull_next(s->p, &t);
-		if (err)
-			break;
+		t = pc_jpull_next_object(s->p);
+		if (!t) {
+			err = pc_jpull_next(s->p, &t);
+			if (err)
+				break;
+		}
 		if (t->type == PC_JT_ARR_END) {
 			b->end = 1;
 			break;
@@ -781,7 +939,9 @@ int pc_chrome_scan_end(struct cscan *s)
 	for (i = 0; i < NBATCH; i++) {
 		pc_free(s->ctx, s->b[i].ev);
 		pc_free(s->ctx, s->b[i].scratch);
+		pc_free(s->ctx, s->b[i].args);
 	}
+	pc_free(s->ctx, s->seen);
 	pc_jscan_free(&s->js);
 	pc_jpull_set_ctx(s->p, s->rctx);
 	err = pc_ctx_adopt(s->rctx, s->ctx);

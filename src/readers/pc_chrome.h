@@ -117,8 +117,25 @@ static inline uint64_t pc_chrome_hash(const char *s, size_t len)
 		h ^= h >> 32;
 	}
 	if (len) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 1 to 7 bytes as memcpy() into a zeroed word puts them,
+		 * from two loads that may overlap (a memcpy() of a variable
+		 * length was a byte loop) */
+		if (len >= 4) {
+			uint32_t lo, hi;
+
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + len - 4, 4);
+			w = (uint64_t)lo | (uint64_t)hi << (8 * (len - 4));
+		} else {
+			w = (uint64_t)(unsigned char)s[0] |
+			    (uint64_t)(unsigned char)s[len / 2] << (8 * (len / 2)) |
+			    (uint64_t)(unsigned char)s[len - 1] << (8 * (len - 1));
+		}
+#else
 		w = 0;
 		memcpy(&w, s, len);
+#endif
 		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	}
 	h ^= h >> 29;
@@ -307,6 +324,7 @@ struct cevr {
 	const char *text;
 	size_t toff, len;
 	int keep;
+	uint32_t a0; /* e.a is the batch's args[a0..] when the scanner decoded them */
 };
 
 /*
@@ -349,6 +367,8 @@ struct cbatch {
 	uint32_t n;
 	char *scratch; /* every string the events point to */
 	size_t scap;
+	struct carg *args; /* the args members the scanner decoded, events in order */
+	uint32_t nargs, args_cap;
 	int end;	      /* the last batch: the array ended, or err */
 	int err;	      /* the error the scanner stopped at (its ctx has the message) */
 	uint64_t done, total; /* the input's progress after this batch */

@@ -681,6 +681,83 @@ static void test_skip_capture(void)
 	}
 }
 
+/* The tokens of doc (chunk bytes a read), each as type@offset:line:col/depth,
+ * then the error; with fast, pc_jpull_next_object() asked first each time
+ * (*hits: how often it answered). */
+static const char *walk_objects(const char *doc, size_t chunk, int fast, unsigned *hits)
+{
+	struct pc_jpull_opts o = { chunk, 0, 0 };
+	const struct pc_jtok *t;
+	struct pc_input *in;
+	struct pc_jpull *p;
+	size_t n = 0;
+	int err = 0;
+
+	dumpbuf[0] = 0;
+	*hits = 0;
+	pc_clear_error(ctx);
+	if (pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in))
+		return "open failed";
+	if (pc_jpull_new(ctx, in, &o, &p)) {
+		pc_input_close(in);
+		return "new failed";
+	}
+	for (;;) {
+		t = fast ? pc_jpull_next_object(p) : NULL;
+		if (t)
+			(*hits)++;
+		else
+			err = pc_jpull_next(p, &t);
+		if (err) {
+			append(&n, "ERR: %s", profconv_errmsg(ctx));
+			break;
+		}
+		append(&n, "%d@%llu:%u:%u/%u ", (int)t->type, (unsigned long long)t->offset, t->line,
+		       t->col, t->depth);
+		if (t->type == PC_JT_EOF)
+			break;
+	}
+	pc_jpull_free(p);
+	pc_input_close(in);
+	return dumpbuf;
+}
+
+/*
+ * pc_jpull_next_object() gives the tokens, positions and errors
+ * pc_jpull_next() gives, whatever chunk an event's ",\n{" straddles, and
+ * declines (the parser unmoved) what it does not take.
+ */
+static void test_next_object(void)
+{
+	static const char *const docs[] = {
+		"[{\"a\":1},\n{\"b\":[2,{}]},{\"c\":3},\n\n{\"d\":4}, {\"e\":5},7,{\"f\":{}},\r\n{}]",
+		"{\"traceEvents\":[\n{\"x\":1},\n{\"y\":{\"z\":[{},{}]}},\n{]}",
+		"[{},{},\n{\"k\":01}]",
+		"[[{},{}],{\"a\":{\"b\":[{},\n{}]}}]",
+		"[{},\n{",
+		"[{},{},\n",
+	};
+	size_t i, chunk;
+
+	for (i = 0; i < PC_ARRAY_SIZE(docs); i++) {
+		for (chunk = 1; chunk <= strlen(docs[i]) + 1; chunk++) {
+			char want[sizeof(dumpbuf)];
+			unsigned hits, h0;
+
+			snprintf(want, sizeof(want), "%s", walk_objects(docs[i], chunk, 0, &h0));
+			if (strcmp(walk_objects(docs[i], chunk, 1, &hits), want) != 0) {
+				fprintf(stderr, "next_object doc %zu chunk %zu:\n got  %s\n want %s\n", i,
+					chunk, dumpbuf, want);
+				PC_CHECK(0);
+				return;
+			}
+			/* read whole, the objects after a ',' take the fast way */
+			if (chunk == strlen(docs[i]) + 1 && i == 0)
+				PC_CHECK_EQ_INT(hits, 4);
+		}
+	}
+}
+
 int main(void)
 {
 	ctx = profconv_ctx_new();
@@ -695,6 +772,7 @@ int main(void)
 	test_number_text();
 	test_chunks();
 	test_skip_capture();
+	test_next_object();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 	profconv_ctx_free(ctx);
 	return pc_test_done();

@@ -10,6 +10,7 @@
  */
 #include "core/pc_config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -18,6 +19,7 @@
 #include "json/pc_jpull.h"
 #include "json/pc_jscan.h"
 #include "model/pc_model.h"
+#include "readers/pc_chrome.h"
 #include "pc_test.h"
 
 static struct profconv_ctx *ctx;
@@ -109,6 +111,42 @@ static void test_numbers(void)
 	PC_CHECK(number("1e400", &d) == 0 && isinf(d));
 	for (i = 0; i < PC_ARRAY_SIZE(bad); i++)
 		PC_CHECK_EQ_INT(number(bad[i], &d), -1);
+}
+
+/*
+ * A lone zero (and "-0"), followed by what may follow a number or by what
+ * makes it something else (a fraction, an exponent, a leading zero), at
+ * every offset: the fast path's answer (error, value, end) is the slow
+ * path's, and where a number ends after the zero, strtod()'s.
+ */
+static void test_zero_runs(void)
+{
+	static const char *const after[] = { "", ",", "]", "}", " ", ".5", "e3", "E-2", "x", "\xff",
+					     "0", "7", ".", "e" };
+	char buf[32];
+	size_t a, off;
+
+	for (a = 0; a < PC_ARRAY_SIZE(after); a++)
+		for (off = 0; off < 4; off++) {
+			int neg = (int)(off & 1), err, err2;
+			size_t len = (size_t)snprintf(buf + off, sizeof(buf) - off, "%s0%s",
+						      neg ? "-" : "", after[a]);
+			char *end;
+			double want = strtod(buf + off, &end), d = 1, d2 = 2;
+			const char *p1;
+
+			pc_jscan_start(&js, buf + off, len, 64);
+			err = pc_jscan_number(&js, &d);
+			p1 = js.p;
+			pc_jscan_start(&js, buf + off, len, 64);
+			err2 = pc_jscan_number_slow(&js, &d2);
+			if (err != err2 || p1 != js.p || (!err && memcmp(&d, &d2, sizeof(d)) != 0) ||
+			    (a < 10 && (err || p1 != end || memcmp(&d, &want, sizeof(d)) != 0))) {
+				fprintf(stderr, "zero run '%s': %d %.17g, %zd bytes; slow %d %.17g, %zd\n",
+					buf + off, err, d, p1 - (buf + off), err2, d2, js.p - (buf + off));
+				PC_CHECK(0);
+			}
+		}
 }
 
 /*
@@ -275,6 +313,97 @@ static void test_print(void)
 	}
 }
 
+/* A 64-bit pseudo-random number (xorshift64*), the same every run. */
+static uint64_t rnd64(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * pc_jscan_fmt_g_int(d, prec) against snprintf("%1.<prec>g"): byte for
+ * byte where it writes, and it writes for every integer from 1e15 to
+ * below 2^64.  Edge cases (powers of ten and their neighbours, ties to
+ * even, a rounding carry into a new digit, 2^53, the last double below
+ * 2^64), integers drawn at random from the whole range and random bit
+ * patterns; PC_FMT_ITERS=N draws N of each (millions by hand).
+ */
+static int fmt_same(double d, int prec)
+{
+	char want[64], got[64];
+	double a = fabs(d);
+	size_t n;
+	int w;
+
+	memset(got, 'x', sizeof(got));
+	n = pc_jscan_fmt_g_int(got, d, prec);
+	w = snprintf(want, sizeof(want), "%1.*g", prec, d);
+	if (!n) {
+		if (a >= 1e15 && a < 18446744073709551616.0 && a == (double)(uint64_t)a) {
+			fprintf(stderr, "fmt_g_int(%s, %d) not handled\n", want, prec);
+			return 0;
+		}
+		return 1;
+	}
+	if ((size_t)w != n || memcmp(got, want, n + 1) != 0) {
+		fprintf(stderr, "fmt_g_int(%.17g, %d): %.*s, snprintf: %s\n", d, prec, (int)n, got,
+			want);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_fmt_g_int(void)
+{
+	static const double edges[] = {
+		1e15, 1e15 - 1, 1e15 + 1, 1e16, 1e16 - 1, 1e16 + 2, 1e17, 1e18, 1e19,
+		999999999999999.0, 9999999999999998.0, 99999999999999984.0,
+		999999999999999872.0, 9999999999999997952.0, 1000000000000005.0,
+		1000000000000015.0, 1000000000000025.0, 1000000000000035.0,
+		9999999999999995.0, 9999999999999985.0, 10000000000000005.0,
+		100000000000000050.0, 100000000000000150.0, 1234567890123456.0,
+		9007199254740992.0, 9007199254740993.0, 9007199254740994.0,
+		10118210254099031029.0, 15184490877412980932.0, 5083762675573532669.0,
+		6342202918989820.0, 18446744073709549568.0, 18446744073709551616.0,
+		9223372036854775808.0, 4503599627370496.5, 1e15 + 0.5, 123.0, 0.0, 1e300,
+	};
+	const char *it = getenv("PC_FMT_ITERS");
+	long iters = it ? atol(it) : 100000, i;
+	size_t k;
+	int prec, bad = 0;
+
+	for (k = 0; k < PC_ARRAY_SIZE(edges); k++)
+		for (prec = 1; prec <= 17; prec++) {
+			bad += !fmt_same(edges[k], prec);
+			bad += !fmt_same(-edges[k], prec);
+		}
+	for (i = 0; i < iters && bad < 10; i++) {
+		uint64_t r = rnd64(), m = rnd64();
+		double d;
+
+		/* an integer in [1e15, 2^64): every binade from 2^49 to 2^63 */
+		d = ldexp((double)((m >> 11) | (1ULL << 52)), (int)(r % 15) - 3);
+		if (d < 1e15)
+			d += 1e15;
+		/* 15 and 17 are the precisions cJSON prints with */
+		bad += !fmt_same(r & 1 ? -d : d, 15) + !fmt_same(d, 17) + !fmt_same(d, (int)(r % 17) + 1);
+		/* an integer below 2^53 of up to 16 digits, and any bit pattern */
+		d = (double)(1000000000000000ULL + m % 8007199254740993ULL);
+		bad += !fmt_same(d, 15) + !fmt_same(d, 17);
+		memcpy(&d, &r, sizeof(d));
+		bad += !fmt_same(d, 15) + !fmt_same(d, 17);
+	}
+	PC_CHECK_EQ_INT(bad, 0);
+	/* and through pc_jscan_print() (a space makes it print, not copy) */
+	PC_CHECK(same_as_cjson("[10118210254099031029, 15184490877412980932, 6342202918989820,"
+			       "-5083762675573532669, 1e15, 9007199254740993, 1000000000000015,"
+			       "18446744073709551615, 1.8446744073709552e19, 1e19, -1e16, 0.07]"));
+}
+
 /* Does the strict tokenizer accept doc as one whole value? */
 static int jpull_accepts(const char *doc)
 {
@@ -333,6 +462,34 @@ static void test_same_decisions(void)
 		static const char base[] = " {\"a\" : [ 1 , -23 ,{ }, [ ] ,\"x\\\"y\"],\"b\":{\"c\":true,"
 					   "\"d\":[null,false,1.5,123456789012345678,-0,\"\\u00e9\"]}\n} ";
 		static const char repl[] = "{}[],:\" 0-.ex\\\n";
+		char d[sizeof(base)];
+		size_t n = sizeof(base) - 1, k, r;
+		int bad = 0;
+
+		PC_CHECK(jscan_accepts(base, 512));
+		for (k = 0; k <= n && !bad; k++) {
+			memcpy(d, base, k);
+			d[k] = 0;
+			bad |= jpull_accepts(d) != jscan_accepts(d, 512);
+			for (r = 0; k < n && r < sizeof(repl) - 1 && !bad; r++) {
+				memcpy(d, base, n + 1);
+				d[k] = repl[r];
+				if (jpull_accepts(d) != jscan_accepts(d, 512)) {
+					fprintf(stderr, "disagree on %s\n", d);
+					bad = 1;
+				}
+			}
+		}
+		PC_CHECK(!bad);
+	}
+	/* the same for check_value()'s ways with integers 8 bytes a step
+	 * (16 bytes or more left), lone zeros and literals: each prefix, and
+	 * each byte changed to one of a wider set */
+	{
+		static const char base[] = "[0,12345678,123456789012345,1234567890123456,-7,true,false,"
+					   "null,0.5,0e1,-0,{\"k\":0},[0],98765432,{\"t\":true,\"n\":null}"
+					   ",1,22,333,4444,55555,666666,7777777,88888888,999999999]";
+		static const char repl[] = "{}[],:\" 0-.eExtrufalsn19\\";
 		char d[sizeof(base)];
 		size_t n = sizeof(base) - 1, k, r;
 		int bad = 0;
@@ -490,6 +647,72 @@ static void test_chrome_batches(void)
 	free(doc);
 }
 
+/*
+ * The scanner decodes the args of an event whose args text it has not seen
+ * (the members pc_chrome_scan_args() gives the reader for the same text,
+ * with their strings in the batch), and leaves a text seen before and an
+ * empty args to the reader.
+ */
+static void test_chrome_pre_args(void)
+{
+	static const char doc[] =
+		"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"k\":\"v\\n\",\"o\":{\"x\":[1, 2.50]},\"n\":3,\"k\":true}},\n"
+		"{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"k\":\"v\\n\",\"o\":{\"x\":[1, 2.50]},\"n\":3,\"k\":true}},\n"
+		"{\"ph\":\"X\",\"name\":\"c\",\"ts\":3,\"pid\":1,\"tid\":1,\"args\":{}}]";
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	const struct pc_jtok *t;
+	struct carg *ra = NULL;
+	uint32_t nra = 0, cra = 0, na = 0, k;
+
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	b = pc_chrome_scan_next(sc);
+	PC_CHECK(b != NULL && b->n == 3);
+	if (b && b->n == 3) {
+		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
+
+		/* the first: decoded here, as the reader decodes it */
+		PC_CHECK(!e0->args_later && e0->na == 4 && e0->a != NULL);
+		pc_jscan_start(&js, e1->args.s, e1->args.len, UINT_MAX);
+		PC_CHECK_EQ_INT(pc_chrome_scan_args(&js, ctx, &ra, &nra, &cra, &na), 0);
+		PC_CHECK_EQ_INT(na, 4);
+		for (k = 0; e0->a && k < na && k < e0->na; k++) {
+			const struct carg *x = &e0->a[k], *y = &ra[k];
+
+			PC_CHECK_EQ_STR(x->key, pc_jscan_at(&js, y->koff));
+			PC_CHECK_EQ_INT(x->v.kind, y->v.kind);
+			if (x->v.kind == CJ_STR || x->v.kind == CJ_OBJ)
+				PC_CHECK(x->v.len == y->v.len &&
+					 memcmp(x->v.s, pc_jscan_at(&js, y->v.off), x->v.len + 1) == 0);
+			if (x->v.kind == CJ_NUM)
+				PC_CHECK(x->v.d == y->v.d);
+		}
+		if (e0->a && e0->na == 4) {
+			PC_CHECK_EQ_STR(e0->a[0].v.s, "v\n");
+			PC_CHECK_EQ_STR(e0->a[1].v.s, "{\"x\":[1,2.5]}");
+			PC_CHECK(e0->a[2].v.kind == CJ_NUM && e0->a[2].v.d == 3);
+			PC_CHECK_EQ_STR(e0->a[3].key, "k");
+			PC_CHECK_EQ_INT(e0->a[3].v.kind, CJ_TRUE);
+		}
+		/* the same text again: left to the reader; {}: nothing to decode */
+		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
+		PC_CHECK(e1->hargs == e0->hargs);
+		PC_CHECK(!e2->args_later && e2->na == 0);
+	}
+	PC_CHECK(b == NULL || b->end);
+	PC_CHECK_EQ_INT(pc_chrome_scan_end(sc), 0);
+	pc_free(ctx, ra);
+	pc_jpull_free(p);
+	pc_input_close(in);
+}
+
 /* doc read as a Chrome trace, which must give one thread; NULL (a failed check) if not. */
 static struct profconv_profile *read_one_thread(const char *doc)
 {
@@ -622,6 +845,54 @@ static void test_chrome_errors(void)
 	PC_CHECK_EQ_STR(convert("[{\"ph\":\"X\",\"name\":\"\\u00e9\\ud800\",\"ts\":1.5,\"dur\":\"2\","
 				"\"pid\":\"7\",\"tid\":1,\"args\":{\"o\":{\"a\":[1e9,\"\\n\"]}}}]"),
 			"");
+}
+
+/*
+ * Numbers as the members the scanner decodes (ts, dur) and the ones it only
+ * checks (tts) hold them, compact, with 16 bytes or more after them and
+ * at the end of the text: an event is refused exactly when the tokenizer
+ * refuses its text.
+ */
+static void test_chrome_member_numbers(void)
+{
+	static const char *const nums[] = {
+		"0", "-0", "7", "-7", "1234567", "12345678", "123456789012345", "1234567890123456",
+		"12345678901234567890", "1.5", "1e3", "12345678.5", "123456789e2", "1E2", "01", "00",
+		"0.", "1.", "0e", "12345678901234567.", "1234567890123456e", "-", "-01", "0x1",
+		"123456789012345678901234", "99999999", "0.000", "1234567890123456789",
+	};
+	/* each: the text before the number, and after it (a second number
+	 * after a "%" in it) */
+	static const char *const parts[][2] = {
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":", ",\"pid\":1,\"tid\":1,\"dur\":3,\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":",
+		  ",\"dur\":3,\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"dur\":", ",\"args\":{}}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":", "}]" },
+		{ "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"tts\":", ",\"tdur\":%}]" },
+	};
+	size_t i, f;
+
+	for (f = 0; f < PC_ARRAY_SIZE(parts); f++)
+		for (i = 0; i < PC_ARRAY_SIZE(nums); i++) {
+			char doc[512];
+			const char *pct = strchr(parts[f][1], '%');
+			size_t n = 0;
+			int want, got;
+
+			n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%s%s", parts[f][0], nums[i]);
+			if (pct)
+				n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%.*s%s%s",
+						      (int)(pct - parts[f][1]), parts[f][1], nums[i], pct + 1);
+			else
+				n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%s", parts[f][1]);
+			want = jpull_accepts(doc);
+			got = convert(doc)[0] == 0;
+			if (want != got) {
+				fprintf(stderr, "member number %s: tokenizer %d, scanner %d\n", doc, want, got);
+				PC_CHECK(0);
+			}
+		}
 }
 
 /* The first byte of [p, e) that ends a plain string run, a byte at a time. */
@@ -923,12 +1194,16 @@ int main(void)
 	test_simd_paths();
 	test_numbers();
 	test_number_runs();
+	test_zero_runs();
 	test_skip_checked();
 	test_print();
+	test_fmt_g_int();
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
+	test_chrome_member_numbers();
 	test_chrome_batches();
+	test_chrome_pre_args();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
