@@ -123,14 +123,6 @@ static void col_u8(struct pc_jw *w, const char *key, const uint8_t *v, uint32_t 
 	pc_jw_arr_end(w);
 }
 
-static void col_bool(struct pc_jw *w, const char *key, const uint8_t *v, uint32_t n)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_bools(w, v, n);
-	pc_jw_arr_end(w);
-}
-
 static void col_i64(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n)
 {
 	pc_jw_key(w, key);
@@ -222,6 +214,161 @@ static void col_empty(struct pc_jw *w, const char *key)
 {
 	pc_jw_key(w, key);
 	pc_jw_arr_begin(w);
+	pc_jw_arr_end(w);
+}
+
+/*
+ * The shared tables' columns on the helper thread.  Without markers to
+ * format (perf recordings) the second core had nothing to do while the
+ * writer formatted the string, stack, frame and func tables, most of a
+ * system-wide recording's output.  Their columns are cut into jobs of
+ * COL_JOB elements, numbered before the marker jobs, that the helper
+ * formats ahead like those (pc_write_helper.h).  The job list is made by
+ * a first pass of write_shared() into a writer that discards its output,
+ * in which every column that jobs_col() takes is recorded rather than
+ * written, so the second, real pass comes to the same jobs in the same
+ * order.
+ */
+#define COL_JOB	 8192
+#define COL_HELP 65536 /* column elements below which no helper is started for them */
+
+enum col_kind { CK_U32, CK_U16, CK_U64, CK_BOOL, CK_STR, CK_PREFIX, CK_SUBCAT };
+
+struct col_job {
+	uint8_t kind;
+	const void *v; /* the column (CK_STR, CK_PREFIX, CK_SUBCAT: the table) */
+	uint32_t first, end;
+	uint64_t none;
+	const char *none_json;
+};
+
+struct mk_job {
+	const struct pc_markers *mk;
+	uint32_t first, end;
+};
+
+struct mk_jobs {
+	const struct pc_model *m;
+	struct mk_job *job;
+	uint32_t njobs;
+	uint32_t at; /* the next job the writer comes to */
+	struct pc_wh *helper;
+	struct col_job *col; /* jobs 0 .. ncol-1; marker job k is job ncol + k */
+	uint32_t ncol, col_cap;
+	int planning; /* jobs_col() records */
+	int nomem;    /* recording ran out of memory: no column jobs */
+};
+
+static void col_job_run(struct pc_jw *w, const struct pc_model *m, const struct col_job *c)
+{
+	uint32_t n = c->end - c->first, i;
+
+	switch (c->kind) {
+	case CK_U32:
+		pc_jw_u32s(w, (const uint32_t *)c->v + c->first, n, (uint32_t)c->none, c->none_json);
+		break;
+	case CK_U16:
+		pc_jw_u16s(w, (const uint16_t *)c->v + c->first, n, (uint16_t)c->none, c->none_json);
+		break;
+	case CK_U64:
+		pc_jw_u64s(w, (const uint64_t *)c->v + c->first, n, c->none, c->none_json);
+		break;
+	case CK_BOOL:
+		pc_jw_bools(w, (const uint8_t *)c->v + c->first, n);
+		break;
+	case CK_STR:
+		for (i = c->first; i < c->end; i++)
+			pc_jw_str(w, m->strings.ptr[i], m->strings.lens[i]);
+		break;
+	case CK_PREFIX: { /* prefixOffset: checked by write_stack_table() */
+		const struct pc_stack_table *st = c->v;
+		uint32_t chunk[CHUNK], k, r;
+
+		for (i = c->first; i < c->end; i += r) {
+			r = c->end - i < CHUNK ? c->end - i : CHUNK;
+			for (k = 0; k < r; k++) {
+				uint32_t row = i + k, pre = st->prefix[row];
+
+				chunk[k] = pre == PC_NONE ? 0 : row - pre;
+			}
+			pc_jw_u32s(w, chunk, r, 0, NULL);
+		}
+		break;
+	}
+	case CK_SUBCAT: { /* subcategory is null exactly where category is null */
+		const struct pc_frame_table *ft = c->v;
+		uint32_t chunk[CHUNK], k, r;
+
+		for (i = c->first; i < c->end; i += r) {
+			r = c->end - i < CHUNK ? c->end - i : CHUNK;
+			for (k = 0; k < r; k++) {
+				uint32_t row = i + k;
+
+				chunk[k] = ft->category[row] == PC_NO_CATEGORY ? PC_NONE :
+										 ft->subcategory[row];
+			}
+			pc_jw_u32s(w, chunk, r, PC_NONE, "null");
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user);
+
+/* Any job: a column job, or a marker job. */
+static void any_job_fn(struct pc_jw *w, uint32_t job, void *user)
+{
+	const struct mk_jobs *j = user;
+
+	if (job < j->ncol)
+		col_job_run(w, j->m, &j->col[job]);
+	else
+		mk_job_fn(w, job - j->ncol, user);
+}
+
+/*
+ * n elements of a column into the array open in w: recorded as jobs in the
+ * planning pass, handed over (or formatted by the writer, as pc_wh_put()
+ * does) in the real one, written in place when there are no jobs.
+ */
+static void jobs_col(struct pc_jw *w, struct mk_jobs *j, uint8_t kind, const void *v, uint32_t n,
+		     uint64_t none, const char *none_json)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i += COL_JOB) {
+		struct col_job c = { kind, v, i, n - i < COL_JOB ? n : i + COL_JOB, none, none_json };
+
+		if (j && j->planning) {
+			if (j->ncol == j->col_cap && !j->nomem) {
+				uint32_t cap = j->col_cap ? 2 * j->col_cap : 64;
+				struct col_job *p = realloc(j->col, cap * sizeof(*p));
+
+				if (!p)
+					j->nomem = 1;
+				else
+					j->col = p, j->col_cap = cap;
+			}
+			if (!j->nomem)
+				j->col[j->ncol++] = c;
+		} else if (j && j->ncol) {
+			pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
+		} else {
+			col_job_run(w, j ? j->m : NULL, &c);
+		}
+	}
+}
+
+/* A whole column through jobs_col(). */
+static void col_jobs(struct pc_jw *w, struct mk_jobs *j, const char *key, uint8_t kind,
+		     const void *v, uint32_t n, uint64_t none, const char *none_json)
+{
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	jobs_col(w, j, kind, v, n, none, none_json);
 	pc_jw_arr_end(w);
 }
 
@@ -400,33 +547,19 @@ static void write_libs(struct pc_jw *w, const struct pc_model *m)
 }
 
 /* prefixOffset[i] = 0 for a root, else i - prefix[i] (> 0: parents come first). */
-static int write_stack_table(struct pc_jw *w, const struct pc_model *m)
+static int write_stack_table(struct pc_jw *w, const struct pc_model *m, struct mk_jobs *j)
 {
 	const struct pc_stack_table *st = &m->stacks;
-	uint32_t chunk[CHUNK], i, k, n;
+	uint32_t row;
 
+	for (row = 0; row < st->len; row++)
+		if (st->prefix[row] != PC_NONE && st->prefix[row] >= row)
+			return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
+				       "stack %u: prefix %u is not before it", row, st->prefix[row]);
 	pc_jw_key(w, "stackTable");
 	pc_jw_obj_begin(w);
-	col_u32(w, "frame", st->frame, st->len, 0, NULL);
-	pc_jw_key(w, "prefixOffset");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < st->len; i += n) {
-		n = st->len - i < CHUNK ? st->len - i : CHUNK;
-		for (k = 0; k < n; k++) {
-			uint32_t row = i + k, pre = st->prefix[row];
-
-			if (pre == PC_NONE) {
-				chunk[k] = 0;
-			} else if (pre < row) {
-				chunk[k] = row - pre;
-			} else {
-				return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
-					       "stack %u: prefix %u is not before it", row, pre);
-			}
-		}
-		pc_jw_u32s(w, chunk, n, 0, NULL);
-	}
-	pc_jw_arr_end(w);
+	col_jobs(w, j, "frame", CK_U32, st->frame, st->len, 0, NULL);
+	col_jobs(w, j, "prefixOffset", CK_PREFIX, st, st->len, 0, NULL);
 	key_i64(w, "length", st->len);
 	pc_jw_obj_end(w);
 	return 0;
@@ -469,61 +602,42 @@ static void col_source_u32(struct pc_jw *w, const char *key, const uint32_t *v, 
 	pc_jw_arr_end(w);
 }
 
-/* subcategory is null exactly where category is null. */
-static void col_subcategory(struct pc_jw *w, const struct pc_frame_table *ft)
-{
-	uint32_t chunk[CHUNK], i, k, n;
-
-	pc_jw_key(w, "subcategory");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < ft->len; i += n) {
-		n = ft->len - i < CHUNK ? ft->len - i : CHUNK;
-		for (k = 0; k < n; k++) {
-			uint32_t row = i + k;
-
-			chunk[k] = ft->category[row] == PC_NO_CATEGORY ? PC_NONE :
-									 ft->subcategory[row];
-		}
-		pc_jw_u32s(w, chunk, n, PC_NONE, "null");
-	}
-	pc_jw_arr_end(w);
-}
-
-static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int version)
+static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int version,
+			      struct mk_jobs *j)
 {
 	const struct pc_frame_table *ft = &m->frames;
 
 	pc_jw_key(w, "frameTable");
 	pc_jw_obj_begin(w);
-	col_u64(w, "address", ft->address, ft->len, PC_NO_ADDRESS, "-1");
+	col_jobs(w, j, "address", CK_U64, ft->address, ft->len, PC_NO_ADDRESS, "-1");
 	if (version >= 70)
-		col_u32(w, "lib", ft->lib, ft->len, PC_NONE, "-1");
-	col_u16(w, "inlineDepth", ft->inline_depth, ft->len, 0, NULL);
-	col_u16(w, "category", ft->category, ft->len, PC_NO_CATEGORY, "null");
-	col_subcategory(w, ft);
-	col_u32(w, "func", ft->func, ft->len, 0, NULL);
-	col_u32(w, "nativeSymbol", ft->native_symbol, ft->len, PC_NONE, "null");
+		col_jobs(w, j, "lib", CK_U32, ft->lib, ft->len, PC_NONE, "-1");
+	col_jobs(w, j, "inlineDepth", CK_U16, ft->inline_depth, ft->len, 0, NULL);
+	col_jobs(w, j, "category", CK_U16, ft->category, ft->len, PC_NO_CATEGORY, "null");
+	col_jobs(w, j, "subcategory", CK_SUBCAT, ft, ft->len, 0, NULL);
+	col_jobs(w, j, "func", CK_U32, ft->func, ft->len, 0, NULL);
+	col_jobs(w, j, "nativeSymbol", CK_U32, ft->native_symbol, ft->len, PC_NONE, "null");
 	col_inner_window_id(w, ft);
-	col_u32(w, "line", ft->line, ft->len, 0, "null");
-	col_u32(w, "column", ft->column, ft->len, 0, "null");
+	col_jobs(w, j, "line", CK_U32, ft->line, ft->len, 0, "null");
+	col_jobs(w, j, "column", CK_U32, ft->column, ft->len, 0, "null");
 	col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
 }
 
-static void write_func_table(struct pc_jw *w, const struct pc_model *m)
+static void write_func_table(struct pc_jw *w, const struct pc_model *m, struct mk_jobs *j)
 {
 	const struct pc_func_table *ft = &m->funcs;
 
 	pc_jw_key(w, "funcTable");
 	pc_jw_obj_begin(w);
-	col_u32(w, "name", ft->name, ft->len, 0, NULL);
-	col_bool(w, "isJS", ft->is_js, ft->len);
-	col_bool(w, "relevantForJS", ft->relevant_for_js, ft->len);
-	col_u32(w, "resource", ft->resource, ft->len, PC_NONE, "-1");
-	col_u32(w, "source", ft->source, ft->len, PC_NONE, "null");
-	col_u32(w, "lineNumber", ft->line, ft->len, 0, "null");
-	col_u32(w, "columnNumber", ft->column, ft->len, 0, "null");
+	col_jobs(w, j, "name", CK_U32, ft->name, ft->len, 0, NULL);
+	col_jobs(w, j, "isJS", CK_BOOL, ft->is_js, ft->len, 0, NULL);
+	col_jobs(w, j, "relevantForJS", CK_BOOL, ft->relevant_for_js, ft->len, 0, NULL);
+	col_jobs(w, j, "resource", CK_U32, ft->resource, ft->len, PC_NONE, "-1");
+	col_jobs(w, j, "source", CK_U32, ft->source, ft->len, PC_NONE, "null");
+	col_jobs(w, j, "lineNumber", CK_U32, ft->line, ft->len, 0, "null");
+	col_jobs(w, j, "columnNumber", CK_U32, ft->column, ft->len, 0, "null");
 	col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
@@ -615,23 +729,19 @@ static void write_sources(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_obj_end(w);
 }
 
-static int write_shared(struct pc_jw *w, const struct pc_model *m, int version)
+static int write_shared(struct pc_jw *w, const struct pc_model *m, int version,
+			struct mk_jobs *j)
 {
-	uint32_t i;
 	int err;
 
 	pc_jw_key(w, "shared");
 	pc_jw_obj_begin(w);
-	pc_jw_key(w, "stringArray");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < m->strings.len; i++)
-		pc_jw_str(w, m->strings.ptr[i], m->strings.lens[i]);
-	pc_jw_arr_end(w);
-	err = write_stack_table(w, m);
+	col_jobs(w, j, "stringArray", CK_STR, NULL, m->strings.len, 0, NULL);
+	err = write_stack_table(w, m, j);
 	if (err)
 		return err;
-	write_frame_table(w, m, version);
-	write_func_table(w, m);
+	write_frame_table(w, m, version, j);
+	write_func_table(w, m, j);
 	err = write_resource_table(w, m, version);
 	if (err)
 		return err;
@@ -764,19 +874,6 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
  * give several markers one payload) is copied from where it was written,
  * while that is still in the writer's buffer.
  */
-struct mk_job {
-	const struct pc_markers *mk;
-	uint32_t first, end;
-};
-
-struct mk_jobs {
-	const struct pc_model *m;
-	struct mk_job *job;
-	uint32_t njobs;
-	uint32_t at; /* the next job the writer comes to */
-	struct pc_wh *helper;
-};
-
 #define MEMO 16
 
 /*
@@ -873,8 +970,6 @@ static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m, int thread
 	uint64_t total = 0, n = 0;
 	uint32_t t, i;
 
-	memset(j, 0, sizeof(*j));
-	j->m = m;
 	for (t = 0; t < m->nthreads; t++) {
 		total += m->threads[t]->markers.len;
 		n += (m->threads[t]->markers.len + MK_JOB - 1) / MK_JOB;
@@ -895,7 +990,6 @@ static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m, int thread
 			jb->end = mk->len - i < MK_JOB ? mk->len : i + MK_JOB;
 		}
 	}
-	j->helper = pc_wh_start(j->njobs, mk_job_fn, j);
 }
 
 static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
@@ -914,10 +1008,10 @@ static void write_markers(struct pc_jw *w, const struct pc_model *m, const struc
 	pc_jw_arr_begin(w);
 	if (jobs->njobs) {
 		for (i = 0; i < mk->len; i += MK_JOB)
-			pc_wh_put(jobs->helper, w, jobs->at++, mk_job_fn, jobs);
+			pc_wh_put(jobs->helper, w, jobs->at++, any_job_fn, jobs);
 	} else if (mk->len) {
 		struct mk_job one = { mk, 0, mk->len };
-		struct mk_jobs j1 = { m, &one, 1, 0, NULL };
+		struct mk_jobs j1 = { m, &one, 1, 0, NULL, NULL, 0, 0, 0, 0 };
 
 		mk_job_fn(w, 0, &j1);
 	}
@@ -1160,6 +1254,60 @@ static void write_pages(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_arr_end(w);
 }
 
+static int discard(void *user, const void *p, size_t n)
+{
+	(void)user;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+/*
+ * The jobs: the marker jobs (mk_jobs_plan()), and the shared tables' column
+ * jobs, recorded by a pass of write_shared() into a writer whose output is
+ * discarded; then the helper is started when there is enough to share.
+ * Without threads, on OOM or for a small profile: no jobs (all is written
+ * in place, as the library's "threads" "no" asks).
+ */
+static void jobs_plan(struct mk_jobs *j, const struct pc_model *m, int version, int threads)
+{
+	uint64_t elems = 0;
+	uint32_t i;
+
+	memset(j, 0, sizeof(*j));
+	j->m = m;
+	if (!threads)
+		return;
+	mk_jobs_plan(j, m, threads);
+	{
+		/* an element writer: no ctx, its misuse (none expected) only latched */
+		struct pc_jw *null_w = pc_jw_new_elems(discard, NULL);
+
+		if (null_w) {
+			j->planning = 1;
+			pc_jw_obj_begin(null_w); /* write_shared() writes members */
+			if (write_shared(null_w, m, version, j) != 0) {
+				pc_clear_error(m->ctx); /* the real pass reports it */
+				j->nomem = 1;
+			}
+			j->planning = 0;
+			pc_jw_free(null_w);
+		} else {
+			pc_clear_error(m->ctx);
+			j->nomem = 1;
+		}
+	}
+	for (i = 0; i < j->ncol; i++)
+		elems += j->col[i].end - j->col[i].first;
+	if (j->nomem || elems < COL_HELP) {
+		free(j->col);
+		j->col = NULL;
+		j->ncol = j->col_cap = 0;
+	}
+	if (j->ncol + j->njobs)
+		j->helper = pc_wh_start(j->ncol + j->njobs, any_job_fn, j);
+}
+
 static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 			   profconv_write_fn *fn, void *user)
 {
@@ -1173,16 +1321,17 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
-	/* the helper starts on the first threads' markers now */
-	mk_jobs_plan(&jobs, m, !ctx->opt.no_threads);
+	/* the helper starts on the shared tables and the first threads' markers now */
+	jobs_plan(&jobs, m, version, !ctx->opt.no_threads);
 	pc_jw_obj_begin(w);
 	write_meta(w, m, version);
 	write_libs(w, m);
 	write_pages(w, m);
-	err = write_shared(w, m, version);
+	err = write_shared(w, m, version, &jobs);
 	if (err) {
 		pc_wh_stop(jobs.helper);
 		free(jobs.job);
+		free(jobs.col);
 		pc_jw_free(w);
 		return err;
 	}
@@ -1194,6 +1343,7 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	replaced = pc_wh_replaced(jobs.helper);
 	pc_wh_stop(jobs.helper);
 	free(jobs.job);
+	free(jobs.col);
 	write_counters(w, m);
 	pc_jw_obj_end(w);
 

@@ -721,6 +721,37 @@ static char *slurp(const char *path, size_t *len)
  * Chrome scanner, the perf symbol prefetch and the output writer each have
  * a thread otherwise).
  */
+/*
+ * A profile big enough for the writer's helper thread to format the shared
+ * tables' columns (60,000 stacks, frames and strings: above the 65,536
+ * column elements that start it) and its markers: the same bytes with
+ * "threads" "yes" and "no".
+ */
+static void test_threads_big(void)
+{
+	size_t len, k;
+	char *trace = big_trace(60000, &len);
+	struct membuf b[2];
+
+	for (k = 0; k < 2; k++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+
+		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "big.json", &p), PROFCONV_OK);
+		memset(&b[k], 0, sizeof(b[k]));
+		if (p)
+			b[k] = write_mem(ctx, p, "none");
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+	}
+	PC_CHECK(b[0].len > (1u << 20) && b[0].len == b[1].len && b[0].p && b[1].p &&
+		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
+	free(b[0].p);
+	free(b[1].p);
+	free(trace);
+}
+
 static void test_threads_option(void)
 {
 	static const char *const inputs[] = { "chrome/y_synth_slices.json", "perf/y_fp.data" };
@@ -781,6 +812,7 @@ int main(void)
 	test_sizes_read();
 	test_null_args();
 	test_cancel();
+	test_threads_big();
 	test_legacy_diag();
 	return pc_test_done();
 }
