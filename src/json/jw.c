@@ -24,8 +24,11 @@
  * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
  * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
  *
- * Integers are written two digits at a time from a table, their length
- * known first (from the bit length), straight to their place.
+ * Integers below 100 come from a table of digit pairs; larger ones are
+ * computed 8 digits at a time in the lanes of one 64-bit word (swar8()),
+ * stored whole with their leading zeros shifted out.  Big-endian targets
+ * and PC_JW_SCALAR write two digits at a time from the table, their length
+ * known first (from the bit length).
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
