@@ -1158,51 +1158,45 @@ static int bulk_begin(struct pc_jw *w, size_t n, size_t token_len, int *comma, c
 	return 0;
 }
 
-/*
- * How many of the n - i elements left fit at p (at least 1), flushing the
- * buffer first when none does (*p then moves to its start); 0 after an
- * error.
- */
-static inline size_t bulk_fit(struct pc_jw *w, char **p, size_t i, size_t n)
+/* The buffer flushed to make room at p: its start, or NULL after an error. */
+static char *bulk_flush(struct pc_jw *w, char *p)
 {
-	size_t fit = (size_t)(w->buf + BUF_SIZE - *p) / ELEM_MAX;
-
-	if (PC_UNLIKELY(!fit)) {
-		w->len = (size_t)(*p - w->buf);
-		flush(w);
-		if (w->err)
-			return 0;
-		*p = w->buf;
-		fit = BUF_SIZE / ELEM_MAX;
-	}
-	return n - i < fit ? n - i : fit;
+	w->len = (size_t)(p - w->buf);
+	flush(w);
+	return w->err ? NULL : w->buf;
 }
 
 /*
  * The loop of a bulk writer: ELEM writes element i at p (with room for
- * ELEM_MAX - 1 bytes) and moves p past it.  When the array holds no element
- * yet, the first one is written without a comma before the run's loop.
+ * ELEM_MAX - 1 bytes) and moves p past it.  Each run is as many elements
+ * as fit in what is left of the buffer (flushed first when not one does).
+ * When the array holds no element yet, the first one is written without a
+ * comma before the run's loop.
  */
-#define BULK_LOOP(w, p, comma, n, ELEM)                                      \
-	do {                                                                 \
-		size_t i_ = 0, end_, k_;                                     \
-		while (i_ < (n)) {                                           \
-			k_ = bulk_fit(w, &p, i_, n);                         \
-			if (!k_)                                             \
-				return;                                      \
-			end_ = i_ + k_;                                      \
-			if (!comma) {                                        \
-				size_t i = i_++;                             \
-				comma = 1;                                   \
-				ELEM;                                        \
-			}                                                    \
-			for (; i_ < end_; i_++) {                            \
-				size_t i = i_;                               \
-				*p++ = ',';                                  \
-				ELEM;                                        \
-			}                                                    \
-		}                                                            \
-		w->len = (size_t)(p - w->buf);                               \
+#define BULK_LOOP(w, p, comma, n, ELEM)                                             \
+	do {                                                                        \
+		size_t i_ = 0, end_, fit_;                                          \
+		while (i_ < (n)) {                                                  \
+			fit_ = (size_t)(w->buf + BUF_SIZE - p) / ELEM_MAX;          \
+			if (PC_UNLIKELY(!fit_)) {                                   \
+				p = bulk_flush(w, p);                               \
+				if (!p)                                             \
+					return;                                     \
+				continue;                                           \
+			}                                                           \
+			end_ = (n) - i_ < fit_ ? (n) : i_ + fit_;                   \
+			if (!comma) {                                               \
+				size_t i = i_++;                                    \
+				comma = 1;                                          \
+				ELEM;                                               \
+			}                                                           \
+			for (; i_ < end_; i_++) {                                   \
+				size_t i = i_;                                      \
+				*p++ = ',';                                         \
+				ELEM;                                               \
+			}                                                           \
+		}                                                                   \
+		w->len = (size_t)(p - w->buf);                                      \
 	} while (0)
 
 /* The none token, padded to TOKEN_MAX bytes so that it is copied whole. */
