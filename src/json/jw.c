@@ -1313,7 +1313,11 @@ void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 
 void pc_jw_ns_ms_deltas(struct pc_jw *w, const int64_t *v, size_t n)
 {
-	int64_t prev = 0;
+	pc_jw_ns_ms_deltas_from(w, v, n, 0);
+}
+
+void pc_jw_ns_ms_deltas_from(struct pc_jw *w, const int64_t *v, size_t n, int64_t prev)
+{
 	int comma;
 	char *p;
 

@@ -97,15 +97,6 @@ static void col_u32(struct pc_jw *w, const char *key, const uint32_t *v, uint32_
 	pc_jw_arr_end(w);
 }
 
-static void col_u16(struct pc_jw *w, const char *key, const uint16_t *v, uint32_t n, uint16_t none,
-		    const char *none_json)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_u16s(w, v, n, none, none_json);
-	pc_jw_arr_end(w);
-}
-
 static void col_u64(struct pc_jw *w, const char *key, const uint64_t *v, uint32_t n, uint64_t none,
 		    const char *none_json)
 {
@@ -123,50 +114,12 @@ static void col_u8(struct pc_jw *w, const char *key, const uint8_t *v, uint32_t 
 	pc_jw_arr_end(w);
 }
 
-static void col_i64(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_i64s(w, v, n);
-	pc_jw_arr_end(w);
-}
-
 /* Times in ns as ms; PC_NO_TIME as null. */
 static void col_time(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n)
 {
 	pc_jw_key(w, key);
 	pc_jw_arr_begin(w);
 	pc_jw_ns_ms_s(w, v, n, PC_NO_TIME, "null");
-	pc_jw_arr_end(w);
-}
-
-/*
- * Sample times as "timeDeltas" (each the time since the sample before; the
- * front-end sums them: computeTimeColumnForRawSamplesTable), shorter than
- * the times themselves; as "time" if a difference would overflow, and for
- * no sample (the front-end's adjustTableTimeDeltas() adds to timeDeltas[0]
- * whether or not it exists).
- */
-static void col_sample_times(struct pc_jw *w, const int64_t *v, uint32_t n)
-{
-	int64_t prev = 0, d;
-	uint32_t i;
-
-	if (!n) {
-		col_time(w, "time", v, n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (v[i] == PC_NO_TIME || __builtin_sub_overflow(v[i], prev, &d) ||
-		    d == PC_NO_TIME) {
-			col_time(w, "time", v, n);
-			return;
-		}
-		prev = v[i];
-	}
-	pc_jw_key(w, "timeDeltas");
-	pc_jw_arr_begin(w);
-	pc_jw_ns_ms_deltas(w, v, n);
 	pc_jw_arr_end(w);
 }
 
@@ -179,17 +132,15 @@ static void col_sample_times(struct pc_jw *w, const int64_t *v, uint32_t n)
  * among them makes every number a heap object of its own.  A missing time
  * the phase needs stays null.
  */
-static void col_marker_time(struct pc_jw *w, const char *key, const struct pc_markers *mk,
-			    int start)
+static void marker_times(struct pc_jw *w, const struct pc_markers *mk, int start, uint32_t first,
+			 uint32_t end)
 {
 	const int64_t *v = start ? mk->start : mk->end;
 	int64_t tmp[1024];
-	uint32_t i = 0, k;
+	uint32_t i = first, k;
 
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	while (i < mk->len) {
-		for (k = 0; k < PC_ARRAY_SIZE(tmp) && i < mk->len; k++, i++) {
+	while (i < end) {
+		for (k = 0; k < PC_ARRAY_SIZE(tmp) && i < end; k++, i++) {
 			uint8_t ph = mk->phase[i];
 			int used = start ? ph != PC_PHASE_END
 					 : ph == PC_PHASE_INTERVAL || ph == PC_PHASE_END;
@@ -198,7 +149,6 @@ static void col_marker_time(struct pc_jw *w, const char *key, const struct pc_ma
 		}
 		pc_jw_ns_ms_s(w, tmp, k, PC_NO_TIME, "null");
 	}
-	pc_jw_arr_end(w);
 }
 
 /* The same token n times ("null", "0", "1"). */
@@ -232,7 +182,22 @@ static void col_empty(struct pc_jw *w, const char *key)
 #define COL_JOB	 8192
 #define COL_HELP 65536 /* column elements below which no helper is started for them */
 
-enum col_kind { CK_U32, CK_U16, CK_U64, CK_BOOL, CK_STR, CK_PREFIX, CK_SUBCAT };
+enum col_kind {
+	CK_U32,
+	CK_U16,
+	CK_U64,
+	CK_BOOL,
+	CK_STR,
+	CK_PREFIX,
+	CK_SUBCAT,
+	CK_U8,
+	CK_I64,
+	CK_TIME,    /* ns as ms, PC_NO_TIME as null */
+	CK_DELTA,   /* sample times as timeDeltas */
+	CK_MKSTART, /* a marker column (v: the markers): col_marker_time() */
+	CK_MKEND,
+	CK_MKDATA, /* the markers' data: mk_run() */
+};
 
 struct col_job {
 	uint8_t kind;
@@ -242,22 +207,21 @@ struct col_job {
 	const char *none_json;
 };
 
-struct mk_job {
-	const struct pc_markers *mk;
-	uint32_t first, end;
-};
-
 struct mk_jobs {
 	const struct pc_model *m;
-	struct mk_job *job;
-	uint32_t njobs;
 	uint32_t at; /* the next job the writer comes to */
 	struct pc_wh *helper;
-	struct col_job *col; /* jobs 0 .. ncol-1; marker job k is job ncol + k */
+	struct col_job *col; /* the jobs, in the order of the output */
 	uint32_t ncol, col_cap;
-	int planning; /* jobs_col() records */
-	int nomem;    /* recording ran out of memory: no column jobs */
+	uint64_t elems, markers; /* recorded: column elements, markers' data */
+	int planning;		 /* jobs_col() records */
+	int nomem;		 /* recording ran out of memory: no jobs */
 };
+
+static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
+		   uint32_t first, uint32_t end);
+static void marker_times(struct pc_jw *w, const struct pc_markers *mk, int start, uint32_t first,
+			 uint32_t end);
 
 static void col_job_run(struct pc_jw *w, const struct pc_model *m, const struct col_job *c)
 {
@@ -311,22 +275,38 @@ static void col_job_run(struct pc_jw *w, const struct pc_model *m, const struct 
 		}
 		break;
 	}
+	case CK_U8:
+		pc_jw_u8s(w, (const uint8_t *)c->v + c->first, n);
+		break;
+	case CK_I64:
+		pc_jw_i64s(w, (const int64_t *)c->v + c->first, n);
+		break;
+	case CK_TIME:
+		pc_jw_ns_ms_s(w, (const int64_t *)c->v + c->first, n, PC_NO_TIME, "null");
+		break;
+	case CK_DELTA: {
+		const int64_t *t = c->v;
+
+		pc_jw_ns_ms_deltas_from(w, t + c->first, n, c->first ? t[c->first - 1] : 0);
+		break;
+	}
+	case CK_MKSTART:
+	case CK_MKEND:
+		marker_times(w, c->v, c->kind == CK_MKSTART, c->first, c->end);
+		break;
+	case CK_MKDATA:
+		mk_run(w, m, c->v, c->first, c->end);
+		break;
 	default:
 		break;
 	}
 }
 
-static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user);
-
-/* Any job: a column job, or a marker job. */
 static void any_job_fn(struct pc_jw *w, uint32_t job, void *user)
 {
 	const struct mk_jobs *j = user;
 
-	if (job < j->ncol)
-		col_job_run(w, j->m, &j->col[job]);
-	else
-		mk_job_fn(w, job - j->ncol, user);
+	col_job_run(w, j->m, &j->col[job]);
 }
 
 /*
@@ -337,12 +317,20 @@ static void any_job_fn(struct pc_jw *w, uint32_t job, void *user)
 static void jobs_col(struct pc_jw *w, struct mk_jobs *j, uint8_t kind, const void *v, uint32_t n,
 		     uint64_t none, const char *none_json)
 {
-	uint32_t i;
+	uint32_t step = kind == CK_MKDATA ? MK_JOB : COL_JOB, i;
 
-	for (i = 0; i < n; i += COL_JOB) {
-		struct col_job c = { kind, v, i, n - i < COL_JOB ? n : i + COL_JOB, none, none_json };
+	if (!j || (!j->planning && !j->ncol)) {
+		/* in place, in one piece: "threads" "no" does not depend on the cuts */
+		struct col_job whole = { kind, v, 0, n, none, none_json };
 
-		if (j && j->planning) {
+		if (n)
+			col_job_run(w, j ? j->m : NULL, &whole);
+		return;
+	}
+	for (i = 0; i < n; i += step) {
+		struct col_job c = { kind, v, i, n - i < step ? n : i + step, none, none_json };
+
+		if (j->planning) {
 			if (j->ncol == j->col_cap && !j->nomem) {
 				uint32_t cap = j->col_cap ? 2 * j->col_cap : 64;
 				struct col_job *p = realloc(j->col, cap * sizeof(*p));
@@ -352,12 +340,15 @@ static void jobs_col(struct pc_jw *w, struct mk_jobs *j, uint8_t kind, const voi
 				else
 					j->col = p, j->col_cap = cap;
 			}
-			if (!j->nomem)
+			if (!j->nomem) {
 				j->col[j->ncol++] = c;
-		} else if (j && j->ncol) {
-			pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
+				if (kind == CK_MKDATA)
+					j->markers += c.end - c.first;
+				else
+					j->elems += c.end - c.first;
+			}
 		} else {
-			col_job_run(w, j ? j->m : NULL, &c);
+			pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
 		}
 	}
 }
@@ -768,23 +759,50 @@ static void col_i64_none(struct pc_jw *w, const char *key, const int64_t *v, uin
 	pc_jw_arr_end(w);
 }
 
-static void write_samples(struct pc_jw *w, const struct pc_samples *s)
+/*
+ * Sample times as "timeDeltas" (each the time since the sample before; the
+ * front-end sums them: computeTimeColumnForRawSamplesTable), shorter than
+ * the times themselves; as "time" if a difference would overflow, and for
+ * no sample (the front-end's adjustTableTimeDeltas() adds to timeDeltas[0]
+ * whether or not it exists).
+ */
+static void col_sample_times(struct pc_jw *w, struct mk_jobs *j, const int64_t *v, uint32_t n)
+{
+	int64_t prev = 0, d;
+	uint32_t i;
+
+	if (!n) {
+		col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i] == PC_NO_TIME || __builtin_sub_overflow(v[i], prev, &d) ||
+		    d == PC_NO_TIME) {
+			col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
+			return;
+		}
+		prev = v[i];
+	}
+	col_jobs(w, j, "timeDeltas", CK_DELTA, v, n, 0, NULL);
+}
+
+static void write_samples(struct pc_jw *w, const struct pc_samples *s, struct mk_jobs *j)
 {
 	const char *wt = s->weight_type ? s->weight_type : "samples";
 
 	pc_jw_key(w, "samples");
 	pc_jw_obj_begin(w);
-	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
-	col_sample_times(w, s->time, s->len);
+	col_jobs(w, j, "stack", CK_U32, s->stack, s->len, PC_NONE, "null");
+	col_sample_times(w, j, s->time, s->len);
 	if (strcmp(wt, "tracing-ms") == 0 && s->len) {
 		/* durations: ns in the model, ms in the format (a missing
 		 * column is 1 ns a sample, which null would make 1 ms) */
 		if (s->weight)
-			col_time(w, "weight", s->weight, s->len);
+			col_jobs(w, j, "weight", CK_TIME, s->weight, s->len, 0, NULL);
 		else
 			col_repeat(w, "weight", "0.000001", s->len);
 	} else if (s->weight) {
-		col_i64(w, "weight", s->weight, s->len);
+		col_jobs(w, j, "weight", CK_I64, s->weight, s->len, 0, NULL);
 	} else {
 		pc_jw_key(w, "weight");
 		pc_jw_null(w);
@@ -792,7 +810,7 @@ static void write_samples(struct pc_jw *w, const struct pc_samples *s)
 	if (s->cpu_delta)
 		col_i64_none(w, "threadCPUDelta", s->cpu_delta, s->len, INT64_MIN);
 	if (s->event_delay)
-		col_time(w, "eventDelay", s->event_delay, s->len);
+		col_jobs(w, j, "eventDelay", CK_TIME, s->event_delay, s->len, 0, NULL);
 	key_str(w, "weightType", wt);
 	key_i64(w, "length", s->len);
 	pc_jw_obj_end(w);
@@ -927,95 +945,51 @@ static inline void pf_text(const struct pc_model *m, uint32_t p, int rows)
 	}
 }
 
-static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user)
+static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
+		   uint32_t first, uint32_t end)
 {
-	const struct mk_jobs *j = user;
-	const struct pc_markers *mk = j->job[job].mk;
 	uint32_t memo_pl[MEMO], i;
 	uint64_t memo_from[MEMO], memo_to[MEMO];
 
 	for (i = 0; i < MEMO; i++)
 		memo_pl[i] = PC_NONE;
-	for (i = j->job[job].first; i < j->job[job].end; i++) {
+	for (i = first; i < end; i++) {
 		uint32_t p = mk->payload[i], slot = p % MEMO;
 		uint64_t from;
 
 		if (i + PF_NODES < mk->len)
-			pf_nodes(j->m, mk->payload[i + PF_NODES]);
+			pf_nodes(m, mk->payload[i + PF_NODES]);
 		if (i + PF_ROWS < mk->len)
-			pf_text(j->m, mk->payload[i + PF_ROWS], 1);
+			pf_text(m, mk->payload[i + PF_ROWS], 1);
 		if (i + PF_TEXT < mk->len)
-			pf_text(j->m, mk->payload[i + PF_TEXT], 0);
+			pf_text(m, mk->payload[i + PF_TEXT], 0);
 
 		if (p == PC_NONE || (mk->cause_stack && mk->cause_stack[i] != PC_NONE)) {
-			write_marker_data(w, j->m, mk, i); /* null, or a cause of its own */
+			write_marker_data(w, m, mk, i); /* null, or a cause of its own */
 			continue;
 		}
 		if (memo_pl[slot] == p && pc_jw_again(w, memo_from[slot], memo_to[slot]))
 			continue;
 		from = pc_jw_tell(w);
-		write_marker_data(w, j->m, mk, i);
+		write_marker_data(w, m, mk, i);
 		memo_pl[slot] = p;
 		memo_from[slot] = from;
 		memo_to[slot] = pc_jw_tell(w);
 	}
 }
 
-/*
- * The jobs of every thread's markers; 0 jobs (all written in place) on OOM,
- * a small profile or without threads ("threads" "no").
- */
-static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m, int threads)
-{
-	uint64_t total = 0, n = 0;
-	uint32_t t, i;
-
-	for (t = 0; t < m->nthreads; t++) {
-		total += m->threads[t]->markers.len;
-		n += (m->threads[t]->markers.len + MK_JOB - 1) / MK_JOB;
-	}
-	if (!threads || total < MK_HELP || n > UINT32_MAX)
-		return;
-	j->job = malloc((size_t)n * sizeof(*j->job));
-	if (!j->job)
-		return;
-	for (t = 0; t < m->nthreads; t++) {
-		const struct pc_markers *mk = &m->threads[t]->markers;
-
-		for (i = 0; i < mk->len; i += MK_JOB) {
-			struct mk_job *jb = &j->job[j->njobs++];
-
-			jb->mk = mk;
-			jb->first = i;
-			jb->end = mk->len - i < MK_JOB ? mk->len : i + MK_JOB;
-		}
-	}
-}
-
 static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
 			  struct mk_jobs *jobs)
 {
-	uint32_t i;
-
+	(void)m;
 	pc_jw_key(w, "markers");
 	pc_jw_obj_begin(w);
-	col_u32(w, "name", mk->name, mk->len, 0, NULL);
-	col_marker_time(w, "startTime", mk, 1);
-	col_marker_time(w, "endTime", mk, 0);
-	col_u8(w, "phase", mk->phase, mk->len);
-	col_u16(w, "category", mk->category, mk->len, 0, NULL);
-	pc_jw_key(w, "data");
-	pc_jw_arr_begin(w);
-	if (jobs->njobs) {
-		for (i = 0; i < mk->len; i += MK_JOB)
-			pc_wh_put(jobs->helper, w, jobs->at++, any_job_fn, jobs);
-	} else if (mk->len) {
-		struct mk_job one = { mk, 0, mk->len };
-		struct mk_jobs j1 = { m, &one, 1, 0, NULL, NULL, 0, 0, 0, 0 };
-
-		mk_job_fn(w, 0, &j1);
-	}
-	pc_jw_arr_end(w);
+	col_jobs(w, jobs, "name", CK_U32, mk->name, mk->len, 0, NULL);
+	col_jobs(w, jobs, "startTime", CK_MKSTART, mk, mk->len, 0, NULL);
+	col_jobs(w, jobs, "endTime", CK_MKEND, mk, mk->len, 0, NULL);
+	col_jobs(w, jobs, "phase", CK_U8, mk->phase, mk->len, 0, NULL);
+	col_jobs(w, jobs, "category", CK_U16, mk->category, mk->len, 0, NULL);
+	col_jobs(w, jobs, "data", CK_MKDATA, mk, mk->len, 0, NULL);
 	key_i64(w, "length", mk->len);
 	pc_jw_obj_end(w);
 }
@@ -1078,7 +1052,7 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	key_time(w, "unregisterTime", t->unregister_time);
 	write_paused(w, t);
 	pc_pv_emit_members(w, m, t->more, NULL, thread_written, NULL);
-	write_samples(w, &t->samples);
+	write_samples(w, &t->samples, jobs);
 	write_markers(w, m, &t->markers, jobs);
 	pc_jw_obj_end(w);
 }
@@ -1263,49 +1237,49 @@ static int discard(void *user, const void *p, size_t n)
 }
 
 /*
- * The jobs: the marker jobs (mk_jobs_plan()), and the shared tables' column
- * jobs, recorded by a pass of write_shared() into a writer whose output is
- * discarded; then the helper is started when there is enough to share.
+ * The jobs: every column jobs_col() takes (the shared tables', each
+ * thread's samples and markers, the markers' data), recorded by a pass of
+ * write_shared() and write_thread() into a writer whose output is
+ * discarded, so that the real pass comes to the same jobs in the same
+ * order; then the helper is started when there is enough to share.
  * Without threads, on OOM or for a small profile: no jobs (all is written
  * in place, as the library's "threads" "no" asks).
  */
 static void jobs_plan(struct mk_jobs *j, const struct pc_model *m, int version, int threads)
 {
-	uint64_t elems = 0;
+	/* an element writer: no ctx, its misuse (none expected) only latched */
+	struct pc_jw *null_w;
 	uint32_t i;
 
 	memset(j, 0, sizeof(*j));
 	j->m = m;
 	if (!threads)
 		return;
-	mk_jobs_plan(j, m, threads);
-	{
-		/* an element writer: no ctx, its misuse (none expected) only latched */
-		struct pc_jw *null_w = pc_jw_new_elems(discard, NULL);
-
-		if (null_w) {
-			j->planning = 1;
-			pc_jw_obj_begin(null_w); /* write_shared() writes members */
-			if (write_shared(null_w, m, version, j) != 0) {
-				pc_clear_error(m->ctx); /* the real pass reports it */
-				j->nomem = 1;
-			}
-			j->planning = 0;
-			pc_jw_free(null_w);
-		} else {
-			pc_clear_error(m->ctx);
+	null_w = pc_jw_new_elems(discard, NULL);
+	if (null_w) {
+		j->planning = 1;
+		pc_jw_obj_begin(null_w); /* write_shared() writes members */
+		if (write_shared(null_w, m, version, j) != 0) {
+			pc_clear_error(m->ctx); /* the real pass reports it */
 			j->nomem = 1;
 		}
+		pc_jw_key(null_w, "threads");
+		pc_jw_arr_begin(null_w);
+		for (i = 0; i < m->nthreads && !j->nomem; i++)
+			write_thread(null_w, m, m->threads[i], j);
+		j->planning = 0;
+		pc_jw_free(null_w);
+	} else {
+		pc_clear_error(m->ctx);
+		j->nomem = 1;
 	}
-	for (i = 0; i < j->ncol; i++)
-		elems += j->col[i].end - j->col[i].first;
-	if (j->nomem || elems < COL_HELP) {
+	if (j->nomem || (j->elems < COL_HELP && j->markers < MK_HELP)) {
 		free(j->col);
 		j->col = NULL;
 		j->ncol = j->col_cap = 0;
 	}
-	if (j->ncol + j->njobs)
-		j->helper = pc_wh_start(j->ncol + j->njobs, any_job_fn, j);
+	if (j->ncol)
+		j->helper = pc_wh_start(j->ncol, any_job_fn, j);
 }
 
 static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
@@ -1321,7 +1295,7 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
-	/* the helper starts on the shared tables and the first threads' markers now */
+	/* the helper starts on the first jobs now */
 	jobs_plan(&jobs, m, version, !ctx->opt.no_threads);
 	pc_jw_obj_begin(w);
 	write_meta(w, m, version);
@@ -1330,7 +1304,6 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	err = write_shared(w, m, version, &jobs);
 	if (err) {
 		pc_wh_stop(jobs.helper);
-		free(jobs.job);
 		free(jobs.col);
 		pc_jw_free(w);
 		return err;
@@ -1342,7 +1315,6 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	pc_jw_arr_end(w);
 	replaced = pc_wh_replaced(jobs.helper);
 	pc_wh_stop(jobs.helper);
-	free(jobs.job);
 	free(jobs.col);
 	write_counters(w, m);
 	pc_jw_obj_end(w);
