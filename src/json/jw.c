@@ -59,6 +59,7 @@
 #endif
 
 #define BUF_SIZE  (64 * 1024)
+#define DIRECT_MIN (16 * 1024) /* pc_jw_raw_elems() hands blocks this big to the sink */
 #define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
 #define TOKEN_MAX 16 /* longest none_json / repeated token */
 
@@ -1128,6 +1129,12 @@ void pc_jw_raw_elems(struct pc_jw *w, const char *json, size_t len)
 	if (*s & F_COMMA)
 		put1(w, ',');
 	*s |= F_COMMA;
+	if (len >= DIRECT_MIN) {
+		/* a helper job's elements: to the sink as they are, not copied first */
+		flush(w);
+		sink(w, json, len);
+		return;
+	}
 	put(w, json, len);
 }
 
