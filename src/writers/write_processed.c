@@ -168,19 +168,21 @@ static void col_empty(struct pc_jw *w, const char *key)
 }
 
 /*
- * The shared tables' columns on the helper thread.  Without markers to
- * format (perf recordings) the second core had nothing to do while the
- * writer formatted the string, stack, frame and func tables, most of a
- * system-wide recording's output.  Their columns are cut into jobs of
- * COL_JOB elements, numbered before the marker jobs, that the helper
- * formats ahead like those (pc_write_helper.h).  The job list is made by
- * a first pass of write_shared() into a writer that discards its output,
- * in which every column that jobs_col() takes is recorded rather than
- * written, so the second, real pass comes to the same jobs in the same
- * order.
+ * The columns on the helper thread.  Without markers to format (perf
+ * recordings) the second core had nothing to do while the writer formatted
+ * the string, stack, frame and func tables, most of a system-wide
+ * recording's output, and each thread's samples and markers columns.  The
+ * columns are cut into jobs of COL_JOB elements (the markers' data into
+ * jobs of MK_JOB markers) that the helper formats ahead of the writer
+ * (pc_write_helper.h).  The job list, in the order of the output, is made
+ * by a first pass of write_shared() and write_thread() into a writer that
+ * discards its output, in which every column that jobs_col() takes is
+ * recorded rather than written, so the second, real pass comes to the
+ * same jobs in the same order.  Without jobs each column is written in
+ * place in one piece.
  */
 #define COL_JOB	 8192
-#define COL_HELP 65536 /* column elements below which no helper is started for them */
+#define COL_HELP 65536 /* column elements (or MK_HELP markers) below which no helper is started */
 
 enum col_kind {
 	CK_U32,
@@ -886,7 +888,7 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 
 /*
  * The markers' data arrays are most of a Chrome trace's output, so they are
- * cut into jobs of MK_JOB markers (in thread order, then marker order) that
+ * cut into jobs of MK_JOB markers (CK_MKDATA, among the column jobs) that
  * the helper thread (pc_write_helper.h) formats ahead of the writer.  A
  * payload that a marker shares with one of the last markers (readers may
  * give several markers one payload) is copied from where it was written,
