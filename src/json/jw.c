@@ -24,8 +24,11 @@
  * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
  * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
  *
- * Integers are written two digits at a time from a table, their length
- * known first (from the bit length), straight to their place.
+ * Integers below 100 come from a table of digit pairs; larger ones are
+ * computed 8 digits at a time in the lanes of one 64-bit word (swar8()),
+ * stored whole with their leading zeros shifted out.  Big-endian targets
+ * and PC_JW_SCALAR write two digits at a time from the table, their length
+ * known first (from the bit length).
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
@@ -56,6 +59,7 @@
 #endif
 
 #define BUF_SIZE  (64 * 1024)
+#define DIRECT_MIN (16 * 1024) /* pc_jw_raw_elems() hands blocks this big to the sink */
 #define ELEM_MAX  32 /* room one bulk element may need: ',' + the longest token */
 #define TOKEN_MAX 16 /* longest none_json / repeated token */
 
@@ -135,6 +139,89 @@ static inline unsigned ndigits64(uint64_t v)
 	return t + 1 - (v < pow10_64[t]);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(PC_JW_SCALAR)
+#define PC_JW_SWAR 1
+#else
+#define PC_JW_SWAR 0
+#endif
+
+#if PC_JW_SWAR
+/*
+ * The 8 decimal digits of v (< 10^8, leading zeros included) as the values
+ * 0 to 9 in the 8 bytes of a word, the most significant digit in the lowest
+ * byte (stored little-endian, it comes first), computed in lanes of one
+ * word: v splits into two 4-digit halves (32-bit lanes), each into two
+ * pairs (16-bit lanes: x * 10486 >> 20 is x / 100 for x < 10^4), each pair
+ * into two digits (8-bit lanes: x * 103 >> 10 is x / 10 for x < 100).  No
+ * lane's product reaches the next lane, so one multiplication serves all.
+ */
+static inline uint64_t swar8(uint32_t v)
+{
+	uint64_t hi = v / 10000, x = hi | ((uint64_t)(v - (uint32_t)hi * 10000) << 32);
+	uint64_t q = ((x * 10486) >> 20) & 0x0000007f0000007fu;
+
+	x = q | ((x - q * 100) << 16);
+	q = ((x * 103) >> 10) & 0x000f000f000f000fu;
+	return q | ((x - q * 10) << 8);
+}
+
+/* The 8 digits of v (< 10^8), leading zeros included, at p (8 bytes). */
+static inline char *fmt_8(char *p, uint64_t v)
+{
+	uint64_t x = swar8((uint32_t)v) + 0x3030303030303030u;
+
+	memcpy(p, &x, 8);
+	return p + 8;
+}
+
+/*
+ * Decimal digits of v at p; returns the end.  Below 100 from the pair
+ * table; else the 8 digits of the last 8, whose leading zeros (the low
+ * zero bytes of the digit word: its trailing zero bits / 8) are shifted
+ * out before the word is stored whole; p needs room for 10 bytes (the
+ * bytes past the end are left over, written over by what follows).
+ */
+static inline char *fmt_u32(char *p, uint32_t v)
+{
+	uint64_t x;
+	unsigned z;
+
+	if (v < 100) {
+		memcpy(p, digits2 + 2 * v + (v < 10), 2);
+		return p + 1 + (v >= 10);
+	}
+	if (PC_UNLIKELY(v >= 100000000)) { /* 9 or 10 digits */
+		uint32_t hi = v / 100000000; /* 1 to 42 */
+
+		memcpy(p, digits2 + 2 * hi + (hi < 10), 2);
+		return fmt_8(p + 1 + (hi >= 10), v - hi * 100000000);
+	}
+	x = swar8(v);
+	z = (unsigned)__builtin_ctzll(x) & ~7u; /* v >= 100: x is not 0 */
+	x = (x + 0x3030303030303030u) >> z;
+	memcpy(p, &x, 8);
+	return p + 8 - (z >> 3);
+}
+
+/* The same for 64-bit values (p needs room for 24 bytes). */
+static inline char *fmt_u64(char *p, uint64_t v)
+{
+	uint64_t hi;
+
+	if (v <= UINT32_MAX)
+		return fmt_u32(p, (uint32_t)v);
+	hi = v / 100000000; /* v >= 2^32: hi >= 42 */
+	if (hi >= 100000000) {
+		uint64_t top = hi / 100000000; /* at most 1844 */
+
+		p = fmt_u32(p, (uint32_t)top);
+		p = fmt_8(p, hi - top * 100000000);
+	} else {
+		p = fmt_u32(p, (uint32_t)hi);
+	}
+	return fmt_8(p, v - hi * 100000000);
+}
+#else
 /*
  * Decimal digits of v at p; returns the end.  The length is known first,
  * so the digits go straight to their place, two at a time from the end
@@ -177,6 +264,7 @@ static inline char *fmt_u64(char *p, uint64_t v)
 	fmt_u32(p, (uint32_t)v); /* the leading digits end exactly at t */
 	return e;
 }
+#endif
 
 static inline char *fmt_i64(char *p, int64_t v)
 {
@@ -1041,15 +1129,21 @@ void pc_jw_raw_elems(struct pc_jw *w, const char *json, size_t len)
 	if (*s & F_COMMA)
 		put1(w, ',');
 	*s |= F_COMMA;
+	if (len >= DIRECT_MIN) {
+		/* a helper job's elements: to the sink as they are, not copied first */
+		flush(w);
+		sink(w, json, len);
+		return;
+	}
 	put(w, json, len);
 }
 
 /*
  * Bulk elements.  Each function checks once that an array is open, then
- * formats every element straight into the buffer: room() flushes when fewer
- * than ELEM_MAX bytes are left, and the comma is written unconditionally
- * and kept only when needed (p += comma), so the loop has no other branch
- * than the sentinel test.
+ * formats every element straight into the buffer, in runs: before each run
+ * it works out how many elements fit in what is left of the buffer (ELEM_MAX
+ * bytes each, flushing first when not one does), and the run's loop writes
+ * ',' and the element with no other test.
  */
 static int bulk_begin(struct pc_jw *w, size_t n, size_t token_len, int *comma, char **p)
 {
@@ -1071,210 +1165,184 @@ static int bulk_begin(struct pc_jw *w, size_t n, size_t token_len, int *comma, c
 	return 0;
 }
 
-static void bulk_end(struct pc_jw *w, char *p)
+/* The buffer flushed to make room at p: its start, or NULL after an error. */
+static char *bulk_flush(struct pc_jw *w, char *p)
 {
 	w->len = (size_t)(p - w->buf);
+	flush(w);
+	return w->err ? NULL : w->buf;
 }
+
+/*
+ * The loop of a bulk writer: ELEM writes element i at p (with room for
+ * ELEM_MAX - 1 bytes) and moves p past it.  Each run is as many elements
+ * as fit in what is left of the buffer (flushed first when not one does).
+ * When the array holds no element yet, the first one is written without a
+ * comma before the run's loop.
+ */
+#define BULK_LOOP(w, p, comma, n, ELEM)                                             \
+	do {                                                                        \
+		size_t i_ = 0, end_, fit_;                                          \
+		while (i_ < (n)) {                                                  \
+			fit_ = (size_t)(w->buf + BUF_SIZE - p) / ELEM_MAX;          \
+			if (PC_UNLIKELY(!fit_)) {                                   \
+				p = bulk_flush(w, p);                               \
+				if (!p)                                             \
+					return;                                     \
+				continue;                                           \
+			}                                                           \
+			end_ = (n) - i_ < fit_ ? (n) : i_ + fit_;                   \
+			if (!comma) {                                               \
+				size_t i = i_++;                                    \
+				comma = 1;                                          \
+				ELEM;                                               \
+			}                                                           \
+			for (; i_ < end_; i_++) {                                   \
+				size_t i = i_;                                      \
+				*p++ = ',';                                         \
+				ELEM;                                               \
+			}                                                           \
+		}                                                                   \
+		w->len = (size_t)(p - w->buf);                                      \
+	} while (0)
+
+/* The none token, padded to TOKEN_MAX bytes so that it is copied whole. */
+static inline size_t bulk_token(const char *none_json, char tok[TOKEN_MAX])
+{
+	size_t tl = none_json ? strlen(none_json) : 0;
+
+	memset(tok, 0, TOKEN_MAX);
+	if (none_json && tl <= TOKEN_MAX) /* (memcpy from NULL would let none_json be assumed set) */
+		memcpy(tok, none_json, tl);
+	return tl;
+}
+
+#define PUT_TOKEN(p, tok, tl)                   \
+	do {                                    \
+		memcpy(p, tok, TOKEN_MAX);      \
+		p += tl;                        \
+	} while (0)
 
 void pc_jw_u32s(struct pc_jw *w, const uint32_t *v, size_t n, uint32_t none,
 		const char *none_json)
 {
-	size_t i, tl = none_json ? strlen(none_json) : 0;
+	char tok[TOKEN_MAX], *p;
+	size_t tl = bulk_token(none_json, tok);
 	int comma;
-	char *p;
 
 	if (bulk_begin(w, n, tl, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		if (none_json && v[i] == none) {
-			memcpy(p, none_json, tl);
-			p += tl;
-		} else {
-			p = fmt_u32(p, v[i]);
-		}
-	}
-	bulk_end(w, p);
+	if (!none_json)
+		BULK_LOOP(w, p, comma, n, p = fmt_u32(p, v[i]));
+	else
+		BULK_LOOP(w, p, comma, n, if (v[i] == none) PUT_TOKEN(p, tok, tl);
+			  else p = fmt_u32(p, v[i]));
 }
 
 void pc_jw_u16s(struct pc_jw *w, const uint16_t *v, size_t n, uint16_t none,
 		const char *none_json)
 {
-	size_t i, tl = none_json ? strlen(none_json) : 0;
+	char tok[TOKEN_MAX], *p;
+	size_t tl = bulk_token(none_json, tok);
 	int comma;
-	char *p;
 
 	if (bulk_begin(w, n, tl, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		if (none_json && v[i] == none) {
-			memcpy(p, none_json, tl);
-			p += tl;
-		} else {
-			p = fmt_u32(p, v[i]);
-		}
-	}
-	bulk_end(w, p);
+	if (!none_json)
+		BULK_LOOP(w, p, comma, n, p = fmt_u32(p, v[i]));
+	else
+		BULK_LOOP(w, p, comma, n, if (v[i] == none) PUT_TOKEN(p, tok, tl);
+			  else p = fmt_u32(p, v[i]));
 }
 
 void pc_jw_u64s(struct pc_jw *w, const uint64_t *v, size_t n, uint64_t none,
 		const char *none_json)
 {
-	size_t i, tl = none_json ? strlen(none_json) : 0;
+	char tok[TOKEN_MAX], *p;
+	size_t tl = bulk_token(none_json, tok);
 	int comma;
-	char *p;
 
 	if (bulk_begin(w, n, tl, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		if (none_json && v[i] == none) {
-			memcpy(p, none_json, tl);
-			p += tl;
-		} else if (v[i] <= UINT32_MAX) {
-			p = fmt_u32(p, (uint32_t)v[i]);
-		} else {
-			p = fmt_u64(p, v[i]);
-		}
-	}
-	bulk_end(w, p);
+	BULK_LOOP(w, p, comma, n,
+		  if (none_json && v[i] == none) PUT_TOKEN(p, tok, tl);
+		  else if (v[i] <= UINT32_MAX) p = fmt_u32(p, (uint32_t)v[i]);
+		  else p = fmt_u64(p, v[i]));
 }
 
 void pc_jw_i64s(struct pc_jw *w, const int64_t *v, size_t n)
 {
-	size_t i;
 	int comma;
 	char *p;
 
 	if (bulk_begin(w, n, 0, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		p = fmt_i64(p, v[i]);
-	}
-	bulk_end(w, p);
+	BULK_LOOP(w, p, comma, n, p = fmt_i64(p, v[i]));
 }
 
 void pc_jw_u8s(struct pc_jw *w, const uint8_t *v, size_t n)
 {
-	size_t i;
 	int comma;
 	char *p;
 
 	if (bulk_begin(w, n, 0, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		p = fmt_u32(p, v[i]);
-	}
-	bulk_end(w, p);
+	BULK_LOOP(w, p, comma, n, p = fmt_u32(p, v[i]));
 }
 
 void pc_jw_bools(struct pc_jw *w, const uint8_t *v, size_t n)
 {
-	size_t i;
 	int comma;
 	char *p;
 
 	if (bulk_begin(w, n, 0, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		if (v[i]) {
-			memcpy(p, "true", 4);
-			p += 4;
-		} else {
-			memcpy(p, "false", 5);
-			p += 5;
-		}
-	}
-	bulk_end(w, p);
+	/* "true" and "false" stored 8 bytes at a time, the length chosen after */
+	BULK_LOOP(w, p, comma, n, memcpy(p, v[i] ? "true\0\0\0\0" : "false\0\0\0", 8);
+		  p += v[i] ? 4 : 5);
 }
 
 void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 		   const char *none_json)
 {
-	size_t i, tl = none_json ? strlen(none_json) : 0;
+	char tok[TOKEN_MAX], *p;
+	size_t tl = bulk_token(none_json, tok);
 	int comma;
-	char *p;
 
 	if (bulk_begin(w, n, tl, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		if (none_json && v[i] == none) {
-			memcpy(p, none_json, tl);
-			p += tl;
-		} else {
-			p = fmt_ns_ms(w, p, v[i]);
-		}
-	}
-	bulk_end(w, p);
+	if (!none_json)
+		BULK_LOOP(w, p, comma, n, p = fmt_ns_ms(w, p, v[i]));
+	else
+		BULK_LOOP(w, p, comma, n, if (v[i] == none) PUT_TOKEN(p, tok, tl);
+			  else p = fmt_ns_ms(w, p, v[i]));
 }
 
 void pc_jw_ns_ms_deltas(struct pc_jw *w, const int64_t *v, size_t n)
 {
-	int64_t prev = 0;
-	size_t i;
+	pc_jw_ns_ms_deltas_from(w, v, n, 0);
+}
+
+void pc_jw_ns_ms_deltas_from(struct pc_jw *w, const int64_t *v, size_t n, int64_t prev)
+{
 	int comma;
 	char *p;
 
 	if (bulk_begin(w, n, 0, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
-			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
-		p = fmt_ns_ms(w, p, v[i] - prev);
-		prev = v[i];
-	}
-	bulk_end(w, p);
+	BULK_LOOP(w, p, comma, n, p = fmt_ns_ms(w, p, v[i] - prev); prev = v[i]);
 }
 
+/*
+ * The token n times: ",token" repeated in a block of about 256 bytes,
+ * copied whole as often as it fits (the first element's comma left out as
+ * in BULK_LOOP).
+ */
 void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n)
 {
-	size_t i;
+	char block[256], *p;
+	size_t per, k;
 	int comma;
-	char *p;
 
 	if (!json || !len) {
 		if (!w->err)
@@ -1283,15 +1351,39 @@ void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n)
 	}
 	if (bulk_begin(w, n, len, &comma, &p))
 		return;
-	for (i = 0; i < n; i++) {
-		p = room(w, p);
-		if (!p)
+	per = 256 / (len + 1); /* len <= TOKEN_MAX: at least 15 */
+	for (k = 0; k < per; k++) {
+		block[k * (len + 1)] = ',';
+		memcpy(block + k * (len + 1) + 1, json, len);
+	}
+	if (!comma) {
+		if (!(p = room(w, p)))
 			return;
-		*p = ',';
-		p += comma;
-		comma = 1;
 		memcpy(p, json, len);
 		p += len;
+		n--;
 	}
-	bulk_end(w, p);
+	while (n) {
+		size_t m = (size_t)(w->buf + BUF_SIZE - p) / (len + 1); /* elements that fit */
+
+		if (!m) {
+			w->len = (size_t)(p - w->buf);
+			flush(w);
+			if (w->err)
+				return;
+			p = w->buf;
+			continue;
+		}
+		if (m > n)
+			m = n;
+		n -= m;
+		while (m) {
+			size_t c = m < per ? m : per;
+
+			memcpy(p, block, c * (len + 1));
+			p += c * (len + 1);
+			m -= c;
+		}
+	}
+	w->len = (size_t)(p - w->buf);
 }

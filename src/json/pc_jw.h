@@ -110,6 +110,9 @@ void pc_jw_ns_ms_s(struct pc_jw *w, const int64_t *v, size_t n, int64_t none,
 /* Nanoseconds as milliseconds, each the difference to the one before (the
  * first: to 0); the caller checks that no difference overflows. */
 void pc_jw_ns_ms_deltas(struct pc_jw *w, const int64_t *v, size_t n);
+/* The same from v[0] - prev on (a column cut into parts: prev is the time
+ * before v[0]). */
+void pc_jw_ns_ms_deltas_from(struct pc_jw *w, const int64_t *v, size_t n, int64_t prev);
 /* The raw JSON token json[0..len) n times ("null", "0", "1"). */
 void pc_jw_raw_repeat(struct pc_jw *w, const char *json, size_t len, size_t n);
 

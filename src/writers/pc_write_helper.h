@@ -12,7 +12,8 @@
  * took the job, and otherwise formats the job itself, straight into the
  * writer; so the bytes are the same whichever thread formats a job, and the
  * helper is never more than 32 jobs ahead (its memory is 32 jobs' output,
- * about 2.5 MiB for the processed writer's marker jobs).  A job the helper failed (out of memory) is formatted again by
+ * about 2.5 MiB for the processed writer's marker jobs, about 4 MiB for
+ * its column jobs of 8192 numbers).  A job the helper failed (out of memory) is formatted again by
  * the writer, which reports any error.
  *
  * The job function must only read what it is given (the model is read-only

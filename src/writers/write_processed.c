@@ -97,15 +97,6 @@ static void col_u32(struct pc_jw *w, const char *key, const uint32_t *v, uint32_
 	pc_jw_arr_end(w);
 }
 
-static void col_u16(struct pc_jw *w, const char *key, const uint16_t *v, uint32_t n, uint16_t none,
-		    const char *none_json)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_u16s(w, v, n, none, none_json);
-	pc_jw_arr_end(w);
-}
-
 static void col_u64(struct pc_jw *w, const char *key, const uint64_t *v, uint32_t n, uint64_t none,
 		    const char *none_json)
 {
@@ -123,58 +114,12 @@ static void col_u8(struct pc_jw *w, const char *key, const uint8_t *v, uint32_t 
 	pc_jw_arr_end(w);
 }
 
-static void col_bool(struct pc_jw *w, const char *key, const uint8_t *v, uint32_t n)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_bools(w, v, n);
-	pc_jw_arr_end(w);
-}
-
-static void col_i64(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n)
-{
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	pc_jw_i64s(w, v, n);
-	pc_jw_arr_end(w);
-}
-
 /* Times in ns as ms; PC_NO_TIME as null. */
 static void col_time(struct pc_jw *w, const char *key, const int64_t *v, uint32_t n)
 {
 	pc_jw_key(w, key);
 	pc_jw_arr_begin(w);
 	pc_jw_ns_ms_s(w, v, n, PC_NO_TIME, "null");
-	pc_jw_arr_end(w);
-}
-
-/*
- * Sample times as "timeDeltas" (each the time since the sample before; the
- * front-end sums them: computeTimeColumnForRawSamplesTable), shorter than
- * the times themselves; as "time" if a difference would overflow, and for
- * no sample (the front-end's adjustTableTimeDeltas() adds to timeDeltas[0]
- * whether or not it exists).
- */
-static void col_sample_times(struct pc_jw *w, const int64_t *v, uint32_t n)
-{
-	int64_t prev = 0, d;
-	uint32_t i;
-
-	if (!n) {
-		col_time(w, "time", v, n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (v[i] == PC_NO_TIME || __builtin_sub_overflow(v[i], prev, &d) ||
-		    d == PC_NO_TIME) {
-			col_time(w, "time", v, n);
-			return;
-		}
-		prev = v[i];
-	}
-	pc_jw_key(w, "timeDeltas");
-	pc_jw_arr_begin(w);
-	pc_jw_ns_ms_deltas(w, v, n);
 	pc_jw_arr_end(w);
 }
 
@@ -187,17 +132,15 @@ static void col_sample_times(struct pc_jw *w, const int64_t *v, uint32_t n)
  * among them makes every number a heap object of its own.  A missing time
  * the phase needs stays null.
  */
-static void col_marker_time(struct pc_jw *w, const char *key, const struct pc_markers *mk,
-			    int start)
+static void marker_times(struct pc_jw *w, const struct pc_markers *mk, int start, uint32_t first,
+			 uint32_t end)
 {
 	const int64_t *v = start ? mk->start : mk->end;
 	int64_t tmp[1024];
-	uint32_t i = 0, k;
+	uint32_t i = first, k;
 
-	pc_jw_key(w, key);
-	pc_jw_arr_begin(w);
-	while (i < mk->len) {
-		for (k = 0; k < PC_ARRAY_SIZE(tmp) && i < mk->len; k++, i++) {
+	while (i < end) {
+		for (k = 0; k < PC_ARRAY_SIZE(tmp) && i < end; k++, i++) {
 			uint8_t ph = mk->phase[i];
 			int used = start ? ph != PC_PHASE_END
 					 : ph == PC_PHASE_INTERVAL || ph == PC_PHASE_END;
@@ -206,7 +149,6 @@ static void col_marker_time(struct pc_jw *w, const char *key, const struct pc_ma
 		}
 		pc_jw_ns_ms_s(w, tmp, k, PC_NO_TIME, "null");
 	}
-	pc_jw_arr_end(w);
 }
 
 /* The same token n times ("null", "0", "1"). */
@@ -222,6 +164,204 @@ static void col_empty(struct pc_jw *w, const char *key)
 {
 	pc_jw_key(w, key);
 	pc_jw_arr_begin(w);
+	pc_jw_arr_end(w);
+}
+
+/*
+ * The columns on the helper thread.  Without markers to format (perf
+ * recordings) the second core had nothing to do while the writer formatted
+ * the string, stack, frame and func tables, most of a system-wide
+ * recording's output, and each thread's samples and markers columns.  The
+ * columns are cut into jobs of COL_JOB elements (the markers' data into
+ * jobs of MK_JOB markers) that the helper formats ahead of the writer
+ * (pc_write_helper.h).  The job list, in the order of the output, is made
+ * by a first pass of write_shared() and write_thread() into a writer that
+ * discards its output, in which every column that jobs_col() takes is
+ * recorded rather than written, so the second, real pass comes to the
+ * same jobs in the same order.  Without jobs each column is written in
+ * place in one piece.
+ */
+#define COL_JOB	 8192
+#define COL_HELP 65536 /* column elements (or MK_HELP markers) below which no helper is started */
+
+enum col_kind {
+	CK_U32,
+	CK_U16,
+	CK_U64,
+	CK_BOOL,
+	CK_STR,
+	CK_PREFIX,
+	CK_SUBCAT,
+	CK_U8,
+	CK_I64,
+	CK_TIME,    /* ns as ms, PC_NO_TIME as null */
+	CK_DELTA,   /* sample times as timeDeltas */
+	CK_MKSTART, /* a marker column (v: the markers): col_marker_time() */
+	CK_MKEND,
+	CK_MKDATA, /* the markers' data: mk_run() */
+};
+
+struct col_job {
+	uint8_t kind;
+	const void *v; /* the column (CK_STR, CK_PREFIX, CK_SUBCAT: the table) */
+	uint32_t first, end;
+	uint64_t none;
+	const char *none_json;
+};
+
+struct mk_jobs {
+	const struct pc_model *m;
+	uint32_t at; /* the next job the writer comes to */
+	struct pc_wh *helper;
+	struct col_job *col; /* the jobs, in the order of the output */
+	uint32_t ncol, col_cap;
+	uint64_t elems, markers; /* recorded: column elements, markers' data */
+	int planning;		 /* jobs_col() records */
+	int nomem;		 /* recording ran out of memory: no jobs */
+};
+
+static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
+		   uint32_t first, uint32_t end);
+static void marker_times(struct pc_jw *w, const struct pc_markers *mk, int start, uint32_t first,
+			 uint32_t end);
+
+static void col_job_run(struct pc_jw *w, const struct pc_model *m, const struct col_job *c)
+{
+	uint32_t n = c->end - c->first, i;
+
+	switch (c->kind) {
+	case CK_U32:
+		pc_jw_u32s(w, (const uint32_t *)c->v + c->first, n, (uint32_t)c->none, c->none_json);
+		break;
+	case CK_U16:
+		pc_jw_u16s(w, (const uint16_t *)c->v + c->first, n, (uint16_t)c->none, c->none_json);
+		break;
+	case CK_U64:
+		pc_jw_u64s(w, (const uint64_t *)c->v + c->first, n, c->none, c->none_json);
+		break;
+	case CK_BOOL:
+		pc_jw_bools(w, (const uint8_t *)c->v + c->first, n);
+		break;
+	case CK_STR:
+		for (i = c->first; i < c->end; i++)
+			pc_jw_str(w, m->strings.ptr[i], m->strings.lens[i]);
+		break;
+	case CK_PREFIX: { /* prefixOffset: checked by write_stack_table() */
+		const struct pc_stack_table *st = c->v;
+		uint32_t chunk[CHUNK], k, r;
+
+		for (i = c->first; i < c->end; i += r) {
+			r = c->end - i < CHUNK ? c->end - i : CHUNK;
+			for (k = 0; k < r; k++) {
+				uint32_t row = i + k, pre = st->prefix[row];
+
+				chunk[k] = pre == PC_NONE ? 0 : row - pre;
+			}
+			pc_jw_u32s(w, chunk, r, 0, NULL);
+		}
+		break;
+	}
+	case CK_SUBCAT: { /* subcategory is null exactly where category is null */
+		const struct pc_frame_table *ft = c->v;
+		uint32_t chunk[CHUNK], k, r;
+
+		for (i = c->first; i < c->end; i += r) {
+			r = c->end - i < CHUNK ? c->end - i : CHUNK;
+			for (k = 0; k < r; k++) {
+				uint32_t row = i + k;
+
+				chunk[k] = ft->category[row] == PC_NO_CATEGORY ? PC_NONE :
+										 ft->subcategory[row];
+			}
+			pc_jw_u32s(w, chunk, r, PC_NONE, "null");
+		}
+		break;
+	}
+	case CK_U8:
+		pc_jw_u8s(w, (const uint8_t *)c->v + c->first, n);
+		break;
+	case CK_I64:
+		pc_jw_i64s(w, (const int64_t *)c->v + c->first, n);
+		break;
+	case CK_TIME:
+		pc_jw_ns_ms_s(w, (const int64_t *)c->v + c->first, n, PC_NO_TIME, "null");
+		break;
+	case CK_DELTA: {
+		const int64_t *t = c->v;
+
+		pc_jw_ns_ms_deltas_from(w, t + c->first, n, c->first ? t[c->first - 1] : 0);
+		break;
+	}
+	case CK_MKSTART:
+	case CK_MKEND:
+		marker_times(w, c->v, c->kind == CK_MKSTART, c->first, c->end);
+		break;
+	case CK_MKDATA:
+		mk_run(w, m, c->v, c->first, c->end);
+		break;
+	default:
+		break;
+	}
+}
+
+static void any_job_fn(struct pc_jw *w, uint32_t job, void *user)
+{
+	const struct mk_jobs *j = user;
+
+	col_job_run(w, j->m, &j->col[job]);
+}
+
+/*
+ * n elements of a column into the array open in w: recorded as jobs in the
+ * planning pass, handed over (or formatted by the writer, as pc_wh_put()
+ * does) in the real one, written in place when there are no jobs.
+ */
+static void jobs_col(struct pc_jw *w, struct mk_jobs *j, uint8_t kind, const void *v, uint32_t n,
+		     uint64_t none, const char *none_json)
+{
+	uint32_t step = kind == CK_MKDATA ? MK_JOB : COL_JOB, i;
+
+	if (!j || (!j->planning && !j->ncol)) {
+		/* in place, in one piece: "threads" "no" does not depend on the cuts */
+		struct col_job whole = { kind, v, 0, n, none, none_json };
+
+		if (n)
+			col_job_run(w, j ? j->m : NULL, &whole);
+		return;
+	}
+	for (i = 0; i < n; i += step) {
+		struct col_job c = { kind, v, i, n - i < step ? n : i + step, none, none_json };
+
+		if (j->planning) {
+			if (j->ncol == j->col_cap && !j->nomem) {
+				uint32_t cap = j->col_cap ? 2 * j->col_cap : 64;
+				struct col_job *p = realloc(j->col, cap * sizeof(*p));
+
+				if (!p)
+					j->nomem = 1;
+				else
+					j->col = p, j->col_cap = cap;
+			}
+			if (!j->nomem) {
+				j->col[j->ncol++] = c;
+				if (kind == CK_MKDATA)
+					j->markers += c.end - c.first;
+				else
+					j->elems += c.end - c.first;
+			}
+		} else {
+			pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
+		}
+	}
+}
+
+/* A whole column through jobs_col(). */
+static void col_jobs(struct pc_jw *w, struct mk_jobs *j, const char *key, uint8_t kind,
+		     const void *v, uint32_t n, uint64_t none, const char *none_json)
+{
+	pc_jw_key(w, key);
+	pc_jw_arr_begin(w);
+	jobs_col(w, j, kind, v, n, none, none_json);
 	pc_jw_arr_end(w);
 }
 
@@ -400,33 +540,19 @@ static void write_libs(struct pc_jw *w, const struct pc_model *m)
 }
 
 /* prefixOffset[i] = 0 for a root, else i - prefix[i] (> 0: parents come first). */
-static int write_stack_table(struct pc_jw *w, const struct pc_model *m)
+static int write_stack_table(struct pc_jw *w, const struct pc_model *m, struct mk_jobs *j)
 {
 	const struct pc_stack_table *st = &m->stacks;
-	uint32_t chunk[CHUNK], i, k, n;
+	uint32_t row;
 
+	for (row = 0; row < st->len; row++)
+		if (st->prefix[row] != PC_NONE && st->prefix[row] >= row)
+			return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
+				       "stack %u: prefix %u is not before it", row, st->prefix[row]);
 	pc_jw_key(w, "stackTable");
 	pc_jw_obj_begin(w);
-	col_u32(w, "frame", st->frame, st->len, 0, NULL);
-	pc_jw_key(w, "prefixOffset");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < st->len; i += n) {
-		n = st->len - i < CHUNK ? st->len - i : CHUNK;
-		for (k = 0; k < n; k++) {
-			uint32_t row = i + k, pre = st->prefix[row];
-
-			if (pre == PC_NONE) {
-				chunk[k] = 0;
-			} else if (pre < row) {
-				chunk[k] = row - pre;
-			} else {
-				return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
-					       "stack %u: prefix %u is not before it", row, pre);
-			}
-		}
-		pc_jw_u32s(w, chunk, n, 0, NULL);
-	}
-	pc_jw_arr_end(w);
+	col_jobs(w, j, "frame", CK_U32, st->frame, st->len, 0, NULL);
+	col_jobs(w, j, "prefixOffset", CK_PREFIX, st, st->len, 0, NULL);
 	key_i64(w, "length", st->len);
 	pc_jw_obj_end(w);
 	return 0;
@@ -469,61 +595,42 @@ static void col_source_u32(struct pc_jw *w, const char *key, const uint32_t *v, 
 	pc_jw_arr_end(w);
 }
 
-/* subcategory is null exactly where category is null. */
-static void col_subcategory(struct pc_jw *w, const struct pc_frame_table *ft)
-{
-	uint32_t chunk[CHUNK], i, k, n;
-
-	pc_jw_key(w, "subcategory");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < ft->len; i += n) {
-		n = ft->len - i < CHUNK ? ft->len - i : CHUNK;
-		for (k = 0; k < n; k++) {
-			uint32_t row = i + k;
-
-			chunk[k] = ft->category[row] == PC_NO_CATEGORY ? PC_NONE :
-									 ft->subcategory[row];
-		}
-		pc_jw_u32s(w, chunk, n, PC_NONE, "null");
-	}
-	pc_jw_arr_end(w);
-}
-
-static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int version)
+static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int version,
+			      struct mk_jobs *j)
 {
 	const struct pc_frame_table *ft = &m->frames;
 
 	pc_jw_key(w, "frameTable");
 	pc_jw_obj_begin(w);
-	col_u64(w, "address", ft->address, ft->len, PC_NO_ADDRESS, "-1");
+	col_jobs(w, j, "address", CK_U64, ft->address, ft->len, PC_NO_ADDRESS, "-1");
 	if (version >= 70)
-		col_u32(w, "lib", ft->lib, ft->len, PC_NONE, "-1");
-	col_u16(w, "inlineDepth", ft->inline_depth, ft->len, 0, NULL);
-	col_u16(w, "category", ft->category, ft->len, PC_NO_CATEGORY, "null");
-	col_subcategory(w, ft);
-	col_u32(w, "func", ft->func, ft->len, 0, NULL);
-	col_u32(w, "nativeSymbol", ft->native_symbol, ft->len, PC_NONE, "null");
+		col_jobs(w, j, "lib", CK_U32, ft->lib, ft->len, PC_NONE, "-1");
+	col_jobs(w, j, "inlineDepth", CK_U16, ft->inline_depth, ft->len, 0, NULL);
+	col_jobs(w, j, "category", CK_U16, ft->category, ft->len, PC_NO_CATEGORY, "null");
+	col_jobs(w, j, "subcategory", CK_SUBCAT, ft, ft->len, 0, NULL);
+	col_jobs(w, j, "func", CK_U32, ft->func, ft->len, 0, NULL);
+	col_jobs(w, j, "nativeSymbol", CK_U32, ft->native_symbol, ft->len, PC_NONE, "null");
 	col_inner_window_id(w, ft);
-	col_u32(w, "line", ft->line, ft->len, 0, "null");
-	col_u32(w, "column", ft->column, ft->len, 0, "null");
+	col_jobs(w, j, "line", CK_U32, ft->line, ft->len, 0, "null");
+	col_jobs(w, j, "column", CK_U32, ft->column, ft->len, 0, "null");
 	col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
 }
 
-static void write_func_table(struct pc_jw *w, const struct pc_model *m)
+static void write_func_table(struct pc_jw *w, const struct pc_model *m, struct mk_jobs *j)
 {
 	const struct pc_func_table *ft = &m->funcs;
 
 	pc_jw_key(w, "funcTable");
 	pc_jw_obj_begin(w);
-	col_u32(w, "name", ft->name, ft->len, 0, NULL);
-	col_bool(w, "isJS", ft->is_js, ft->len);
-	col_bool(w, "relevantForJS", ft->relevant_for_js, ft->len);
-	col_u32(w, "resource", ft->resource, ft->len, PC_NONE, "-1");
-	col_u32(w, "source", ft->source, ft->len, PC_NONE, "null");
-	col_u32(w, "lineNumber", ft->line, ft->len, 0, "null");
-	col_u32(w, "columnNumber", ft->column, ft->len, 0, "null");
+	col_jobs(w, j, "name", CK_U32, ft->name, ft->len, 0, NULL);
+	col_jobs(w, j, "isJS", CK_BOOL, ft->is_js, ft->len, 0, NULL);
+	col_jobs(w, j, "relevantForJS", CK_BOOL, ft->relevant_for_js, ft->len, 0, NULL);
+	col_jobs(w, j, "resource", CK_U32, ft->resource, ft->len, PC_NONE, "-1");
+	col_jobs(w, j, "source", CK_U32, ft->source, ft->len, PC_NONE, "null");
+	col_jobs(w, j, "lineNumber", CK_U32, ft->line, ft->len, 0, "null");
+	col_jobs(w, j, "columnNumber", CK_U32, ft->column, ft->len, 0, "null");
 	col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
@@ -615,23 +722,19 @@ static void write_sources(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_obj_end(w);
 }
 
-static int write_shared(struct pc_jw *w, const struct pc_model *m, int version)
+static int write_shared(struct pc_jw *w, const struct pc_model *m, int version,
+			struct mk_jobs *j)
 {
-	uint32_t i;
 	int err;
 
 	pc_jw_key(w, "shared");
 	pc_jw_obj_begin(w);
-	pc_jw_key(w, "stringArray");
-	pc_jw_arr_begin(w);
-	for (i = 0; i < m->strings.len; i++)
-		pc_jw_str(w, m->strings.ptr[i], m->strings.lens[i]);
-	pc_jw_arr_end(w);
-	err = write_stack_table(w, m);
+	col_jobs(w, j, "stringArray", CK_STR, NULL, m->strings.len, 0, NULL);
+	err = write_stack_table(w, m, j);
 	if (err)
 		return err;
-	write_frame_table(w, m, version);
-	write_func_table(w, m);
+	write_frame_table(w, m, version, j);
+	write_func_table(w, m, j);
 	err = write_resource_table(w, m, version);
 	if (err)
 		return err;
@@ -658,23 +761,50 @@ static void col_i64_none(struct pc_jw *w, const char *key, const int64_t *v, uin
 	pc_jw_arr_end(w);
 }
 
-static void write_samples(struct pc_jw *w, const struct pc_samples *s)
+/*
+ * Sample times as "timeDeltas" (each the time since the sample before; the
+ * front-end sums them: computeTimeColumnForRawSamplesTable), shorter than
+ * the times themselves; as "time" if a difference would overflow, and for
+ * no sample (the front-end's adjustTableTimeDeltas() adds to timeDeltas[0]
+ * whether or not it exists).
+ */
+static void col_sample_times(struct pc_jw *w, struct mk_jobs *j, const int64_t *v, uint32_t n)
+{
+	int64_t prev = 0, d;
+	uint32_t i;
+
+	if (!n) {
+		col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i] == PC_NO_TIME || __builtin_sub_overflow(v[i], prev, &d) ||
+		    d == PC_NO_TIME) {
+			col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
+			return;
+		}
+		prev = v[i];
+	}
+	col_jobs(w, j, "timeDeltas", CK_DELTA, v, n, 0, NULL);
+}
+
+static void write_samples(struct pc_jw *w, const struct pc_samples *s, struct mk_jobs *j)
 {
 	const char *wt = s->weight_type ? s->weight_type : "samples";
 
 	pc_jw_key(w, "samples");
 	pc_jw_obj_begin(w);
-	col_u32(w, "stack", s->stack, s->len, PC_NONE, "null");
-	col_sample_times(w, s->time, s->len);
+	col_jobs(w, j, "stack", CK_U32, s->stack, s->len, PC_NONE, "null");
+	col_sample_times(w, j, s->time, s->len);
 	if (strcmp(wt, "tracing-ms") == 0 && s->len) {
 		/* durations: ns in the model, ms in the format (a missing
 		 * column is 1 ns a sample, which null would make 1 ms) */
 		if (s->weight)
-			col_time(w, "weight", s->weight, s->len);
+			col_jobs(w, j, "weight", CK_TIME, s->weight, s->len, 0, NULL);
 		else
 			col_repeat(w, "weight", "0.000001", s->len);
 	} else if (s->weight) {
-		col_i64(w, "weight", s->weight, s->len);
+		col_jobs(w, j, "weight", CK_I64, s->weight, s->len, 0, NULL);
 	} else {
 		pc_jw_key(w, "weight");
 		pc_jw_null(w);
@@ -682,7 +812,7 @@ static void write_samples(struct pc_jw *w, const struct pc_samples *s)
 	if (s->cpu_delta)
 		col_i64_none(w, "threadCPUDelta", s->cpu_delta, s->len, INT64_MIN);
 	if (s->event_delay)
-		col_time(w, "eventDelay", s->event_delay, s->len);
+		col_jobs(w, j, "eventDelay", CK_TIME, s->event_delay, s->len, 0, NULL);
 	key_str(w, "weightType", wt);
 	key_i64(w, "length", s->len);
 	pc_jw_obj_end(w);
@@ -758,25 +888,12 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 
 /*
  * The markers' data arrays are most of a Chrome trace's output, so they are
- * cut into jobs of MK_JOB markers (in thread order, then marker order) that
+ * cut into jobs of MK_JOB markers (CK_MKDATA, among the column jobs) that
  * the helper thread (pc_write_helper.h) formats ahead of the writer.  A
  * payload that a marker shares with one of the last markers (readers may
  * give several markers one payload) is copied from where it was written,
  * while that is still in the writer's buffer.
  */
-struct mk_job {
-	const struct pc_markers *mk;
-	uint32_t first, end;
-};
-
-struct mk_jobs {
-	const struct pc_model *m;
-	struct mk_job *job;
-	uint32_t njobs;
-	uint32_t at; /* the next job the writer comes to */
-	struct pc_wh *helper;
-};
-
 #define MEMO 16
 
 /*
@@ -830,98 +947,51 @@ static inline void pf_text(const struct pc_model *m, uint32_t p, int rows)
 	}
 }
 
-static void mk_job_fn(struct pc_jw *w, uint32_t job, void *user)
+static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
+		   uint32_t first, uint32_t end)
 {
-	const struct mk_jobs *j = user;
-	const struct pc_markers *mk = j->job[job].mk;
 	uint32_t memo_pl[MEMO], i;
 	uint64_t memo_from[MEMO], memo_to[MEMO];
 
 	for (i = 0; i < MEMO; i++)
 		memo_pl[i] = PC_NONE;
-	for (i = j->job[job].first; i < j->job[job].end; i++) {
+	for (i = first; i < end; i++) {
 		uint32_t p = mk->payload[i], slot = p % MEMO;
 		uint64_t from;
 
 		if (i + PF_NODES < mk->len)
-			pf_nodes(j->m, mk->payload[i + PF_NODES]);
+			pf_nodes(m, mk->payload[i + PF_NODES]);
 		if (i + PF_ROWS < mk->len)
-			pf_text(j->m, mk->payload[i + PF_ROWS], 1);
+			pf_text(m, mk->payload[i + PF_ROWS], 1);
 		if (i + PF_TEXT < mk->len)
-			pf_text(j->m, mk->payload[i + PF_TEXT], 0);
+			pf_text(m, mk->payload[i + PF_TEXT], 0);
 
 		if (p == PC_NONE || (mk->cause_stack && mk->cause_stack[i] != PC_NONE)) {
-			write_marker_data(w, j->m, mk, i); /* null, or a cause of its own */
+			write_marker_data(w, m, mk, i); /* null, or a cause of its own */
 			continue;
 		}
 		if (memo_pl[slot] == p && pc_jw_again(w, memo_from[slot], memo_to[slot]))
 			continue;
 		from = pc_jw_tell(w);
-		write_marker_data(w, j->m, mk, i);
+		write_marker_data(w, m, mk, i);
 		memo_pl[slot] = p;
 		memo_from[slot] = from;
 		memo_to[slot] = pc_jw_tell(w);
 	}
 }
 
-/*
- * The jobs of every thread's markers; 0 jobs (all written in place) on OOM,
- * a small profile or without threads ("threads" "no").
- */
-static void mk_jobs_plan(struct mk_jobs *j, const struct pc_model *m, int threads)
-{
-	uint64_t total = 0, n = 0;
-	uint32_t t, i;
-
-	memset(j, 0, sizeof(*j));
-	j->m = m;
-	for (t = 0; t < m->nthreads; t++) {
-		total += m->threads[t]->markers.len;
-		n += (m->threads[t]->markers.len + MK_JOB - 1) / MK_JOB;
-	}
-	if (!threads || total < MK_HELP || n > UINT32_MAX)
-		return;
-	j->job = malloc((size_t)n * sizeof(*j->job));
-	if (!j->job)
-		return;
-	for (t = 0; t < m->nthreads; t++) {
-		const struct pc_markers *mk = &m->threads[t]->markers;
-
-		for (i = 0; i < mk->len; i += MK_JOB) {
-			struct mk_job *jb = &j->job[j->njobs++];
-
-			jb->mk = mk;
-			jb->first = i;
-			jb->end = mk->len - i < MK_JOB ? mk->len : i + MK_JOB;
-		}
-	}
-	j->helper = pc_wh_start(j->njobs, mk_job_fn, j);
-}
-
 static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
 			  struct mk_jobs *jobs)
 {
-	uint32_t i;
-
+	(void)m;
 	pc_jw_key(w, "markers");
 	pc_jw_obj_begin(w);
-	col_u32(w, "name", mk->name, mk->len, 0, NULL);
-	col_marker_time(w, "startTime", mk, 1);
-	col_marker_time(w, "endTime", mk, 0);
-	col_u8(w, "phase", mk->phase, mk->len);
-	col_u16(w, "category", mk->category, mk->len, 0, NULL);
-	pc_jw_key(w, "data");
-	pc_jw_arr_begin(w);
-	if (jobs->njobs) {
-		for (i = 0; i < mk->len; i += MK_JOB)
-			pc_wh_put(jobs->helper, w, jobs->at++, mk_job_fn, jobs);
-	} else if (mk->len) {
-		struct mk_job one = { mk, 0, mk->len };
-		struct mk_jobs j1 = { m, &one, 1, 0, NULL };
-
-		mk_job_fn(w, 0, &j1);
-	}
-	pc_jw_arr_end(w);
+	col_jobs(w, jobs, "name", CK_U32, mk->name, mk->len, 0, NULL);
+	col_jobs(w, jobs, "startTime", CK_MKSTART, mk, mk->len, 0, NULL);
+	col_jobs(w, jobs, "endTime", CK_MKEND, mk, mk->len, 0, NULL);
+	col_jobs(w, jobs, "phase", CK_U8, mk->phase, mk->len, 0, NULL);
+	col_jobs(w, jobs, "category", CK_U16, mk->category, mk->len, 0, NULL);
+	col_jobs(w, jobs, "data", CK_MKDATA, mk, mk->len, 0, NULL);
 	key_i64(w, "length", mk->len);
 	pc_jw_obj_end(w);
 }
@@ -984,7 +1054,7 @@ static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct
 	key_time(w, "unregisterTime", t->unregister_time);
 	write_paused(w, t);
 	pc_pv_emit_members(w, m, t->more, NULL, thread_written, NULL);
-	write_samples(w, &t->samples);
+	write_samples(w, &t->samples, jobs);
 	write_markers(w, m, &t->markers, jobs);
 	pc_jw_obj_end(w);
 }
@@ -1160,6 +1230,60 @@ static void write_pages(struct pc_jw *w, const struct pc_model *m)
 	pc_jw_arr_end(w);
 }
 
+static int discard(void *user, const void *p, size_t n)
+{
+	(void)user;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+/*
+ * The jobs: every column jobs_col() takes (the shared tables', each
+ * thread's samples and markers, the markers' data), recorded by a pass of
+ * write_shared() and write_thread() into a writer whose output is
+ * discarded, so that the real pass comes to the same jobs in the same
+ * order; then the helper is started when there is enough to share.
+ * Without threads, on OOM or for a small profile: no jobs (all is written
+ * in place, as the library's "threads" "no" asks).
+ */
+static void jobs_plan(struct mk_jobs *j, const struct pc_model *m, int version, int threads)
+{
+	/* an element writer: no ctx, its misuse (none expected) only latched */
+	struct pc_jw *null_w;
+	uint32_t i;
+
+	memset(j, 0, sizeof(*j));
+	j->m = m;
+	if (!threads)
+		return;
+	null_w = pc_jw_new_elems(discard, NULL);
+	if (null_w) {
+		j->planning = 1;
+		pc_jw_obj_begin(null_w); /* write_shared() writes members */
+		if (write_shared(null_w, m, version, j) != 0) {
+			pc_clear_error(m->ctx); /* the real pass reports it */
+			j->nomem = 1;
+		}
+		pc_jw_key(null_w, "threads");
+		pc_jw_arr_begin(null_w);
+		for (i = 0; i < m->nthreads && !j->nomem; i++)
+			write_thread(null_w, m, m->threads[i], j);
+		j->planning = 0;
+		pc_jw_free(null_w);
+	} else {
+		pc_clear_error(m->ctx);
+		j->nomem = 1;
+	}
+	if (j->nomem || (j->elems < COL_HELP && j->markers < MK_HELP)) {
+		free(j->col);
+		j->col = NULL;
+		j->ncol = j->col_cap = 0;
+	}
+	if (j->ncol)
+		j->helper = pc_wh_start(j->ncol, any_job_fn, j);
+}
+
 static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 			   profconv_write_fn *fn, void *user)
 {
@@ -1173,16 +1297,16 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 
 	if (!w)
 		return PROFCONV_ERR_NOMEM;
-	/* the helper starts on the first threads' markers now */
-	mk_jobs_plan(&jobs, m, !ctx->opt.no_threads);
+	/* the helper starts on the first jobs now */
+	jobs_plan(&jobs, m, version, !ctx->opt.no_threads);
 	pc_jw_obj_begin(w);
 	write_meta(w, m, version);
 	write_libs(w, m);
 	write_pages(w, m);
-	err = write_shared(w, m, version);
+	err = write_shared(w, m, version, &jobs);
 	if (err) {
 		pc_wh_stop(jobs.helper);
-		free(jobs.job);
+		free(jobs.col);
 		pc_jw_free(w);
 		return err;
 	}
@@ -1193,7 +1317,7 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	pc_jw_arr_end(w);
 	replaced = pc_wh_replaced(jobs.helper);
 	pc_wh_stop(jobs.helper);
-	free(jobs.job);
+	free(jobs.col);
 	write_counters(w, m);
 	pc_jw_obj_end(w);
 

@@ -721,6 +721,118 @@ static char *slurp(const char *path, size_t *len)
  * Chrome scanner, the perf symbol prefetch and the output writer each have
  * a thread otherwise).
  */
+/*
+ * A profile big enough for the writer's helper thread to format the shared
+ * tables' columns (60,000 stacks, frames and strings: above the 65,536
+ * column elements that start it) and its markers: the same bytes with
+ * "threads" "yes" and "no".
+ */
+static void test_threads_big(void)
+{
+	size_t len, k;
+	char *trace = big_trace(60000, &len);
+	struct membuf b[2];
+
+	for (k = 0; k < 2; k++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+
+		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "big.json", &p), PROFCONV_OK);
+		memset(&b[k], 0, sizeof(b[k]));
+		if (p)
+			b[k] = write_mem(ctx, p, "none");
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+	}
+	PC_CHECK(b[0].len > (1u << 20) && b[0].len == b[1].len && b[0].p && b[1].p &&
+		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
+	free(b[0].p);
+	free(b[1].p);
+	free(trace);
+}
+
+/*
+ * A V8 CPU profile of n samples on one thread (varying stacks and time
+ * deltas) and n / 2 slices: each thread's samples (stack, timeDeltas) and
+ * markers are cut into the writer's helper jobs; the same bytes with
+ * "threads" "yes" and "no".
+ */
+static char *samples_trace(size_t n, size_t *len)
+{
+	size_t cap = n * 48 + 4096, k = 0, i;
+	char *b = malloc(cap);
+
+	if (!b)
+		exit(1);
+	k += (size_t)snprintf(
+		b + k, cap - k,
+		"{\"traceEvents\":[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"pid\":1,"
+		"\"tid\":1,\"ts\":0,\"args\":{\"data\":{\"startTime\":0}}},"
+		"{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":1,\"tid\":1,"
+		"\"ts\":1,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+		"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+		"\"lineNumber\":-1,\"columnNumber\":-1}},"
+		"{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"run\","
+		"\"url\":\"https://example.com/a.js\",\"lineNumber\":3,\"columnNumber\":4}},"
+		"{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"step\","
+		"\"url\":\"https://example.com/a.js\",\"lineNumber\":9,\"columnNumber\":2}}],"
+		"\"samples\":[");
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(b + k, cap - k, "%s%zu", i ? "," : "", 2 + i % 3 / 2);
+	k += (size_t)snprintf(b + k, cap - k, "]},\"timeDeltas\":[");
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(b + k, cap - k, "%s%zu", i ? "," : "", 1 + i * 7 % 13);
+	k += (size_t)snprintf(b + k, cap - k, "]}}}");
+	for (i = 0; i < n / 2; i++)
+		k += (size_t)snprintf(b + k, cap - k,
+				      ",{\"name\":\"t%zu\",\"ph\":\"X\",\"ts\":%zu,\"dur\":3,\"pid\":1,\"tid\":1}",
+				      i % 50, i * 9);
+	k += (size_t)snprintf(b + k, cap - k, "]}");
+	*len = k;
+	return b;
+}
+
+/* Does b[0..len) hold the string s? */
+static int has_bytes(const char *b, size_t len, const char *s)
+{
+	size_t n = strlen(s), i;
+
+	for (i = 0; b && i + n <= len; i++)
+		if (memcmp(b + i, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+static void test_threads_samples(void)
+{
+	size_t len, k;
+	char *trace = samples_trace(50000, &len);
+	struct membuf b[2];
+
+	for (k = 0; k < 2; k++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+
+		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "samples.json", &p), PROFCONV_OK);
+		memset(&b[k], 0, sizeof(b[k]));
+		if (p)
+			b[k] = write_mem(ctx, p, "none");
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+	}
+	PC_CHECK(b[0].len > 300000 && b[0].len == b[1].len && b[0].p && b[1].p &&
+		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
+	/* the samples are there, as timeDeltas, and 25,000 markers */
+	PC_CHECK(has_bytes(b[1].p, b[1].len, "\"timeDeltas\":[0.001,0.008,0.002,0.009") &&
+		 has_bytes(b[1].p, b[1].len, "\"length\":50000") &&
+		 has_bytes(b[1].p, b[1].len, "\"length\":25000"));
+	free(b[0].p);
+	free(b[1].p);
+	free(trace);
+}
+
 static void test_threads_option(void)
 {
 	static const char *const inputs[] = { "chrome/y_synth_slices.json", "perf/y_fp.data" };
@@ -773,6 +885,7 @@ static void test_threads_option(void)
 int main(void)
 {
 	test_formats();
+	test_threads_samples();
 	test_threads_option();
 	test_options();
 	test_read_mem_cb();
@@ -781,6 +894,7 @@ int main(void)
 	test_sizes_read();
 	test_null_args();
 	test_cancel();
+	test_threads_big();
 	test_legacy_diag();
 	return pc_test_done();
 }

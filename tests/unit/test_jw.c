@@ -448,6 +448,95 @@ static void test_large(void)
 	mem_reset(&b);
 }
 
+/*
+ * Bulk columns byte for byte against snprintf: values of every digit count
+ * (and the none token among them) across many flushes of the 64 KiB
+ * buffer, a column's first element with and without an element before it,
+ * and long runs of a repeated token.
+ */
+static void test_bulk_exact(void)
+{
+	enum { N = 120000 };
+	uint32_t *v32 = malloc(N * sizeof(*v32));
+	uint16_t *v16 = malloc(N * sizeof(*v16));
+	uint64_t *v64 = malloc(N * sizeof(*v64));
+	uint8_t *v8 = malloc(N);
+	char *expect = malloc((size_t)N * 80), *e = expect;
+	uint64_t x = 88172645463325252ULL;
+	struct membuf b = { 0 };
+	struct pc_jw *w;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		uint64_t mod = 1;
+		unsigned digits, k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		digits = (unsigned)(x % 21); /* 0 to 20 digits' worth of magnitude */
+		for (k = 0; k < digits && k < 19; k++)
+			mod *= 10;
+		v64[i] = digits >= 20 ? x : x % mod;
+		v32[i] = (uint32_t)(i % 7 == 3 ? PC_NONE : v64[i] % ((i & 1) ? 4294967296ULL : 1000000000ULL));
+		v16[i] = (uint16_t)v64[i];
+		v8[i] = (uint8_t)(x >> 8);
+	}
+	w = pc_jw_new(ctx, mem_write, &b);
+	pc_jw_arr_begin(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u32s(w, v32, N, PC_NONE, "null");
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_i64(w, 1);
+	pc_jw_u32s(w, v32, N, 0, NULL);
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_u16s(w, v16, N, 0, NULL);
+	pc_jw_u64s(w, v64, N, 0, "-1");
+	pc_jw_u8s(w, v8, N);
+	pc_jw_bools(w, v8, N);
+	pc_jw_arr_end(w);
+	pc_jw_arr_begin(w);
+	pc_jw_raw_repeat(w, "null", 4, N);
+	pc_jw_raw_repeat(w, "0", 1, 3);
+	pc_jw_raw_repeat(w, "-1", 2, N + 7);
+	pc_jw_arr_end(w);
+	pc_jw_arr_end(w);
+
+	e += sprintf(e, "[[");
+	for (i = 0; i < N; i++)
+		e += v32[i] == PC_NONE ? sprintf(e, "%snull", i ? "," : "")
+				       : sprintf(e, "%s%u", i ? "," : "", (unsigned)v32[i]);
+	e += sprintf(e, "],[1");
+	for (i = 0; i < N; i++)
+		e += sprintf(e, ",%u", (unsigned)v32[i]);
+	e += sprintf(e, "],[");
+	for (i = 0; i < N; i++)
+		e += sprintf(e, "%s%u", i ? "," : "", (unsigned)v16[i]);
+	for (i = 0; i < N; i++)
+		e += v64[i] ? sprintf(e, ",%llu", (unsigned long long)v64[i]) : sprintf(e, ",-1");
+	for (i = 0; i < N; i++)
+		e += sprintf(e, ",%u", (unsigned)v8[i]);
+	for (i = 0; i < N; i++)
+		e += sprintf(e, ",%s", v8[i] ? "true" : "false");
+	e += sprintf(e, "],[");
+	for (i = 0; i < N; i++)
+		e += sprintf(e, "%snull", i ? "," : "");
+	e += sprintf(e, ",0,0,0");
+	for (i = 0; i < N + 7; i++)
+		e += sprintf(e, ",-1");
+	sprintf(e, "]]");
+	PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+	PC_CHECK(b.calls > 20);
+	mem_reset(&b);
+	free(v32);
+	free(v16);
+	free(v64);
+	free(v8);
+	free(expect);
+}
+
 /* A sink that fails after K bytes: later calls do nothing, finish returns IO. */
 static void test_sink_error(void)
 {
@@ -1027,6 +1116,7 @@ int main(void)
 	test_misuse();
 	test_bulk();
 	test_large();
+	test_bulk_exact();
 	test_sink_error();
 	test_roundtrip();
 	test_string_words();
