@@ -432,8 +432,8 @@ struct perf {
 	uint32_t kernel_lib_name;
 
 	/* ordered queue */
-	struct qent *q, *qtmp;
-	uint32_t qlen, qcap, qtmp_cap;
+	struct qent *q, *qtmp; /* the queue is q[qhead .. qhead + qlen) */
+	uint32_t qhead, qlen, qcap, qtmp_cap;
 	struct qchunk *qchunks, *qcur, *qfree;
 	size_t qbytes;
 	int64_t round_max, prev_round_max;

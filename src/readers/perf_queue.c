@@ -19,9 +19,13 @@
  */
 static int sort_queue(struct perf *p)
 {
-	uint32_t n = p->qlen;
-	struct qent *a = p->q, *t;
+	uint32_t n = p->qlen, k;
+	struct qent *a = p->q + p->qhead, *t;
 
+	for (k = 1; k < n && a[k].time >= a[k - 1].time; k++)
+		;
+	if (k >= n)
+		return 0; /* already in order: nothing moves */
 	if (pc_grow(p->ctx, (void **)&p->qtmp, sizeof(*p->qtmp), &p->qtmp_cap, n))
 		return PROFCONV_ERR_NOMEM;
 	t = p->qtmp;
@@ -57,14 +61,18 @@ static int sort_queue(struct perf *p)
 		if (runs <= 1)
 			break;
 	}
-	if (a != p->q) {
-		/* the sorted data ended up in the scratch array: swap the arrays */
+	if (a == p->qtmp) {
+		/*
+		 * The sorted data ended up in the scratch array, from its start:
+		 * swap the arrays.  This also drops the flushed head for free.
+		 */
 		uint32_t c = p->qcap;
 
 		p->qtmp = p->q;
 		p->q = a;
 		p->qcap = p->qtmp_cap;
 		p->qtmp_cap = c;
+		p->qhead = 0;
 	}
 	return 0;
 }
@@ -129,6 +137,7 @@ static void qrelease(struct perf *p, const struct qent *e)
 /* Dispatch every queued record with time <= limit, in (time, arrival) order. */
 int perf_flush_queue(struct perf *p, int64_t limit)
 {
+	struct qent *q;
 	uint32_t i, n = 0;
 	int err;
 
@@ -138,24 +147,26 @@ int perf_flush_queue(struct perf *p, int64_t limit)
 	err = sort_queue(p);
 	if (err)
 		return err;
-	while (n < p->qlen && p->q[n].time <= limit)
+	q = p->q + p->qhead;
+	while (n < p->qlen && q[n].time <= limit)
 		n++;
 	for (i = 0; i < n && !err; i++) {
-		if (p->q[i].time < p->last_dispatched)
-			err = perf_warn_at(p, W_BACKWARDS, p->q[i].off,
+		if (q[i].time < p->last_dispatched)
+			err = perf_warn_at(p, W_BACKWARDS, q[i].off,
 				      "record time %lld is before an already processed one (%lld)",
-				      (long long)p->q[i].time, (long long)p->last_dispatched);
+				      (long long)q[i].time, (long long)p->last_dispatched);
 		else
-			p->last_dispatched = p->q[i].time;
+			p->last_dispatched = q[i].time;
 		if (!err)
-			err = perf_dispatch(p, p->q[i].rec, p->q[i].off);
-		qrelease(p, &p->q[i]);
+			err = perf_dispatch(p, q[i].rec, q[i].off);
+		qrelease(p, &q[i]);
 	}
 	if (err)
 		return err;
-	memmove(p->q, p->q + n, (size_t)(p->qlen - n) * sizeof(*p->q));
+	/* the rest stays where it is: the next sort's first merge pass moves it */
+	p->qhead = n < p->qlen ? p->qhead + n : 0;
 	p->qlen -= n;
-	p->qmin = p->qlen ? p->q[0].time : INT64_MAX;
+	p->qmin = p->qlen ? p->q[p->qhead].time : INT64_MAX;
 	return 0;
 }
 
@@ -197,6 +208,7 @@ int64_t perf_record_time(struct perf *p, uint32_t type, const unsigned char *rec
 int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t time,
 		 uint64_t off)
 {
+	struct qent *e;
 	unsigned char *c;
 
 	if (p->qbytes > QUEUE_LIMIT) {
@@ -206,20 +218,27 @@ int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t 
 
 		if (err)
 			return err;
-		mid = p->q[p->qlen / 2].time;
+		mid = p->q[p->qhead + p->qlen / 2].time;
 		err = perf_flush_queue(p, mid);
 		if (err)
 			return err;
 	}
-	if (pc_grow(p->ctx, (void **)&p->q, sizeof(*p->q), &p->qcap, (size_t)p->qlen + 1))
+	if (p->qhead && p->qhead + p->qlen == p->qcap && p->qhead >= p->qlen) {
+		/* full at the tail with at least half of it free at the head: compact */
+		memmove(p->q, p->q + p->qhead, (size_t)p->qlen * sizeof(*p->q));
+		p->qhead = 0;
+	}
+	if (pc_grow(p->ctx, (void **)&p->q, sizeof(*p->q), &p->qcap,
+		    (size_t)p->qhead + p->qlen + 1))
 		return PROFCONV_ERR_NOMEM;
-	c = qalloc(p, size, &p->q[p->qlen].chunk);
+	e = p->q + p->qhead + p->qlen;
+	c = qalloc(p, size, &e->chunk);
 	if (!c)
 		return PROFCONV_ERR_NOMEM;
 	memcpy(c, rec, size);
-	p->q[p->qlen].time = time;
-	p->q[p->qlen].off = off;
-	p->q[p->qlen].rec = c;
+	e->time = time;
+	e->off = off;
+	e->rec = c;
 	p->qlen++;
 	if (time > p->round_max)
 		p->round_max = time;
