@@ -803,16 +803,7 @@ static int check_value(struct pc_jscan *s)
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			if (e - q >= 16) {
 				/* 8 bytes a step to the first that is no digit */
-				uint64_t w, nd;
-
-				memcpy(&w, q, 8);
-				nd = pc_jscan_nondigits(w);
-				if (!nd) {
-					memcpy(&w, q + 8, 8);
-					nd = pc_jscan_nondigits(w);
-					q += 8;
-				}
-				q += nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+				q += pc_jscan_digits16(q);
 			} else
 #endif
 			{

@@ -268,6 +268,22 @@ static inline uint64_t pc_jscan_nondigits(uint64_t v)
 	return (((z & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | z) & 0x8080808080808080ULL;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* With 16 bytes readable at p: how many ASCII digits p starts with (16: all of them). */
+static inline unsigned pc_jscan_digits16(const char *p)
+{
+	uint64_t w, nd;
+
+	memcpy(&w, p, 8);
+	nd = pc_jscan_nondigits(w);
+	if (nd)
+		return (unsigned)__builtin_ctzll(nd) >> 3;
+	memcpy(&w, p + 8, 8);
+	nd = pc_jscan_nondigits(w);
+	return 8 + (nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8);
+}
+#endif
+
 /* The value of 8 ASCII digits loaded little-endian (the first digit in the low byte). */
 static inline uint64_t pc_jscan_8digits_value(uint64_t v)
 {

@@ -317,17 +317,10 @@ static inline int check_number(struct pc_jscan *js)
 	const char *p = js->p;
 
 	if (js->end - p >= 16) {
-		uint64_t w, nd;
+		unsigned k = pc_jscan_digits16(p);
 
-		memcpy(&w, p, 8);
-		nd = pc_jscan_nondigits(w);
-		if (!nd) {
-			memcpy(&w, p + 8, 8);
-			nd = pc_jscan_nondigits(w);
-			p += 8;
-		}
-		if (nd) {
-			p += (unsigned)__builtin_ctzll(nd) >> 3;
+		if (k < 16) {
+			p += k;
 			if (*p != '.' && (*p | 0x20) != 'e') {
 				js->p = p;
 				return 0;
