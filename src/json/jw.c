@@ -97,48 +97,6 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
-/*
- * Number of decimal digits of v (1 for 0): the bit length gives the count
- * up to one (1233 / 4096 is just above log10(2)), a comparison with the
- * power of ten settles it.  pow10_64[0] is 0 so that 0 counts one digit.
- */
-static const uint64_t pow10_64[20] = {
-	0,
-	10u,
-	100u,
-	1000u,
-	10000u,
-	100000u,
-	1000000u,
-	10000000u,
-	100000000u,
-	1000000000u,
-	10000000000u,
-	100000000000u,
-	1000000000000u,
-	10000000000000u,
-	100000000000000u,
-	1000000000000000u,
-	10000000000000000u,
-	100000000000000000u,
-	1000000000000000000u,
-	10000000000000000000u,
-};
-
-static inline unsigned ndigits32(uint32_t v)
-{
-	unsigned t = (unsigned)(32 - __builtin_clz(v | 1)) * 1233 >> 12;
-
-	return t + 1 - (v < pow10_64[t]);
-}
-
-static inline unsigned ndigits64(uint64_t v)
-{
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-
-	return t + 1 - (v < pow10_64[t]);
-}
-
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(PC_JW_SCALAR)
 #define PC_JW_SWAR 1
 #else
@@ -222,6 +180,48 @@ static inline char *fmt_u64(char *p, uint64_t v)
 	return fmt_8(p, v - hi * 100000000);
 }
 #else
+/*
+ * Number of decimal digits of v (1 for 0): the bit length gives the count
+ * up to one (1233 / 4096 is just above log10(2)), a comparison with the
+ * power of ten settles it.  pow10_64[0] is 0 so that 0 counts one digit.
+ */
+static const uint64_t pow10_64[20] = {
+	0,
+	10u,
+	100u,
+	1000u,
+	10000u,
+	100000u,
+	1000000u,
+	10000000u,
+	100000000u,
+	1000000000u,
+	10000000000u,
+	100000000000u,
+	1000000000000u,
+	10000000000000u,
+	100000000000000u,
+	1000000000000000u,
+	10000000000000000u,
+	100000000000000000u,
+	1000000000000000000u,
+	10000000000000000000u,
+};
+
+static inline unsigned ndigits32(uint32_t v)
+{
+	unsigned t = (unsigned)(32 - __builtin_clz(v | 1)) * 1233 >> 12;
+
+	return t + 1 - (v < pow10_64[t]);
+}
+
+static inline unsigned ndigits64(uint64_t v)
+{
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + 1 - (v < pow10_64[t]);
+}
+
 /*
  * Decimal digits of v at p; returns the end.  The length is known first,
  * so the digits go straight to their place, two at a time from the end
