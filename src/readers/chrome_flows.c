@@ -262,11 +262,24 @@ static int bind_thread(struct rd *r, struct flow_ev *f, uint32_t n, uint64_t *un
  * whole key took most of the binding's time: threads and flows interleave
  * in the file, so its runs were short.  0 or PROFCONV_ERR_NOMEM.
  */
+/* A counting sort's counts cnt[0..n) turned into each key's first place. */
+static void counts_to_starts(uint32_t *cnt, uint32_t n)
+{
+	uint32_t k, sum = 0;
+
+	for (k = 0; k < n; k++) {
+		uint32_t c = cnt[k];
+
+		cnt[k] = sum;
+		sum += c;
+	}
+}
+
 static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
 {
 #define GROUP_OF(x) (by_key ? (x).key : (x).thread)
 	struct flow_ev *tmp;
-	uint32_t *cnt, nb = 0, sum = 0, k;
+	uint32_t *cnt, nb = 0;
 	size_t i, j, g;
 	int err = 0;
 
@@ -284,12 +297,7 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
 	}
 	for (i = 0; i < n; i++)
 		cnt[GROUP_OF(a[i])]++;
-	for (k = 0; k <= nb; k++) {
-		uint32_t c = cnt[k];
-
-		cnt[k] = sum;
-		sum += c;
-	}
+	counts_to_starts(cnt, nb + 1);
 	for (i = 0; i < n; i++)
 		tmp[cnt[GROUP_OF(a[i])]++] = a[i];
 	memcpy(a, tmp, n * sizeof(*a));
@@ -324,7 +332,7 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
  */
 static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
 {
-	uint32_t *cnt, nb = 4, i, k;
+	uint32_t *cnt, nb = 4, i;
 	struct fadd *tmp, *src = a, *dst, *sw;
 	int pass;
 
@@ -345,17 +353,10 @@ static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
 	dst = tmp;
 	for (pass = 0; pass < 3; pass++) {
 #define SLICE_KEY(x) (pass == 0 ? (x).kind : pass == 1 ? (x).row : (x).thread)
-		uint32_t sum = 0;
-
 		memset(cnt, 0, ((size_t)nb + 1) * sizeof(*cnt));
 		for (i = 0; i < n; i++)
 			cnt[SLICE_KEY(src[i])]++;
-		for (k = 0; k <= nb; k++) {
-			uint32_t c = cnt[k];
-
-			cnt[k] = sum;
-			sum += c;
-		}
+		counts_to_starts(cnt, nb + 1);
 		for (i = 0; i < n; i++)
 			dst[cnt[SLICE_KEY(src[i])]++] = src[i];
 #undef SLICE_KEY
