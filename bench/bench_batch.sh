@@ -15,7 +15,7 @@
 # -a -g -- sleep 1) shows the kallsyms cache too: the cache directory holds
 # it with the symbol files' (cold: read /proc/kallsyms once per batch; warm:
 # never).  With --jobs at least the CPUs, conversions start no threads of
-# their own (the library's "threads" "no").
+# their own (the library's "threads" "no"), but for the batch's first.
 #
 # usage: bench/bench_batch.sh [RECORDING]
 #   RECORDING  a perf.data to copy (default examples/workload.perf.data)
