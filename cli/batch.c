@@ -301,7 +301,7 @@ static void refuse(struct item *it, struct profconv_ctx *ctx, const char *fmt, .
 	profconv_ctx_free(ctx);
 }
 
-static void convert_one(struct batch *b, struct item *it)
+static void convert_one(struct batch *b, struct item *it, int first)
 {
 	const struct cli_settings *s = b->s;
 	struct profconv_ctx *ctx = cli_ctx_new(s);
@@ -320,7 +320,14 @@ static void convert_one(struct batch *b, struct item *it)
 	profconv_set_diagnostics(ctx, batch_diag, (void *)s);
 	if (b->symcache)
 		profconv_ctx_share_symbols(ctx, b->symcache);
-	if (b->no_threads)
+	/*
+	 * The batch's first conversion keeps its threads: it opens the symbol
+	 * files every other conversion then takes from the cache, and the
+	 * other jobs wait for them meanwhile, so its prefetch and its lookup
+	 * worker open two sources at once (kallsyms and libc's DWARF, say) on
+	 * CPUs that would be idle.  The output does not depend on the threads.
+	 */
+	if (b->no_threads && !first)
 		profconv_set_option(ctx, "threads", "no");
 	if (stat(it->input, &st) == 0) {
 		it->bytes_in = (uint64_t)st.st_size;
@@ -427,6 +434,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		struct item *it;
+		int first;
 
 		pthread_mutex_lock(&b->lock);
 		/* a signal stops the batch: no input is started after it */
@@ -434,10 +442,11 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&b->lock);
 			return NULL;
 		}
+		first = b->next == 0;
 		it = b->todo[b->next++];
 		pthread_mutex_unlock(&b->lock);
 
-		convert_one(b, it);
+		convert_one(b, it, first);
 
 		pthread_mutex_lock(&b->lock);
 		it->done = 1;

@@ -827,11 +827,15 @@ static unsigned char *map_fresh(size_t len)
 }
 
 /* The whole mapping, so that it stays one VMA (mremap() cannot move a
- * range that spans mappings of different flags). */
+ * range that spans mappings of different flags).  Not below 2 MiB: no huge
+ * page fits in such a mapping, and a small conversion maps several (the
+ * system call, and another VMA split, for nothing); growing one past 2 MiB
+ * moves it to a fresh mapping that is advised then. */
 static void advise_huge(void *p, size_t len)
 {
 #if defined(MADV_HUGEPAGE)
-	madvise(p, len, MADV_HUGEPAGE);
+	if (len >= HUGE_SZ)
+		madvise(p, len, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)len;

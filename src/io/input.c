@@ -335,6 +335,8 @@ int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got)
 	in->pos += k;
 	in->offset += k;
 	if (k < n && !in->eof) {
+		/* the buffer is used up: empty, so that it names no stream offsets */
+		in->pos = in->len = 0;
 		if (src_read(in, (char *)buf + k, n - k, &more))
 			return in->ctx->status;
 		in->offset += more;
@@ -373,6 +375,25 @@ int pc_input_skip(struct pc_input *in, uint64_t n, uint64_t *got)
 	return 0;
 }
 
+/* The stream offset of buf[0]. */
+static uint64_t buf_start(const struct pc_input *in)
+{
+	return in->offset - in->pos;
+}
+
+/*
+ * Whether the n bytes at stream offset off are all in the peek buffer of a
+ * seekable file (n = 0: whether off is in it or just after its last byte).
+ * The buffer holds [buf_start, buf_start + len), the fd is at its end.
+ */
+static int in_buffer(const struct pc_input *in, uint64_t off, size_t n)
+{
+	uint64_t start = buf_start(in);
+
+	return in->kind == SRC_FD && in->seekable && in->len && off >= start &&
+	       off - start <= in->len && n <= in->len - (size_t)(off - start);
+}
+
 int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_t *got)
 {
 	size_t done = 0;
@@ -390,6 +411,15 @@ int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_
 	}
 	if (off < in->base)
 		return pc_fail(in->ctx, PROFCONV_ERR_INTERNAL, NULL, "pread before spool start");
+	if (in_buffer(in, off, n)) {
+		/* bytes the peek buffer holds (a small file's header sections):
+		 * the same bytes, without a system call */
+		memcpy(buf, in->buf + (size_t)(off - buf_start(in)), n);
+		*got = n;
+		progress(in, n);
+		cancel_check(in);
+		return 0;
+	}
 	while (done < n) {
 		ssize_t r = pread(in->fd, (char *)buf + done, n - done,
 				  (off_t)(off - in->base + done));
@@ -414,6 +444,17 @@ int pc_input_seek(struct pc_input *in, uint64_t off)
 {
 	if (!in->seekable)
 		return pc_fail(in->ctx, PROFCONV_ERR_INTERNAL, NULL, "seek on a stream");
+	if (in_buffer(in, off, 0)) {
+		/*
+		 * Back into what the peek buffer holds (the perf reader goes
+		 * back to the data section after the header): the buffer is
+		 * kept and the fd stays where its bytes end, so a file the
+		 * open read whole is not read again.
+		 */
+		in->pos = (size_t)(off - buf_start(in));
+		in->offset = off;
+		return 0;
+	}
 	in->pos = in->len = 0;
 	in->offset = off;
 	in->eof = 0;
@@ -522,6 +563,7 @@ int pc_input_spool_bounded(struct pc_input *in, pc_spool_need_fn *need, void *us
 	in->seekable = 1;
 	in->base = base;
 	in->size = base + total;
+	in->pos = in->len = 0; /* what is peeked past the spooled bytes is not in the file */
 	return pc_input_seek(in, base);
 }
 

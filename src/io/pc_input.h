@@ -70,9 +70,11 @@ uint64_t pc_input_offset(const struct pc_input *in);
 int pc_input_can_seek(const struct pc_input *in);
 /* Total size when known (seekable inputs), else UINT64_MAX. */
 uint64_t pc_input_size(const struct pc_input *in);
-/* Random-access read at absolute offset; *got < n only at EOF.  Seekable only. */
+/* Random-access read at absolute offset; *got < n only at EOF.  Seekable only.
+ * Bytes the peek buffer holds are copied from it (no system call). */
 int pc_input_pread(struct pc_input *in, void *buf, size_t n, uint64_t off, size_t *got);
-/* Set the sequential position (seekable only). */
+/* Set the sequential position (seekable only).  An offset inside the peek
+ * buffer keeps it: a file the open read whole is not read again. */
 int pc_input_seek(struct pc_input *in, uint64_t off);
 /*
  * Copy the rest of a non-seekable input (including peeked bytes) into an
