@@ -1468,6 +1468,28 @@ static int read_records(struct perf *p, uint64_t limit)
 			return truncated_tail(p, off,
 				       "input ends inside a %s record (%zu of %zu bytes present)",
 				       record_name(ld32(p, r)), avail, size);
+		{
+			/*
+			 * Every whole, ordinary record already buffered is handled
+			 * in place, and consumed together: a record's checks
+			 * that fail (and the records with a payload) are left to
+			 * the steps below, which read them exactly as before.
+			 */
+			size_t used = 0, rs;
+
+			while (!err && avail - used >= 8 && limit - done >= 8 &&
+			       (rs = ld16(p, r + used + 6)) >= 8 && rs <= avail - used &&
+			       rs <= limit - done && ld32(p, r + used) != REC_HEADER_TRACING_DATA &&
+			       ld32(p, r + used) != REC_AUXTRACE) {
+				err = handle_record(p, r + used, rs, off + used, 0);
+				used += rs;
+				done += rs;
+			}
+			if (used) {
+				pc_input_consume(p->in, used);
+				continue;
+			}
+		}
 		if (ld32(p, r) == REC_HEADER_TRACING_DATA || ld32(p, r) == REC_AUXTRACE) {
 			/*
 			 * Their payload follows the record, uncounted in its size:
