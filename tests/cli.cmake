@@ -31,7 +31,7 @@ foreach(name y_fork_exec i_truncated_tail y_synth_le)
   add_test(NAME golden.${name} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} golden ${name})
 endforeach()
 
-foreach(c compressed stdin keep-output usage weight info clock synth-endian perf-names perf-chain-tail perf-threads symbols
+foreach(c compressed stdin keep-output usage weight info clock synth-endian perf-names perf-chain-tail perf-threads perf-remap symbols
     symbolicate jitdump perf-stack-thread)
   add_test(NAME cli.${c} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} ${c})
 endforeach()

@@ -1480,6 +1480,37 @@ for path, nsamples in ((sys.argv[1], 2), (sys.argv[2], 1)):
     assert not want, want
 PY
 	;;
+perf-remap)
+	# One chain in two processes that map different binaries at its
+	# addresses, then in the first again after it maps a third binary there
+	# (tests/fixtures/perf/make_synth.py: y_synth_remap.data): each sample's
+	# frames are of the binary its process had mapped then, however the
+	# reader's caches of addresses and chains hold them.
+	expect_rc 0 "$PC" -q --no-symbols "$FX/y_synth_remap.data" -o "$T/remap.json"
+	python3 - "$T/remap.json" <<'PY' || fail "frames of a remapped address"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sh = d["shared"]
+st, ft, fn, res = sh["stackTable"], sh["frameTable"], sh["funcTable"], sh["resourceTable"]
+po = st["prefixOffset"]
+got = {}
+for t in d["threads"]:
+    out = []
+    for s in t["samples"]["stack"]:
+        c = []
+        while s is not None:
+            f = st["frame"][s]
+            lib = d["libs"][res["lib"][fn["resource"][ft["func"][f]]]]["name"]
+            c.append((hex(ft["address"][f]), lib))
+            s = None if po[s] == 0 else s - po[s]
+        out.append(c[::-1])
+    got[t["pid"]] = out
+def chain(lib):
+    return [("0x1304", lib), ("0x1100", lib)]
+want = {"400": [chain("synth-a"), chain("synth-a"), chain("synth-c")], "401": [chain("synth-b")]}
+assert got == want, got
+PY
+	;;
 synth-endian)
 	# The big-endian synthetic file converts to exactly the bytes of its
 	# little-endian twin (tests/fixtures/perf/make_synth.py).

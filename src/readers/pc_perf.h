@@ -225,6 +225,15 @@ struct attr {
 	uint64_t nsamples;
 	int selected;
 	uint8_t sched_switch; /* sched:sched_switch samples: off-CPU stretches */
+	/*
+	 * parse_sample()'s fixed layout, worked out at the attr's first sample:
+	 * when nothing of variable size comes before the callchain and nothing
+	 * parse_sample() reads comes after it, the byte offsets of what it reads
+	 * (-1: absent) and the bytes before the callchain's count.
+	 */
+	uint8_t layout; /* 0 not worked out, 1 fixed, 2 the general parse */
+	int16_t o_ip, o_tid, o_time, o_period, o_nr;
+	uint16_t fixed;
 };
 
 struct id_map {
@@ -258,13 +267,14 @@ struct thread_state {
 	struct pc_thread *t;
 	struct process *pr; /* its process (pid), once a sample looked it up */
 	uint32_t stk_ix; /* its number in perf_stacks.c (from 1), 0 until its first chain */
-	/* the same chain as recorded, leaf first (context markers included):
+	/* the same chain as recorded, root first (context markers included):
 	 * each entry's address, frame (PC_NONE for a marker) and the mode it was
-	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen */
+	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen;
+	 * raw_first is the leaf frame's entry in the chain's own order */
 	uint64_t *raw_ips;
 	uint32_t *raw_frames;
 	uint8_t *raw_kernel;
-	uint32_t raw_nr, raw_cap, raw_first, raw_gen; /* raw_first: the leaf frame's entry */
+	uint32_t raw_nr, raw_cap, raw_first, raw_gen;
 	int raw_ok;
 	/* off-CPU (SWITCH records): when it went off or on the CPU, the CPU
 	 * time it had used then, and the stack of its last sample */
@@ -318,6 +328,27 @@ struct fcache_ent {
 	uint32_t lib;
 	uint32_t frame; /* PC_NONE = empty */
 	uint32_t flags;
+};
+
+/*
+ * Address cache, in front of the frame cache: (address, pid, map generation,
+ * flags) -> frame row, direct-mapped.  A chain's address under the same maps
+ * always resolves to the same frame (see struct cc_slot), so an entry is
+ * right while the generation is the one it was made under; the lookup takes
+ * no mapping search and no lib-relative key.  Deep, varied stacks repeat
+ * their few thousand addresses in ever new chains: there the callchain cache
+ * misses and this one answers.
+ */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define ICACHE_BITS 6
+#else
+#define ICACHE_BITS 13
+#endif
+struct icache_ent {
+	uint64_t addr;
+	uint64_t tag;	/* map generation << 32 | pid */
+	uint32_t flags; /* as the frame cache's */
+	uint32_t frame; /* PC_NONE = empty */
 };
 
 /*
@@ -452,12 +483,11 @@ struct perf {
 	uint32_t cc_mask;
 	struct fcache_ent *fcache; /* made at the first frame (fcache_first()) */
 	unsigned fcache_bits;
+	struct icache_ent *icache; /* made with the frame cache */
+	unsigned icache_bits;
 	struct perf_stacks *stk; /* perf_stacks.c: NULL until the first chain */
 	uint32_t *frames;
 	uint32_t frames_cap;
-	uint32_t *raw_frames; /* per-entry scratch for chain_to_stack() */
-	uint8_t *raw_kernel;
-	uint32_t raw_cap;
 
 	uint16_t cat_user, cat_kernel;
 	int64_t first_sample, last_sample;

@@ -228,7 +228,8 @@ int perf_enqueue(struct perf *p, const unsigned char *rec, size_t size, int64_t 
 		memmove(p->q, p->q + p->qhead, (size_t)p->qlen * sizeof(*p->q));
 		p->qhead = 0;
 	}
-	if (pc_grow(p->ctx, (void **)&p->q, sizeof(*p->q), &p->qcap,
+	if (p->qhead + p->qlen >= p->qcap &&
+	    pc_grow(p->ctx, (void **)&p->q, sizeof(*p->q), &p->qcap,
 		    (size_t)p->qhead + p->qlen + 1))
 		return PROFCONV_ERR_NOMEM;
 	e = p->q + p->qhead + p->qlen;

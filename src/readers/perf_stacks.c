@@ -14,7 +14,8 @@
  * exactly those of interning each chain as it is read.  perf_stacks_end()
  * then hands the rows to the model and replaces every ticket by its stack.
  *
- * Threads: until THREAD_AFTER jobs (and always under "threads" "no", when
+ * Threads: until THREAD_AFTER jobs (none when the recording's data is
+ * THREAD_AT_ONCE or more; and always under "threads" "no", when
  * the ctx fails allocations on purpose or is at its memory limit already,
  * or when the thread cannot be started; see worker_start()),
  * jobs are interned at once on the reader's thread, with the reader's ctx.
@@ -35,6 +36,11 @@
 #define CHUNK_WORDS ((uint32_t)1 << 15) /* 128 KiB: a few thousand chains */
 #define NCHUNK 4
 #define THREAD_AFTER 16384 /* jobs interned on the reader's thread first (default) */
+/* a file-mode recording whose data is at least this big starts the worker
+ * at its first job: it makes far more than THREAD_AFTER chains (a sample
+ * record is rarely over 1 KiB), and the first THREAD_AFTER jobs and the
+ * path index's first slots (path_first_size()) were the reader's work */
+#define THREAD_AT_ONCE ((uint64_t)8 << 20)
 #define JOB_ROOT 0x80000000u /* first word: a one-frame path, no thread state */
 
 /* the previous chain interned for one thread, root first */
@@ -546,7 +552,7 @@ static int stacks_get(struct perf *p, struct perf_stacks **out)
 		s->path = p->path;
 		s->data_size = p->data_size;
 		s->base = p->m->stacks.len;
-		s->thread_after = THREAD_AFTER;
+		s->thread_after = p->data_size >= THREAD_AT_ONCE ? 0 : THREAD_AFTER;
 		thread_option(s);
 		p->stk = s;
 	}

@@ -162,6 +162,44 @@ void perf_parse_sid(struct perf *p, const unsigned char *b, size_t size, size_t 
 /* --- samples --- */
 
 /*
+ * Work out a's fixed layout (struct attr's layout): the fields up to the
+ * callchain in evsel__parse_sample order, when none of them has a variable
+ * size (S_READ) and none that parse_sample() reads follows the callchain.
+ */
+static void sample_layout(struct attr *a)
+{
+	static const uint64_t order[] = { S_IDENTIFIER, S_IP,	    S_TID, S_TIME, S_ADDR,
+					  S_ID,		S_STREAM_ID, S_CPU, S_PERIOD };
+	uint64_t st = a->sample_type;
+	int16_t pos = 0;
+	size_t i;
+
+	a->layout = 2;
+	if (st & (S_READ | S_RAW | S_BRANCH_STACK | S_REGS_USER | S_STACK_USER))
+		return;
+	a->o_ip = a->o_tid = a->o_time = a->o_period = a->o_nr = -1;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(st & order[i]))
+			continue;
+		if (order[i] == S_IP)
+			a->o_ip = pos;
+		else if (order[i] == S_TID)
+			a->o_tid = pos;
+		else if (order[i] == S_TIME)
+			a->o_time = pos;
+		else if (order[i] == S_PERIOD)
+			a->o_period = pos;
+		pos += 8;
+	}
+	if (st & S_CALLCHAIN) {
+		a->o_nr = pos;
+		pos += 8;
+	}
+	a->fixed = (uint16_t)pos;
+	a->layout = 1;
+}
+
+/*
  * Parse a SAMPLE body in evsel__parse_sample order.  Returns 0, or 1 when
  * the record is malformed (the caller warns and skips it).
  */
@@ -198,6 +236,29 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 			return 2;
 	}
 	s->attr = a;
+	if (!a->layout)
+		sample_layout((struct attr *)a);
+	if (a->layout == 1) {
+		/* the common layout: every field at a known place */
+		if (size < a->fixed)
+			return 1;
+		if (a->o_ip >= 0)
+			s->ip = ld64(p, b + a->o_ip);
+		if (a->o_tid >= 0) {
+			s->pid = (int32_t)ld32(p, b + a->o_tid);
+			s->tid = (int32_t)ld32(p, b + a->o_tid + 4);
+		}
+		if (a->o_time >= 0)
+			s->time = (int64_t)ld64(p, b + a->o_time);
+		s->period = a->o_period >= 0 ? ld64(p, b + a->o_period) : 1;
+		if (a->o_nr >= 0) {
+			s->nr = ld64(p, b + a->o_nr);
+			if (s->nr > (size - a->fixed) / 8)
+				return 1;
+			s->ips = b + a->fixed;
+		}
+		return 0;
+	}
 	st = a->sample_type;
 	if (st & S_IDENTIFIER) {
 		NEED(8);
@@ -464,46 +525,91 @@ static int fcache_first(struct perf *p)
 	for (i = 0; i < n; i++)
 		p->fcache[i].frame = PC_NONE;
 	p->fcache_bits = bits;
+	/* the address cache: one entry per 8 of the frame cache's, at most
+	 * 2^ICACHE_BITS (192 KiB) */
+	bits = bits > 3 ? bits - 3 : 1;
+	if (bits > ICACHE_BITS)
+		bits = ICACHE_BITS;
+	n = (size_t)1 << bits;
+	p->icache = pc_alloc(p->ctx, n * sizeof(*p->icache));
+	if (!p->icache)
+		return PROFCONV_ERR_NOMEM;
+	memset(p->icache, 0, n * sizeof(*p->icache));
+	for (i = 0; i < n; i++)
+		p->icache[i].frame = PC_NONE; /* (a match on it resolves) */
+	p->icache_bits = bits;
 	return 0;
 }
 
+static inline struct icache_ent *icache_at(const struct perf *p, uint64_t addr, uint64_t tag,
+					   uint32_t flags)
+{
+	uint64_t h = (addr ^ tag << 7 ^ (uint64_t)flags << 62) * 0x9e3779b97f4a7c15ULL;
+
+	return &p->icache[h >> (64 - p->icache_bits)];
+}
+
 /*
- * Entries [from, to) of s's callchain resolved into p->raw_frames (PC_NONE
- * for a context marker) and appended to p->frames; *in_kernel is the mode
- * the markers set, *first the index of the leaf frame.  0, or -1 when a
- * frame could not be made (ctx status set, else out of memory).
+ * Entries [from, to) of s's callchain resolved, each stored in ts's raw
+ * arrays root first (entry i at nr - 1 - i: its address, its frame, PC_NONE
+ * for a context marker, and its mode), the frames appended to p->frames;
+ * *in_kernel is the mode the markers set, *first the index of the leaf
+ * frame.  0, or -1 when a frame could not be made (ctx status set, else out
+ * of memory).
  */
 static int resolve_entries(struct perf *p, const struct sample *s, struct process *pr,
-			   struct process *kernel, uint32_t from, uint32_t to, int *in_kernel,
-			   uint32_t *nframes, uint32_t *first)
+			   struct process *kernel, struct thread_state *ts, uint32_t from,
+			   uint32_t to, int *in_kernel, uint32_t *nframes, uint32_t *first)
 {
 	/* locals, not the pointers: the byte stores below may alias them */
-	uint32_t i, n = *nframes, *raw_frames = p->raw_frames, *frames = p->frames;
-	uint8_t *raw_kernel = p->raw_kernel;
+	uint32_t i, n = *nframes, *raw_frames = ts->raw_frames, *frames = p->frames,
+		    top = (uint32_t)s->nr - 1;
+	uint64_t *raw_ips = ts->raw_ips;
+	uint64_t tag = (uint64_t)p->map_gen << 32 | (uint32_t)pr->pid;
+	uint8_t *raw_kernel = ts->raw_kernel;
 	int kern = *in_kernel, ret = 0;
 
 	for (i = from; i < to; i++) {
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
-		uint32_t f;
+		uint32_t f = PC_NONE, flags;
+		struct icache_ent *ie = NULL;
+		int hit = 0;
 
-		raw_kernel[i] = (uint8_t)kern;
+		raw_ips[top - i] = ip;
+		raw_kernel[top - i] = (uint8_t)kern;
 		if (ip >= CTX_MAX) {
 			kern = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
-			raw_frames[i] = PC_NONE;
+			raw_frames[top - i] = PC_NONE;
 			continue;
 		}
-		f = p->fcache ? frame_cached(p, kern ? kernel : pr, ip,
-					     (uint32_t)((n > 0) | kern << 1))
-			      : PC_NONE;
-		if (f == PC_NONE)
-			f = resolve_frame(p, pr, kernel, ip, kern, n > 0);
+		flags = (uint32_t)((n > 0) | kern << 1);
+		if (p->icache) {
+			ie = icache_at(p, ip, tag, flags);
+			if (ie->addr == ip && ie->tag == tag && ie->flags == flags) {
+				f = ie->frame;
+				hit = f != PC_NONE;
+			} else {
+				f = frame_cached(p, kern ? kernel : pr, ip, flags);
+			}
+		}
 		if (f == PC_NONE) {
-			ret = -1;
-			break;
+			f = resolve_frame(p, pr, kernel, ip, kern, n > 0);
+			if (f == PC_NONE) {
+				ret = -1;
+				break;
+			}
+			if (!ie && p->icache)
+				ie = icache_at(p, ip, tag, flags);
+		}
+		if (ie && !hit) {
+			ie->addr = ip;
+			ie->tag = tag;
+			ie->flags = flags;
+			ie->frame = f;
 		}
 		if (!n)
 			*first = i;
-		raw_frames[i] = f;
+		raw_frames[top - i] = f;
 		frames[n++] = f;
 	}
 	*nframes = n;
@@ -516,11 +622,15 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
  * are collected leaf first (context markers set the mode of the frames after
  * them), then interned root first.  An empty chain (only markers) gives
  * PC_NONE, the empty stack.
+ *
+ * The thread's raw arrays keep its previous chain root first, so the part a
+ * chain shares with it (its root part) stays where it is and only the
+ * entries before it are written.
  */
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
-	uint32_t nframes = 0, i, cap;
+	uint32_t nframes = 0, cap, k;
 	uint32_t nr = (uint32_t)s->nr, shared = 0, split, old_split, first = PC_NONE;
 	int in_kernel = 0;
 
@@ -528,13 +638,6 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	    pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
 		    (size_t)s->nr + 1))
 		return PROFCONV_ERR_NOMEM;
-	if (nr > p->raw_cap) {
-		cap = p->raw_cap;
-		if (pc_grow(p->ctx, (void **)&p->raw_frames, sizeof(*p->raw_frames), &cap, nr) ||
-		    pc_grow(p->ctx, (void **)&p->raw_kernel, sizeof(*p->raw_kernel), &p->raw_cap,
-			    nr))
-			return PROFCONV_ERR_NOMEM;
-	}
 	/*
 	 * The entries this chain ends with (its root part) that end the thread's
 	 * previous chain too, under the same maps: from the first of them on, if
@@ -544,21 +647,11 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	 */
 	if (ts->raw_ok && ts->raw_gen == p->map_gen)
 		while (shared < nr && shared < ts->raw_nr &&
-		       ld64(p, s->ips + 8 * (size_t)(nr - 1 - shared)) ==
-			       ts->raw_ips[ts->raw_nr - 1 - shared])
+		       ld64(p, s->ips + 8 * (size_t)(nr - 1 - shared)) == ts->raw_ips[shared])
 			shared++;
-	split = shared ? nr - shared : nr;
-	old_split = ts->raw_nr - shared;
-	if (resolve_entries(p, s, pr, kernel, 0, split, &in_kernel, &nframes, &first))
-		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-	if (split < nr && (!nframes || old_split <= ts->raw_first ||
-			   ts->raw_kernel[old_split] != (uint8_t)in_kernel)) {
-		/* not the same frames after all: resolve the rest too */
-		if (resolve_entries(p, s, pr, kernel, split, nr, &in_kernel, &nframes, &first))
-			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		split = nr;
-	}
-	/* keep this chain for the next: its shared tail moves, its head is new */
+	split = nr - shared;
+	old_split = ts->raw_nr - shared; /* the first shared entry in the previous chain */
+	/* the arrays keep their first `shared` entries while this chain is resolved */
 	ts->raw_ok = 0;
 	if (nr > ts->raw_cap) {
 		cap = ts->raw_cap;
@@ -570,21 +663,19 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			    &ts->raw_cap, nr))
 			return PROFCONV_ERR_NOMEM;
 	}
-	if (split < nr) {
-		memmove(ts->raw_frames + split, ts->raw_frames + old_split,
-			(size_t)shared * sizeof(*ts->raw_frames));
-		memmove(ts->raw_kernel + split, ts->raw_kernel + old_split, shared);
-		for (i = split; i < nr; i++)
-			if (ts->raw_frames[i] != PC_NONE)
-				p->frames[nframes++] = ts->raw_frames[i];
+	if (resolve_entries(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first))
+		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+	if (split < nr && (!nframes || old_split <= ts->raw_first ||
+			   ts->raw_kernel[shared - 1] != (uint8_t)in_kernel)) {
+		/* not the same frames after all: resolve the rest too */
+		if (resolve_entries(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes, &first))
+			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+		split = nr;
 	}
-	memcpy(ts->raw_frames, p->raw_frames, (size_t)split * sizeof(*p->raw_frames));
-	memcpy(ts->raw_kernel, p->raw_kernel, split);
-	if (!p->swap)
-		memcpy(ts->raw_ips, s->ips, (size_t)nr * 8);
-	else
-		for (i = 0; i < nr; i++)
-			ts->raw_ips[i] = ld64(p, s->ips + 8 * (size_t)i);
+	if (split < nr)
+		for (k = shared; k-- > 0;)
+			if (ts->raw_frames[k] != PC_NONE)
+				p->frames[nframes++] = ts->raw_frames[k];
 	ts->raw_nr = nr;
 	ts->raw_first = first != PC_NONE ? first : nr;
 	ts->raw_gen = p->map_gen;
@@ -1377,6 +1468,28 @@ static int read_records(struct perf *p, uint64_t limit)
 			return truncated_tail(p, off,
 				       "input ends inside a %s record (%zu of %zu bytes present)",
 				       record_name(ld32(p, r)), avail, size);
+		{
+			/*
+			 * Every whole, ordinary record already buffered is handled
+			 * in place, and consumed together: a record's checks
+			 * that fail (and the records with a payload) are left to
+			 * the steps below, which read them exactly as before.
+			 */
+			size_t used = 0, rs;
+
+			while (!err && avail - used >= 8 && limit - done >= 8 &&
+			       (rs = ld16(p, r + used + 6)) >= 8 && rs <= avail - used &&
+			       rs <= limit - done && ld32(p, r + used) != REC_HEADER_TRACING_DATA &&
+			       ld32(p, r + used) != REC_AUXTRACE) {
+				err = handle_record(p, r + used, rs, off + used, 0);
+				used += rs;
+				done += rs;
+			}
+			if (used) {
+				pc_input_consume(p->in, used);
+				continue;
+			}
+		}
 		if (ld32(p, r) == REC_HEADER_TRACING_DATA || ld32(p, r) == REC_AUXTRACE) {
 			/*
 			 * Their payload follows the record, uncounted in its size:
@@ -1635,9 +1748,8 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->build_ids);
 	pc_free(p->ctx, p->lib_keys);
 	pc_free(p->ctx, p->frames);
-	pc_free(p->ctx, p->raw_frames);
-	pc_free(p->ctx, p->raw_kernel);
 	pc_free(p->ctx, p->fcache);
+	pc_free(p->ctx, p->icache);
 	perf_stacks_free(p);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
