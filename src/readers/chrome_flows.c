@@ -421,25 +421,33 @@ static int text_z(struct rd *r, struct text *t, const char *s)
 	return text_put(r, t, s ? s : "", s ? strlen(s) : 0);
 }
 
-/* The other end f, as the slice's field shows it: "Slice on Thread (tid N)". */
-static int describe(struct rd *r, struct text *t, const struct flow_ev *f)
+/*
+ * The other end f, as the slice's field shows it: "Slice on Thread (tid N)".
+ * sfx: per thread, its " on Thread (tid N)" (made the first time).
+ */
+static int describe(struct rd *r, struct text *t, const struct flow_ev *f, struct text *sfx)
 {
 	const struct tinfo *ti = &r->th[f->thread];
-	char tid[48];
-	size_t n;
+	struct text *x = &sfx[f->thread];
 	int err;
 
 	err = f->row != PC_NONE ? text_z(r, t, pc_str(r->m, ti->t->markers.name[f->row]))
 				: text_z(r, t, "(no slice)");
-	if (!err)
-		err = text_z(r, t, " on ");
-	if (!err)
-		err = text_z(r, t, pc_str(r->m, ti->t->name));
-	/* " (tid N)" (snprintf() was a sixth of the binding's time) */
-	memcpy(tid, " (tid ", 6);
-	n = 6 + pc_fmt_i64(tid + 6, ti->tid);
-	tid[n++] = ')';
-	return err ? err : text_put(r, t, tid, n);
+	if (!err && !x->s) {
+		char tid[48];
+		size_t n;
+
+		err = text_z(r, x, " on ");
+		if (!err)
+			err = text_z(r, x, pc_str(r->m, ti->t->name));
+		/* " (tid N)" (snprintf() was a sixth of the binding's time) */
+		memcpy(tid, " (tid ", 6);
+		n = 6 + pc_fmt_i64(tid + 6, ti->tid);
+		tid[n++] = ')';
+		if (!err)
+			err = text_put(r, x, tid, n);
+	}
+	return err ? err : text_put(r, t, x->s, x->n);
 }
 
 /*
@@ -474,7 +482,7 @@ static int is_flow_row(const struct rd *r, const uint32_t *rows, uint32_t k)
  * flows' key rows (key_row()).
  */
 static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct text *t,
-			uint32_t *rows)
+			uint32_t *rows, struct text *sfx)
 {
 	struct pc_markers *mk = &r->th[a[0].thread].t->markers;
 	uint32_t old = mk->payload[a[0].row], i, c, j, pl, cnt[4] = { 0, 0, 0, 0 }, tkey = PC_NONE;
@@ -542,7 +550,7 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 					err = text_put(r, t, ": ", 2);
 			}
 			if (!err)
-				err = describe(r, t, &r->fl[a[c].ref]);
+				err = describe(r, t, &r->fl[a[c].ref], sfx);
 		}
 		if (err)
 			break;
@@ -572,7 +580,7 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 int pc_chrome_flows_bind(struct rd *r)
 {
 	struct adds ad = { NULL, 0, 0 };
-	struct text t = { NULL, 0, 0 };
+	struct text t = { NULL, 0, 0 }, *sfx = NULL;
 	uint32_t rows[4] = { r->row_flow, r->row_tflow, PC_NONE, PC_NONE };
 	struct flow_ev *fl = r->fl;
 	uint64_t unbound = 0;
@@ -607,16 +615,20 @@ int pc_chrome_flows_bind(struct rd *r)
 		}
 	}
 	if (!err && ad.n) {
-		err = sort_by_slice(r, ad.a, ad.n);
+		sfx = pc_calloc(r->ctx, r->nth, sizeof(*sfx));
+		err = sfx ? sort_by_slice(r, ad.a, ad.n) : PROFCONV_ERR_NOMEM;
 		for (i = 0; i < ad.n && !err; i = j) {
 			for (j = i; j < ad.n && ad.a[j].thread == ad.a[i].thread &&
 				    ad.a[j].row == ad.a[i].row;
 			     j++)
 				;
-			err = write_fields(r, ad.a + i, j - i, &t, rows);
+			err = write_fields(r, ad.a + i, j - i, &t, rows, sfx);
 		}
 		r->any_flow_slices = 1;
 	}
+	for (i = 0; sfx && i < r->nth; i++)
+		pc_free(r->ctx, sfx[i].s);
+	pc_free(r->ctx, sfx);
 	pc_free(r->ctx, t.s);
 	pc_free(r->ctx, ad.a);
 	return err;

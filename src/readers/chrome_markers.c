@@ -225,6 +225,36 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
  * the same cat, context set and args text made before is shared (a payload
  * is never changed once built).
  */
+/* cap bytes for a payload slot's args text (cap <= PL_MAX_KEY + 64), from the chunks. */
+static char *pl_key_room(struct rd *r, size_t cap)
+{
+	char *k;
+
+	if (!r->pl_chunk || PL_CHUNK - r->pl_used < cap) {
+		char *c = pc_alloc(r->ctx, PL_CHUNK);
+
+		if (!c)
+			return NULL;
+		memcpy(c, &r->pl_chunk, sizeof(r->pl_chunk));
+		r->pl_chunk = c;
+		r->pl_used = sizeof(char *);
+	}
+	k = r->pl_chunk + r->pl_used;
+	r->pl_used += cap;
+	return k;
+}
+
+void pc_chrome_pl_keys_free(struct rd *r)
+{
+	while (r->pl_chunk) {
+		char *prev;
+
+		memcpy(&prev, r->pl_chunk, sizeof(prev));
+		pc_free(r->ctx, r->pl_chunk);
+		r->pl_chunk = prev;
+	}
+}
+
 uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
 	size_t clen, alen = e->args.kind == CJ_OBJ ? e->args.len : 0;
@@ -257,8 +287,9 @@ uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, u
 	if (pl == PC_NONE)
 		return pl;
 	if (alen && (!sl->key || sl->cap < alen)) {
+		/* (a slot's shorter text before stays in its chunk until the end) */
 		size_t cap = (alen + 64) & ~(size_t)63;
-		char *k = pc_realloc(r->ctx, sl->key, cap);
+		char *k = pl_key_room(r, cap);
 
 		if (!k)
 			return PC_NONE;
@@ -485,6 +516,7 @@ int pc_chrome_strings_or_refs(struct rd *r)
 {
 	struct pc_model *m = r->m;
 	uint8_t *plain;
+	uint64_t *seen = NULL; /* payload roots mended (or passed) already: a bit a node */
 	uint32_t i, k;
 	int any = 0;
 
@@ -505,6 +537,12 @@ int pc_chrome_strings_or_refs(struct rd *r)
 			   (i != r->row_contexts && pc_smap_get(&r->arg_seen, key, len) == PC_NONE);
 		any |= plain[i];
 	}
+	/* most payloads are shared by many markers (the payload cache): each
+	 * root is looked through once */
+	if (any && !(seen = pc_calloc(r->ctx, m->pv.len / 64 + 1, sizeof(*seen)))) {
+		pc_free(r->ctx, plain);
+		return PROFCONV_ERR_NOMEM;
+	}
 	for (i = 0; any && i < r->nth; i++) {
 		const struct pc_markers *mk = &r->th[i].t->markers;
 
@@ -512,7 +550,10 @@ int pc_chrome_strings_or_refs(struct rd *r)
 			uint32_t p = mk->payload[k], c, j;
 			const struct pc_val *o;
 
-			if (p == PC_NONE || (o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
+			if (p == PC_NONE || p >= m->pv.len || (seen[p / 64] >> (p % 64) & 1))
+				continue;
+			seen[p / 64] |= (uint64_t)1 << (p % 64);
+			if ((o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
 			    pc_pv(m, p + 1)->key != r->row_type ||
 			    pc_pv(m, p + 1)->kind != PC_VAL_STR ||
 			    pc_pv(m, p + 1)->v.s != r->row_trace_event)
@@ -525,6 +566,7 @@ int pc_chrome_strings_or_refs(struct rd *r)
 					continue;
 				row = pc_pv_text_intern(m, pc_str(m, v->v.s), m->strings.lens[v->v.s]);
 				if (row == PC_NONE) {
+					pc_free(r->ctx, seen);
 					pc_free(r->ctx, plain);
 					return PROFCONV_ERR_NOMEM;
 				}
@@ -533,6 +575,7 @@ int pc_chrome_strings_or_refs(struct rd *r)
 			}
 		}
 	}
+	pc_free(r->ctx, seen);
 	pc_free(r->ctx, plain);
 	return 0;
 }

@@ -10,6 +10,12 @@
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
+#define PC_JREAD_SSE2 1
+#include <emmintrin.h>
+#endif
 
 const char *pc_jr_type_name(enum pc_jtype type)
 {
@@ -117,10 +123,39 @@ int pc_jr_peek_is_object(const unsigned char *peek, size_t len)
 
 int pc_jr_peek_has(const unsigned char *peek, size_t len, const char *needle)
 {
-	size_t n = strlen(needle);
+	size_t n = strlen(needle), i = 0;
 
-	/* memmem(): every reader's detection looks through the whole peek */
-	return n && n <= len && memmem(peek, len, needle, n) != NULL;
+	if (!n || n > len)
+		return 0;
+#ifdef PC_JREAD_SSE2
+	/*
+	 * Every reader's detection looks through the whole peek (256 KiB) for
+	 * needles that are mostly not there: 16 places a step whose bytes a
+	 * and b (the needle's second and second-to-last, inside its quotes)
+	 * both match, then memcmp() at those; memmem() took twice as long.
+	 */
+	if (n >= 4) {
+		size_t a = 1, b = n - 2;
+		const __m128i va = _mm_set1_epi8(needle[a]), vb = _mm_set1_epi8(needle[b]);
+
+		for (; i + b + 16 <= len; i += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(peek + i + a));
+			__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(peek + i + b));
+			unsigned m = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)));
+
+			while (m) {
+				size_t at = i + (size_t)__builtin_ctz(m);
+
+				if (at + n <= len && memcmp(peek + at, needle, n) == 0)
+					return 1;
+				m &= m - 1;
+			}
+		}
+	}
+#endif
+	/* the rest (all of it without SSE2) */
+	return i + n <= len && memmem(peek + i, len - i, needle, n) != NULL;
 }
 
 /* --- categories --- */

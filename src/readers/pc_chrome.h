@@ -63,6 +63,7 @@ struct pl_slot {
 };
 #define PL_SLOTS 16384	  /* a power of 2 */
 #define PL_MAX_KEY 1024 /* longer args texts are not remembered */
+#define PL_CHUNK (64 * 1024) /* the args texts' chunks (> PL_MAX_KEY + 64) */
 
 /*
  * The strings nearly every event repeats (its name, its cat) remembered by
@@ -409,6 +410,11 @@ struct rd {
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
 	uint32_t pl_set;    /* the context set the last lookup had */
+	/* the slots' args texts: cut from chunks of PL_CHUNK bytes, each
+	 * starting with a pointer to the one before (freed at the end, a few
+	 * frees where one a slot was a millisecond) */
+	char *pl_chunk;
+	size_t pl_used;
 	struct smemo *names, *catm; /* SMEMO_SLOTS each, allocated */
 	/* the cats' memo slot of the event handled (number evseq), while no
 	 * slot has been written since (chrome_markers.c's ev_cat()) */
@@ -578,6 +584,8 @@ uint32_t pc_chrome_name_row(struct rd *r, const char *s, size_t len, uint64_t h)
 uint16_t pc_chrome_ev_category(struct rd *r, const struct cev *e);
 /* {type, cat, args...} for a marker of e, shared when it repeats; PC_NONE on OOM. */
 uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set);
+/* Free the payload cache's args texts (rd_free()). */
+void pc_chrome_pl_keys_free(struct rd *r);
 /* B's payload bpl with E event e's args merged in (the E's values win). */
 uint32_t pc_chrome_merge_end_args(struct rd *r, uint32_t bpl, const struct cev *e);
 int pc_chrome_push_marker_set(struct rd *r, struct tinfo *ti, uint32_t name, int64_t start,

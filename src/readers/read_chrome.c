@@ -1084,8 +1084,7 @@ static void rd_free(struct rd *r)
 	pc_free(r->ctx, r->names);
 	pc_free(r->ctx, r->catm);
 	pc_free(r->ctx, r->kinds);
-	for (i = 0; r->pl && i < PL_SLOTS; i++)
-		pc_free(r->ctx, r->pl[i].key);
+	pc_chrome_pl_keys_free(r);
 	pc_free(r->ctx, r->pl);
 	pc_chrome_ctx_free(r);
 	pc_chrome_stacks_free(r);

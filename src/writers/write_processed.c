@@ -218,6 +218,7 @@ struct mk_jobs {
 	uint64_t elems, markers; /* recorded: column elements, markers' data */
 	int planning;		 /* jobs_col() records */
 	int nomem;		 /* recording ran out of memory: no jobs */
+	int prefixes_ok;	 /* the planning pass checked the stack table's prefixes */
 };
 
 static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
@@ -545,10 +546,12 @@ static int write_stack_table(struct pc_jw *w, const struct pc_model *m, struct m
 	const struct pc_stack_table *st = &m->stacks;
 	uint32_t row;
 
-	for (row = 0; row < st->len; row++)
+	for (row = 0; !(j && !j->planning && j->prefixes_ok) && row < st->len; row++)
 		if (st->prefix[row] != PC_NONE && st->prefix[row] >= row)
 			return pc_fail(m->ctx, PROFCONV_ERR_INTERNAL, NULL,
 				       "stack %u: prefix %u is not before it", row, st->prefix[row]);
+	if (j && j->planning)
+		j->prefixes_ok = 1; /* the real pass need not look again */
 	pc_jw_key(w, "stackTable");
 	pc_jw_obj_begin(w);
 	col_jobs(w, j, "frame", CK_U32, st->frame, st->len, 0, NULL);
@@ -775,6 +778,13 @@ static void col_sample_times(struct pc_jw *w, struct mk_jobs *j, const int64_t *
 
 	if (!n) {
 		col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
+		return;
+	}
+	if (j && !j->planning && j->at < j->ncol) {
+		/* the planning pass chose: its job here says which */
+		uint8_t kind = j->col[j->at].kind;
+
+		col_jobs(w, j, kind == CK_DELTA ? "timeDeltas" : "time", kind, v, n, 0, NULL);
 		return;
 	}
 	for (i = 0; i < n; i++) {

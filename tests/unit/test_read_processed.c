@@ -705,6 +705,55 @@ static void weights(void)
 	       PROFCONV_ERR_CORRUPT, "t.json:1:114: samples.weight[0] (tracing-ms) is out of range");
 }
 
+/* A plain search: the answer pc_jr_peek_has() must give. */
+static int naive_has(const unsigned char *h, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; n && i + n <= len; i++)
+		if (memcmp(h + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * pc_jr_peek_has() (16 places a step where SSE2 is there, then memmem()):
+ * the needle at every place near the start and the end of peeks of every
+ * length up to 80, cut short by one byte, and near misses (the filter's two
+ * bytes right, another wrong), against a plain search.
+ */
+static void peek_has(void)
+{
+	static const char *const needles[] = { "\"traceEvents\"", "\"ph\"", "\"meta\"", "ab",
+						"x", "\"preprocessedProfileVersion\"" };
+	unsigned char buf[96];
+	size_t k, len, at, bad = 0;
+
+	for (k = 0; k < sizeof(needles) / sizeof(needles[0]); k++) {
+		const char *nd = needles[k];
+		size_t n = strlen(nd);
+
+		for (len = 0; len <= 80; len++)
+			for (at = 0; at <= len; at++) {
+				int miss;
+
+				for (miss = 0; miss < 3; miss++) {
+					memset(buf, 'q', sizeof(buf));
+					if (at + n <= len + (miss == 2)) {
+						memcpy(buf + at, nd, n);
+						if (miss == 1 && n >= 3)
+							buf[at + n - 1] ^= 1; /* the last byte wrong */
+						if (miss == 2 && n >= 4)
+							buf[at] = '"' + 1; /* the first byte wrong, or past the end */
+					}
+					if (pc_jr_peek_has(buf, len, nd) != naive_has(buf, len, nd))
+						bad++;
+				}
+			}
+	}
+	PC_CHECK(bad == 0);
+}
+
 int main(void)
 {
 	round_trip("y_fork_exec");
@@ -720,5 +769,6 @@ int main(void)
 	payload_numbers();
 	kept_members();
 	bids();
+	peek_has();
 	return pc_test_done();
 }
