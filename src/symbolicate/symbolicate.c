@@ -1421,6 +1421,8 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
  * own ctx, its copies of the strings) and the filesystem, and takes jobs
  * under the mutex.  The caller reads the jobs only after joining it.
  */
+#define PREP_PEND 64
+
 struct pc_symprep {
 	struct profconv_ctx *ctx;
 	struct pc_model *m;
@@ -1435,6 +1437,16 @@ struct pc_symprep {
 	struct lib_job **jobs;
 	uint32_t njobs, jobs_cap, next;
 	int stop;
+	/*
+	 * Frames the hook met and has not queued yet (the hook's thread only):
+	 * they are queued PREP_PEND at a time under one taking of mu rather
+	 * than one at a time (160,000 frames in a system-wide recording), in
+	 * the order met, with their job and address as they were then.
+	 */
+	struct lib_job *pend_job[PREP_PEND];
+	uint32_t pend_row[PREP_PEND];
+	uint64_t pend_addr[PREP_PEND];
+	uint32_t npend;
 };
 
 #define PREP_BATCH 64
@@ -1579,20 +1591,16 @@ nomem:
 	p->broken = 1; /* the ctx holds the error: the conversion fails */
 }
 
-/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread). */
+/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread, under mu). */
 static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
 {
-	pthread_mutex_lock(&p->mu);
 	/* nothing will look it up: no source, or a lookup failed */
-	if (j->found && (!j->src || j->err || j->qerr)) {
-		pthread_mutex_unlock(&p->mu);
+	if (j->found && (!j->src || j->err || j->qerr))
 		return;
-	}
 	if (pc_grow(p->ctx, (void **)&j->qrow, sizeof(*j->qrow), &j->qrow_cap, (size_t)j->nq + 1) ||
 	    pc_grow(p->ctx, (void **)&j->qaddr, sizeof(*j->qaddr), &j->qaddr_cap,
 		    (size_t)j->nq + 1)) {
 		p->broken = 1; /* the ctx holds the error: the conversion fails */
-		pthread_mutex_unlock(&p->mu);
 		return;
 	}
 	j->qrow[j->nq] = row;
@@ -1601,7 +1609,20 @@ static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t r
 	/* wake the worker once a batch is waiting, not for every frame */
 	if (j->found && (j->nq - j->ndone) % PREP_BATCH == 0)
 		pthread_cond_signal(&p->cv);
+}
+
+/* Queue the frames the hook has met (its thread). */
+static void prep_flush(struct pc_symprep *p)
+{
+	uint32_t i;
+
+	if (!p->npend)
+		return;
+	pthread_mutex_lock(&p->mu);
+	for (i = 0; i < p->npend && !p->broken; i++)
+		prep_queue_frame(p, p->pend_job[i], p->pend_row[i], p->pend_addr[i]);
 	pthread_mutex_unlock(&p->mu);
+	p->npend = 0;
 }
 
 /* The model's frame hook: a frame that will be looked up names its lib. */
@@ -1621,7 +1642,11 @@ static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
 		if (p->broken)
 			return;
 	}
-	prep_queue_frame(p, p->jobs[p->job_of_lib[lib]], row, ft->address[row]);
+	p->pend_job[p->npend] = p->jobs[p->job_of_lib[lib]];
+	p->pend_row[p->npend] = row;
+	p->pend_addr[p->npend] = ft->address[row];
+	if (++p->npend == PREP_PEND)
+		prep_flush(p);
 }
 
 /* --kallsyms names something that is not a regular file (check_symbol_paths()) */
@@ -1675,6 +1700,9 @@ void pc_symprep_stop(struct pc_symprep *p, int finish)
 		p->m->frame_hook = NULL;
 		p->m->frame_hook_user = NULL;
 	}
+	if (finish && !p->broken)
+		prep_flush(p);
+	p->npend = 0;
 	if (p->running) {
 		pthread_mutex_lock(&p->mu);
 		p->stop = finish ? 1 : 2;
