@@ -1450,6 +1450,13 @@ struct pc_symprep {
 };
 
 #define PREP_BATCH 64
+/*
+ * The worker is woken when a job has PREP_WAKE frames waiting (it then
+ * looks up every job's whole batches before it waits again), not for each
+ * batch: on a system-wide recording a wake-up per 64 frames was a thousand
+ * context switches, half the conversion's, each also preempting the reader.
+ */
+#define PREP_WAKE 1024
 
 /*
  * A found job with queued frames to look up that no thread is on, or NULL
@@ -1584,45 +1591,51 @@ static void prep_add(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 	}
 	p->job_of_lib[lib] = p->njobs;
 	p->jobs[p->njobs++] = j;
-	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+	pthread_cond_signal(&p->cv);
 	return;
 nomem:
 	p->broken = 1; /* the ctx holds the error: the conversion fails */
 }
 
-/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread, under mu). */
-static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
+/*
+ * Queue a frame of j's lib for the prefetch's lookups (the reader's thread,
+ * under mu).  1: the worker is to be woken (after mu is let go).
+ */
+static int prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
 {
 	/* nothing will look it up: no source, or a lookup failed */
 	if (j->found && (!j->src || j->err || j->qerr))
-		return;
+		return 0;
 	if (pc_grow(p->ctx, (void **)&j->qrow, sizeof(*j->qrow), &j->qrow_cap, (size_t)j->nq + 1) ||
 	    pc_grow(p->ctx, (void **)&j->qaddr, sizeof(*j->qaddr), &j->qaddr_cap,
 		    (size_t)j->nq + 1)) {
 		p->broken = 1; /* the ctx holds the error: the conversion fails */
-		return;
+		return 0;
 	}
 	j->qrow[j->nq] = row;
 	j->qaddr[j->nq] = a;
 	j->nq++;
-	/* wake the worker once a batch is waiting, not for every frame */
-	if (j->found && (j->nq - j->ndone) % PREP_BATCH == 0)
-		pthread_cond_signal(&p->cv);
+	/* wake the worker once many are waiting, not for every frame */
+	return j->found && (j->nq - j->ndone) % PREP_WAKE == 0;
 }
 
 /* Queue the frames the hook has met (its thread). */
 static void prep_flush(struct pc_symprep *p)
 {
 	uint32_t i;
+	int wake = 0;
 
 	if (!p->npend)
 		return;
 	pthread_mutex_lock(&p->mu);
 	for (i = 0; i < p->npend && !p->broken; i++)
-		prep_queue_frame(p, p->pend_job[i], p->pend_row[i], p->pend_addr[i]);
+		wake |= prep_queue_frame(p, p->pend_job[i], p->pend_row[i], p->pend_addr[i]);
 	pthread_mutex_unlock(&p->mu);
 	p->npend = 0;
+	/* outside mu: the worker wakes to take it, not to wait for it */
+	if (wake)
+		pthread_cond_signal(&p->cv);
 }
 
 /* The model's frame hook: a frame that will be looked up names its lib. */
