@@ -70,6 +70,15 @@ struct pc_sympersist {
 	const unsigned char *ent, *fr;
 	const char *str;
 	uint32_t flags;
+	/*
+	 * Where to search for an address: the entries whose rel >> shift (from
+	 * the first rel) is b start at bucket[b]; nbucket + 1 of them, about
+	 * one per 4 entries (NULL: a plain binary search).  A file of 40,000
+	 * entries searched for 70,000 addresses took 16 halvings each.
+	 */
+	uint32_t *bucket;
+	uint64_t base;
+	uint32_t shift, nbucket;
 	/* what this run added */
 	struct ps_rec *recs;
 	uint32_t nrecs, recs_cap;
@@ -244,6 +253,36 @@ static int read_whole(const char *path, uint64_t max, unsigned char **out, uint6
 	return 0;
 }
 
+/* p->bucket for the entries read (none when few, or out of memory). */
+static void make_buckets(struct pc_sympersist *p)
+{
+	uint64_t span, i;
+	uint32_t want = 1, shift = 0, b = 0;
+
+	p->bucket = NULL;
+	if (p->nent < 64)
+		return;
+	p->base = rd64(p->ent);
+	span = rd64(p->ent + (p->nent - 1) * PS_ENTRY) - p->base;
+	while (want < p->nent / 4)
+		want *= 2;
+	while (shift < 63 && (span >> shift) >= want)
+		shift++;
+	p->shift = shift;
+	p->nbucket = (uint32_t)(span >> shift) + 1;
+	p->bucket = pc_alloc(p->ctx, ((size_t)p->nbucket + 1) * sizeof(*p->bucket));
+	if (!p->bucket)
+		return;
+	for (i = 0; i < p->nent; i++) {
+		uint32_t k = (uint32_t)((rd64(p->ent + i * PS_ENTRY) - p->base) >> shift);
+
+		while (b <= k)
+			p->bucket[b++] = (uint32_t)i;
+	}
+	while (b <= p->nbucket)
+		p->bucket[b++] = (uint32_t)p->nent;
+}
+
 /* Check a read file against the key; 0 = valid (p's read part set). */
 static int validate(struct pc_sympersist *p, unsigned char *b, uint64_t len)
 {
@@ -291,6 +330,7 @@ static int validate(struct pc_sympersist *p, unsigned char *b, uint64_t len)
 	p->nent = nent;
 	p->nfr = nfr;
 	p->nstr = nstr;
+	make_buckets(p);
 	return 0;
 }
 
@@ -361,6 +401,17 @@ int pc_sympersist_find(const struct pc_sympersist *p, uint64_t rel, struct pc_sy
 	if (!p->buf)
 		return -1;
 	hi = p->nent;
+	if (p->bucket) {
+		uint64_t k;
+
+		if (rel < p->base)
+			return -1;
+		k = (rel - p->base) >> p->shift;
+		if (k >= p->nbucket)
+			return -1;
+		lo = p->bucket[k];
+		hi = p->bucket[k + 1];
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const unsigned char *e = p->ent + mid * PS_ENTRY;
@@ -763,6 +814,7 @@ void pc_sympersist_close(struct pc_sympersist *p, int write, int has_dwarf)
 	if (write && !p->broken && p->nrecs)
 		write_file(p, has_dwarf);
 	pc_free(p->ctx, p->buf);
+	pc_free(p->ctx, p->bucket);
 	pc_free(p->ctx, p->recs);
 	pc_free(p->ctx, p->frames);
 	pc_free(p->ctx, p->key);
