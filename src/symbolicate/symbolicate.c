@@ -1251,7 +1251,7 @@ int pc_symwork_finish(struct pc_symwork *w)
 	struct pc_model *m = w->m;
 	struct profconv_ctx *ctx = m->ctx;
 	uint32_t i;
-	int err;
+	int err = 0;
 
 	/*
 	 * The depth-0 frames were edited in place, so the frame index holds
