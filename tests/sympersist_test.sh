@@ -43,9 +43,19 @@ i = b.find(b'\0' + old + b'\0')
 assert i > 0 and len(old) == len(new), 'no such string'
 b[i + 1:i + 1 + len(old)] = new
 if len(sys.argv) < 5:
-    h = 0xcbf29ce484222325
-    for c in b[56:]:
-        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    # sym_persist.c's whash(): 8 bytes at a time, then the tail bytewise
+    M = 0xffffffffffffffff
+    d = bytes(b[56:])
+    n = len(d)
+    h = 0xcbf29ce484222325 ^ n
+    i = 0
+    while i + 8 <= n:
+        h ^= struct.unpack_from('=Q', d, i)[0]
+        h = (h * 0x100000001b3) & M
+        h ^= h >> 29
+        i += 8
+    for c in d[i:]:
+        h = ((h ^ c) * 0x100000001b3) & M
     b[48:56] = struct.pack('=Q', h)
 open(path, 'wb').write(bytes(b))
 EOF

@@ -78,3 +78,20 @@ void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t)
 	t->mask = 0;
 	t->count = 0;
 }
+
+int pc_itab_reset(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows)
+{
+	uint64_t want = 64;
+
+	while (want < 2 * (uint64_t)rows)
+		want *= 2;
+	if (want > (uint64_t)1 << 31)
+		want = (uint64_t)1 << 31;
+	t->count = 0;
+	if (t->slots && (uint64_t)t->mask + 1 >= want) {
+		memset(t->slots, 0xff, ((size_t)t->mask + 1) * sizeof(*t->slots)); /* rows PC_NONE */
+		return 0;
+	}
+	pc_itab_free(ctx, t);
+	return rehash(ctx, t, (uint32_t)want);
+}

@@ -1468,7 +1468,8 @@ int pc_frame_index_rebuild(struct pc_model *m)
 	struct pc_frame_table *t = &m->frames;
 	uint32_t i;
 
-	pc_itab_free(m->ctx, &t->index);
+	if (pc_itab_reset(m->ctx, &t->index, t->len))
+		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
 	for (i = 0; i < t->len; i++) {
 		struct pc_frame_key k;
 		struct frame_iw_key kk = { &k, pc_frame_inner_window_id(t, i) };
@@ -1497,7 +1498,8 @@ int pc_func_index_rebuild(struct pc_model *m)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t i;
 
-	pc_itab_free(m->ctx, &t->index);
+	if (pc_itab_reset(m->ctx, &t->index, t->len))
+		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
 	for (i = 0; i < t->len; i++) {
 		struct pc_func_key k;
 		uint32_t h, slot;

@@ -55,5 +55,12 @@ static inline uint32_t pc_itab_find(const struct pc_itab *t, uint32_t hash, pc_i
 int pc_itab_insert(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t slot, uint32_t hash,
 		   uint32_t row);
 void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t);
+/*
+ * Empty t for about rows rows to be inserted again (a rebuilt index): its
+ * slots are kept when they are enough, else allocated once at the size
+ * the inserts would grow them to, so the refill never grows.  0 or NOMEM
+ * (then t is empty and unallocated).
+ */
+int pc_itab_reset(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows);
 
 #endif /* PC_ITAB_H */

@@ -5,9 +5,9 @@
  * A file (DIR/BUILDID-KEYHASH.pcsym), all integers in the host's byte
  * order (the magic's byte-order word says which):
  *
- *   header   magic "PCSYMC2\n", u32 0x01020304, u32 flags (1: the source
+ *   header   magic "PCSYMC3\n", u32 0x01020304, u32 flags (1: the source
  *            had DWARF), u32 key length, u32 0, u64 entries, u64 frames,
- *            u64 string bytes, u64 FNV-1a of everything after the header
+ *            u64 string bytes, u64 whash() of everything after the header
  *   key      the key text, padded with NULs to 8 bytes
  *   entries  { u64 rel, u64 sym_start, u32 sym_size, u32 nframes (0: no
  *            symbol), u32 first frame, u32 0 }, strictly increasing rel
@@ -38,7 +38,7 @@
 
 #include "symbolicate/pc_sympersist.h"
 
-#define PS_MAGIC       "PCSYMC2\n"
+#define PS_MAGIC       "PCSYMC3\n"
 #define PS_ORDER       0x01020304u
 #define PS_HDR	       56u
 #define PS_ENTRY       32u
@@ -70,6 +70,15 @@ struct pc_sympersist {
 	const unsigned char *ent, *fr;
 	const char *str;
 	uint32_t flags;
+	/*
+	 * Where to search for an address: the entries whose rel >> shift (from
+	 * the first rel) is b start at bucket[b]; nbucket + 1 of them, about
+	 * one per 4 entries (NULL: a plain binary search).  A file of 40,000
+	 * entries searched for 70,000 addresses took 16 halvings each.
+	 */
+	uint32_t *bucket;
+	uint64_t base;
+	uint32_t shift, nbucket;
 	/* what this run added */
 	struct ps_rec *recs;
 	uint32_t nrecs, recs_cap;
@@ -108,6 +117,23 @@ static uint64_t rd64(const unsigned char *p)
 
 	memcpy(&v, p, 8);
 	return v;
+}
+
+/* A word-at-a-time hash (FNV-1a's byte loop is too slow for megabytes). */
+static uint64_t whash(const unsigned char *p, uint64_t n)
+{
+	uint64_t h = FNV0 ^ n, i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		h ^= rd64(p + i);
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }
 
 /* profconv's own build id (the library's), or "" when it has none. */
@@ -227,6 +253,36 @@ static int read_whole(const char *path, uint64_t max, unsigned char **out, uint6
 	return 0;
 }
 
+/* p->bucket for the entries read (none when few, or out of memory). */
+static void make_buckets(struct pc_sympersist *p)
+{
+	uint64_t span, i;
+	uint32_t want = 1, shift = 0, b = 0;
+
+	p->bucket = NULL;
+	if (p->nent < 64)
+		return;
+	p->base = rd64(p->ent);
+	span = rd64(p->ent + (p->nent - 1) * PS_ENTRY) - p->base;
+	while (want < p->nent / 4)
+		want *= 2;
+	while (shift < 63 && (span >> shift) >= want)
+		shift++;
+	p->shift = shift;
+	p->nbucket = (uint32_t)(span >> shift) + 1;
+	p->bucket = pc_alloc(p->ctx, ((size_t)p->nbucket + 1) * sizeof(*p->bucket));
+	if (!p->bucket)
+		return;
+	for (i = 0; i < p->nent; i++) {
+		uint32_t k = (uint32_t)((rd64(p->ent + i * PS_ENTRY) - p->base) >> shift);
+
+		while (b <= k)
+			p->bucket[b++] = (uint32_t)i;
+	}
+	while (b <= p->nbucket)
+		p->bucket[b++] = (uint32_t)p->nent;
+}
+
 /* Check a read file against the key; 0 = valid (p's read part set). */
 static int validate(struct pc_sympersist *p, unsigned char *b, uint64_t len)
 {
@@ -247,7 +303,7 @@ static int validate(struct pc_sympersist *p, unsigned char *b, uint64_t len)
 	if (need != len || memcmp(b + PS_HDR, p->key, keylen) != 0)
 		return -1;
 	/* the checksum word is the header's last: hash what follows it */
-	if (fnv(FNV0, b + PS_HDR, (size_t)(len - PS_HDR)) != rd64(b + PS_HDR - 8))
+	if (whash(b + PS_HDR, len - PS_HDR) != rd64(b + PS_HDR - 8))
 		return -1;
 	p->ent = b + PS_HDR + keypad;
 	p->fr = p->ent + nent * PS_ENTRY;
@@ -274,6 +330,7 @@ static int validate(struct pc_sympersist *p, unsigned char *b, uint64_t len)
 	p->nent = nent;
 	p->nfr = nfr;
 	p->nstr = nstr;
+	make_buckets(p);
 	return 0;
 }
 
@@ -300,7 +357,7 @@ int pc_sympersist_open(struct profconv_ctx *ctx, const char *dir,
 		return 0;
 	pthread_once(&own_once, own_init);
 	n = pc_snprintf(key, sizeof(key),
-			"profconv symbol cache 2\nprofconv %s %s\nfile %s\nplt %s\n",
+			"profconv symbol cache 3\nprofconv %s %s\nfile %s\nplt %s\n",
 			PROFCONV_VERSION_STRING, own_id[0] ? own_id : "-", id_text(a, sizeof(a), file),
 			rt ? id_text(r, sizeof(r), rt) : "-");
 	if (n >= sizeof(key) - 1)
@@ -344,6 +401,17 @@ int pc_sympersist_find(const struct pc_sympersist *p, uint64_t rel, struct pc_sy
 	if (!p->buf)
 		return -1;
 	hi = p->nent;
+	if (p->bucket) {
+		uint64_t k;
+
+		if (rel < p->base)
+			return -1;
+		k = (rel - p->base) >> p->shift;
+		if (k >= p->nbucket)
+			return -1;
+		lo = p->bucket[k];
+		hi = p->bucket[k + 1];
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const unsigned char *e = p->ent + mid * PS_ENTRY;
@@ -727,7 +795,7 @@ static void write_file(struct pc_sympersist *p, int has_dwarf)
 	    put(ctx, &all, pad, keypad - p->keylen) || put(ctx, &all, ents.p, ents.len) ||
 	    put(ctx, &all, frs.p, frs.len) || put(ctx, &all, t.data, t.size))
 		goto out;
-	h = fnv(FNV0, all.p + PS_HDR, (size_t)(all.len - PS_HDR));
+	h = whash(all.p + PS_HDR, all.len - PS_HDR);
 	memcpy(all.p + PS_HDR - 8, &h, 8);
 	atomic_write(p->dir, p->name, all.p, all.len);
 out:
@@ -746,6 +814,7 @@ void pc_sympersist_close(struct pc_sympersist *p, int write, int has_dwarf)
 	if (write && !p->broken && p->nrecs)
 		write_file(p, has_dwarf);
 	pc_free(p->ctx, p->buf);
+	pc_free(p->ctx, p->bucket);
 	pc_free(p->ctx, p->recs);
 	pc_free(p->ctx, p->frames);
 	pc_free(p->ctx, p->key);
@@ -799,23 +868,6 @@ int pc_host_kernel_faked(void)
 	const char *dir = getenv("PROFCONV_TEST_HOST_KERNEL");
 
 	return dir && dir[0];
-}
-
-/* A word-at-a-time hash (FNV-1a's byte loop is too slow for megabytes). */
-static uint64_t whash(const unsigned char *p, uint64_t n)
-{
-	uint64_t h = FNV0 ^ n, i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		h ^= rd64(p + i);
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 /* The first read() of path (up to max bytes); -1 when it cannot be read. */

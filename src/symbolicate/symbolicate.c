@@ -746,6 +746,10 @@ struct lib_job {
 	uint32_t npool, pool_cap;
 	uint64_t looked_up;
 	int err;
+	/* the lib's wanted frames in frame order (lookup_wanted()), made once
+	 * for all libs by pc_symbolicate_prepared(); NULL: scan the table */
+	const uint32_t *rows;
+	uint32_t nrows;
 	/* diagnostics the worker produced, replayed by the caller in lib order */
 	char (*msgs)[512];
 	enum profconv_severity *sevs;
@@ -832,9 +836,13 @@ static int lookup_all(struct lib_job *j, const struct pc_model *m)
 	r = pc_alloc(j->ctx, sizeof(*r));
 	if (!r)
 		return PROFCONV_ERR_NOMEM;
-	for (f = 0; f < ft->len && !err; f++)
-		if (lookup_wanted(ft, f, j->lib) && k++ >= j->ndone)
-			err = lookup_one(j, r, f, ft->address[f]);
+	if (j->rows)
+		for (k = j->ndone; k < j->nrows && !err; k++)
+			err = lookup_one(j, r, j->rows[k], ft->address[j->rows[k]]);
+	else
+		for (f = 0; f < ft->len && !err; f++)
+			if (lookup_wanted(ft, f, j->lib) && k++ >= j->ndone)
+				err = lookup_one(j, r, f, ft->address[f]);
 	pc_free(j->ctx, r);
 	return err;
 }
@@ -849,27 +857,116 @@ static void lookup_lib(struct lib_job *j, const struct pc_model *m)
 		j->err = lookup_all(j, m);
 }
 
-/* Apply one lib's lookups to the model (the caller's thread). */
-static int apply_results(struct pc_symwork *w, const struct lib_job *j)
+/*
+ * What apply_results() interned for one lib, keyed by what the source gave:
+ * a name's string row by the name's pointer, a func by its name's and
+ * file's pointers, a native symbol by its start.  A source hands out the
+ * same pointer for the same text (a symbol's name, a cache file's string),
+ * so most of a lib's addresses need no hashing of their names; a key seen
+ * first is interned as before, so the model's rows and their order do not
+ * change.
+ */
+struct memo {
+	uint64_t *ka, *kb;
+	uint32_t *val; /* PC_NONE: empty */
+	uint32_t mask;
+};
+
+enum { MEMO_NAME = 1, MEMO_FUNC, MEMO_NSYM };
+
+static int memo_init(struct profconv_ctx *ctx, struct memo *mm, uint64_t keys)
+{
+	uint64_t cap = 64;
+
+	while (cap < 2 * keys)
+		cap *= 2;
+	memset(mm, 0, sizeof(*mm));
+	if (cap > (uint64_t)1 << 30)
+		return 0; /* mask 0: no memo */
+	mm->ka = pc_alloc(ctx, (size_t)cap * sizeof(*mm->ka));
+	mm->kb = pc_alloc(ctx, (size_t)cap * sizeof(*mm->kb));
+	mm->val = pc_alloc(ctx, (size_t)cap * sizeof(*mm->val));
+	if (!mm->ka || !mm->kb || !mm->val)
+		return PROFCONV_ERR_NOMEM;
+	memset(mm->val, 0xff, (size_t)cap * sizeof(*mm->val));
+	mm->mask = (uint32_t)(cap - 1);
+	return 0;
+}
+
+static void memo_free(struct profconv_ctx *ctx, struct memo *mm)
+{
+	pc_free(ctx, mm->ka);
+	pc_free(ctx, mm->kb);
+	pc_free(ctx, mm->val);
+}
+
+/* The slot of (kind, a, b): its value, or PC_NONE where it is to be stored. */
+static uint32_t *memo_at(struct memo *mm, unsigned kind, uint64_t a, uint64_t b)
+{
+	/* b is 0 or a pointer (under 2^62): the kind in its low bits keeps the kinds apart */
+	uint64_t ka = a, kb = b << 2 | kind;
+	uint32_t i = (uint32_t)pc_hash64(ka ^ pc_hash64(kb)) & mm->mask;
+
+	while (mm->val[i] != PC_NONE && (mm->ka[i] != ka || mm->kb[i] != kb))
+		i = (i + 1) & mm->mask;
+	mm->ka[i] = ka;
+	mm->kb[i] = kb;
+	return &mm->val[i];
+}
+
+static uint32_t memo_name(struct pc_model *m, struct memo *mm, const char *name)
+{
+	uint32_t *v;
+
+	if (!mm->mask)
+		return pc_str_intern_z(m, name);
+	v = memo_at(mm, MEMO_NAME, (uint64_t)(uintptr_t)name, 0);
+	if (*v == PC_NONE)
+		*v = pc_str_intern_z(m, name);
+	return *v;
+}
+
+static uint32_t memo_func(struct pc_model *m, struct memo *mm, const struct pc_sym_frame *sf,
+			  uint32_t resource)
+{
+	uint32_t *v;
+
+	if (!mm->mask)
+		return intern_func(m, sf, resource);
+	v = memo_at(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file);
+	if (*v == PC_NONE)
+		*v = intern_func(m, sf, resource);
+	return *v;
+}
+
+static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t resource,
+		      struct memo *mm)
 {
 	struct pc_model *m = w->m;
 	struct pc_frame_table *ft = &m->frames;
-	uint32_t resource = m->libs.rows[j->lib].resource, i;
+	uint32_t i;
 
-	w->addrs_total += j->looked_up;
-	w->addrs_found += j->nres;
 	for (i = 0; i < j->nres; i++) {
 		const struct lib_res *res = &j->res[i];
 		const struct pc_sym_frame *lv = j->pool + res->first;
-		uint32_t f = res->frame, func, nsym, k, name;
+		uint32_t f = res->frame, func, nsym, k, name, *nv = NULL;
 
-		func = intern_func(m, &lv[0], resource);
-		name = pc_str_intern_z(m, lv[0].name);
+		func = memo_func(m, mm, &lv[0], resource);
+		name = memo_name(m, mm, lv[0].name);
 		if (func == PC_NONE || name == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
-		nsym = pc_native_symbol_intern(m, j->lib, res->sym_start, name, res->sym_size);
-		if (nsym == PC_NONE)
-			return PROFCONV_ERR_NOMEM;
+		/* interned by (lib, start): the name and size of its first lookup */
+		if (mm->mask)
+			nv = memo_at(mm, MEMO_NSYM, res->sym_start, 0);
+		if (nv && *nv != PC_NONE) {
+			nsym = *nv;
+		} else {
+			nsym = pc_native_symbol_intern(m, j->lib, res->sym_start, name, res->sym_size);
+			if (nsym == PC_NONE)
+				return PROFCONV_ERR_NOMEM;
+			if (nv)
+				*nv = nsym;
+		}
 		note_func(w, ft->func[f], func);
 		ft->func[f] = func;
 		ft->native_symbol[f] = nsym;
@@ -886,7 +983,7 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 			memset(key, 0, sizeof(*key));
 			key->address = ft->address[f];
 			key->lib = j->lib;
-			key->func = intern_func(m, &lv[k], resource);
+			key->func = memo_func(m, mm, &lv[k], resource);
 			if (key->func == PC_NONE)
 				return PROFCONV_ERR_NOMEM;
 			key->native_symbol = nsym;
@@ -897,6 +994,26 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 		}
 	}
 	return 0;
+}
+
+/* Apply one lib's lookups to the model (the caller's thread). */
+static int apply_results(struct pc_symwork *w, const struct lib_job *j)
+{
+	struct pc_model *m = w->m;
+	uint32_t resource = m->libs.rows[j->lib].resource;
+	struct memo mm;
+	int err;
+
+	w->addrs_total += j->looked_up;
+	w->addrs_found += j->nres;
+	if (!j->nres)
+		return 0;
+	/* keys: a name and a func per level, a native symbol per address */
+	err = memo_init(m->ctx, &mm, 2 * (uint64_t)j->npool + j->nres);
+	if (!err)
+		err = apply_memo(w, j, resource, &mm);
+	memo_free(m->ctx, &mm);
+	return err;
 }
 
 /*
@@ -1034,14 +1151,45 @@ static int compact_funcs(struct pc_symwork *w)
 	return 0;
 }
 
-static int libs_in_use(const struct pc_model *m, uint8_t *in_use)
+/*
+ * Which libs some frame uses (in_use), and each lib's wanted frames
+ * (lookup_wanted()) in frame order: rows[start[lib] .. start[lib + 1]).
+ * One pass over the frames for all libs, where each lib's lookups and the
+ * check of its prefetch would scan the whole table (a system-wide
+ * recording: 100 libs, 160,000 frames).
+ */
+static void libs_in_use(const struct pc_model *m, uint8_t *in_use, uint32_t *start,
+			uint32_t *rows)
 {
-	uint32_t i;
+	const struct pc_frame_table *ft = &m->frames;
+	uint32_t i, nlibs = m->libs.len, sum = 0;
 
-	for (i = 0; i < m->frames.len; i++)
-		if (m->frames.lib[i] != PC_NONE && m->frames.lib[i] < m->libs.len)
-			in_use[m->frames.lib[i]] = 1;
-	return 0;
+	memset(start, 0, ((size_t)nlibs + 1) * sizeof(*start));
+	for (i = 0; i < ft->len; i++) {
+		uint32_t lib = ft->lib[i];
+
+		if (lib == PC_NONE || lib >= nlibs)
+			continue;
+		in_use[lib] = 1;
+		if (lookup_wanted(ft, i, lib))
+			start[lib]++;
+	}
+	for (i = 0; i <= nlibs; i++) { /* counts -> ends of the previous libs' runs */
+		uint32_t c = i < nlibs ? start[i] : 0;
+
+		start[i] = sum;
+		sum += c;
+	}
+	/* fill: start[lib] runs ahead as lib's rows come, then is put back */
+	for (i = 0; i < ft->len; i++) {
+		uint32_t lib = ft->lib[i];
+
+		if (lib != PC_NONE && lib < nlibs && lookup_wanted(ft, i, lib))
+			rows[start[lib]++] = i;
+	}
+	for (i = nlibs; i > 0; i--)
+		start[i] = start[i - 1];
+	start[0] = 0;
 }
 
 int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_symwork **out)
@@ -1103,16 +1251,30 @@ int pc_symwork_finish(struct pc_symwork *w)
 	struct pc_model *m = w->m;
 	struct profconv_ctx *ctx = m->ctx;
 	uint32_t i;
-	int err;
+	int err = 0;
 
 	/*
-	 * The depth-0 frames were edited in place: re-index them where they
+	 * The depth-0 frames were edited in place, so the frame index holds
+	 * them under their old keys.  The index is looked in below only for
+	 * the inline levels' keys (inline depth 1..n), which no depth-0 row
+	 * can equal; a lookup compares a slot's row as it is now, so a stale
+	 * slot never gives a wrong match.  So when no row had an inline depth
+	 * before (a perf recording: all of them), the index answers those
+	 * lookups as a rebuilt one would, and re-indexing every frame (most
+	 * of the work here for a system-wide recording, for a few hundred
+	 * inline frames) is skipped.  Otherwise re-index the rows where they
 	 * are (a profile read back from JSON may hold equal frames, which
-	 * re-interning would merge and shift).
+	 * re-interning would merge and shift).  (The index is stale again
+	 * after compact_funcs() renumbers the funcs; nothing interns frames
+	 * after symbolication.)
 	 */
-	err = pc_frame_index_rebuild(m);
-	if (err)
-		goto out;
+	for (i = 0; i < w->nframes_before && m->frames.inline_depth[i] == 0; i++)
+		;
+	if (i < w->nframes_before) {
+		err = pc_frame_index_rebuild(m);
+		if (err)
+			goto out;
+	}
 	w->inl_rows = pc_alloc(ctx, ((size_t)w->ninl + 1) * sizeof(*w->inl_rows));
 	if (!w->inl_rows) {
 		err = PROFCONV_ERR_NOMEM;
@@ -1259,6 +1421,8 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
  * own ctx, its copies of the strings) and the filesystem, and takes jobs
  * under the mutex.  The caller reads the jobs only after joining it.
  */
+#define PREP_PEND 64
+
 struct pc_symprep {
 	struct profconv_ctx *ctx;
 	struct pc_model *m;
@@ -1273,9 +1437,26 @@ struct pc_symprep {
 	struct lib_job **jobs;
 	uint32_t njobs, jobs_cap, next;
 	int stop;
+	/*
+	 * Frames the hook met and has not queued yet (the hook's thread only):
+	 * they are queued PREP_PEND at a time under one taking of mu rather
+	 * than one at a time (160,000 frames in a system-wide recording), in
+	 * the order met, with their job and address as they were then.
+	 */
+	struct lib_job *pend_job[PREP_PEND];
+	uint32_t pend_row[PREP_PEND];
+	uint64_t pend_addr[PREP_PEND];
+	uint32_t npend;
 };
 
 #define PREP_BATCH 64
+/*
+ * The worker is woken when a job has PREP_WAKE frames waiting (it then
+ * looks up every job's whole batches before it waits again), not for each
+ * batch: on a system-wide recording a wake-up per 64 frames was a thousand
+ * context switches, half the conversion's, each also preempting the reader.
+ */
+#define PREP_WAKE 1024
 
 /*
  * A found job with queued frames to look up that no thread is on, or NULL
@@ -1410,36 +1591,51 @@ static void prep_add(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 	}
 	p->job_of_lib[lib] = p->njobs;
 	p->jobs[p->njobs++] = j;
-	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+	pthread_cond_signal(&p->cv);
 	return;
 nomem:
 	p->broken = 1; /* the ctx holds the error: the conversion fails */
 }
 
-/* Queue a frame of j's lib for the prefetch's lookups (the reader's thread). */
-static void prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
+/*
+ * Queue a frame of j's lib for the prefetch's lookups (the reader's thread,
+ * under mu).  1: the worker is to be woken (after mu is let go).
+ */
+static int prep_queue_frame(struct pc_symprep *p, struct lib_job *j, uint32_t row, uint64_t a)
 {
-	pthread_mutex_lock(&p->mu);
 	/* nothing will look it up: no source, or a lookup failed */
-	if (j->found && (!j->src || j->err || j->qerr)) {
-		pthread_mutex_unlock(&p->mu);
-		return;
-	}
+	if (j->found && (!j->src || j->err || j->qerr))
+		return 0;
 	if (pc_grow(p->ctx, (void **)&j->qrow, sizeof(*j->qrow), &j->qrow_cap, (size_t)j->nq + 1) ||
 	    pc_grow(p->ctx, (void **)&j->qaddr, sizeof(*j->qaddr), &j->qaddr_cap,
 		    (size_t)j->nq + 1)) {
 		p->broken = 1; /* the ctx holds the error: the conversion fails */
-		pthread_mutex_unlock(&p->mu);
-		return;
+		return 0;
 	}
 	j->qrow[j->nq] = row;
 	j->qaddr[j->nq] = a;
 	j->nq++;
-	/* wake the worker once a batch is waiting, not for every frame */
-	if (j->found && (j->nq - j->ndone) % PREP_BATCH == 0)
-		pthread_cond_signal(&p->cv);
+	/* wake the worker once many are waiting, not for every frame */
+	return j->found && (j->nq - j->ndone) % PREP_WAKE == 0;
+}
+
+/* Queue the frames the hook has met (its thread). */
+static void prep_flush(struct pc_symprep *p)
+{
+	uint32_t i;
+	int wake = 0;
+
+	if (!p->npend)
+		return;
+	pthread_mutex_lock(&p->mu);
+	for (i = 0; i < p->npend && !p->broken; i++)
+		wake |= prep_queue_frame(p, p->pend_job[i], p->pend_row[i], p->pend_addr[i]);
 	pthread_mutex_unlock(&p->mu);
+	p->npend = 0;
+	/* outside mu: the worker wakes to take it, not to wait for it */
+	if (wake)
+		pthread_cond_signal(&p->cv);
 }
 
 /* The model's frame hook: a frame that will be looked up names its lib. */
@@ -1459,7 +1655,11 @@ static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
 		if (p->broken)
 			return;
 	}
-	prep_queue_frame(p, p->jobs[p->job_of_lib[lib]], row, ft->address[row]);
+	p->pend_job[p->npend] = p->jobs[p->job_of_lib[lib]];
+	p->pend_row[p->npend] = row;
+	p->pend_addr[p->npend] = ft->address[row];
+	if (++p->npend == PREP_PEND)
+		prep_flush(p);
 }
 
 /* --kallsyms names something that is not a regular file (check_symbol_paths()) */
@@ -1513,6 +1713,9 @@ void pc_symprep_stop(struct pc_symprep *p, int finish)
 		p->m->frame_hook = NULL;
 		p->m->frame_hook_user = NULL;
 	}
+	if (finish && !p->broken)
+		prep_flush(p);
+	p->npend = 0;
 	if (p->running) {
 		pthread_mutex_lock(&p->mu);
 		p->stop = finish ? 1 : 2;
@@ -1553,13 +1756,13 @@ static int same_str(const char *a, const char *b)
  * one it was queued for (after pc_symprep_stop()).  1 = adopted.
  */
 static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t lib,
-		     struct lib_job *to)
+		     const uint32_t *rows, uint32_t nrows, struct lib_job *to)
 {
 	const struct pc_lib *l = &m->libs.rows[lib];
 	const struct pc_frame_table *ft = &m->frames;
 	struct lib_job *j;
 	const char *bid;
-	uint32_t f, k;
+	uint32_t k;
 
 	if (!p || lib >= p->nlibs || p->job_of_lib[lib] == PC_NONE)
 		return 0;
@@ -1572,15 +1775,11 @@ static int prep_take(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 	 * the processed reader derives frame libs afterwards), so that
 	 * lookup_all() goes on where the prefetch stopped.
 	 */
-	for (f = 0, k = 0; f < ft->len && k < j->ndone; f++) {
-		if (!lookup_wanted(ft, f, lib))
-			continue;
-		if (j->qrow[k] != f || j->qaddr[k] != ft->address[f])
-			return 0;
-		k++;
-	}
-	if (k < j->ndone)
+	if (j->ndone > nrows)
 		return 0;
+	for (k = 0; k < j->ndone; k++)
+		if (j->qrow[k] != rows[k] || j->qaddr[k] != ft->address[rows[k]])
+			return 0;
 	/* find_source() takes the binary's own build id when none was recorded */
 	bid = j->f.build_id == j->f.own_build_id ? NULL : j->f.build_id;
 	if (!same_str(j->f.name, pc_str(m, l->name)) || !same_str(j->f.path, pc_str(m, l->path)) ||
@@ -1641,6 +1840,7 @@ int pc_symbolicate_prepared(struct profconv_ctx *ctx, struct pc_model *m, struct
 	struct job_set js;
 	struct pc_symwork *w;
 	uint8_t *in_use;
+	uint32_t *lib_start, *lib_rows;
 	uint32_t lib, i, k = 0;
 	pthread_t th;
 	int err, threaded = 0;
@@ -1657,23 +1857,33 @@ int pc_symbolicate_prepared(struct profconv_ctx *ctx, struct pc_model *m, struct
 	in_use = pc_calloc(ctx, (size_t)m->libs.len + 1, 1);
 	js.jobs = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(*js.jobs));
 	js.order = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*js.order));
-	if (!in_use || !js.jobs || !js.order) {
+	lib_start = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*lib_start));
+	lib_rows = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(*lib_rows));
+	if (!in_use || !js.jobs || !js.order || !lib_start || !lib_rows) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
-	libs_in_use(m, in_use);
+	libs_in_use(m, in_use, lib_start, lib_rows);
 	for (lib = 0; lib < m->libs.len; lib++) {
 		const struct pc_lib *l = &m->libs.rows[lib];
 		struct lib_job *j = &js.jobs[js.n];
 
+		const uint32_t *rows = lib_rows + lib_start[lib];
+		uint32_t nrows = lib_start[lib + 1] - lib_start[lib];
+
 		if (!in_use[lib])
 			continue;
 		js.n++;
-		if (prep_take(prep, m, lib, j))
+		if (prep_take(prep, m, lib, rows, nrows, j)) {
+			j->rows = rows;
+			j->nrows = nrows;
 			continue;
+		}
 		err = job_init(ctx, j, lib);
 		if (err)
 			goto out;
+		j->rows = rows;
+		j->nrows = nrows;
 		j->f.oscpu = m->meta.oscpu;
 		j->f.is_kernel = l->is_kernel;
 		j->f.name = pc_str(m, l->name);
@@ -1718,6 +1928,8 @@ out:
 	pc_free(ctx, js.jobs);
 	pc_free(ctx, js.order);
 	pc_free(ctx, in_use);
+	pc_free(ctx, lib_start);
+	pc_free(ctx, lib_rows);
 	if (err) {
 		pc_symwork_free(w);
 		return err;
