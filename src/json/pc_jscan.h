@@ -72,6 +72,9 @@ struct pc_jscan {
 	size_t olen, ocap;
 	locale_t cloc; /* "C" numeric locale, or (locale_t)0 */
 	int simd;      /* PC_JSCAN_*: pc_jscan_simd_level() at init; a test may lower it */
+	int checked;   /* the text was accepted before (by pc_jscan_skip()):
+			* pc_jscan_print() does not check it again; cleared
+			* by pc_jscan_start() */
 };
 
 void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx);
@@ -386,7 +389,10 @@ size_t pc_jscan_fmt_g_int(char *b, double d, int prec);
 /*
  * At a value's first byte: check it and append to out what
  * cJSON_PrintUnformatted() prints for it (not NUL-terminated; the caller
- * reads out[from..olen)).  0, PC_JSCAN_BAD or an error.
+ * reads out[from..olen)).  0, PC_JSCAN_BAD or an error.  With checked set
+ * the value is not checked again: a compact value without escapes is
+ * copied, its numbers that do not print as they are printed in their
+ * place (the same bytes); anything else is printed as without checked.
  */
 int pc_jscan_print(struct pc_jscan *s);
 /*

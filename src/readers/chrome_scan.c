@@ -633,7 +633,9 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	js->end = a + e->args.len;
 	js->depth = 0;
 	js->max_depth = UINT_MAX;
+	js->checked = 1; /* by scan_event(): nested values are not checked again */
 	err = pc_chrome_scan_args(js, s->ctx, &b->args, &b->nargs, &b->args_cap, &e->na);
+	js->checked = 0;
 	js->p = sp;
 	js->end = se;
 	js->depth = depth;

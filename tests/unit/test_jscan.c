@@ -216,19 +216,33 @@ static void test_skip_checked(void)
 	}
 }
 
-/* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
+/*
+ * pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)), and
+ * again with checked set (the text taken as accepted before: no second
+ * check, runs copied, numbers printed in their place), at every SIMD
+ * level: the same bytes, the cursor after the same value.
+ */
 static int same_as_cjson(const char *s)
 {
 	cJSON *j = cJSON_Parse(s);
 	char *want = j ? cJSON_PrintUnformatted(j) : NULL;
-	int ok;
+	int ok = want != NULL, checked, level, top = js.simd;
 
-	pc_jscan_start(&js, s, strlen(s), 64);
-	ok = want && pc_jscan_ws(&js) >= 0 && pc_jscan_print(&js) == 0 &&
-	     js.olen == strlen(want) && memcmp(js.out, want, js.olen) == 0;
-	if (!ok)
-		fprintf(stderr, "print %s:\n  got:   %.*s\n  cJSON: %s\n", s, (int)js.olen,
-			js.out ? js.out : "", want ? want : "(parse failed)");
+	for (checked = 0; checked <= 1 && ok; checked++) {
+		for (level = checked ? 0 : top; level <= top && ok; level++) {
+			js.simd = level;
+			pc_jscan_start(&js, s, strlen(s), 64);
+			js.checked = checked;
+			ok = pc_jscan_ws(&js) >= 0 && pc_jscan_print(&js) == 0 &&
+			     js.olen == strlen(want) && memcmp(js.out, want, js.olen) == 0 &&
+			     (js.checked = 0, pc_jscan_ws(&js) < 0);
+			if (!ok)
+				fprintf(stderr, "print %s (checked %d, level %d):\n  got:   %.*s\n  cJSON: %s\n",
+					s, checked, level, (int)js.olen, js.out ? js.out : "",
+					want ? want : "(parse failed)");
+		}
+	}
+	js.simd = top;
 	free(want);
 	cJSON_Delete(j);
 	return ok;
@@ -257,6 +271,12 @@ static void test_print(void)
 		"[999999999999999.9]", "[1234.5e0]", "[-0]", "[1000000000000000]", "[999999999999999]",
 		"{\"data\":{\"frame\":\"F4BE\",\"nodeId\":35,\"ok\":true,\"n\":null,\"a\":[0,[],{}]}}",
 		"{\"u\":\"\xc3\xa9\xe2\x82\xac\",\"v\":[1,2 ],\"w\":\"a\\/b\"}",
+		/* compact, with numbers that do not print as they are among
+		 * runs that do (printed in their place with checked set) */
+		"{\"id\":5083762675573532564,\"a\":[1.50,\"x\",-0,{\"b\":1e5}],\"c\":0.00001,"
+		"\"d\":true,\"e\":null,\"f\":false,\"g\":[0.30000001192092896]}",
+		"[[1.0],[[2.0]],{\"k\":{\"k\":-0.0}},\"s\",12345678901234567890]",
+		"{\"s\":\"0123456789abcdef0123456789abcdef0123456789\",\"n\":1E+2}",
 	};
 	size_t i;
 	unsigned seed = 12345;
