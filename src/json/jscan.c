@@ -756,7 +756,7 @@ static int check_value(struct pc_jscan *s)
 	const char *p = s->p, *e = s->end, *q;
 	uint64_t obj[4] = { 0, 0, 0, 0 };
 	unsigned lvl = 0;
-	int err;
+	int err, top = 0; /* the innermost open container is an object */
 
 	for (;;) {
 		/* at a value's first byte (whitespace skipped) */
@@ -781,11 +781,13 @@ static int check_value(struct pc_jscan *s)
 			else
 				obj[lvl >> 6] &= ~(1ULL << (lvl & 63));
 			lvl++;
+			top = is_obj;
 			p = check_ws(s, p + 1);
 			if (p < e && *p == (is_obj ? '}' : ']')) {
 				p++;
 				s->depth--;
 				lvl--;
+				top = lvl && (obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1);
 				goto after;
 			}
 			if (is_obj)
@@ -849,7 +851,7 @@ static int check_value(struct pc_jscan *s)
 			return PC_JSCAN_BAD;
 		if (*p == ',') {
 			p = check_ws(s, p + 1);
-			if (!(obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1))
+			if (!top)
 				continue;
 		key:
 			/* in an object: a key, ':' and the value's first byte */
@@ -870,10 +872,11 @@ static int check_value(struct pc_jscan *s)
 			p = check_ws(s, p + 1);
 			continue;
 		}
-		if (*p == ((obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1) ? '}' : ']')) {
+		if (*p == (top ? '}' : ']')) {
 			p++;
 			s->depth--;
 			lvl--;
+			top = lvl && (obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1);
 			goto after;
 		}
 		return PC_JSCAN_BAD;

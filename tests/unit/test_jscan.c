@@ -152,8 +152,9 @@ static void test_zero_runs(void)
 /*
  * Integers of 1 to 20 digits, each followed by what may follow a number
  * (or by the text's end), at every offset from an 8-byte boundary: the
- * fast path reads a run shorter than 8 digits from one load, and must stop
- * exactly where the digits do (or go on as a decimal or an exponent).
+ * fast path reads a run shorter than 8 digits from one load (and, with 16
+ * bytes to read, up to 15 digits from two), and must stop exactly where
+ * the digits do (or go on as a decimal or an exponent).
  */
 static void test_number_runs(void)
 {
@@ -163,10 +164,12 @@ static void test_number_runs(void)
 	size_t nd, a, off;
 	double d;
 
+	/* (odd offsets: the text ends where the number's run does; even
+	 * ones: it goes on to the end of buf, so 16 bytes can be read) */
 	for (nd = 1; nd <= 20; nd++)
 		for (a = 0; a < PC_ARRAY_SIZE(after); a++)
-			for (off = 0; off < 8; off++) {
-				int neg = (int)(off & 1);
+			for (off = 0; off < 16; off++) {
+				int neg = (int)(off & 2) >> 1;
 				size_t len;
 				double want;
 				char *end;
@@ -176,7 +179,7 @@ static void test_number_runs(void)
 				len = (size_t)snprintf(at, sizeof(buf) - off, "%s%.*s%s", neg ? "-" : "",
 						       (int)nd, digits, after[a]);
 				want = strtod(at, &end);
-				pc_jscan_start(&js, at, len, 64);
+				pc_jscan_start(&js, at, off & 1 ? len : sizeof(buf) - off, 64);
 				PC_CHECK_EQ_INT(pc_jscan_number(&js, &d), 0);
 				if (js.p != end || memcmp(&d, &want, sizeof(d)) != 0) {
 					fprintf(stderr, "number run '%s': %.17g, %zu bytes; strtod %.17g, %zu\n",
