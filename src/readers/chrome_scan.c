@@ -573,9 +573,12 @@ done:
 int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct carg **args,
 			uint32_t *nargs, uint32_t *cap, uint32_t *na)
 {
-	int err = 0;
+	int err = 0, checked = js->checked;
 
 	*na = 0;
+	/* an args text scan_event() accepted: its nested values are printed
+	 * without a second check (pc_jscan_print()) */
+	js->checked = 1;
 	SCAN_OBJECT(js, err, k2, l2, {
 		struct carg *a;
 
@@ -590,6 +593,7 @@ int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct ca
 		a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
 		err = scan_value(js, &a->v, 1);
 	});
+	js->checked = checked;
 	return err;
 }
 
@@ -642,9 +646,7 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	js->end = a + e->args.len;
 	js->depth = 0;
 	js->max_depth = UINT_MAX;
-	js->checked = 1; /* by scan_event(): nested values are not checked again */
 	err = pc_chrome_scan_args(js, s->ctx, &b->args, &b->nargs, &b->args_cap, &e->na);
-	js->checked = 0;
 	js->p = sp;
 	js->end = se;
 	js->depth = depth;
