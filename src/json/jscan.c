@@ -93,6 +93,7 @@ void pc_jscan_start(struct pc_jscan *s, const char *text, size_t len, unsigned m
 	s->max_depth = max_depth;
 	s->olen = 0;
 	s->nl = 0;
+	s->checked = 0;
 }
 
 int pc_jscan_grow(struct pc_jscan *s, size_t n)
@@ -755,7 +756,7 @@ static int check_value(struct pc_jscan *s)
 	const char *p = s->p, *e = s->end, *q;
 	uint64_t obj[4] = { 0, 0, 0, 0 };
 	unsigned lvl = 0;
-	int err;
+	int err, top = 0; /* the innermost open container is an object */
 
 	for (;;) {
 		/* at a value's first byte (whitespace skipped) */
@@ -780,11 +781,13 @@ static int check_value(struct pc_jscan *s)
 			else
 				obj[lvl >> 6] &= ~(1ULL << (lvl & 63));
 			lvl++;
+			top = is_obj;
 			p = check_ws(s, p + 1);
 			if (p < e && *p == (is_obj ? '}' : ']')) {
 				p++;
 				s->depth--;
 				lvl--;
+				top = lvl && (obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1);
 				goto after;
 			}
 			if (is_obj)
@@ -848,7 +851,7 @@ static int check_value(struct pc_jscan *s)
 			return PC_JSCAN_BAD;
 		if (*p == ',') {
 			p = check_ws(s, p + 1);
-			if (!(obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1))
+			if (!top)
 				continue;
 		key:
 			/* in an object: a key, ':' and the value's first byte */
@@ -869,10 +872,11 @@ static int check_value(struct pc_jscan *s)
 			p = check_ws(s, p + 1);
 			continue;
 		}
-		if (*p == ((obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1) ? '}' : ']')) {
+		if (*p == (top ? '}' : ']')) {
 			p++;
 			s->depth--;
 			lvl--;
+			top = lvl && (obj[(lvl - 1) >> 6] >> ((lvl - 1) & 63) & 1);
 			goto after;
 		}
 		return PC_JSCAN_BAD;
@@ -970,12 +974,113 @@ done:
  * such a value is checked, then copied as it is; only the others are
  * printed (from their start again).
  */
+/*
+ * pc_jscan_print() of a value in a text accepted before (s->checked): one
+ * walk, nothing checked.  The bytes outside strings are looked at one at a
+ * time (a compact value has few), string bodies searched with
+ * pc_jscan_plain(); runs are copied whole, and only a number that does not
+ * print as it is (print_number()) breaks one.  What value(s, PRINT) prints
+ * differs from the text only at such numbers, at whitespace and at escapes:
+ * at the first whitespace or backslash this gives up (1, out as it was)
+ * and value(s, PRINT) prints the value from its start.
+ */
+static int print_checked(struct pc_jscan *s, int *gave_up)
+{
+	const char *p = s->p, *e = s->end, *run = p, *q;
+	size_t olen = s->olen;
+	unsigned depth = 0;
+	int err;
+
+	*gave_up = 0;
+	for (;;) {
+		if (p == e)
+			goto give_up; /* (cannot be: checked) */
+		switch (*p) {
+		case '"':
+			q = pc_jscan_plain(s->simd, p + 1, e);
+			if (q == e || *q != '"')
+				goto give_up; /* an escape */
+			p = q + 1;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			p++;
+			continue; /* (a container is not done at its opening) */
+		case '}':
+		case ']':
+			depth--;
+			p++;
+			break;
+		case ',':
+		case ':':
+			p++;
+			continue;
+		case 't':
+		case 'n':
+			p += 4;
+			break;
+		case 'f':
+			p += 5;
+			break;
+		case ' ':
+		case '\n':
+		case '\r':
+		case '\t':
+			goto give_up;
+		default: {
+			/* a number: its extent, then its value if it does not
+			 * print as it is */
+			const char *from = p;
+			double d;
+
+			q = p + 1;
+			while (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' ||
+					 *q == 'E' || *q == '+' || *q == '-'))
+				q++;
+			if (!prints_as_is(from, q)) {
+				if ((err = pc_jscan_put(s, run, (size_t)(from - run))))
+					return err;
+				s->p = from;
+				err = pc_jscan_number(s, &d);
+				if (err)
+					return err;
+				if (s->p != q)
+					goto give_up; /* (cannot be: checked) */
+				if ((err = print_number(s, d)))
+					return err;
+				run = q;
+			}
+			p = q;
+			break;
+		}
+		}
+		if (!depth)
+			break;
+	}
+	s->p = p;
+	return pc_jscan_put(s, run, (size_t)(p - run));
+give_up:
+	s->olen = olen;
+	*gave_up = 1;
+	return 0;
+}
+
 int pc_jscan_print(struct pc_jscan *s)
 {
 	const char *from = s->p;
 	unsigned depth = s->depth;
 	int err;
 
+	if (s->checked) {
+		int gave_up;
+
+		err = print_checked(s, &gave_up);
+		if (err || !gave_up)
+			return err;
+		s->p = from;
+		return value(s, PRINT);
+	}
 	s->verbatim = 1;
 	err = check_value(s);
 	if (err || s->verbatim)

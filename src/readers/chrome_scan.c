@@ -68,6 +68,15 @@ struct cscan {
 
 /* --- scanning an event --- */
 
+/* Two bytes as one load (compared with another pair's). */
+static inline uint16_t pc_load16(const char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
 enum mkey {
 	K_OTHER,
 	K_NAME,
@@ -537,7 +546,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				return err;
 next:
 			/* compact text: ',' and the next key's '"' */
-			if (LIKELY(js->end - js->p >= 2 && js->p[0] == ',' && js->p[1] == '"')) {
+			if (LIKELY(js->end - js->p >= 2 && pc_load16(js->p) == pc_load16(",\""))) {
 				js->p++;
 				c_ = '"';
 				continue;
@@ -564,9 +573,12 @@ done:
 int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct carg **args,
 			uint32_t *nargs, uint32_t *cap, uint32_t *na)
 {
-	int err = 0;
+	int err = 0, checked = js->checked;
 
 	*na = 0;
+	/* an args text scan_event() accepted: its nested values are printed
+	 * without a second check (pc_jscan_print()) */
+	js->checked = 1;
 	SCAN_OBJECT(js, err, k2, l2, {
 		struct carg *a;
 
@@ -581,6 +593,7 @@ int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct ca
 		a->klen = js->nul ? strlen(pc_jscan_at(js, k2)) : l2;
 		err = scan_value(js, &a->v, 1);
 	});
+	js->checked = checked;
 	return err;
 }
 

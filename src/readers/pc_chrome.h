@@ -475,7 +475,9 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
  * The members of the object at js's cursor appended to *args (*nargs of
  * *cap), *na of them: keys and strings decoded into js's scratch, numbers
  * parsed, nested values printed as cJSON prints them; offsets into the
- * scratch (koff, v.off).  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM.
+ * scratch (koff, v.off).  0, PC_JSCAN_BAD or PROFCONV_ERR_NOMEM.  The
+ * object is one the scanner accepted (an event's args text): nested values
+ * are printed without being checked again (pc_jscan_print(), checked).
  */
 int pc_chrome_scan_args(struct pc_jscan *js, struct profconv_ctx *ctx, struct carg **args,
 			uint32_t *nargs, uint32_t *cap, uint32_t *na);

@@ -152,8 +152,9 @@ static void test_zero_runs(void)
 /*
  * Integers of 1 to 20 digits, each followed by what may follow a number
  * (or by the text's end), at every offset from an 8-byte boundary: the
- * fast path reads a run shorter than 8 digits from one load, and must stop
- * exactly where the digits do (or go on as a decimal or an exponent).
+ * fast path reads a run shorter than 8 digits from one load (and, with 16
+ * bytes to read, up to 15 digits from two), and must stop exactly where
+ * the digits do (or go on as a decimal or an exponent).
  */
 static void test_number_runs(void)
 {
@@ -163,10 +164,12 @@ static void test_number_runs(void)
 	size_t nd, a, off;
 	double d;
 
+	/* (odd offsets: the text ends where the number's run does; even
+	 * ones: it goes on to the end of buf, so 16 bytes can be read) */
 	for (nd = 1; nd <= 20; nd++)
 		for (a = 0; a < PC_ARRAY_SIZE(after); a++)
-			for (off = 0; off < 8; off++) {
-				int neg = (int)(off & 1);
+			for (off = 0; off < 16; off++) {
+				int neg = (int)(off & 2) >> 1;
 				size_t len;
 				double want;
 				char *end;
@@ -176,7 +179,7 @@ static void test_number_runs(void)
 				len = (size_t)snprintf(at, sizeof(buf) - off, "%s%.*s%s", neg ? "-" : "",
 						       (int)nd, digits, after[a]);
 				want = strtod(at, &end);
-				pc_jscan_start(&js, at, len, 64);
+				pc_jscan_start(&js, at, off & 1 ? len : sizeof(buf) - off, 64);
 				PC_CHECK_EQ_INT(pc_jscan_number(&js, &d), 0);
 				if (js.p != end || memcmp(&d, &want, sizeof(d)) != 0) {
 					fprintf(stderr, "number run '%s': %.17g, %zu bytes; strtod %.17g, %zu\n",
@@ -216,19 +219,33 @@ static void test_skip_checked(void)
 	}
 }
 
-/* pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)). */
+/*
+ * pc_jscan_print(s) against cJSON_PrintUnformatted(cJSON_Parse(s)), and
+ * again with checked set (the text taken as accepted before: no second
+ * check, runs copied, numbers printed in their place), at every SIMD
+ * level: the same bytes, the cursor after the same value.
+ */
 static int same_as_cjson(const char *s)
 {
 	cJSON *j = cJSON_Parse(s);
 	char *want = j ? cJSON_PrintUnformatted(j) : NULL;
-	int ok;
+	int ok = want != NULL, checked, level, top = js.simd;
 
-	pc_jscan_start(&js, s, strlen(s), 64);
-	ok = want && pc_jscan_ws(&js) >= 0 && pc_jscan_print(&js) == 0 &&
-	     js.olen == strlen(want) && memcmp(js.out, want, js.olen) == 0;
-	if (!ok)
-		fprintf(stderr, "print %s:\n  got:   %.*s\n  cJSON: %s\n", s, (int)js.olen,
-			js.out ? js.out : "", want ? want : "(parse failed)");
+	for (checked = 0; checked <= 1 && ok; checked++) {
+		for (level = checked ? 0 : top; level <= top && ok; level++) {
+			js.simd = level;
+			pc_jscan_start(&js, s, strlen(s), 64);
+			js.checked = checked;
+			ok = pc_jscan_ws(&js) >= 0 && pc_jscan_print(&js) == 0 &&
+			     js.olen == strlen(want) && memcmp(js.out, want, js.olen) == 0 &&
+			     (js.checked = 0, pc_jscan_ws(&js) < 0);
+			if (!ok)
+				fprintf(stderr, "print %s (checked %d, level %d):\n  got:   %.*s\n  cJSON: %s\n",
+					s, checked, level, (int)js.olen, js.out ? js.out : "",
+					want ? want : "(parse failed)");
+		}
+	}
+	js.simd = top;
 	free(want);
 	cJSON_Delete(j);
 	return ok;
@@ -257,6 +274,12 @@ static void test_print(void)
 		"[999999999999999.9]", "[1234.5e0]", "[-0]", "[1000000000000000]", "[999999999999999]",
 		"{\"data\":{\"frame\":\"F4BE\",\"nodeId\":35,\"ok\":true,\"n\":null,\"a\":[0,[],{}]}}",
 		"{\"u\":\"\xc3\xa9\xe2\x82\xac\",\"v\":[1,2 ],\"w\":\"a\\/b\"}",
+		/* compact, with numbers that do not print as they are among
+		 * runs that do (printed in their place with checked set) */
+		"{\"id\":5083762675573532564,\"a\":[1.50,\"x\",-0,{\"b\":1e5}],\"c\":0.00001,"
+		"\"d\":true,\"e\":null,\"f\":false,\"g\":[0.30000001192092896]}",
+		"[[1.0],[[2.0]],{\"k\":{\"k\":-0.0}},\"s\",12345678901234567890]",
+		"{\"s\":\"0123456789abcdef0123456789abcdef0123456789\",\"n\":1E+2}",
 	};
 	size_t i;
 	unsigned seed = 12345;
@@ -427,10 +450,36 @@ static int jpull_accepts(const char *doc)
 	return !err;
 }
 
+/*
+ * Does jscan accept doc as one whole value?  Asked at every SIMD level,
+ * each from an allocation of exactly doc's length (an ASan build catches a
+ * load past its end): -1 when the levels disagree.
+ */
 static int jscan_accepts(const char *doc, unsigned depth)
 {
-	pc_jscan_start(&js, doc, strlen(doc), depth);
-	return pc_jscan_ws(&js) >= 0 && pc_jscan_skip(&js) == 0 && pc_jscan_ws(&js) < 0;
+	size_t n = strlen(doc);
+	char *t = malloc(n ? n : 1);
+	int top = js.simd, level, first = -1, r = 0;
+
+	if (!t)
+		abort();
+	memcpy(t, doc, n);
+	for (level = 0; level <= top; level++) {
+		js.simd = level;
+		pc_jscan_start(&js, t, n, depth);
+		r = pc_jscan_ws(&js) >= 0 && pc_jscan_skip(&js) == 0 && pc_jscan_ws(&js) < 0;
+		if (level == 0)
+			first = r;
+		else if (r != first) {
+			fprintf(stderr, "level %d %s '%s', level 0 does not\n", level,
+				r ? "accepts" : "refuses", doc);
+			r = -1;
+			break;
+		}
+	}
+	js.simd = top;
+	free(t);
+	return r;
 }
 
 /*
@@ -446,7 +495,7 @@ static void same_decisions(const char *base, const char *repl)
 	PC_CHECK(d != NULL);
 	if (!d)
 		return;
-	PC_CHECK(jscan_accepts(base, 512));
+	PC_CHECK(jscan_accepts(base, 512) == 1);
 	for (k = 0; k <= n && !bad; k++) {
 		memcpy(d, base, k);
 		d[k] = 0;
@@ -484,8 +533,8 @@ static void test_same_decisions(void)
 		PC_CHECK_EQ_INT(a, b);
 	}
 	/* the depth limit counts the containers open at once */
-	PC_CHECK(jscan_accepts("[[[1]]]", 3));
-	PC_CHECK(!jscan_accepts("[[[[1]]]]", 3));
+	PC_CHECK(jscan_accepts("[[[1]]]", 3) == 1);
+	PC_CHECK(jscan_accepts("[[[[1]]]]", 3) == 0);
 	/* every prefix and every one-byte change of a value with all kinds of
 	 * members: the same decisions (check_value()'s loop against the
 	 * tokenizer) */
@@ -505,6 +554,45 @@ static void test_same_decisions(void)
 		static const char repl[] = "{}[],:\" 0-.eExtrufalsn19\\";
 		same_decisions(base, repl);
 	}
+	/* strings, numbers and literals across the SIMD steps (16, 32
+	 * bytes) and 64-byte blocks, a string with no escape as long as
+	 * several blocks, backslash runs of every parity where a block ends
+	 * and the next begins, whitespace and a control byte among it all */
+	{
+		static const char base[] =
+			"{\"data\":{\"url\":\"https://example.org/a/very/long/path/that/crosses/the/64/"
+			"byte/blocks/more/than/once/index.html\",\"n\":[12345678901234567,-0.5e-3,0,"
+			"true,false,null,[],{},[[{}]]],\"frame\":\"D7FA4653F11582EF402441E575B14768\","
+			"\"k\":\"a\\\\\\\"b\",\"x\":1}, \"id\":2813,\"s\":\"\x7f\xc3\xa9\"}";
+		static const char repl[] = "{}[],:\" 0-.e\\\n\x01tx";
+		char doc[256];
+		size_t pos, run;
+
+		same_decisions(base, repl);
+		/* a run of 1-4 backslashes ending at each offset around the first
+		 * and second block boundary, in a string: an even run leaves the
+		 * quote after it closing the string */
+		for (pos = 56; pos <= 136; pos++) {
+			for (run = 1; run <= 4; run++) {
+				size_t n = 0, k;
+				int a, b;
+
+				n += (size_t)snprintf(doc + n, sizeof(doc) - n, "[[\"");
+				while (n + run < pos)
+					doc[n++] = 'a';
+				for (k = 0; k < run; k++)
+					doc[n++] = '\\';
+				memcpy(doc + n, "\"],1]", 6); /* even runs: accepted */
+				a = jpull_accepts(doc);
+				b = jscan_accepts(doc, 512);
+				if (a != b)
+					fprintf(stderr, "disagree on %s: jpull %d, jscan %d\n", doc, a, b);
+				PC_CHECK_EQ_INT(a, b);
+				memcpy(doc + n, "\"]\"]]", 6); /* odd runs: accepted */
+				PC_CHECK_EQ_INT(jpull_accepts(doc), jscan_accepts(doc, 512));
+			}
+		}
+	}
 	/* deeper than check_value()'s own stack of 256 */
 	{
 		char d[2 * 300 + 2];
@@ -513,10 +601,10 @@ static void test_same_decisions(void)
 		d[300] = '1';
 		memset(d + 301, ']', 300);
 		d[601] = 0;
-		PC_CHECK(jscan_accepts(d, 300));
-		PC_CHECK(!jscan_accepts(d, 299));
+		PC_CHECK(jscan_accepts(d, 300) == 1);
+		PC_CHECK(jscan_accepts(d, 299) == 0);
 		d[600] = '}';
-		PC_CHECK(!jscan_accepts(d, 300));
+		PC_CHECK(jscan_accepts(d, 300) == 0);
 	}
 }
 
