@@ -993,7 +993,7 @@ static int print_checked(struct pc_jscan *s, int *gave_up)
 
 	*gave_up = 0;
 	for (;;) {
-		if (p == e)
+		if (p >= e)
 			goto give_up; /* (cannot be: checked) */
 		switch (*p) {
 		case '"':
