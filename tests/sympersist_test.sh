@@ -35,30 +35,7 @@ for i in 1 2 3 4; do cp "$SP/y_sym.data" "in/r$i.data"; done
 # tamper FILE OLD NEW [keep-sum]: replace a string of the cache file's string
 # table (same length) and, unless told, fix the checksum so it still validates
 tamper() {
-	python3 - "$@" <<'EOF'
-import struct, sys
-path, old, new = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
-b = bytearray(open(path, 'rb').read())
-i = b.find(b'\0' + old + b'\0')
-assert i > 0 and len(old) == len(new), 'no such string'
-b[i + 1:i + 1 + len(old)] = new
-if len(sys.argv) < 5:
-    # sym_persist.c's whash(): 8 bytes at a time, then the tail bytewise
-    M = 0xffffffffffffffff
-    d = bytes(b[56:])
-    n = len(d)
-    h = 0xcbf29ce484222325 ^ n
-    i = 0
-    while i + 8 <= n:
-        h ^= struct.unpack_from('=Q', d, i)[0]
-        h = (h * 0x100000001b3) & M
-        h ^= h >> 29
-        i += 8
-    for c in d[i:]:
-        h = ((h ^ c) * 0x100000001b3) & M
-    b[48:56] = struct.pack('=Q', h)
-open(path, 'wb').write(bytes(b))
-EOF
+	python3 "$here/cache_tamper.py" "$@"
 }
 
 for layout in "$SP" "$T/dl"; do
