@@ -92,6 +92,19 @@ static inline int mem_write(void *user, const void *buf, size_t len)
 	return 0;
 }
 
+/* Does b[0..len) hold the bytes of s (not empty)?  A plain search, for
+ * checking outputs and as the reference for faster searches. */
+static inline int pc_test_has_bytes(const void *b, size_t len, const char *s)
+{
+	const unsigned char *h = b;
+	size_t n = strlen(s), i;
+
+	for (i = 0; h && n && i + n <= len; i++)
+		if (memcmp(h + i, s, n) == 0)
+			return 1;
+	return 0;
+}
+
 static inline void mem_reset(struct membuf *b)
 {
 	free(b->p);

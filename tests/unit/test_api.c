@@ -722,6 +722,29 @@ static char *slurp(const char *path, size_t *len)
  * a thread otherwise).
  */
 /*
+ * trace converted to processed JSON with "threads" "yes" (into b[0]) and
+ * "no" (into b[1]); a failed conversion leaves its buffer empty.
+ */
+static void write_threads_yes_no(const char *trace, size_t len, const char *name,
+				 struct membuf b[2])
+{
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		struct profconv_ctx *ctx = profconv_ctx_new();
+		struct profconv_profile *p = NULL;
+
+		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
+		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, name, &p), PROFCONV_OK);
+		memset(&b[k], 0, sizeof(b[k]));
+		if (p)
+			b[k] = write_mem(ctx, p, "none");
+		profconv_profile_free(p);
+		profconv_ctx_free(ctx);
+	}
+}
+
+/*
  * A profile big enough for the writer's helper thread to format the shared
  * tables' columns (60,000 stacks, frames and strings: above the 65,536
  * column elements that start it) and its markers: the same bytes with
@@ -729,22 +752,11 @@ static char *slurp(const char *path, size_t *len)
  */
 static void test_threads_big(void)
 {
-	size_t len, k;
+	size_t len;
 	char *trace = big_trace(60000, &len);
 	struct membuf b[2];
 
-	for (k = 0; k < 2; k++) {
-		struct profconv_ctx *ctx = profconv_ctx_new();
-		struct profconv_profile *p = NULL;
-
-		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
-		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "big.json", &p), PROFCONV_OK);
-		memset(&b[k], 0, sizeof(b[k]));
-		if (p)
-			b[k] = write_mem(ctx, p, "none");
-		profconv_profile_free(p);
-		profconv_ctx_free(ctx);
-	}
+	write_threads_yes_no(trace, len, "big.json", b);
 	PC_CHECK(b[0].len > (1u << 20) && b[0].len == b[1].len && b[0].p && b[1].p &&
 		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
 	free(b[0].p);
@@ -793,41 +805,19 @@ static char *samples_trace(size_t n, size_t *len)
 	return b;
 }
 
-/* Does b[0..len) hold the string s? */
-static int has_bytes(const char *b, size_t len, const char *s)
-{
-	size_t n = strlen(s), i;
-
-	for (i = 0; b && i + n <= len; i++)
-		if (memcmp(b + i, s, n) == 0)
-			return 1;
-	return 0;
-}
-
 static void test_threads_samples(void)
 {
-	size_t len, k;
+	size_t len;
 	char *trace = samples_trace(50000, &len);
 	struct membuf b[2];
 
-	for (k = 0; k < 2; k++) {
-		struct profconv_ctx *ctx = profconv_ctx_new();
-		struct profconv_profile *p = NULL;
-
-		PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"), PROFCONV_OK);
-		PC_CHECK_EQ_INT(profconv_read_mem(ctx, trace, len, "samples.json", &p), PROFCONV_OK);
-		memset(&b[k], 0, sizeof(b[k]));
-		if (p)
-			b[k] = write_mem(ctx, p, "none");
-		profconv_profile_free(p);
-		profconv_ctx_free(ctx);
-	}
+	write_threads_yes_no(trace, len, "samples.json", b);
 	PC_CHECK(b[0].len > 300000 && b[0].len == b[1].len && b[0].p && b[1].p &&
 		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
 	/* the samples are there, as timeDeltas, and 25,000 markers */
-	PC_CHECK(has_bytes(b[1].p, b[1].len, "\"timeDeltas\":[0.001,0.008,0.002,0.009") &&
-		 has_bytes(b[1].p, b[1].len, "\"length\":50000") &&
-		 has_bytes(b[1].p, b[1].len, "\"length\":25000"));
+	PC_CHECK(pc_test_has_bytes(b[1].p, b[1].len, "\"timeDeltas\":[0.001,0.008,0.002,0.009") &&
+		 pc_test_has_bytes(b[1].p, b[1].len, "\"length\":50000") &&
+		 pc_test_has_bytes(b[1].p, b[1].len, "\"length\":25000"));
 	free(b[0].p);
 	free(b[1].p);
 	free(trace);

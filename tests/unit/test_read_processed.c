@@ -705,22 +705,11 @@ static void weights(void)
 	       PROFCONV_ERR_CORRUPT, "t.json:1:114: samples.weight[0] (tracing-ms) is out of range");
 }
 
-/* A plain search: the answer pc_jr_peek_has() must give. */
-static int naive_has(const unsigned char *h, size_t len, const char *needle)
-{
-	size_t n = strlen(needle), i;
-
-	for (i = 0; n && i + n <= len; i++)
-		if (memcmp(h + i, needle, n) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * pc_jr_peek_has() (16 places a step where SSE2 is there, then memmem()):
  * the needle at every place near the start and the end of peeks of every
  * length up to 80, cut short by one byte, and near misses (the filter's two
- * bytes right, another wrong), against a plain search.
+ * bytes right, another wrong), against a plain search (pc_test_has_bytes()).
  */
 static void peek_has(void)
 {
@@ -746,7 +735,7 @@ static void peek_has(void)
 						if (miss == 2 && n >= 4)
 							buf[at] = '"' + 1; /* the first byte wrong, or past the end */
 					}
-					if (pc_jr_peek_has(buf, len, nd) != naive_has(buf, len, nd))
+					if (pc_jr_peek_has(buf, len, nd) != pc_test_has_bytes(buf, len, nd))
 						bad++;
 				}
 			}
