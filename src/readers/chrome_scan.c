@@ -68,15 +68,6 @@ struct cscan {
 
 /* --- scanning an event --- */
 
-/* Two bytes as one load (compared with another pair's). */
-static inline uint16_t pc_load16(const char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 enum mkey {
 	K_OTHER,
 	K_NAME,
@@ -546,7 +537,8 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				return err;
 next:
 			/* compact text: ',' and the next key's '"' */
-			if (LIKELY(js->end - js->p >= 2 && pc_load16(js->p) == pc_load16(",\""))) {
+			if (LIKELY(js->end - js->p >= 2 && pc_load_u16((const unsigned char *)js->p, 0) ==
+					   pc_load_u16((const unsigned char *)",\"", 0))) {
 				js->p++;
 				c_ = '"';
 				continue;
