@@ -9,6 +9,8 @@
 
 #include <cJSON.h>
 
+#include "readers/pc_reader.h"
+
 #include "fuzz_common.h"
 
 void fuzz_die(const char *what, const struct profconv_ctx *ctx)
@@ -87,4 +89,88 @@ int fuzz_text_discard(void *user, const void *buf, size_t len)
 int fuzz_is_limit(int err)
 {
 	return (err & 0xff) == PROFCONV_ERR_NOMEM || (err & 0xff) == PROFCONV_ERR_LIMIT;
+}
+
+struct profconv_ctx *fuzz_ctx_new(int strict)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+
+	if (!ctx)
+		return NULL;
+	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
+	profconv_set_strict(ctx, strict);
+	profconv_set_verbose(ctx, 1);
+	profconv_set_diagnostics(ctx, fuzz_diag, NULL);
+	return ctx;
+}
+
+void fuzz_read_pass(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
+		    const char *from_name, const char *file_name, const struct pc_reader *reader,
+		    struct fuzz_pass *r)
+{
+	struct profconv_profile *p = NULL;
+	struct pc_input *in = NULL;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->read_err = r->write_err = -1;
+	if (!ctx)
+		return;
+
+	/* read and write as a library caller does (the reader is forced) */
+	if (profconv_set_option(ctx, "from", from_name) != PROFCONV_OK)
+		fuzz_die("setting the from option failed", ctx);
+	err = profconv_read_mem(ctx, data, size, file_name, &p);
+	if (!err != !!p)
+		fuzz_die("profconv_read_mem's result and its profile disagree", ctx);
+	if (!err) {
+		struct sink s;
+
+		memset(&s, 0, sizeof(s));
+		r->write_err = profconv_write_cb(ctx, p, PROFCONV_OUT_PROCESSED, fuzz_sink_write, &s);
+		if (r->write_err && !ctx->status)
+			fuzz_die("the writer failed without recording an error", ctx);
+		if (!r->write_err)
+			fuzz_check_json(&s, ctx);
+		free(s.buf);
+		profconv_profile_free(p);
+	}
+	if (err && !profconv_errmsg(ctx)[0])
+		fuzz_die("the reader failed without recording an error and a message", ctx);
+	r->read_err = err;
+	r->warnings = profconv_warning_count(ctx);
+	if (profconv_warning_summary(ctx) == NULL)
+		fuzz_die("no warning summary", ctx);
+
+	/* info, on a fresh input (as profconv_info_path() does) */
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, data, size, file_name, &in);
+	if (!err) {
+		uint64_t n = 0;
+		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
+
+		err = reader->info(ctx, in, &o);
+		pc_input_close(in);
+		if (err && !ctx->status)
+			fuzz_die("info failed without recording an error", ctx);
+	}
+
+	if (ctx->mem_used != 0) {
+		fprintf(stderr, "%s: %llu ctx-allocated bytes were never freed\n", fuzz_name,
+			(unsigned long long)ctx->mem_used);
+		fuzz_die("ctx memory accounting does not return to 0", ctx);
+	}
+	profconv_ctx_free(ctx);
+}
+
+void fuzz_check_strictness(const struct fuzz_pass *lenient, const struct fuzz_pass *strict)
+{
+	if (lenient->read_err < 0 || strict->read_err < 0)
+		return; /* could not even create a ctx */
+	if (fuzz_is_limit(lenient->read_err) || fuzz_is_limit(strict->read_err))
+		return;
+	if (!strict->read_err && lenient->read_err)
+		fuzz_die("strict mode read an input that lenient mode rejected", NULL);
+	if (!lenient->read_err && !lenient->warnings && strict->read_err)
+		fuzz_die("strict mode failed on an input that gave no warning", NULL);
 }

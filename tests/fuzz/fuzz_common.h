@@ -35,4 +35,34 @@ int fuzz_text_discard(void *user, const void *buf, size_t len);
 /* Whether err is a memory or size limit (which may hit one pass and not another). */
 int fuzz_is_limit(int err);
 
+struct pc_reader;
+
+/* What one pass of a reader target found (-1: not run). */
+struct fuzz_pass {
+	int read_err;
+	int write_err;
+	uint64_t warnings;
+};
+
+/*
+ * A ctx as the targets use it: FUZZ_MAX_MEMORY, strict or not, verbose,
+ * diagnostics to fuzz_diag().  NULL when out of memory.
+ */
+struct profconv_ctx *fuzz_ctx_new(int strict);
+/*
+ * One pass over data with ctx (which it frees; NULL leaves r at -1): read
+ * as an importer does with the reader forced ("from" from_name, the input
+ * named file_name), write processed output and check it, then reader's
+ * info on a fresh input; dies when an invariant breaks, including ctx
+ * memory not returning to 0.
+ */
+void fuzz_read_pass(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
+		    const char *from_name, const char *file_name, const struct pc_reader *reader,
+		    struct fuzz_pass *r);
+/*
+ * Lenient against strict: strict reads exactly what lenient read without
+ * a warning.  Not checked when either could not run or hit a limit.
+ */
+void fuzz_check_strictness(const struct fuzz_pass *lenient, const struct fuzz_pass *strict);
+
 #endif /* FUZZ_COMMON_H */

@@ -44,11 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 const char fuzz_name[] = "fuzz_json";
 
-struct pass {
-	int read_err;
-	uint64_t warnings;
-};
-
 /*
  * Read data as reader r into a new model through the public call
  * (profconv_read_mem() with "from" set); NULL on failure (ctx set).
@@ -146,21 +141,17 @@ static void check_round_trip(struct profconv_ctx *ctx, const struct sink *out)
 }
 
 static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size, int strict,
-		     struct pass *res)
+		     struct fuzz_pass *res)
 {
-	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct profconv_ctx *ctx = fuzz_ctx_new(strict);
 	struct pc_input *in = NULL;
 	struct pc_model *m;
 	int err;
 
-	res->read_err = -1;
+	res->read_err = res->write_err = -1;
 	res->warnings = 0;
 	if (!ctx)
 		return;
-	profconv_set_max_memory(ctx, FUZZ_MAX_MEMORY);
-	profconv_set_strict(ctx, strict);
-	profconv_set_verbose(ctx, 1);
-	profconv_set_diagnostics(ctx, fuzz_diag, NULL);
 
 	m = read_with(ctx, r, data, size, &err);
 	res->read_err = err;
@@ -188,7 +179,7 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 			fuzz_die("info failed without recording an error", ctx);
 	}
 	if (ctx->mem_used != 0) {
-		fprintf(stderr, "fuzz_json: %llu ctx-allocated bytes were never freed\n",
+		fprintf(stderr, "%s: %llu ctx-allocated bytes were never freed\n", fuzz_name,
 			(unsigned long long)ctx->mem_used);
 		fuzz_die("ctx memory accounting does not return to 0", ctx);
 	}
@@ -202,18 +193,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	for (i = 0; i < PC_ARRAY_SIZE(readers); i++) {
-		struct pass lenient, strict;
+		struct fuzz_pass lenient, strict;
 
 		run_pass(readers[i], data, size, 0, &lenient);
 		run_pass(readers[i], data, size, 1, &strict);
-		if (lenient.read_err < 0 || strict.read_err < 0)
-			continue;
-		if (fuzz_is_limit(lenient.read_err) || fuzz_is_limit(strict.read_err))
-			continue;
-		if (!strict.read_err && lenient.read_err)
-			fuzz_die("strict mode read an input that lenient mode rejected", NULL);
-		if (!lenient.read_err && !lenient.warnings && strict.read_err)
-			fuzz_die("strict mode failed on an input that gave no warning", NULL);
+		fuzz_check_strictness(&lenient, &strict);
 	}
 	return 0;
 }
