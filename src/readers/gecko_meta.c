@@ -210,26 +210,6 @@ static int meta_kept(struct gr *r, const char *what, const char **field)
 	return pc_meta_keep(r->m, field, t->str);
 }
 
-static int read_sample_units(struct gr *r)
-{
-	struct pc_meta *mt = &r->m->meta;
-	struct pc_model *m = r->m;
-	uint32_t root, v;
-	int err = pc_jr_pv_read(r->ctx, r->p, m, 1, &root);
-
-	if (err || pc_pv(m, root)->kind != PC_VAL_OBJ)
-		return err;
-	if ((v = pc_pv_member(m, root, "time")) != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_time, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	if (!err && (v = pc_pv_member(m, root, "eventDelay")) != PC_NONE &&
-	    pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_event_delay, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	if (!err && (v = pc_pv_member(m, root, "threadCPUDelta")) != PC_NONE &&
-	    pc_pv(m, v)->kind == PC_VAL_STR)
-		err = pc_meta_keep(m, &mt->unit_cpu_delta, pc_pv_text(m, pc_pv(m, v)->v.s, NULL));
-	return err;
-}
-
 static int debug_flag(struct gr *r, struct pc_jr_more *more, const struct pc_jtok *t)
 {
 	struct pc_pvb b;
@@ -310,7 +290,7 @@ int gecko_read_meta(struct gr *r, struct gproc *pr, int is_main)
 		} else if (strcmp(k, "CPUName") == 0) {
 			err = meta_kept(r, "meta.CPUName", &mt->cpu_name);
 		} else if (strcmp(k, "sampleUnits") == 0) {
-			err = read_sample_units(r);
+			err = pc_jr_sample_units(r->ctx, r->p, r->m);
 		} else if (strcmp(k, "debug") == 0) {
 			/* processed meta.debug is a boolean (!!geckoProfile.meta.debug) */
 			err = gecko_scalar_value(r, &t);

@@ -8,6 +8,7 @@
 #include "json/pc_validate.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,63 @@ int pc_jr_ms_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *wha
 	if (pc_jr_tok_ns(t, ns) || *ns == PC_NO_TIME)
 		return pc_jr_corrupt(ctx, p, t, "%s: %s ms is out of range", what, t->str);
 	return 0;
+}
+
+int pc_jr_id_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *v)
+{
+	const struct pc_jtok *t;
+	char *end;
+	int err = pc_jpull_next(p, &t);
+
+	if (err)
+		return err;
+	if (t->type == PC_JT_NUMBER && t->is_int) {
+		*v = t->i;
+		return 0;
+	}
+	if (t->type == PC_JT_STRING && t->len && t->len < 21) {
+		long long x;
+
+		errno = 0;
+		x = strtoll(t->str, &end, 10);
+		if (!errno && end == t->str + t->len) {
+			*v = x;
+			return 0;
+		}
+	}
+	if (t->type != PC_JT_STRING && t->type != PC_JT_NUMBER)
+		return pc_jr_corrupt(ctx, p, t, "expected a number or a string for %s, got %s", what,
+				     pc_jr_type_name(t->type));
+	*v = 0;
+	return pc_jr_warn(ctx, p, t, PC_JR_WARN_PID, "%s \"%.40s\" is not an integer; 0 is used",
+			  what, t->str);
+}
+
+/* A string member of a payload object, or NULL. */
+static const char *pv_member_str(const struct pc_model *m, uint32_t obj, const char *key)
+{
+	uint32_t v = pc_pv_member(m, obj, key);
+
+	return v != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, v)->v.s, NULL)
+							       : NULL;
+}
+
+int pc_jr_sample_units(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m)
+{
+	struct pc_meta *mt = &m->meta;
+	uint32_t root;
+	int err = pc_jr_pv_read(ctx, p, m, 1, &root);
+	const char *s;
+
+	if (err || pc_pv(m, root)->kind != PC_VAL_OBJ)
+		return err;
+	if ((s = pv_member_str(m, root, "time")) != NULL)
+		err = pc_meta_keep(m, &mt->unit_time, s);
+	if (!err && (s = pv_member_str(m, root, "eventDelay")) != NULL)
+		err = pc_meta_keep(m, &mt->unit_event_delay, s);
+	if (!err && (s = pv_member_str(m, root, "threadCPUDelta")) != NULL)
+		err = pc_meta_keep(m, &mt->unit_cpu_delta, s);
+	return err;
 }
 
 /* --- raw JSON text with invalid UTF-8 --- */

@@ -34,7 +34,6 @@
 #define WARN_PAGES    "pages dropped"
 #define WARN_PAUSED   "paused ranges ignored"
 #define WARN_MTIME    "markers without the time their phase needs made instants"
-#define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 #define WARN_SHIFTED  "subprocess samples and markers shifted out of range dropped"
 #define WARN_SDELAY   "unusable sample eventDelay or threadCPUDelta values made null"

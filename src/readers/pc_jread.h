@@ -47,6 +47,20 @@ int pc_jr_ms_to_ns(const char *text, size_t len, int64_t *ns);
 int pc_jr_tok_ns(const struct pc_jtok *t, int64_t *ns);
 /* The next value: a time in ms as *ns, or null (PC_NO_TIME); what names it for messages. */
 int pc_jr_ms_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *ns);
+/*
+ * The next value as a pid or tid: an integer, or a string of decimal
+ * digits (some producers write them as strings).  Any other string or
+ * number is 0 with a PC_JR_WARN_PID warning; another type is corrupt.
+ */
+#define PC_JR_WARN_PID "non-numeric pids or tids replaced by 0"
+int pc_jr_id_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *v);
+
+/*
+ * The next value as meta.sampleUnits ({time, eventDelay, threadCPUDelta},
+ * the same in both JSON formats): its string members kept in m's meta;
+ * any other value is passed over.
+ */
+int pc_jr_sample_units(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m);
 
 /*
  * Bidding helpers (no allocation): whether peek[0..len) starts (after

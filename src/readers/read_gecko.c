@@ -141,32 +141,7 @@ int gecko_int_value(struct gr *r, const char *what, int64_t *v)
 /* A pid or tid: a number or a string of digits. */
 static int id_value(struct gr *r, const char *what, int64_t *v)
 {
-	const struct pc_jtok *t;
-	char *end;
-	int err = pc_jpull_next(r->p, &t);
-
-	if (err)
-		return err;
-	if (t->type == PC_JT_NUMBER && t->is_int) {
-		*v = t->i;
-		return 0;
-	}
-	if (t->type == PC_JT_STRING && t->len && t->len < 21) {
-		long long x;
-
-		errno = 0;
-		x = strtoll(t->str, &end, 10);
-		if (!errno && end == t->str + t->len) {
-			*v = x;
-			return 0;
-		}
-	}
-	if (t->type != PC_JT_STRING && t->type != PC_JT_NUMBER)
-		return fail_tok(r, t, "expected a number for %s, got %s", what,
-				pc_jr_type_name(t->type));
-	*v = 0;
-	return pc_jr_warn(r->ctx, r->p, t, WARN_PID, "%s %.40s is not an integer; 0 is used", what,
-			  t->str);
+	return pc_jr_id_value(r->ctx, r->p, what, v);
 }
 
 /* The next value if it is a scalar (*t), else skipped (*t = NULL). */

@@ -50,7 +50,6 @@
 #define WARN_ORIGLOC  "source-mapped locations dropped"
 #define WARN_ALLOC    "allocation tables dropped"
 #define WARN_WEIGHT   "non-integer sample weights rounded"
-#define WARN_PID      "non-numeric pids or tids replaced by 0"
 #define WARN_UTF8     "input strings with invalid UTF-8 replaced"
 
 enum ckind {
@@ -233,32 +232,7 @@ static int bool_value(struct rd *r, const char *what, int *v)
 /* A pid or tid: a number or a string of digits. */
 static int id_value(struct rd *r, const char *what, int64_t *v)
 {
-	const struct pc_jtok *t;
-	char *end;
-	int err = pc_jpull_next(r->p, &t);
-
-	if (err)
-		return err;
-	if (t->type == PC_JT_NUMBER && t->is_int) {
-		*v = t->i;
-		return 0;
-	}
-	if (t->type == PC_JT_STRING && t->len && t->len < 21) {
-		long long x;
-
-		errno = 0;
-		x = strtoll(t->str, &end, 10);
-		if (!errno && end == t->str + t->len) {
-			*v = x;
-			return 0;
-		}
-	}
-	if (t->type != PC_JT_STRING && t->type != PC_JT_NUMBER)
-		return fail_tok(r, t, "expected a number or a string for %s, got %s", what,
-				pc_jr_type_name(t->type));
-	*v = 0;
-	return pc_jr_warn(r->ctx, r->p, t, WARN_PID, "%s \"%.40s\" is not an integer; 0 is used",
-			  what, t->str);
+	return pc_jr_id_value(r->ctx, r->p, what, v);
 }
 
 /* --- columns and tables --- */
@@ -953,25 +927,6 @@ static int meta_kept(struct rd *r, const char *what, const char **field)
 	return pc_meta_keep(r->m, field, t->str);
 }
 
-/* meta.sampleUnits: {time, eventDelay, threadCPUDelta}. */
-static int load_sample_units(struct rd *r)
-{
-	struct pc_meta *mt = &r->m->meta;
-	uint32_t root;
-	int err = pc_jr_pv_read(r->ctx, r->p, r->m, 1, &root);
-	const char *s;
-
-	if (err || pc_pv(r->m, root)->kind != PC_VAL_OBJ)
-		return err;
-	if ((s = pv_str(r->m, root, "time")) != NULL)
-		err = pc_meta_keep(r->m, &mt->unit_time, s);
-	if (!err && (s = pv_str(r->m, root, "eventDelay")) != NULL)
-		err = pc_meta_keep(r->m, &mt->unit_event_delay, s);
-	if (!err && (s = pv_str(r->m, root, "threadCPUDelta")) != NULL)
-		err = pc_meta_keep(r->m, &mt->unit_cpu_delta, s);
-	return err;
-}
-
 static int load_meta(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
@@ -1041,7 +996,7 @@ static int load_meta(struct rd *r)
 			err = int_value(r, "meta.mainMemory", 0, INT64_MAX, &v);
 			mt->main_memory = (uint64_t)v;
 		} else if (strcmp(t->str, "sampleUnits") == 0) {
-			err = load_sample_units(r);
+			err = pc_jr_sample_units(r->ctx, r->p, r->m);
 		} else if (strcmp(t->str, "logicalCPUs") == 0) {
 			err = int_value(r, "meta.logicalCPUs", 0, UINT32_MAX, &v);
 			mt->logical_cpus = (uint32_t)v;
