@@ -105,6 +105,42 @@ static inline int pc_test_has_bytes(const void *b, size_t len, const char *s)
 	return 0;
 }
 
+/* The whole file at path, NUL-terminated, in malloc'd memory; NULL if it
+ * cannot be opened or read. */
+static inline char *pc_test_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL, *nb;
+	size_t n = 0, cap = 0, got;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 > cap) {
+			cap = (n + 65536) * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, 65536, f);
+		n += got;
+	} while (got == 65536);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 static inline void mem_reset(struct membuf *b)
 {
 	free(b->p);

@@ -699,22 +699,6 @@ static void test_legacy_diag(void)
 #pragma GCC diagnostic pop
 
 /* The whole file at path, or NULL (*len 0). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	long n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (b = malloc((size_t)n + 1)) != NULL && fread(b, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	fclose(f);
-	return b;
-}
-
 /*
  * "threads" "no" (batch mode's, when its jobs fill the CPUs): the same
  * output from files read and written on the caller's thread alone (the
@@ -854,7 +838,7 @@ static void test_threads_option(void)
 						PROFCONV_OK);
 			profconv_profile_free(p);
 			profconv_ctx_free(ctx);
-			b[k] = slurp(out[k], &len[k]);
+			b[k] = pc_test_slurp(out[k], &len[k]);
 		}
 		PC_CHECK(len[0] > 100 && len[0] == len[1] && b[0] && b[1] &&
 			 memcmp(b[0], b[1], len[0]) == 0);

@@ -89,28 +89,6 @@ static struct pc_model *read_mem(struct profconv_ctx *ctx, const struct pc_reade
 	return m;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			buf[n] = 0;
-			*len = (size_t)n;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 static void esr_cut(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -122,7 +100,7 @@ static void esr_cut(void)
 	int err;
 
 	pc_snprintf(path, sizeof(path), "%s/gecko/esr153-cut.json", fx ? fx : "tests/fixtures");
-	text = slurp(path, &len);
+	text = pc_test_slurp(path, &len);
 	PC_CHECK(text != NULL);
 	if (!text) {
 		profconv_ctx_free(ctx);

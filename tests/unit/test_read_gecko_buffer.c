@@ -20,30 +20,6 @@
 
 static char fixtures[4096], prefix[4200], dump[4200];
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 65536 > cap) {
-			cap = (n + 65536) * 2;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				abort();
-		}
-		got = fread(buf + n, 1, 65536, f);
-		n += got;
-	} while (got == 65536);
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static cJSON *load_json(const char *name)
 {
 	char path[4400];
@@ -52,7 +28,7 @@ static cJSON *load_json(const char *name)
 	cJSON *j;
 
 	snprintf(path, sizeof(path), "%s/gecko-buffer/%s", fixtures, name);
-	text = slurp(path, &len);
+	text = pc_test_slurp(path, &len);
 	PC_CHECK(text != NULL);
 	j = text ? cJSON_Parse(text) : NULL;
 	free(text);
@@ -271,7 +247,7 @@ static void test_damage(void)
 	struct profconv_ctx *ctx = profconv_ctx_new();
 	struct profconv_profile *p = NULL;
 	size_t len = 0;
-	char *d = slurp(dump, &len);
+	char *d = pc_test_slurp(dump, &len);
 	uint64_t markers = 0;
 	uint32_t i;
 
@@ -434,7 +410,7 @@ static void test_hostile_values(void)
 	unsigned k;
 
 	snprintf(path, sizeof(path), "%s/gecko-buffer/synthetic.pgkb", fixtures);
-	orig = slurp(path, &len);
+	orig = pc_test_slurp(path, &len);
 	PC_CHECK(orig != NULL);
 	for (k = 0; orig && k < 6; k++) {
 		struct profconv_ctx *ctx = profconv_ctx_new();

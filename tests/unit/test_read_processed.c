@@ -27,28 +27,6 @@
 #include "pc_test.h"
 #include "pc_test_locale.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			buf[n] = 0;
-			*len = (size_t)n;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 static const char *golden_dir(void)
 {
 	static char dir[4096];
@@ -139,7 +117,7 @@ static void round_trip(const char *name)
 	int err;
 
 	pc_snprintf(path, sizeof(path), "%s/%s.json", golden_dir(), name);
-	text = slurp(path, &len);
+	text = pc_test_slurp(path, &len);
 	PC_CHECK(text != NULL);
 	if (!text) {
 		fprintf(stderr, "cannot read %s\n", path);

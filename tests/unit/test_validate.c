@@ -83,29 +83,6 @@ static int run_mem(const char *doc, size_t len, const char *name, struct diags *
 	return err;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -153,7 +130,7 @@ static void test_fixture(const char *dir, const char *name)
 			PC_CHECK_EQ_INT(s.len, 0);
 		pc_snprintf(errpath, sizeof(errpath), "%s", path);
 		memcpy(errpath + strlen(errpath) - 5, ".err", 5);
-		exp = read_file(errpath, &len);
+		exp = pc_test_slurp(errpath, &len);
 		PC_CHECK(exp != NULL);
 		if (exp) {
 			char *nl = strchr(exp, '\n');
