@@ -37,6 +37,7 @@
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
 #define NBATCH 4			/* in the ring */
+#define LEAN_FULL 1 /* batches the reader has (held or waiting) at or under which the scanner leaves work to it */
 
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -61,6 +62,7 @@ struct cscan {
 	int ended;	    /* the scanner filled its last batch */
 	int stop;	    /* the reader wants no more */
 	int threaded;
+	int lean;	    /* this batch leaves pre_args() and batch_fix() to the reader */
 	pthread_t th;
 	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
 	pthread_cond_t cv;
@@ -709,7 +711,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		if (err)
 			return err;
 		r->keep = 1;
-	} else if (r->e.args_later) {
+	} else if (r->e.args_later && !s->lean) {
 		err = pre_args(s, b, r, text);
 		if (err)
 			return err;
@@ -824,7 +826,9 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	js->out = NULL;
 	js->ocap = 0;
 	pc_input_progress(pc_jpull_input(s->p), &b->done, &b->total);
-	batch_fix(b);
+	b->fixed = !s->lean;
+	if (b->fixed)
+		batch_fix(b);
 }
 
 /* --- the thread and the ring --- */
@@ -842,6 +846,7 @@ static void *scan_thread(void *arg)
 		if (s->stop || s->ended)
 			break;
 		b = &s->b[s->fill % NBATCH];
+		s->lean = s->full <= LEAN_FULL;
 		pthread_mutex_unlock(&s->mu);
 		batch_fill(s, b);
 		pthread_mutex_lock(&s->mu);
@@ -915,6 +920,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->held = 1;
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (b && !b->fixed)
+		batch_fix(b);
 	return b;
 }
 
