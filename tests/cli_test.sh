@@ -600,6 +600,14 @@ assert got == [("Worker", "Browser (first)"), ("Thread 7", "Browser (first)")], 
 PY
 	"$PC" -q "$C/chromium156-cut.json.zst" -o "$T/real.json" 2>"$T/err" || fail "real cut: $(cat "$T/err")"
 	"$PC" validate "$T/real.json" >/dev/null || fail "real cut output invalid"
+	# the scanner's thread leaves the args it would decode and its batches'
+	# fix-up to the reader's when the reader waits for it: the output is the
+	# same with that never (PROFCONV_CHROME_LEAN=0) and always (=1)
+	for lean in 0 1; do
+		PROFCONV_CHROME_LEAN=$lean "$PC" -q "$C/chromium156-cut.json.zst" -o "$T/real$lean.json" ||
+			fail "real cut, PROFCONV_CHROME_LEAN=$lean"
+		cmp -s "$T/real.json" "$T/real$lean.json" || fail "PROFCONV_CHROME_LEAN=$lean changed the output"
+	done
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
 import collections, json, sys

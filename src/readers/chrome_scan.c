@@ -18,6 +18,19 @@
  * can be started (or the input is read through the caller's callback) the
  * same batches are filled on the caller's thread as they are asked for.
  *
+ * Balance: the scanner also decodes the args of events whose args text it
+ * has not seen (pre_args()) and fixes up each batch's offsets and hashes
+ * (batch_fix()), work the reader would otherwise do, but only while it is
+ * ahead: a batch it begins while the reader has no other batch waiting
+ * (LEAN_FULL) leaves both to the reader's thread (pc_chrome_args(),
+ * pc_chrome_scan_next()).  On a real trace the scan is the longer of the
+ * two threads' work (bound per token), and the reader would wait for it;
+ * on one whose events cost the reader more (V8 profiles) the scanner
+ * takes the work back.  Either way the same function does the same work
+ * on the same bytes, so the output does not depend on which thread did
+ * it.  PROFCONV_CHROME_LEAN=0 in the environment makes the scanner do
+ * both always, =1 never (the tests run both ways).
+ *
  * The scanner stops at the end of the array, or at the first error, which
  * travels in the last batch: the reader first handles the events before it,
  * then adopts the error (pc_ctx_adopt()), so messages and the events read
@@ -30,6 +43,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "readers/pc_chrome.h"
@@ -37,6 +51,9 @@
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
 #define NBATCH 4			/* in the ring */
+/* a batch the scanner begins while the reader has at most this many (the
+ * one it handles included) leaves its args and fix-up to the reader */
+#define LEAN_FULL 1
 
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -61,6 +78,8 @@ struct cscan {
 	int ended;	    /* the scanner filled its last batch */
 	int stop;	    /* the reader wants no more */
 	int threaded;
+	int lean;	    /* the batch being filled leaves pre_args() and batch_fix() to the reader */
+	int lean_env;	    /* PROFCONV_CHROME_LEAN: 0 never lean, 1 always, -1 by the ring */
 	pthread_t th;
 	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
 	pthread_cond_t cv;
@@ -605,10 +624,10 @@ static int keeps_text(const struct pc_jscan *js, const struct cev *e)
  * The args members of an event whose args text the scanner has not seen
  * (the reader builds a payload for such an event, which needs them:
  * pc_chrome_args()), decoded here into the batch, so that the reader's
- * thread finds them done: on real traces that decoding was a sixth of the
- * reader's instructions, and the scanner's thread had time to spare.  An
- * args text seen before (by its hash, in a direct-mapped table) is left
- * to the reader, whose payload cache most likely has it.  The members are
+ * thread finds them done (only while the scanner is ahead of the reader:
+ * a lean batch leaves them to it, see the top of the file).  An args text
+ * seen before (by its hash, in a direct-mapped table) is left to the
+ * reader, whose payload cache most likely has it.  The members are
  * those pc_chrome_args() decodes: the same function over the same bytes.
  * text: the event's text, which holds its args at s->args_at.
  */
@@ -709,7 +728,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		if (err)
 			return err;
 		r->keep = 1;
-	} else if (r->e.args_later) {
+	} else if (r->e.args_later && !s->lean) {
 		err = pre_args(s, b, r, text);
 		if (err)
 			return err;
@@ -824,7 +843,9 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	js->out = NULL;
 	js->ocap = 0;
 	pc_input_progress(pc_jpull_input(s->p), &b->done, &b->total);
-	batch_fix(b);
+	b->fixed = !s->lean;
+	if (b->fixed)
+		batch_fix(b);
 }
 
 /* --- the thread and the ring --- */
@@ -842,6 +863,7 @@ static void *scan_thread(void *arg)
 		if (s->stop || s->ended)
 			break;
 		b = &s->b[s->fill % NBATCH];
+		s->lean = s->lean_env >= 0 ? s->lean_env : s->full <= LEAN_FULL;
 		pthread_mutex_unlock(&s->mu);
 		batch_fill(s, b);
 		pthread_mutex_lock(&s->mu);
@@ -857,6 +879,7 @@ static void *scan_thread(void *arg)
 int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cscan **out)
 {
 	struct cscan *s = pc_calloc(ctx, 1, sizeof(*s));
+	const char *env;
 
 	*out = NULL;
 	if (!s)
@@ -870,6 +893,8 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 	}
 	pc_jscan_init(&s->js, s->ctx);
 	pc_jpull_set_ctx(p, s->ctx);
+	env = getenv("PROFCONV_CHROME_LEAN");
+	s->lean_env = env && *env ? *env != '0' : -1;
 	*out = s;
 	if (!pc_input_any_thread(pc_jpull_input(p)) || ctx->opt.no_threads)
 		return 0;
@@ -896,8 +921,11 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		b = &s->b[0];
 		if (s->ended)
 			return NULL;
+		s->lean = s->lean_env > 0;
 		batch_fill(s, b);
 		s->ended = b->end;
+		if (!b->fixed)
+			batch_fix(b);
 		return b;
 	}
 	pthread_mutex_lock(&s->mu);
@@ -915,6 +943,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->held = 1;
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (b && !b->fixed)
+		batch_fix(b);
 	return b;
 }
 

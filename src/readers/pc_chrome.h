@@ -371,6 +371,7 @@ struct cbatch {
 	struct carg *args; /* the args members the scanner decoded, events in order */
 	uint32_t nargs, args_cap;
 	int end;	      /* the last batch: the array ended, or err */
+	int fixed;	      /* batch_fix() done (else the reader does it) */
 	int err;	      /* the error the scanner stopped at (its ctx has the message) */
 	uint64_t done, total; /* the input's progress after this batch */
 };

@@ -734,9 +734,12 @@ static void test_chrome_batches(void)
  * The scanner decodes the args of an event whose args text it has not seen
  * (the members pc_chrome_scan_args() gives the reader for the same text,
  * with their strings in the batch), and leaves a text seen before and an
- * empty args to the reader.
+ * empty args to the reader.  That is when it is ahead of the reader
+ * (PROFCONV_CHROME_LEAN=0 here: the first batch, which the reader waits
+ * for, would be lean); a lean batch (=1) leaves every args text to the
+ * reader and comes out of pc_chrome_scan_next() fixed up all the same.
  */
-static void test_chrome_pre_args(void)
+static void test_chrome_pre_args_lean(int lean)
 {
 	static const char doc[] =
 		"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,"
@@ -751,14 +754,34 @@ static void test_chrome_pre_args(void)
 	const struct pc_jtok *t;
 	struct carg *ra = NULL;
 	uint32_t nra = 0, cra = 0, na = 0, k;
+	const char *saved = getenv("PROFCONV_CHROME_LEAN");
+	char *keep = saved ? strdup(saved) : NULL;
 
+	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
 	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
 	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
 	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
 	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	if (keep)
+		setenv("PROFCONV_CHROME_LEAN", keep, 1);
+	else
+		unsetenv("PROFCONV_CHROME_LEAN");
+	free(keep);
 	b = pc_chrome_scan_next(sc);
 	PC_CHECK(b != NULL && b->n == 3);
-	if (b && b->n == 3) {
+	if (b && b->n == 3 && lean) {
+		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
+
+		/* nothing decoded by the scanner; pointers and hashes fixed up */
+		PC_CHECK(e0->args_later && e0->na == 0 && e0->a == NULL);
+		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
+		PC_CHECK(!e2->args_later && e2->na == 0);
+		PC_CHECK(e0->name.kind == CJ_STR && strcmp(e0->name.s, "a") == 0);
+		PC_CHECK(e0->hname == pc_chrome_hash("a", 1) && e2->hname == pc_chrome_hash("c", 1));
+		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL &&
+			 e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
+		PC_CHECK(e1->hargs == e0->hargs && e2->hargs != 0);
+	} else if (b && b->n == 3) {
 		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
 
 		/* the first: decoded here, as the reader decodes it */
@@ -786,7 +809,7 @@ static void test_chrome_pre_args(void)
 		}
 		/* the same text again: left to the reader; {}: nothing to decode */
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
-		PC_CHECK(e1->hargs == e0->hargs);
+		PC_CHECK(e1->hargs == e0->hargs && e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
 		PC_CHECK(!e2->args_later && e2->na == 0);
 	}
 	PC_CHECK(b == NULL || b->end);
@@ -1286,7 +1309,8 @@ int main(void)
 	test_chrome_errors();
 	test_chrome_member_numbers();
 	test_chrome_batches();
-	test_chrome_pre_args();
+	test_chrome_pre_args_lean(0);
+	test_chrome_pre_args_lean(1);
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
