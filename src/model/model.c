@@ -447,7 +447,11 @@ static uint32_t func_hash(const struct pc_func_key *k)
 	return (uint32_t)pc_hash64(a ^ pc_hash64(b));
 }
 
-/* Grow, write row k at the end, index it at slot when index, count it: its row or PC_NONE. */
+/*
+ * Grow, write row k at the end, index it at slot when index > 0, count it:
+ * its row or PC_NONE.  index < 0: not looked for (pc_func_add_new()), so
+ * left past t->indexed.
+ */
 static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, uint32_t slot,
 			      uint32_t h, int index)
 {
@@ -464,10 +468,58 @@ static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, u
 	t->column[row] = k->column;
 	t->is_js[row] = k->is_js;
 	t->relevant_for_js[row] = k->relevant_for_js;
-	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (index >= 0)
+		t->indexed = t->len;
 	return row;
+}
+
+/* Row i's key. */
+static void func_key_of(const struct pc_func_table *t, uint32_t i, struct pc_func_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->name = t->name[i];
+	k->resource = t->resource[i];
+	k->source = t->source[i];
+	k->line = t->line[i];
+	k->column = t->column[i];
+	k->is_js = t->is_js[i];
+	k->relevant_for_js = t->relevant_for_js[i];
+}
+
+/*
+ * Enter the rows pc_func_add_new() left out of the index, as interning
+ * them in row order would have (a row equal to an earlier one is not
+ * entered): before any lookup.  0 or error (ctx set).
+ */
+static int func_index_sync(struct pc_model *m)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t i;
+
+	if (t->indexed >= t->len)
+		return 0;
+	if (pc_itab_reserve(m->ctx, &t->index, t->len - t->indexed))
+		return PROFCONV_ERR_NOMEM;
+	for (i = t->indexed; i < t->len; i++) {
+		struct pc_func_key k;
+		uint32_t h, slot;
+
+		func_key_of(t, i, &k);
+		h = func_hash(&k);
+		if (pc_itab_find(&t->index, h, func_eq, t, &k, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
+			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	t->indexed = t->len;
+	return 0;
+}
+
+uint32_t pc_func_add_new(struct pc_model *m, const struct pc_func_key *k)
+{
+	return func_push_row(m, k, PC_NONE, 0, -1);
 }
 
 uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
@@ -475,6 +527,8 @@ uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot, row;
 
+	if (func_index_sync(m))
+		return PC_NONE;
 	h = func_hash(k);
 	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
 	if (row != PC_NONE)
@@ -640,7 +694,7 @@ static uint32_t frame_hash(const struct pc_frame_key *k)
 
 static int set_inner_window_id(struct pc_model *m, uint32_t row, uint64_t iw);
 
-/* As res_push_row() for frames; also the innerWindowID *iw unless iw is NULL. */
+/* As func_push_row() for frames; also the innerWindowID *iw unless iw is NULL. */
 static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 			       const uint64_t *iw, uint32_t slot, uint32_t h, int index)
 {
@@ -661,9 +715,11 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	t->inline_depth[row] = k->inline_depth;
 	if (iw && set_inner_window_id(m, row, *iw))
 		return PC_NONE;
-	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (index >= 0)
+		t->indexed = t->len;
 	if (m->frame_hook)
 		m->frame_hook(m->frame_hook_user, m, row);
 	return row;
@@ -685,12 +741,23 @@ static const struct pc_frame_key *frame_key_norm(const struct pc_frame_key *k,
 	return tmp;
 }
 
+static int frame_index_sync(struct pc_model *m);
+
+uint32_t pc_frame_add_new(struct pc_model *m, const struct pc_frame_key *k)
+{
+	struct pc_frame_key kn;
+
+	return frame_push_row(m, frame_key_norm(k, &kn), NULL, PC_NONE, 0, -1);
+}
+
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 {
 	struct pc_frame_table *t = &m->frames;
 	struct pc_frame_key kn;
 	uint32_t h, slot, row;
 
+	if (frame_index_sync(m))
+		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	h = frame_hash(k);
 	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
@@ -1324,6 +1391,8 @@ static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint
 	struct frame_iw_key kk;
 	uint32_t h, slot = PC_NONE, found;
 
+	if (frame_index_sync(m))
+		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	kk.k = k;
 	kk.iw = iw;
@@ -1350,6 +1419,8 @@ uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot = PC_NONE, found;
 
+	if (func_index_sync(m))
+		return PC_NONE;
 	h = func_hash(k);
 	found = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
 	return func_push_row(m, k, slot, h, found == PC_NONE);
@@ -1463,14 +1534,13 @@ void pc_source_get(const struct pc_model *m, uint32_t i, struct pc_source_row *r
 	}
 }
 
-int pc_frame_index_rebuild(struct pc_model *m)
+/* Enter frame rows [from, t->len) in the index, as func_index_sync() does. */
+static int frame_index_add(struct pc_model *m, uint32_t from)
 {
 	struct pc_frame_table *t = &m->frames;
 	uint32_t i;
 
-	if (pc_itab_reset(m->ctx, &t->index, t->len))
-		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	for (i = 0; i < t->len; i++) {
+	for (i = from; i < t->len; i++) {
 		struct pc_frame_key k;
 		struct frame_iw_key kk = { &k, pc_frame_inner_window_id(t, i) };
 		uint32_t h, slot;
@@ -1490,32 +1560,36 @@ int pc_frame_index_rebuild(struct pc_model *m)
 		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
 			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
 	}
+	t->indexed = t->len;
 	return 0;
+}
+
+static int frame_index_sync(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+
+	if (t->indexed >= t->len)
+		return 0;
+	if (pc_itab_reserve(m->ctx, &t->index, t->len - t->indexed))
+		return PROFCONV_ERR_NOMEM;
+	return frame_index_add(m, t->indexed);
+}
+
+int pc_frame_index_rebuild(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+
+	if (pc_itab_reset(m->ctx, &t->index, t->len))
+		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	return frame_index_add(m, 0);
 }
 
 int pc_func_index_rebuild(struct pc_model *m)
 {
 	struct pc_func_table *t = &m->funcs;
-	uint32_t i;
 
 	if (pc_itab_reset(m->ctx, &t->index, t->len))
 		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	for (i = 0; i < t->len; i++) {
-		struct pc_func_key k;
-		uint32_t h, slot;
-
-		memset(&k, 0, sizeof(k));
-		k.name = t->name[i];
-		k.resource = t->resource[i];
-		k.source = t->source[i];
-		k.line = t->line[i];
-		k.column = t->column[i];
-		k.is_js = t->is_js[i];
-		k.relevant_for_js = t->relevant_for_js[i];
-		h = func_hash(&k);
-		if (pc_itab_find(&t->index, h, func_eq, t, &k, &slot) == PC_NONE &&
-		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
-			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	}
-	return 0;
+	t->indexed = 0;
+	return func_index_sync(m);
 }

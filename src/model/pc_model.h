@@ -116,6 +116,10 @@ struct pc_func_table {
 	uint8_t *relevant_for_js;
 	uint32_t len, cap;
 	struct pc_itab index;
+	/* rows [0, indexed) are in the index (or equal an earlier row that is);
+	 * later rows came from pc_func_add_new() and are entered at the next
+	 * lookup */
+	uint32_t indexed;
 };
 
 struct pc_native_symbol_table {
@@ -158,6 +162,7 @@ struct pc_frame_table {
 	uint16_t *inline_depth;
 	uint32_t len, cap;
 	struct pc_itab index;
+	uint32_t indexed; /* as pc_func_table's: pc_frame_add_new() rows after it */
 	/*
 	 * innerWindowID, an optional column: it covers rows [0, iw_len) only;
 	 * later rows have 0 (see pc_frame_inner_window_id()).  Not part of the
@@ -608,6 +613,17 @@ struct pc_frame_key {
 	uint16_t category, subcategory, inline_depth;
 };
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k);
+
+/*
+ * Append a func (frame) row without looking for it, for a caller that knows
+ * no equal row exists (the perf reader, which keeps its own index of the
+ * frames it made): the row is entered in the table's index only at the next
+ * lookup (intern, append or rebuild), all such rows at once, so a reader
+ * that never looks up pays for no index.  The frame hook is called as for
+ * pc_frame_intern().  Row or PC_NONE (OOM).
+ */
+uint32_t pc_func_add_new(struct pc_model *m, const struct pc_func_key *k);
+uint32_t pc_frame_add_new(struct pc_model *m, const struct pc_frame_key *k);
 
 uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t address, uint32_t name,
 				 uint32_t size);
