@@ -182,10 +182,9 @@ static int str_eq(const void *table, uint32_t row, const void *key)
 	return t->lens[row] == k->len && memcmp(t->ptr[row], k->s, k->len) == 0;
 }
 
-static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
+/* Room for len + 1 bytes at the chunk's end (a new chunk when needed): where, or NULL. */
+static char *str_room(struct profconv_ctx *ctx, struct pc_strtab *t, size_t len)
 {
-	char *p;
-
 	if (!t->chunk || t->chunk_size - t->chunk_used < len + 1) {
 		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
 
@@ -199,11 +198,65 @@ static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char
 		t->chunk_size = size;
 		t->chunk_used = 0;
 	}
-	p = t->chunk + t->chunk_used;
+	return t->chunk + t->chunk_used;
+}
+
+static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
+{
+	char *p = str_room(ctx, t, len);
+
+	if (!p)
+		return NULL;
 	memcpy(p, s, len);
 	p[len] = 0;
 	t->chunk_used += len + 1;
 	return p;
+}
+
+static inline int starts_0x(const char *s, size_t len)
+{
+	return len > 2 && s[0] == '0' && s[1] == 'x';
+}
+
+/*
+ * Enter the rows pc_str_add_hex() left out in the index (before a lookup
+ * of a string starting with "0x"): they are distinct and equal no indexed
+ * row, so each is inserted without a lookup.  0 or error.
+ */
+static int str_index_pending(struct profconv_ctx *ctx, struct pc_strtab *t)
+{
+	uint32_t i;
+
+	if (!t->npending)
+		return 0;
+	if (pc_itab_reserve(ctx, &t->index, t->npending))
+		return PROFCONV_ERR_NOMEM;
+	for (i = t->pending_from; i < t->len; i++) {
+		if (!starts_0x(t->ptr[i], t->lens[i]))
+			continue;
+		if (pc_itab_insert(ctx, &t->index, PC_NONE,
+				   (uint32_t)pc_hash_bytes(t->ptr[i], t->lens[i], 0), i))
+			return ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	t->npending = 0;
+	return 0;
+}
+
+/* Room for one more row in ptr and lens: 0 or error. */
+static int str_reserve(struct profconv_ctx *ctx, struct pc_strtab *t)
+{
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = t->cap;
+	if (pc_grow(ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
+		return PROFCONV_ERR_NOMEM;
+	cap = t->cap;
+	if (pc_grow(ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
+		return PROFCONV_ERR_NOMEM;
+	t->cap = cap;
+	return 0;
 }
 
 uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
@@ -216,6 +269,8 @@ uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const c
 		pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
 		return PC_NONE;
 	}
+	if (starts_0x(s, len) && t->npending && str_index_pending(ctx, t))
+		return PC_NONE;
 	h = (uint32_t)pc_hash_bytes(s, len, 0);
 	row = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
 	if (row != PC_NONE)
@@ -239,6 +294,8 @@ uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const c
 	if (pc_itab_insert(ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (starts_0x(s, len))
+		t->hex_indexed++;
 	return row;
 }
 
@@ -263,6 +320,88 @@ uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
 uint32_t pc_str_intern_z(struct pc_model *m, const char *s)
 {
 	return pc_str_intern(m, s, strlen(s));
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The 8 hex digits of v as 8 bytes to store, most significant first (the
+ * lowest byte of the result): each nibble spread to a byte, '0' added, and
+ * 'a' - '0' - 10 more for those >= 10 (nibble + 6 carries into bit 4).
+ */
+static inline uint64_t hex8(uint32_t v)
+{
+	uint64_t x = v, alpha;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	alpha = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + alpha * ('a' - '0' - 10);
+	return __builtin_bswap64(x);
+}
+#endif
+
+/* "0x" and the n hex digits of v (no leading zeros), NUL-terminated, at p (24 bytes of room). */
+static void put_hex(char *p, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	p[0] = '0';
+	p[1] = 'x';
+	if (n <= 8) {
+		/* the leading zero digits are the low bytes: shifted out, and
+		 * zero bytes in, the first of them the NUL */
+		w = hex8((uint32_t)v) >> (8 * (8 - n));
+		memcpy(p + 2, &w, 8);
+		p[2 + n] = 0;
+	} else {
+		w = hex8((uint32_t)(v >> 32)) >> (8 * (16 - n));
+		memcpy(p + 2, &w, 8);
+		w = hex8((uint32_t)v);
+		memcpy(p + 2 + (n - 8), &w, 8);
+		p[2 + n] = 0;
+	}
+#else
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	p[0] = '0';
+	p[1] = 'x';
+	for (i = n; i > 0; i--) {
+		p[1 + i] = d[v & 15];
+		v >>= 4;
+	}
+	p[2 + n] = 0;
+#endif
+}
+
+uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v)
+{
+	struct pc_strtab *t = &m->strings;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+	char *p;
+	uint32_t row;
+
+	if (t->hex_indexed) {
+		char buf[24];
+
+		put_hex(buf, v, n);
+		return pc_strtab_intern(m->ctx, t, buf, 2 + n);
+	}
+	if (str_reserve(m->ctx, t))
+		return PC_NONE;
+	p = str_room(m->ctx, t, 23);
+	if (!p)
+		return PC_NONE;
+	put_hex(p, v, n);
+	t->chunk_used += 2 + n + 1;
+	row = t->len++;
+	t->ptr[row] = p;
+	t->lens[row] = (uint32_t)(2 + n);
+	if (!t->npending++)
+		t->pending_from = row;
+	return row;
 }
 
 /* --- categories and libs --- */
@@ -1285,6 +1424,8 @@ void pc_str_clear(struct pc_model *m)
 {
 	pc_itab_free(m->ctx, &m->strings.index);
 	m->strings.len = 0;
+	m->strings.npending = 0;
+	m->strings.hex_indexed = 0;
 }
 
 uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
@@ -1298,6 +1439,8 @@ uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
 		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
 		return PC_NONE;
 	}
+	if (starts_0x(s, len) && t->npending && str_index_pending(m->ctx, t))
+		return PC_NONE;
 	h = (uint32_t)pc_hash_bytes(s, len, 0);
 	found = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
 	if (t->len == t->cap) {
@@ -1319,6 +1462,8 @@ uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
 	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (found == PC_NONE && starts_0x(s, len))
+		t->hex_indexed++;
 	return row;
 }
 

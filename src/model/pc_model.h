@@ -68,6 +68,14 @@ struct pc_strtab {
 	size_t chunk_used, chunk_size;
 	void **chunks; /* every chunk, for freeing */
 	uint32_t nchunks, chunks_cap;
+	/*
+	 * Rows made by pc_str_add_hex() are not in the index until a lookup
+	 * could find them: npending of them, none before pending_from.  A row
+	 * from pending_from on whose text starts with "0x" is one of them (a
+	 * lookup of such a string enters them all first).  hex_indexed counts
+	 * the indexed strings that start with "0x" from any other call.
+	 */
+	uint32_t npending, pending_from, hex_indexed;
 };
 
 struct pc_lib {
@@ -585,6 +593,14 @@ void pc_model_free(struct pc_model *m);
 /* Intern a string (bytes s[0..len)); returns its index or PC_NONE on OOM. */
 uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len);
 uint32_t pc_str_intern_z(struct pc_model *m, const char *s);
+/*
+ * Intern "0x" and the lower-case hex digits of v (no leading zeros), for a
+ * caller that knows it has not asked for v before (the perf reader's frame
+ * table): unless another call made a string starting with "0x", the row is
+ * added without a lookup, and entered in the index only when a lookup of
+ * a string starting with "0x" could find it.  Its index or PC_NONE.
+ */
+uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v);
 static inline const char *pc_str(const struct pc_model *m, uint32_t i)
 {
 	return m->strings.ptr[i];

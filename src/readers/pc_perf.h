@@ -618,8 +618,12 @@ const struct mapping *perf_find_mapping(struct process *pr, uint64_t addr);
 int perf_flush_queue(struct perf *p, int64_t limit);
 void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);
-/* perf_frames.c: (key, lib)'s entry, made (func and frames PC_NONE) when new; NULL on OOM. */
-struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib);
+/*
+ * perf_frames.c: (key, lib)'s entry, made (func and frames PC_NONE) when
+ * new, and then *name is the name string of key's func in another lib, or
+ * PC_NONE when key has none yet.  NULL on OOM.
+ */
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name);
 void perf_ftab_free(struct perf *p);
 
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);

@@ -8,9 +8,15 @@
  */
 #include "readers/pc_perf.h"
 
-static uint32_t ftab_hash(uint64_t key, uint32_t lib)
+/*
+ * By the key alone: the entries of one address in several libs are then on
+ * one probe run, and a new one finds the name the others have (the name is
+ * the address's alone).  A recording's libs seldom share an offset that
+ * was sampled.
+ */
+static uint32_t ftab_hash(uint64_t key)
 {
-	return (uint32_t)(pc_hash64(key ^ (uint64_t)lib << 44 ^ (uint64_t)lib >> 20) >> 32);
+	return (uint32_t)(pc_hash64(key) >> 32);
 }
 
 /* Slots for at least twice the entries (load at most 1/2).  0 or NOMEM. */
@@ -39,19 +45,24 @@ static int ftab_rehash(struct perf *p, struct ftab *t, uint32_t nslots)
 	return 0;
 }
 
-struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib)
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name)
 {
 	struct ftab *t = &p->ftab;
 	struct ftab_ent *e;
-	uint32_t h = ftab_hash(key, lib), i;
+	uint32_t h = ftab_hash(key), i;
 
+	*name = PC_NONE;
 	if (!t->slots && ftab_rehash(p, t, 1024))
 		return NULL;
 	for (i = h & t->mask; t->slots[i].ent != PC_NONE; i = (i + 1) & t->mask) {
 		if (t->slots[i].hash == h) {
 			e = &t->ents[t->slots[i].ent];
-			if (e->key == key && e->lib == lib)
+			if (e->key != key)
+				continue;
+			if (e->lib == lib)
 				return e;
+			if (e->func != PC_NONE)
+				*name = p->m->funcs.name[e->func];
 		}
 	}
 	if (pc_grow(p->ctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1))

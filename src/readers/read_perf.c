@@ -470,7 +470,7 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 		return ce->frame;
 
 	if (p->ftab_on) {
-		fe = perf_ftab_get(p, key, lib);
+		fe = perf_ftab_get(p, key, lib, &fk.name);
 		if (!fe)
 			return PC_NONE;
 		v = frame_variant(p, mp != NULL, key, in_kernel, is_caller);
@@ -479,7 +479,6 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 			goto cached;
 		}
 	}
-	memset(&fk, 0, sizeof(fk));
 	memset(&k, 0, sizeof(k));
 	if (mp) {
 		k.address = is_caller && key ? key - 1 : key;
@@ -489,10 +488,16 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	k.lib = lib;
 	k.func = fe ? fe->func : PC_NONE;
 	if (k.func == PC_NONE) {
-		fk.source = PC_NONE;
-		fk.name = pc_str_intern(p->m, name, hex_name(name, key));
+		/* the frame table asks for each key's name once: pc_str_add_hex() */
+		if (!fe)
+			fk.name = pc_str_intern(p->m, name, hex_name(name, key));
+		else if (fk.name == PC_NONE)
+			fk.name = pc_str_add_hex(p->m, key);
 		if (fk.name == PC_NONE)
 			return PC_NONE;
+		fk.source = PC_NONE;
+		fk.line = fk.column = 0;
+		fk.is_js = fk.relevant_for_js = 0;
 		fk.resource = mp ? p->m->libs.rows[lib].resource : PC_NONE;
 		k.func = fe ? pc_func_add_new(p->m, &fk) : pc_func_intern(p->m, &fk);
 		if (k.func == PC_NONE)
