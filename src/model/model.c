@@ -610,7 +610,7 @@ static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, u
 	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
-	if (index >= 0)
+	if (index >= 0 && t->indexed == row)
 		t->indexed = t->len;
 	return row;
 }
@@ -642,6 +642,7 @@ static int func_index_sync(struct pc_model *m)
 		return 0;
 	if (pc_itab_reserve(m->ctx, &t->index, t->len - t->indexed))
 		return PROFCONV_ERR_NOMEM;
+	/* (a row a lookup added meanwhile finds itself) */
 	for (i = t->indexed; i < t->len; i++) {
 		struct pc_func_key k;
 		uint32_t h, slot;
@@ -658,7 +659,20 @@ static int func_index_sync(struct pc_model *m)
 
 uint32_t pc_func_add_new(struct pc_model *m, const struct pc_func_key *k)
 {
-	return func_push_row(m, k, PC_NONE, 0, -1);
+	struct pc_func_table *t = &m->funcs;
+	uint32_t row = func_push_row(m, k, PC_NONE, 0, -1);
+
+	if (row != PC_NONE && (t->indexed == row || k->name > t->pending_name_max))
+		t->pending_name_max = k->name;
+	return row;
+}
+
+/* Before a lookup of k: the rows it could equal in the index.  0 or error. */
+static inline int func_index_for(struct pc_model *m, const struct pc_func_key *k)
+{
+	const struct pc_func_table *t = &m->funcs;
+
+	return t->indexed < t->len && k->name <= t->pending_name_max ? func_index_sync(m) : 0;
 }
 
 uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
@@ -666,7 +680,7 @@ uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot, row;
 
-	if (func_index_sync(m))
+	if (func_index_for(m, k))
 		return PC_NONE;
 	h = func_hash(k);
 	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
@@ -857,7 +871,7 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
-	if (index >= 0)
+	if (index >= 0 && t->indexed == row)
 		t->indexed = t->len;
 	if (m->frame_hook)
 		m->frame_hook(m->frame_hook_user, m, row);
@@ -884,9 +898,23 @@ static int frame_index_sync(struct pc_model *m);
 
 uint32_t pc_frame_add_new(struct pc_model *m, const struct pc_frame_key *k)
 {
+	struct pc_frame_table *t = &m->frames;
 	struct pc_frame_key kn;
+	uint32_t row = frame_push_row(m, frame_key_norm(k, &kn), NULL, PC_NONE, 0, -1);
 
-	return frame_push_row(m, frame_key_norm(k, &kn), NULL, PC_NONE, 0, -1);
+	if (row != PC_NONE)
+		t->pending_deep = (t->indexed != row && t->pending_deep) || k->inline_depth != 0;
+	return row;
+}
+
+/* Before a lookup of k: the rows it could equal in the index.  0 or error. */
+static inline int frame_index_for(struct pc_model *m, const struct pc_frame_key *k)
+{
+	const struct pc_frame_table *t = &m->frames;
+
+	return t->indexed < t->len && (k->inline_depth == 0 || t->pending_deep)
+		       ? frame_index_sync(m)
+		       : 0;
 }
 
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
@@ -895,7 +923,7 @@ uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 	struct pc_frame_key kn;
 	uint32_t h, slot, row;
 
-	if (frame_index_sync(m))
+	if (frame_index_for(m, k))
 		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	h = frame_hash(k);
@@ -1536,7 +1564,7 @@ static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint
 	struct frame_iw_key kk;
 	uint32_t h, slot = PC_NONE, found;
 
-	if (frame_index_sync(m))
+	if (frame_index_for(m, k))
 		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	kk.k = k;
@@ -1564,7 +1592,7 @@ uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot = PC_NONE, found;
 
-	if (func_index_sync(m))
+	if (func_index_for(m, k))
 		return PC_NONE;
 	h = func_hash(k);
 	found = pc_itab_find(&t->index, h, func_eq, t, k, &slot);

@@ -124,10 +124,13 @@ struct pc_func_table {
 	uint8_t *relevant_for_js;
 	uint32_t len, cap;
 	struct pc_itab index;
-	/* rows [0, indexed) are in the index (or equal an earlier row that is);
-	 * later rows came from pc_func_add_new() and are entered at the next
-	 * lookup */
-	uint32_t indexed;
+	/*
+	 * Rows [0, indexed) are in the index (or equal an earlier row that is).
+	 * Past it are rows from pc_func_add_new(), entered at the next lookup
+	 * that could find one: of a name row <= pending_name_max (the largest
+	 * of theirs); rows a lookup added meanwhile are in the index already.
+	 */
+	uint32_t indexed, pending_name_max;
 };
 
 struct pc_native_symbol_table {
@@ -170,7 +173,11 @@ struct pc_frame_table {
 	uint16_t *inline_depth;
 	uint32_t len, cap;
 	struct pc_itab index;
-	uint32_t indexed; /* as pc_func_table's: pc_frame_add_new() rows after it */
+	/* as pc_func_table's, for pc_frame_add_new() rows: entered at the next
+	 * lookup of an inline depth 0 key, or of any when pending_deep (one of
+	 * them has a depth) */
+	uint32_t indexed;
+	uint8_t pending_deep;
 	/*
 	 * innerWindowID, an optional column: it covers rows [0, iw_len) only;
 	 * later rows have 0 (see pc_frame_inner_window_id()).  Not part of the

@@ -300,6 +300,46 @@ static void test_add_new(struct profconv_ctx *ctx)
 	PC_CHECK_EQ_INT(pc_frame_index_rebuild(m), 0);
 	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r2);
 	PC_CHECK_EQ_INT(m->frames.len, 4);
+
+	/*
+	 * A lookup that no added row can answer leaves them out of the index:
+	 * a func of a name made after theirs, a frame of an inline depth none
+	 * of them has.  The row it adds is found by later lookups, also once
+	 * the others are entered.
+	 */
+	fk.name = pc_str_intern_z(m, "d");
+	f0 = pc_func_add_new(m, &fk);
+	fk.name = pc_str_intern_z(m, "e");
+	PC_CHECK_EQ_INT(m->funcs.index.count, 3);
+	f1 = pc_func_intern(m, &fk);
+	PC_CHECK_EQ_INT(f1, f0 + 1);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 4);
+	PC_CHECK_EQ_INT(m->funcs.indexed, f0);
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f1);
+	fk.name = pc_str_intern_z(m, "d");
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f0);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 5);
+	PC_CHECK_EQ_INT(m->funcs.indexed, m->funcs.len);
+	fk.name = pc_str_intern_z(m, "e");
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f1);
+
+	k.address = 0x20;
+	r0 = pc_frame_add_new(m, &k);
+	k.inline_depth = 1;
+	r1 = pc_frame_intern(m, &k);
+	PC_CHECK_EQ_INT(r1, r0 + 1);
+	PC_CHECK_EQ_INT(m->frames.indexed, r0);
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r1);
+	k.inline_depth = 2;
+	r2 = pc_frame_add_new(m, &k); /* now one has a depth: every lookup enters them */
+	k.inline_depth = 1;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r1);
+	PC_CHECK_EQ_INT(m->frames.indexed, m->frames.len);
+	k.inline_depth = 2;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r2);
+	k.inline_depth = 0;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r0);
+	PC_CHECK_EQ_INT(m->frames.len, 7);
 	pc_model_free(m);
 }
 
