@@ -32,7 +32,7 @@ foreach(name y_fork_exec i_truncated_tail y_synth_le)
 endforeach()
 
 foreach(c compressed stdin keep-output usage weight info clock synth-endian perf-names perf-chain-tail perf-threads perf-remap symbols
-    symbolicate jitdump perf-stack-thread)
+    symbolicate jitdump perf-stack-thread perf-frame-table)
   add_test(NAME cli.${c} COMMAND sh ${PC_CLI_TEST} ${PC_BIN} ${c})
 endforeach()
 

@@ -1417,6 +1417,52 @@ PY
 	PROFCONV_PERF_STACK_THREAD=0 expect_rc 0 "$PC" -q --no-symbols "$FX/y_fork_exec.data" -o "$T/fe.json"
 	cmp "$T/fe.json" "$here/golden/y_fork_exec.json" || fail "threaded output differs from the golden"
 	;;
+perf-frame-table)
+	# The perf reader makes its funcs and frames through its own frame table
+	# (perf_frames.c) and adds them to the model without the model's lookups;
+	# PROFCONV_PERF_FRAME_TABLE=off interns each through the model as before.
+	# Byte for byte the same, processed and Gecko, without symbols (every
+	# recording: leaf and caller addresses, user and kernel, unmapped ones,
+	# remaps, pipes) and with them (the symbolicator's lookups then enter
+	# the reader's rows in the model's indexes).
+	for c in $(cd "$FX" && ls y_*.data i_*.data y_*.data.zst) "$here/../examples/workload.perf.data" \
+		"y_pie.data --no-host-symbols --symbol-dir $FX/src" \
+		"y_dwarf.data.zst --no-host-symbols --symbol-dir $FX/src --symbol-dir $FX/dwarf-syms" \
+		"$here/fixtures/symperf/y_sym.data --no-host-symbols --symbol-dir $here/fixtures/symperf"; do
+		set -- $c
+		in=$1
+		shift
+		case "$in" in /*) ;; *) in="$FX/$in" ;; esac
+		case " $* " in *" --symbol-dir "*) sy="--no-symbol-cache" ;; *) sy=--no-symbols ;; esac
+		for to in processed gecko; do
+			PROFCONV_PERF_FRAME_TABLE=off expect_rc 0 "$PC" -q $sy --to $to "$@" "$in" -o "$T/off.json" 2>/dev/null
+			expect_rc 0 "$PC" -q $sy --to $to "$@" "$in" -o "$T/on.json" 2>/dev/null
+			cmp -s "$T/off.json" "$T/on.json" || fail "$c --to $to: the frame table converts differently"
+		done
+	done
+	# y_synth_frames.data (make_synth.py), checked by hand: 15 frames, 10
+	# funcs.  The unmapped 0x5000 as leaf and as caller is one frame, the
+	# first byte of libsynth.so and of the kernel as leaf and as caller one
+	# each; offset 0x1100 of synth and of libsynth.so and the unmapped
+	# address 0x1100 are three funcs with one name string; the kernel
+	# function read in user mode and the user one read in kernel mode are
+	# frames of their own (their mode's category).
+	expect_rc 0 "$PC" -q --no-symbols "$FX/y_synth_frames.data" -o "$T/frames.json"
+	python3 - "$T/frames.json" <<'PY' || fail "y_synth_frames.data's frames and funcs"
+import json, sys
+sh = json.load(open(sys.argv[1]))["shared"]
+fr, fu, sa = sh["frameTable"], sh["funcTable"], sh["stringArray"]
+assert (fr["length"], fu["length"]) == (15, 10), (fr["length"], fu["length"])
+names = [sa[n] for n in fu["name"]]
+assert sorted(names) == sorted(["0x5000", "0x1100", "0x1305", "0x5010", "0x0", "0x1100", "0x0",
+                                "0x100", "0x1205", "0x1100"]), names
+assert sa.count("0x1100") == 1 and sa.count("0x0") == 1, sa
+rows = list(zip(fr["address"], fr["func"], fr["category"]))
+assert len(set(rows)) == 15, rows
+assert sum(1 for a, f, c in rows if a == -1) == 3, rows  # 0x5000, 0x5010, 0x1100 unmapped
+assert sum(1 for a, f, c in rows if a == 0) == 2, rows   # libsynth.so's and the kernel's first byte
+PY
+	;;
 perf-chain-tail)
 	# Chains of one thread that end with the same entries but must not share
 	# their frames (tests/fixtures/perf/make_synth.py: y_synth_tail.data):

@@ -95,3 +95,17 @@ int pc_itab_reset(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows)
 	pc_itab_free(ctx, t);
 	return rehash(ctx, t, (uint32_t)want);
 }
+
+int pc_itab_reserve(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t more)
+{
+	uint64_t want = t->slots ? (uint64_t)t->mask + 1 : 64;
+
+	if (!more)
+		return 0;
+	/* pc_itab_insert() grows past count * 2 > slots */
+	while (want < ((uint64_t)1 << 31) && ((uint64_t)t->count + more) * 2 > want)
+		want *= 2;
+	if (t->slots && want == (uint64_t)t->mask + 1)
+		return 0;
+	return rehash(ctx, t, (uint32_t)want);
+}

@@ -182,10 +182,9 @@ static int str_eq(const void *table, uint32_t row, const void *key)
 	return t->lens[row] == k->len && memcmp(t->ptr[row], k->s, k->len) == 0;
 }
 
-static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
+/* Room for len + 1 bytes at the chunk's end (a new chunk when needed): where, or NULL. */
+static char *str_room(struct profconv_ctx *ctx, struct pc_strtab *t, size_t len)
 {
-	char *p;
-
 	if (!t->chunk || t->chunk_size - t->chunk_used < len + 1) {
 		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
 
@@ -199,11 +198,65 @@ static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char
 		t->chunk_size = size;
 		t->chunk_used = 0;
 	}
-	p = t->chunk + t->chunk_used;
+	return t->chunk + t->chunk_used;
+}
+
+static char *str_store(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
+{
+	char *p = str_room(ctx, t, len);
+
+	if (!p)
+		return NULL;
 	memcpy(p, s, len);
 	p[len] = 0;
 	t->chunk_used += len + 1;
 	return p;
+}
+
+static inline int starts_0x(const char *s, size_t len)
+{
+	return len > 2 && s[0] == '0' && s[1] == 'x';
+}
+
+/*
+ * Enter the rows pc_str_add_hex() left out in the index (before a lookup
+ * of a string starting with "0x"): they are distinct and equal no indexed
+ * row, so each is inserted without a lookup.  0 or error.
+ */
+static int str_index_pending(struct profconv_ctx *ctx, struct pc_strtab *t)
+{
+	uint32_t i;
+
+	if (!t->npending)
+		return 0;
+	if (pc_itab_reserve(ctx, &t->index, t->npending))
+		return PROFCONV_ERR_NOMEM;
+	for (i = t->pending_from; i < t->len; i++) {
+		if (!starts_0x(t->ptr[i], t->lens[i]))
+			continue;
+		if (pc_itab_insert(ctx, &t->index, PC_NONE,
+				   (uint32_t)pc_hash_bytes(t->ptr[i], t->lens[i], 0), i))
+			return ctx->status ? ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	t->npending = 0;
+	return 0;
+}
+
+/* Room for one more row in ptr and lens: 0 or error. */
+static int str_reserve(struct profconv_ctx *ctx, struct pc_strtab *t)
+{
+	uint32_t cap;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = t->cap;
+	if (pc_grow(ctx, (void **)&t->ptr, sizeof(*t->ptr), &cap, (size_t)t->len + 1))
+		return PROFCONV_ERR_NOMEM;
+	cap = t->cap;
+	if (pc_grow(ctx, (void **)&t->lens, sizeof(*t->lens), &cap, (size_t)t->len + 1))
+		return PROFCONV_ERR_NOMEM;
+	t->cap = cap;
+	return 0;
 }
 
 uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const char *s, size_t len)
@@ -216,6 +269,8 @@ uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const c
 		pc_fail(ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
 		return PC_NONE;
 	}
+	if (starts_0x(s, len) && t->npending && str_index_pending(ctx, t))
+		return PC_NONE;
 	h = (uint32_t)pc_hash_bytes(s, len, 0);
 	row = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
 	if (row != PC_NONE)
@@ -239,6 +294,8 @@ uint32_t pc_strtab_intern(struct profconv_ctx *ctx, struct pc_strtab *t, const c
 	if (pc_itab_insert(ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (starts_0x(s, len))
+		t->hex_indexed++;
 	return row;
 }
 
@@ -263,6 +320,88 @@ uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len)
 uint32_t pc_str_intern_z(struct pc_model *m, const char *s)
 {
 	return pc_str_intern(m, s, strlen(s));
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The 8 hex digits of v as 8 bytes to store, most significant first (the
+ * lowest byte of the result): each nibble spread to a byte, '0' added, and
+ * 'a' - '0' - 10 more for those >= 10 (nibble + 6 carries into bit 4).
+ */
+static inline uint64_t hex8(uint32_t v)
+{
+	uint64_t x = v, alpha;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	alpha = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + alpha * ('a' - '0' - 10);
+	return __builtin_bswap64(x);
+}
+#endif
+
+/* "0x" and the n hex digits of v (no leading zeros), NUL-terminated, at p (24 bytes of room). */
+static void put_hex(char *p, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	p[0] = '0';
+	p[1] = 'x';
+	if (n <= 8) {
+		/* the leading zero digits are the low bytes: shifted out, and
+		 * zero bytes in, the first of them the NUL */
+		w = hex8((uint32_t)v) >> (8 * (8 - n));
+		memcpy(p + 2, &w, 8);
+		p[2 + n] = 0;
+	} else {
+		w = hex8((uint32_t)(v >> 32)) >> (8 * (16 - n));
+		memcpy(p + 2, &w, 8);
+		w = hex8((uint32_t)v);
+		memcpy(p + 2 + (n - 8), &w, 8);
+		p[2 + n] = 0;
+	}
+#else
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	p[0] = '0';
+	p[1] = 'x';
+	for (i = n; i > 0; i--) {
+		p[1 + i] = d[v & 15];
+		v >>= 4;
+	}
+	p[2 + n] = 0;
+#endif
+}
+
+uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v)
+{
+	struct pc_strtab *t = &m->strings;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+	char *p;
+	uint32_t row;
+
+	if (t->hex_indexed) {
+		char buf[24];
+
+		put_hex(buf, v, n);
+		return pc_strtab_intern(m->ctx, t, buf, 2 + n);
+	}
+	if (str_reserve(m->ctx, t))
+		return PC_NONE;
+	p = str_room(m->ctx, t, 23);
+	if (!p)
+		return PC_NONE;
+	put_hex(p, v, n);
+	t->chunk_used += 2 + n + 1;
+	row = t->len++;
+	t->ptr[row] = p;
+	t->lens[row] = (uint32_t)(2 + n);
+	if (!t->npending++)
+		t->pending_from = row;
+	return row;
 }
 
 /* --- categories and libs --- */
@@ -447,7 +586,11 @@ static uint32_t func_hash(const struct pc_func_key *k)
 	return (uint32_t)pc_hash64(a ^ pc_hash64(b));
 }
 
-/* Grow, write row k at the end, index it at slot when index, count it: its row or PC_NONE. */
+/*
+ * Grow, write row k at the end, index it at slot when index > 0, count it:
+ * its row or PC_NONE.  index < 0: not looked for (pc_func_add_new()), so
+ * left past t->indexed.
+ */
 static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, uint32_t slot,
 			      uint32_t h, int index)
 {
@@ -464,10 +607,72 @@ static uint32_t func_push_row(struct pc_model *m, const struct pc_func_key *k, u
 	t->column[row] = k->column;
 	t->is_js[row] = k->is_js;
 	t->relevant_for_js[row] = k->relevant_for_js;
-	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (index >= 0 && t->indexed == row)
+		t->indexed = t->len;
 	return row;
+}
+
+/* Row i's key. */
+static void func_key_of(const struct pc_func_table *t, uint32_t i, struct pc_func_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->name = t->name[i];
+	k->resource = t->resource[i];
+	k->source = t->source[i];
+	k->line = t->line[i];
+	k->column = t->column[i];
+	k->is_js = t->is_js[i];
+	k->relevant_for_js = t->relevant_for_js[i];
+}
+
+/*
+ * Enter the rows pc_func_add_new() left out of the index, as interning
+ * them in row order would have (a row equal to an earlier one is not
+ * entered): before any lookup.  0 or error (ctx set).
+ */
+static int func_index_sync(struct pc_model *m)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t i;
+
+	if (t->indexed >= t->len)
+		return 0;
+	if (pc_itab_reserve(m->ctx, &t->index, t->len - t->indexed))
+		return PROFCONV_ERR_NOMEM;
+	/* (a row a lookup added meanwhile finds itself) */
+	for (i = t->indexed; i < t->len; i++) {
+		struct pc_func_key k;
+		uint32_t h, slot;
+
+		func_key_of(t, i, &k);
+		h = func_hash(&k);
+		if (pc_itab_find(&t->index, h, func_eq, t, &k, &slot) == PC_NONE &&
+		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
+			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	}
+	t->indexed = t->len;
+	return 0;
+}
+
+uint32_t pc_func_add_new(struct pc_model *m, const struct pc_func_key *k)
+{
+	struct pc_func_table *t = &m->funcs;
+	uint32_t row = func_push_row(m, k, PC_NONE, 0, -1);
+
+	if (row != PC_NONE && (t->indexed == row || k->name > t->pending_name_max))
+		t->pending_name_max = k->name;
+	return row;
+}
+
+/* Before a lookup of k: the rows it could equal in the index.  0 or error. */
+static inline int func_index_for(struct pc_model *m, const struct pc_func_key *k)
+{
+	const struct pc_func_table *t = &m->funcs;
+
+	return t->indexed < t->len && k->name <= t->pending_name_max ? func_index_sync(m) : 0;
 }
 
 uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
@@ -475,6 +680,8 @@ uint32_t pc_func_intern(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot, row;
 
+	if (func_index_for(m, k))
+		return PC_NONE;
 	h = func_hash(k);
 	row = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
 	if (row != PC_NONE)
@@ -640,7 +847,7 @@ static uint32_t frame_hash(const struct pc_frame_key *k)
 
 static int set_inner_window_id(struct pc_model *m, uint32_t row, uint64_t iw);
 
-/* As res_push_row() for frames; also the innerWindowID *iw unless iw is NULL. */
+/* As func_push_row() for frames; also the innerWindowID *iw unless iw is NULL. */
 static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 			       const uint64_t *iw, uint32_t slot, uint32_t h, int index)
 {
@@ -661,9 +868,11 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	t->inline_depth[row] = k->inline_depth;
 	if (iw && set_inner_window_id(m, row, *iw))
 		return PC_NONE;
-	if (index && pc_itab_insert(m->ctx, &t->index, slot, h, row))
+	if (index > 0 && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (index >= 0 && t->indexed == row)
+		t->indexed = t->len;
 	if (m->frame_hook)
 		m->frame_hook(m->frame_hook_user, m, row);
 	return row;
@@ -685,12 +894,37 @@ static const struct pc_frame_key *frame_key_norm(const struct pc_frame_key *k,
 	return tmp;
 }
 
+static int frame_index_sync(struct pc_model *m);
+
+uint32_t pc_frame_add_new(struct pc_model *m, const struct pc_frame_key *k)
+{
+	struct pc_frame_table *t = &m->frames;
+	struct pc_frame_key kn;
+	uint32_t row = frame_push_row(m, frame_key_norm(k, &kn), NULL, PC_NONE, 0, -1);
+
+	if (row != PC_NONE)
+		t->pending_deep = (t->indexed != row && t->pending_deep) || k->inline_depth != 0;
+	return row;
+}
+
+/* Before a lookup of k: the rows it could equal in the index.  0 or error. */
+static inline int frame_index_for(struct pc_model *m, const struct pc_frame_key *k)
+{
+	const struct pc_frame_table *t = &m->frames;
+
+	return t->indexed < t->len && (k->inline_depth == 0 || t->pending_deep)
+		       ? frame_index_sync(m)
+		       : 0;
+}
+
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k)
 {
 	struct pc_frame_table *t = &m->frames;
 	struct pc_frame_key kn;
 	uint32_t h, slot, row;
 
+	if (frame_index_for(m, k))
+		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	h = frame_hash(k);
 	row = pc_itab_find(&t->index, h, frame_eq, t, k, &slot);
@@ -1218,6 +1452,8 @@ void pc_str_clear(struct pc_model *m)
 {
 	pc_itab_free(m->ctx, &m->strings.index);
 	m->strings.len = 0;
+	m->strings.npending = 0;
+	m->strings.hex_indexed = 0;
 }
 
 uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
@@ -1231,6 +1467,8 @@ uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
 		pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "string of %zu bytes", len);
 		return PC_NONE;
 	}
+	if (starts_0x(s, len) && t->npending && str_index_pending(m->ctx, t))
+		return PC_NONE;
 	h = (uint32_t)pc_hash_bytes(s, len, 0);
 	found = pc_itab_find(&t->index, h, str_eq, t, &k, &slot);
 	if (t->len == t->cap) {
@@ -1252,6 +1490,8 @@ uint32_t pc_str_append(struct pc_model *m, const char *s, size_t len)
 	if (found == PC_NONE && pc_itab_insert(m->ctx, &t->index, slot, h, row))
 		return PC_NONE;
 	t->len++;
+	if (found == PC_NONE && starts_0x(s, len))
+		t->hex_indexed++;
 	return row;
 }
 
@@ -1324,6 +1564,8 @@ static uint32_t frame_add(struct pc_model *m, const struct pc_frame_key *k, uint
 	struct frame_iw_key kk;
 	uint32_t h, slot = PC_NONE, found;
 
+	if (frame_index_for(m, k))
+		return PC_NONE;
 	k = frame_key_norm(k, &kn);
 	kk.k = k;
 	kk.iw = iw;
@@ -1350,6 +1592,8 @@ uint32_t pc_func_append(struct pc_model *m, const struct pc_func_key *k)
 	struct pc_func_table *t = &m->funcs;
 	uint32_t h, slot = PC_NONE, found;
 
+	if (func_index_for(m, k))
+		return PC_NONE;
 	h = func_hash(k);
 	found = pc_itab_find(&t->index, h, func_eq, t, k, &slot);
 	return func_push_row(m, k, slot, h, found == PC_NONE);
@@ -1463,14 +1707,13 @@ void pc_source_get(const struct pc_model *m, uint32_t i, struct pc_source_row *r
 	}
 }
 
-int pc_frame_index_rebuild(struct pc_model *m)
+/* Enter frame rows [from, t->len) in the index, as func_index_sync() does. */
+static int frame_index_add(struct pc_model *m, uint32_t from)
 {
 	struct pc_frame_table *t = &m->frames;
 	uint32_t i;
 
-	if (pc_itab_reset(m->ctx, &t->index, t->len))
-		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	for (i = 0; i < t->len; i++) {
+	for (i = from; i < t->len; i++) {
 		struct pc_frame_key k;
 		struct frame_iw_key kk = { &k, pc_frame_inner_window_id(t, i) };
 		uint32_t h, slot;
@@ -1490,32 +1733,36 @@ int pc_frame_index_rebuild(struct pc_model *m)
 		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
 			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
 	}
+	t->indexed = t->len;
 	return 0;
+}
+
+static int frame_index_sync(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+
+	if (t->indexed >= t->len)
+		return 0;
+	if (pc_itab_reserve(m->ctx, &t->index, t->len - t->indexed))
+		return PROFCONV_ERR_NOMEM;
+	return frame_index_add(m, t->indexed);
+}
+
+int pc_frame_index_rebuild(struct pc_model *m)
+{
+	struct pc_frame_table *t = &m->frames;
+
+	if (pc_itab_reset(m->ctx, &t->index, t->len))
+		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
+	return frame_index_add(m, 0);
 }
 
 int pc_func_index_rebuild(struct pc_model *m)
 {
 	struct pc_func_table *t = &m->funcs;
-	uint32_t i;
 
 	if (pc_itab_reset(m->ctx, &t->index, t->len))
 		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	for (i = 0; i < t->len; i++) {
-		struct pc_func_key k;
-		uint32_t h, slot;
-
-		memset(&k, 0, sizeof(k));
-		k.name = t->name[i];
-		k.resource = t->resource[i];
-		k.source = t->source[i];
-		k.line = t->line[i];
-		k.column = t->column[i];
-		k.is_js = t->is_js[i];
-		k.relevant_for_js = t->relevant_for_js[i];
-		h = func_hash(&k);
-		if (pc_itab_find(&t->index, h, func_eq, t, &k, &slot) == PC_NONE &&
-		    pc_itab_insert(m->ctx, &t->index, slot, h, i))
-			return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	}
-	return 0;
+	t->indexed = 0;
+	return func_index_sync(m);
 }

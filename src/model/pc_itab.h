@@ -62,5 +62,11 @@ void pc_itab_free(struct profconv_ctx *ctx, struct pc_itab *t);
  * (then t is empty and unallocated).
  */
 int pc_itab_reset(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t rows);
+/*
+ * Make room for more rows to be inserted without growing on the way (one
+ * growth at most, to the size the inserts would reach).  0 or NOMEM (t is
+ * then unchanged).
+ */
+int pc_itab_reserve(struct profconv_ctx *ctx, struct pc_itab *t, uint32_t more);
 
 #endif /* PC_ITAB_H */

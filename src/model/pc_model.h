@@ -68,6 +68,14 @@ struct pc_strtab {
 	size_t chunk_used, chunk_size;
 	void **chunks; /* every chunk, for freeing */
 	uint32_t nchunks, chunks_cap;
+	/*
+	 * Rows made by pc_str_add_hex() are not in the index until a lookup
+	 * could find them: npending of them, none before pending_from.  A row
+	 * from pending_from on whose text starts with "0x" is one of them (a
+	 * lookup of such a string enters them all first).  hex_indexed counts
+	 * the indexed strings that start with "0x" from any other call.
+	 */
+	uint32_t npending, pending_from, hex_indexed;
 };
 
 struct pc_lib {
@@ -116,6 +124,13 @@ struct pc_func_table {
 	uint8_t *relevant_for_js;
 	uint32_t len, cap;
 	struct pc_itab index;
+	/*
+	 * Rows [0, indexed) are in the index (or equal an earlier row that is).
+	 * Past it are rows from pc_func_add_new(), entered at the next lookup
+	 * that could find one: of a name row <= pending_name_max (the largest
+	 * of theirs); rows a lookup added meanwhile are in the index already.
+	 */
+	uint32_t indexed, pending_name_max;
 };
 
 struct pc_native_symbol_table {
@@ -158,6 +173,11 @@ struct pc_frame_table {
 	uint16_t *inline_depth;
 	uint32_t len, cap;
 	struct pc_itab index;
+	/* as pc_func_table's, for pc_frame_add_new() rows: entered at the next
+	 * lookup of an inline depth 0 key, or of any when pending_deep (one of
+	 * them has a depth) */
+	uint32_t indexed;
+	uint8_t pending_deep;
 	/*
 	 * innerWindowID, an optional column: it covers rows [0, iw_len) only;
 	 * later rows have 0 (see pc_frame_inner_window_id()).  Not part of the
@@ -580,6 +600,14 @@ void pc_model_free(struct pc_model *m);
 /* Intern a string (bytes s[0..len)); returns its index or PC_NONE on OOM. */
 uint32_t pc_str_intern(struct pc_model *m, const char *s, size_t len);
 uint32_t pc_str_intern_z(struct pc_model *m, const char *s);
+/*
+ * Intern "0x" and the lower-case hex digits of v (no leading zeros), for a
+ * caller that knows it has not asked for v before (the perf reader's frame
+ * table): unless another call made a string starting with "0x", the row is
+ * added without a lookup, and entered in the index only when a lookup of
+ * a string starting with "0x" could find it.  Its index or PC_NONE.
+ */
+uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v);
 static inline const char *pc_str(const struct pc_model *m, uint32_t i)
 {
 	return m->strings.ptr[i];
@@ -608,6 +636,17 @@ struct pc_frame_key {
 	uint16_t category, subcategory, inline_depth;
 };
 uint32_t pc_frame_intern(struct pc_model *m, const struct pc_frame_key *k);
+
+/*
+ * Append a func (frame) row without looking for it, for a caller that knows
+ * no equal row exists (the perf reader, which keeps its own index of the
+ * frames it made): the row is entered in the table's index only at the next
+ * lookup (intern, append or rebuild), all such rows at once, so a reader
+ * that never looks up pays for no index.  The frame hook is called as for
+ * pc_frame_intern().  Row or PC_NONE (OOM).
+ */
+uint32_t pc_func_add_new(struct pc_model *m, const struct pc_func_key *k);
+uint32_t pc_frame_add_new(struct pc_model *m, const struct pc_frame_key *k);
 
 uint32_t pc_native_symbol_intern(struct pc_model *m, uint32_t lib, uint64_t address, uint32_t name,
 				 uint32_t size);

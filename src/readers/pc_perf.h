@@ -331,6 +331,35 @@ struct fcache_ent {
 };
 
 /*
+ * Frame table (perf_frames.c), behind the frame cache: every (lib-relative
+ * address, lib) the recording resolved, with its func and its frames, one
+ * per [kernel mode][return address] (a variant whose frame would equal
+ * another's shares its slot: see frame_variant() in read_perf.c).  Unlike
+ * the frame cache it forgets nothing, so a miss is a new func or frame, and
+ * the reader adds those to the model without the model's own lookups
+ * (pc_func_add_new(), pc_frame_add_new()).  Entries are dense, in the order
+ * made; the slots hold (hash, entry).
+ */
+struct ftab_ent {
+	uint64_t key; /* lib-relative address, or the address when lib is PC_NONE */
+	uint32_t lib;
+	uint32_t func;	   /* PC_NONE until made */
+	uint32_t frame[4]; /* PC_NONE until made */
+};
+
+struct ftab_slot {
+	uint32_t hash;
+	uint32_t ent; /* PC_NONE = empty */
+};
+
+struct ftab {
+	struct ftab_slot *slots;
+	uint32_t mask; /* slots - 1; 0 when unallocated */
+	struct ftab_ent *ents;
+	uint32_t len, cap;
+};
+
+/*
  * Address cache, in front of the frame cache: (address, pid, map generation,
  * flags) -> frame row, direct-mapped.  A chain's address under the same maps
  * always resolves to the same frame (see struct cc_slot), so an entry is
@@ -485,6 +514,10 @@ struct perf {
 	unsigned fcache_bits;
 	struct icache_ent *icache; /* made with the frame cache */
 	unsigned icache_bits;
+	/* the frame table, when the model had no func and no frame at the first
+	 * frame (so that every one is this reader's); else the model interns */
+	struct ftab ftab;
+	int ftab_on;
 	struct perf_stacks *stk; /* perf_stacks.c: NULL until the first chain */
 	uint32_t *frames;
 	uint32_t frames_cap;
@@ -585,6 +618,14 @@ const struct mapping *perf_find_mapping(struct process *pr, uint64_t addr);
 int perf_flush_queue(struct perf *p, int64_t limit);
 void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);
+/*
+ * perf_frames.c: (key, lib)'s entry, made (func and frames PC_NONE) when
+ * new, and then *name is the name string of key's func in another lib, or
+ * PC_NONE when key has none yet.  NULL on OOM.
+ */
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name);
+void perf_ftab_free(struct perf *p);
+
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);
 struct thread_state *perf_find_thread_by_tid(struct perf *p, int32_t tid);
 int perf_handle_switch(struct perf *p, uint32_t type, uint16_t misc, const unsigned char *b,

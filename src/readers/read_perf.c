@@ -416,6 +416,26 @@ static inline uint32_t fcache_slot(const struct perf *p, uint64_t key, uint32_t 
 }
 
 /*
+ * The frame table's slot (struct ftab_ent's frame[]) for a frame of (key,
+ * lib): its mode and whether it is a return address, except that a return
+ * address whose frame would equal the other's (the same category and the
+ * same address once nudged and normalized as pc_frame_intern() does: no
+ * mapping, key 0, or both past INT64_MAX) takes that one's slot.  The
+ * frame's other key columns are the same for every variant, its func is
+ * (key, lib)'s (a distinct name and resource per (key, lib): each lib has
+ * its own resource), so slots and the model's distinct frames correspond.
+ */
+static inline uint32_t frame_variant(const struct perf *p, int mapped, uint64_t key, int in_kernel,
+				     int is_caller)
+{
+	uint32_t v = in_kernel && p->cat_kernel != p->cat_user ? 2 : 0;
+
+	if (is_caller && mapped && key && key - 1 <= (uint64_t)INT64_MAX)
+		v |= 1;
+	return v;
+}
+
+/*
  * Frame for one address of a callchain.  Before symbolication every
  * address is its own func, named by its hex address (lib-relative when a
  * mapping covers it, absolute otherwise).  is_caller marks a return
@@ -426,8 +446,9 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 			      uint64_t addr, int in_kernel, int is_caller)
 {
 	const struct mapping *mp = perf_find_mapping(in_kernel ? kernel : pr, addr);
-	uint32_t lib = PC_NONE, flags = (uint32_t)(is_caller | in_kernel << 1), h;
+	uint32_t lib = PC_NONE, flags = (uint32_t)(is_caller | in_kernel << 1), h, v = 0;
 	struct fcache_ent *ce;
+	struct ftab_ent *fe = NULL;
 	struct pc_func_key fk;
 	struct pc_frame_key k;
 	char name[24];
@@ -448,27 +469,51 @@ static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process
 	if (ce->frame != PC_NONE && ce->addr == key && ce->lib == lib && ce->flags == flags)
 		return ce->frame;
 
-	memset(&fk, 0, sizeof(fk));
+	if (p->ftab_on) {
+		fe = perf_ftab_get(p, key, lib, &fk.name);
+		if (!fe)
+			return PC_NONE;
+		v = frame_variant(p, mp != NULL, key, in_kernel, is_caller);
+		if (fe->frame[v] != PC_NONE) {
+			ce->frame = fe->frame[v];
+			goto cached;
+		}
+	}
 	memset(&k, 0, sizeof(k));
-	fk.source = PC_NONE;
-	fk.name = pc_str_intern(p->m, name, hex_name(name, key));
-	if (fk.name == PC_NONE)
-		return PC_NONE;
 	if (mp) {
-		fk.resource = p->m->libs.rows[lib].resource;
 		k.address = is_caller && key ? key - 1 : key;
 	} else {
-		fk.resource = PC_NONE;
 		k.address = PC_NO_ADDRESS;
 	}
 	k.lib = lib;
-	k.func = pc_func_intern(p->m, &fk);
-	if (k.func == PC_NONE)
-		return PC_NONE;
+	k.func = fe ? fe->func : PC_NONE;
+	if (k.func == PC_NONE) {
+		/* the frame table asks for each key's name once: pc_str_add_hex() */
+		if (!fe)
+			fk.name = pc_str_intern(p->m, name, hex_name(name, key));
+		else if (fk.name == PC_NONE)
+			fk.name = pc_str_add_hex(p->m, key);
+		if (fk.name == PC_NONE)
+			return PC_NONE;
+		fk.source = PC_NONE;
+		fk.line = fk.column = 0;
+		fk.is_js = fk.relevant_for_js = 0;
+		fk.resource = mp ? p->m->libs.rows[lib].resource : PC_NONE;
+		k.func = fe ? pc_func_add_new(p->m, &fk) : pc_func_intern(p->m, &fk);
+		if (k.func == PC_NONE)
+			return PC_NONE;
+		if (fe)
+			fe->func = k.func;
+	}
 	k.native_symbol = PC_NONE;
 	k.category = in_kernel ? p->cat_kernel : p->cat_user;
 	k.subcategory = 0;
-	ce->frame = pc_frame_intern(p->m, &k);
+	if (fe) {
+		ce->frame = fe->frame[v] = pc_frame_add_new(p->m, &k);
+	} else {
+		ce->frame = pc_frame_intern(p->m, &k);
+	}
+cached:
 	ce->addr = key;
 	ce->lib = lib;
 	ce->flags = flags;
@@ -512,6 +557,7 @@ static inline uint32_t frame_cached(const struct perf *p, const struct process *
  */
 static int fcache_first(struct perf *p)
 {
+	const char *e;
 	uint64_t want = p->data_size ? p->data_size / 64 : UINT64_MAX;
 	unsigned bits = FCACHE_BITS < 10 ? FCACHE_BITS : 10;
 	size_t i, n;
@@ -522,6 +568,11 @@ static int fcache_first(struct perf *p)
 	p->fcache = pc_alloc(p->ctx, n * sizeof(*p->fcache));
 	if (!p->fcache)
 		return PROFCONV_ERR_NOMEM;
+	/* every func and frame of the model will be this reader's: its frame
+	 * table knows which are new (PROFCONV_PERF_FRAME_TABLE=off: the model
+	 * interns them, as the tests compare) */
+	e = getenv("PROFCONV_PERF_FRAME_TABLE");
+	p->ftab_on = p->m->funcs.len == 0 && p->m->frames.len == 0 && !(e && strcmp(e, "off") == 0);
 	for (i = 0; i < n; i++)
 		p->fcache[i].frame = PC_NONE;
 	p->fcache_bits = bits;
@@ -1750,6 +1801,7 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->frames);
 	pc_free(p->ctx, p->fcache);
 	pc_free(p->ctx, p->icache);
+	perf_ftab_free(p);
 	perf_stacks_free(p);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);

@@ -194,6 +194,155 @@ static void test_counters_schemas_meta(struct pc_model *m)
 	PC_CHECK_EQ_INT(pc_model_add_subcategory(m, 100, "x"), 1);
 }
 
+/*
+ * pc_str_add_hex(): the text hex_name() would give, rows in call order, and
+ * a lookup of a "0x" string (intern or append) finds them; with a "0x"
+ * string interned first, an add finds it.
+ */
+static void test_hex_names(struct profconv_ctx *ctx)
+{
+	static const uint64_t v[] = { 0,	  1,	      0xa,	    0xff,	 0x100,
+				      0x1100,	  0x12345678, 0x9abcdef0,	0x100000000ULL,
+				      0x123456789ULL, 0xdeadbeefcafebabeULL, UINT64_MAX };
+	struct pc_model *m = pc_model_new(ctx);
+	uint32_t rows[sizeof(v) / sizeof(v[0])], i, r, base;
+	char buf[32];
+
+	PC_CHECK(m != NULL);
+	if (!m)
+		return;
+	base = m->strings.len;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		rows[i] = pc_str_add_hex(m, v[i]);
+		PC_CHECK_EQ_INT(rows[i], base + i);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, v[i]);
+		PC_CHECK_EQ_STR(pc_str(m, rows[i]), buf);
+		PC_CHECK_EQ_INT(m->strings.lens[rows[i]], strlen(buf));
+	}
+	/* not "0x" strings: no lookup of the added rows (they stay unindexed) */
+	r = pc_str_intern_z(m, "main");
+	PC_CHECK_EQ_INT(r, base + i);
+	PC_CHECK_EQ_INT(m->strings.npending, i);
+	/* a "0x" string: the added rows are entered first, and found */
+	PC_CHECK_EQ_INT(pc_str_intern_z(m, "0x1100"), rows[5]);
+	PC_CHECK_EQ_INT(m->strings.npending, 0);
+	PC_CHECK_EQ_INT(pc_str_intern_z(m, "0xffffffffffffffff"), rows[11]);
+	PC_CHECK_EQ_INT(pc_str_intern_z(m, "0x0"), rows[0]);
+	/* added after that, found by an append's lookup (which then keeps the first) */
+	r = pc_str_add_hex(m, 0x4242);
+	PC_CHECK_EQ_INT(r, base + i + 1);
+	PC_CHECK_EQ_INT(pc_str_append(m, "0x4242", 6), base + i + 2);
+	PC_CHECK_EQ_INT(pc_str_intern_z(m, "0x4242"), r);
+	/* a "0x" string made by a lookup first: an add finds it, adds no row */
+	r = pc_str_intern_z(m, "0x777");
+	PC_CHECK_EQ_INT(pc_str_add_hex(m, 0x777), r);
+	PC_CHECK_EQ_INT(pc_str_add_hex(m, 0x778), r + 1);
+	PC_CHECK_EQ_INT(pc_str_intern_z(m, "0x778"), r + 1);
+	pc_model_free(m);
+}
+
+/*
+ * pc_func_add_new() / pc_frame_add_new(): rows in call order, entered in
+ * the index at the next lookup (intern, append, rebuild), which finds them.
+ */
+static void test_add_new(struct profconv_ctx *ctx)
+{
+	struct pc_model *m = pc_model_new(ctx);
+	struct pc_func_key fk;
+	struct pc_frame_key k;
+	uint32_t f0, f1, f2, r0, r1, r2;
+
+	PC_CHECK(m != NULL);
+	if (!m)
+		return;
+	memset(&fk, 0, sizeof(fk));
+	fk.resource = PC_NONE;
+	fk.source = PC_NONE;
+	fk.name = pc_str_intern_z(m, "a");
+	f0 = pc_func_add_new(m, &fk);
+	fk.name = pc_str_intern_z(m, "b");
+	f1 = pc_func_add_new(m, &fk);
+	PC_CHECK_EQ_INT(f0, 0);
+	PC_CHECK_EQ_INT(f1, 1);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 0);
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f1);
+	fk.name = pc_str_intern_z(m, "a");
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f0);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 2);
+	fk.name = pc_str_intern_z(m, "c");
+	f2 = pc_func_add_new(m, &fk);
+	PC_CHECK_EQ_INT(f2, 2);
+	PC_CHECK_EQ_INT(pc_func_append(m, &fk), 3); /* an append keeps its row... */
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f2); /* ...and lookups find the first */
+	PC_CHECK_EQ_INT(m->funcs.len, 4);
+
+	memset(&k, 0, sizeof(k));
+	k.lib = PC_NONE;
+	k.native_symbol = PC_NONE;
+	k.func = f0;
+	k.address = 0x10;
+	r0 = pc_frame_add_new(m, &k);
+	k.address = (uint64_t)INT64_MAX + 2; /* no address, as pc_frame_intern() stores it */
+	r1 = pc_frame_add_new(m, &k);
+	PC_CHECK_EQ_INT(m->frames.address[r1] == PC_NO_ADDRESS, 1);
+	k.func = f1;
+	r2 = pc_frame_add_new(m, &k);
+	PC_CHECK_EQ_INT(r2, 2);
+	PC_CHECK_EQ_INT(m->frames.index.count, 0);
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r2);
+	k.func = f0;
+	k.address = PC_NO_ADDRESS;
+	PC_CHECK_EQ_INT(pc_frame_intern_iw(m, &k, 0), r1);
+	k.address = 0x10;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r0);
+	k.address = 0x11;
+	r2 = pc_frame_add_new(m, &k);
+	PC_CHECK_EQ_INT(pc_frame_index_rebuild(m), 0);
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r2);
+	PC_CHECK_EQ_INT(m->frames.len, 4);
+
+	/*
+	 * A lookup that no added row can answer leaves them out of the index:
+	 * a func of a name made after theirs, a frame of an inline depth none
+	 * of them has.  The row it adds is found by later lookups, also once
+	 * the others are entered.
+	 */
+	fk.name = pc_str_intern_z(m, "d");
+	f0 = pc_func_add_new(m, &fk);
+	fk.name = pc_str_intern_z(m, "e");
+	PC_CHECK_EQ_INT(m->funcs.index.count, 3);
+	f1 = pc_func_intern(m, &fk);
+	PC_CHECK_EQ_INT(f1, f0 + 1);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 4);
+	PC_CHECK_EQ_INT(m->funcs.indexed, f0);
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f1);
+	fk.name = pc_str_intern_z(m, "d");
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f0);
+	PC_CHECK_EQ_INT(m->funcs.index.count, 5);
+	PC_CHECK_EQ_INT(m->funcs.indexed, m->funcs.len);
+	fk.name = pc_str_intern_z(m, "e");
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), f1);
+
+	k.address = 0x20;
+	r0 = pc_frame_add_new(m, &k);
+	k.inline_depth = 1;
+	r1 = pc_frame_intern(m, &k);
+	PC_CHECK_EQ_INT(r1, r0 + 1);
+	PC_CHECK_EQ_INT(m->frames.indexed, r0);
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r1);
+	k.inline_depth = 2;
+	r2 = pc_frame_add_new(m, &k); /* now one has a depth: every lookup enters them */
+	k.inline_depth = 1;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r1);
+	PC_CHECK_EQ_INT(m->frames.indexed, m->frames.len);
+	k.inline_depth = 2;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r2);
+	k.inline_depth = 0;
+	PC_CHECK_EQ_INT(pc_frame_intern(m, &k), r0);
+	PC_CHECK_EQ_INT(m->frames.len, 7);
+	pc_model_free(m);
+}
+
 int main(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -205,6 +354,8 @@ int main(void)
 	test_processes(m);
 	test_contexts(m);
 	test_counters_schemas_meta(m);
+	test_hex_names(ctx);
+	test_add_new(ctx);
 	pc_model_free(m);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
