@@ -867,6 +867,47 @@ static void test_threads_many(void)
 	free(trace);
 }
 
+/*
+ * The Gecko writer's helper takes a thread's markers (25,000 on one thread
+ * here; 400 threads of 12 in the other trace) while the writer writes the
+ * thread's tables: the same bytes with "threads" "yes" and "no".
+ */
+static void test_threads_gecko(void)
+{
+	size_t len, t, k;
+	char *traces[2];
+	size_t lens[2];
+
+	traces[0] = samples_trace(50000, &lens[0]);
+	traces[1] = threads_trace(400, 12, &lens[1]);
+	for (t = 0; t < 2; t++) {
+		struct membuf b[2];
+
+		for (k = 0; k < 2; k++) {
+			struct profconv_ctx *ctx = profconv_ctx_new();
+			struct profconv_profile *p = NULL;
+
+			memset(&b[k], 0, sizeof(b[k]));
+			PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"),
+					PROFCONV_OK);
+			PC_CHECK_EQ_INT(profconv_read_mem(ctx, traces[t], lens[t], "g.json", &p),
+					PROFCONV_OK);
+			if (p)
+				PC_CHECK_EQ_INT(profconv_write_cb(ctx, p, PROFCONV_OUT_GECKO, mem_write,
+								  &b[k]),
+						PROFCONV_OK);
+			profconv_profile_free(p);
+			profconv_ctx_free(ctx);
+		}
+		len = b[0].len;
+		PC_CHECK(len > 300000 && len == b[1].len && b[0].p && b[1].p &&
+			 memcmp(b[0].p, b[1].p, len) == 0);
+		free(b[0].p);
+		free(b[1].p);
+		free(traces[t]);
+	}
+}
+
 static void test_threads_option(void)
 {
 	static const char *const inputs[] = { "chrome/y_synth_slices.json", "perf/y_fp.data" };
@@ -921,6 +962,7 @@ int main(void)
 	test_formats();
 	test_threads_samples();
 	test_threads_many();
+	test_threads_gecko();
 	test_threads_option();
 	test_options();
 	test_read_mem_cb();
