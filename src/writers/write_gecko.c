@@ -369,9 +369,60 @@ static uint32_t x_symbol(const struct gw *g, uint32_t f)
 	return ns;
 }
 
+/*
+ * Text built in buf[0..cap) as pc_snprintf() would build it (cut at cap - 1
+ * bytes, always ended with a NUL), without a format string to parse: a
+ * system-wide recording's locations are 160,000 "0x..." and "name (in
+ * lib)" strings, which vsnprintf() took a quarter of the Gecko writer's
+ * instructions to print.
+ */
+struct sbuf {
+	char *p;
+	size_t cap, n; /* n < cap */
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t len)
+{
+	size_t room = b->cap - 1 - b->n;
+
+	if (len > room)
+		len = room;
+	memcpy(b->p + b->n, s, len);
+	b->n += len;
+	b->p[b->n] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static void sb_u32(struct sbuf *b, uint32_t v)
+{
+	char t[24];
+
+	sb_put(b, t, pc_fmt_u64(t, v));
+}
+
+/* "0x" and v in lowercase hex, as "0x%" PRIx64 prints it. */
+static void sb_hex(struct sbuf *b, uint64_t v)
+{
+	char t[18], *e = t + sizeof(t), *q = e;
+
+	do {
+		*--q = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--q = 'x';
+	*--q = '0';
+	sb_put(b, q, (size_t)(e - q));
+}
+
 /* The location string of model frame f (Gecko's frameTable.location). */
 static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 {
+	struct sbuf b = { buf, cap, 0 };
+
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
 	uint32_t fn = ft->func[f], lib = ft->lib[f];
@@ -391,38 +442,44 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 		uint32_t src = m->funcs.source[fn];
 		const char *file = src < m->sources.len ? mstr(m, m->sources.filename[src]) : NULL;
 		uint32_t line = m->funcs.line[fn], col = m->funcs.column[fn];
-		size_t n;
 
-		if (!file || !*file) {
-			pc_snprintf(buf, cap, "%s", name);
+		sb_str(&b, name);
+		if (!file || !*file)
 			return;
+		sb_put(&b, " (", 2);
+		sb_str(&b, file);
+		sb_put(&b, ":", 1);
+		sb_u32(&b, line);
+		if (col) {
+			sb_put(&b, ":", 1);
+			sb_u32(&b, col);
 		}
-		if (col)
-			n = pc_snprintf(buf, cap, "%s (%s:%u:%u)", name, file, line, col);
-		else
-			n = pc_snprintf(buf, cap, "%s (%s:%u)", name, file, line);
-		if (n < cap)
-			pc_snprintf(buf + n, cap - n, "[%u]", src);
+		sb_put(&b, ")[", 2);
+		sb_u32(&b, src);
+		sb_put(&b, "]", 1);
 		return;
 	}
 	if (hex_name(name) && absolute(g, f, addr, &addr)) {
-		pc_snprintf(buf, cap, "0x%" PRIx64, addr);
+		sb_hex(&b, addr);
 		return;
 	}
+	sb_str(&b, name);
 	if (lib != PC_NONE && lib < m->libs.len) {
 		const char *ln = mstr(m, m->libs.rows[lib].name);
 
-		pc_snprintf(buf, cap, "%s (in %s)", name, ln ? ln : "?");
+		sb_put(&b, " (in ", 5);
+		sb_str(&b, ln ? ln : "?");
+		sb_put(&b, ")", 1);
 		return;
 	}
 	if (m->funcs.resource[fn] != PC_NONE && m->funcs.resource[fn] < m->resources.len &&
 	    m->resources.type[m->funcs.resource[fn]] == PC_RES_LIBRARY) {
 		const char *rn = mstr(m, m->resources.name[m->funcs.resource[fn]]);
 
-		pc_snprintf(buf, cap, "%s (in %s)", name, rn ? rn : "?");
-		return;
+		sb_put(&b, " (in ", 5);
+		sb_str(&b, rn ? rn : "?");
+		sb_put(&b, ")", 1);
 	}
-	pc_snprintf(buf, cap, "%s", name);
 }
 
 static void write_string_table(struct gw *g)
@@ -502,8 +559,12 @@ static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t nc
 		switch (k) {
 		case XC_ADDRESS:
 		case XC_NSYM_ADDR:
-			pc_snprintf(hex, sizeof(hex), "0x%" PRIx64, k == XC_ADDRESS ? a : sa);
-			pc_jw_str_z(g->w, hex);
+		{
+			struct sbuf hb = { hex, sizeof(hex), 0 };
+
+			sb_hex(&hb, k == XC_ADDRESS ? a : sa);
+			pc_jw_str(g->w, hex, hb.n);
+		}
 			break;
 		case XC_INLINE:
 			pc_jw_u64(g->w, m->frames.inline_depth[f]);
