@@ -72,6 +72,10 @@ struct gw {
 	int has_src;	 /* some func has a source: `sources` are written */
 	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
 	uint32_t *lib_slot; /* per lib: its index in the process's written `libs`, or PC_NONE */
+	/* mapping_of()'s answers: per lib, the process row + 1 it was asked
+	 * for (0: none yet) and the mapping found */
+	uint32_t *map_proc;
+	const struct pc_mapping **map_memo;
 	/* the thread's markers on the writer's helper (pc_write_helper.h), or NULL */
 	struct pc_wh *mk_helper;
 	uint64_t replaced; /* strings the helpers wrote with U+FFFD */
@@ -222,7 +226,7 @@ static void collect(struct gw *g, const struct pc_thread *t)
 }
 
 /* The mapping of lib in process proc (or the kernel's), or NULL. */
-static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+static const struct pc_mapping *mapping_search(const struct gw *g, uint32_t lib)
 {
 	const struct pc_model *m = g->m;
 	uint32_t procs[2] = { g->proc, g->kernel }, k, i;
@@ -238,6 +242,25 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 				return &p->maps[i];
 	}
 	return NULL;
+}
+
+/*
+ * The same, memoized per lib for the process asked (a frame's location,
+ * its address column and its symbol's each ask; a system-wide recording's
+ * processes map a hundred libs or more, searched in order).
+ */
+static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+{
+	const struct pc_mapping *mp;
+
+	if (lib >= g->m->libs.len || g->proc == PC_NONE)
+		return mapping_search(g, lib);
+	if (g->map_proc[lib] == g->proc + 1)
+		return g->map_memo[lib];
+	mp = mapping_search(g, lib);
+	g->map_proc[lib] = g->proc + 1;
+	g->map_memo[lib] = mp;
+	return mp;
 }
 
 /* Is this func's name an address the symbolicator left ("0x1234")? */
@@ -1528,6 +1551,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.unmapped = pc_alloc(ctx, (size_t)m->libs.len + 1);
 	g.lib_slot = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(uint32_t));
+	g.map_proc = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(uint32_t));
+	g.map_memo = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*g.map_memo));
 	if (g.unmapped) {
 		uint32_t p, k;
 
@@ -1549,7 +1574,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
 	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
-	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w) {
+	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w ||
+	    !g.map_proc || !g.map_memo) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1589,6 +1615,8 @@ out:
 	pc_free(ctx, g.leaf);
 	pc_free(ctx, g.unmapped);
 	pc_free(ctx, g.lib_slot);
+	pc_free(ctx, g.map_proc);
+	pc_free(ctx, (void *)g.map_memo);
 	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);
