@@ -39,6 +39,7 @@
 #include "json/pc_jpull.h"
 #include "json/pc_jw.h"
 #include "writers/pc_pvemit.h"
+#include "writers/pc_write_helper.h"
 #include "writers/pc_writer.h"
 
 #define GECKO_VERSION 36
@@ -71,6 +72,13 @@ struct gw {
 	int has_src;	 /* some func has a source: `sources` are written */
 	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
 	uint32_t *lib_slot; /* per lib: its index in the process's written `libs`, or PC_NONE */
+	/* mapping_of()'s answers: per lib, the process row + 1 it was asked
+	 * for (0: none yet) and the mapping found */
+	uint32_t *map_proc;
+	const struct pc_mapping **map_memo;
+	/* the thread's markers on the writer's helper (pc_write_helper.h), or NULL */
+	struct pc_wh *mk_helper;
+	uint64_t replaced; /* strings the helpers wrote with U+FFFD */
 };
 
 /* --- small writers --- */
@@ -218,7 +226,7 @@ static void collect(struct gw *g, const struct pc_thread *t)
 }
 
 /* The mapping of lib in process proc (or the kernel's), or NULL. */
-static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+static const struct pc_mapping *mapping_search(const struct gw *g, uint32_t lib)
 {
 	const struct pc_model *m = g->m;
 	uint32_t procs[2] = { g->proc, g->kernel }, k, i;
@@ -234,6 +242,25 @@ static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
 				return &p->maps[i];
 	}
 	return NULL;
+}
+
+/*
+ * The same, memoized per lib for the process asked (a frame's location,
+ * its address column and its symbol's each ask; a system-wide recording's
+ * processes map a hundred libs or more, searched in order).
+ */
+static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+{
+	const struct pc_mapping *mp;
+
+	if (lib >= g->m->libs.len || g->proc == PC_NONE)
+		return mapping_search(g, lib);
+	if (g->map_proc[lib] == g->proc + 1)
+		return g->map_memo[lib];
+	mp = mapping_search(g, lib);
+	g->map_proc[lib] = g->proc + 1;
+	g->map_memo[lib] = mp;
+	return mp;
 }
 
 /* Is this func's name an address the symbolicator left ("0x1234")? */
@@ -365,9 +392,60 @@ static uint32_t x_symbol(const struct gw *g, uint32_t f)
 	return ns;
 }
 
+/*
+ * Text built in buf[0..cap) as pc_snprintf() would build it (cut at cap - 1
+ * bytes, always ended with a NUL), without a format string to parse: a
+ * system-wide recording's locations are 160,000 "0x..." and "name (in
+ * lib)" strings, which vsnprintf() took a quarter of the Gecko writer's
+ * instructions to print.
+ */
+struct sbuf {
+	char *p;
+	size_t cap, n; /* n < cap */
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t len)
+{
+	size_t room = b->cap - 1 - b->n;
+
+	if (len > room)
+		len = room;
+	memcpy(b->p + b->n, s, len);
+	b->n += len;
+	b->p[b->n] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static void sb_u32(struct sbuf *b, uint32_t v)
+{
+	char t[24];
+
+	sb_put(b, t, pc_fmt_u64(t, v));
+}
+
+/* "0x" and v in lowercase hex, as "0x%" PRIx64 prints it. */
+static void sb_hex(struct sbuf *b, uint64_t v)
+{
+	char t[18], *e = t + sizeof(t), *q = e;
+
+	do {
+		*--q = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--q = 'x';
+	*--q = '0';
+	sb_put(b, q, (size_t)(e - q));
+}
+
 /* The location string of model frame f (Gecko's frameTable.location). */
 static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 {
+	struct sbuf b = { buf, cap, 0 };
+
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
 	uint32_t fn = ft->func[f], lib = ft->lib[f];
@@ -387,38 +465,44 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 		uint32_t src = m->funcs.source[fn];
 		const char *file = src < m->sources.len ? mstr(m, m->sources.filename[src]) : NULL;
 		uint32_t line = m->funcs.line[fn], col = m->funcs.column[fn];
-		size_t n;
 
-		if (!file || !*file) {
-			pc_snprintf(buf, cap, "%s", name);
+		sb_str(&b, name);
+		if (!file || !*file)
 			return;
+		sb_put(&b, " (", 2);
+		sb_str(&b, file);
+		sb_put(&b, ":", 1);
+		sb_u32(&b, line);
+		if (col) {
+			sb_put(&b, ":", 1);
+			sb_u32(&b, col);
 		}
-		if (col)
-			n = pc_snprintf(buf, cap, "%s (%s:%u:%u)", name, file, line, col);
-		else
-			n = pc_snprintf(buf, cap, "%s (%s:%u)", name, file, line);
-		if (n < cap)
-			pc_snprintf(buf + n, cap - n, "[%u]", src);
+		sb_put(&b, ")[", 2);
+		sb_u32(&b, src);
+		sb_put(&b, "]", 1);
 		return;
 	}
 	if (hex_name(name) && absolute(g, f, addr, &addr)) {
-		pc_snprintf(buf, cap, "0x%" PRIx64, addr);
+		sb_hex(&b, addr);
 		return;
 	}
+	sb_str(&b, name);
 	if (lib != PC_NONE && lib < m->libs.len) {
 		const char *ln = mstr(m, m->libs.rows[lib].name);
 
-		pc_snprintf(buf, cap, "%s (in %s)", name, ln ? ln : "?");
+		sb_put(&b, " (in ", 5);
+		sb_str(&b, ln ? ln : "?");
+		sb_put(&b, ")", 1);
 		return;
 	}
 	if (m->funcs.resource[fn] != PC_NONE && m->funcs.resource[fn] < m->resources.len &&
 	    m->resources.type[m->funcs.resource[fn]] == PC_RES_LIBRARY) {
 		const char *rn = mstr(m, m->resources.name[m->funcs.resource[fn]]);
 
-		pc_snprintf(buf, cap, "%s (in %s)", name, rn ? rn : "?");
-		return;
+		sb_put(&b, " (in ", 5);
+		sb_str(&b, rn ? rn : "?");
+		sb_put(&b, ")", 1);
 	}
-	pc_snprintf(buf, cap, "%s", name);
 }
 
 static void write_string_table(struct gw *g)
@@ -498,8 +582,12 @@ static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t nc
 		switch (k) {
 		case XC_ADDRESS:
 		case XC_NSYM_ADDR:
-			pc_snprintf(hex, sizeof(hex), "0x%" PRIx64, k == XC_ADDRESS ? a : sa);
-			pc_jw_str_z(g->w, hex);
+		{
+			struct sbuf hb = { hex, sizeof(hex), 0 };
+
+			sb_hex(&hb, k == XC_ADDRESS ? a : sa);
+			pc_jw_str(g->w, hex, hb.n);
+		}
 			break;
 		case XC_INLINE:
 			pc_jw_u64(g->w, m->frames.inline_depth[f]);
@@ -733,7 +821,8 @@ static int skip_gc_members(const char *key, void *user)
  * (us), and divides GCMajor's mmu_20ms/mmu_50ms by 100 (process-profile.ts,
  * GC marker processing; our Gecko reader does the same); undo that here.
  */
-static void write_gc_timings(struct gw *g, uint32_t timings, int slice, const struct pc_pvemit *e)
+static void write_gc_timings(struct gw *g, struct pc_jw *w, uint32_t timings, int slice,
+			     const struct pc_pvemit *e)
 {
 	const struct pc_model *m = g->m;
 	struct gc_skip sk = { "phase_times", slice ? "phase_times" : "mmu_20ms",
@@ -742,8 +831,8 @@ static void write_gc_timings(struct gw *g, uint32_t timings, int slice, const st
 	static const char *const mmu[] = { "mmu_20ms", "mmu_50ms" };
 	int ok;
 
-	pc_jw_obj_begin(g->w);
-	pc_pv_emit_members(g->w, m, timings, e, skip_gc_members, &sk);
+	pc_jw_obj_begin(w);
+	pc_pv_emit_members(w, m, timings, e, skip_gc_members, &sk);
 	if (!slice) {
 		for (i = 0; i < 2; i++) {
 			uint32_t v = pc_pv_member(m, timings, mmu[i]);
@@ -751,36 +840,35 @@ static void write_gc_timings(struct gw *g, uint32_t timings, int slice, const st
 
 			if (v == PC_NONE)
 				continue;
-			pc_jw_key(g->w, mmu[i]);
+			pc_jw_key(w, mmu[i]);
 			if (ok)
-				pc_jw_double(g->w, d * 100);
+				pc_jw_double(w, d * 100);
 			else
-				pc_pv_emit(g->w, m, v, e);
+				pc_pv_emit(w, m, v, e);
 		}
 	}
 	if (pt != PC_NONE && pc_pv(m, pt)->kind == PC_VAL_OBJ) {
-		pc_jw_key(g->w, slice ? "times" : "totals");
-		pc_jw_obj_begin(g->w);
+		pc_jw_key(w, slice ? "times" : "totals");
+		pc_jw_obj_begin(w);
 		for (i = 0, c = pt + 1; i < pc_pv(m, pt)->v.n; i++, c += pc_val_span(pc_pv(m, c))) {
 			double d = num_value(m, c, &ok);
 			size_t len;
 
-			pc_jw_key(g->w, pc_pv_text(m, pc_pv(m, c)->key, &len));
+			pc_jw_key(w, pc_pv_text(m, pc_pv(m, c)->key, &len));
 			if (ok)
-				pc_jw_double(g->w, d / 1000);
+				pc_jw_double(w, d / 1000);
 			else
-				pc_jw_null(g->w);
+				pc_jw_null(w);
 		}
-		pc_jw_obj_end(g->w);
+		pc_jw_obj_end(w);
 	}
-	pc_jw_obj_end(g->w);
+	pc_jw_obj_end(w);
 }
 
 /* A cause as Gecko writes it: a one-sample "SyncProfile" thread. */
-static void write_sync_stack(struct gw *g, const struct pc_markers *mk, uint32_t i)
+static void write_sync_stack(struct gw *g, struct pc_jw *w, const struct pc_markers *mk, uint32_t i)
 {
 	const struct pc_thread *t = g->t;
-	struct pc_jw *w = g->w;
 	int64_t tid = mk->cause_tid && mk->cause_tid[i] != PC_NO_TID ? mk->cause_tid[i] : t->tid;
 
 	pc_jw_obj_begin(w);
@@ -813,7 +901,8 @@ static void write_sync_stack(struct gw *g, const struct pc_markers *mk, uint32_t
 	pc_jw_obj_end(w);
 }
 
-static void write_marker_data(struct gw *g, const struct pc_markers *mk, uint32_t i)
+static void write_marker_data(struct gw *g, struct pc_jw *w, const struct pc_markers *mk,
+			      uint32_t i)
 {
 	struct marker_ctx mc = { g, mk, i };
 	struct pc_pvemit e = { marker_sref, NULL, &mc };
@@ -821,14 +910,14 @@ static void write_marker_data(struct gw *g, const struct pc_markers *mk, uint32_
 	int cause = mk->cause_stack && mk->cause_stack[i] != PC_NONE;
 
 	if (p == PC_NONE && !cause) {
-		pc_jw_null(g->w);
+		pc_jw_null(w);
 		return;
 	}
 	if (p != PC_NONE && pc_pv(g->m, p)->kind != PC_VAL_OBJ) {
-		pc_pv_emit(g->w, g->m, p, &e);
+		pc_pv_emit(w, g->m, p, &e);
 		return;
 	}
-	pc_jw_obj_begin(g->w);
+	pc_jw_obj_begin(w);
 	if (p != PC_NONE) {
 		const char *type = str_member(g->m, p, "type");
 		int slice = strcmp(type, "GCSlice") == 0;
@@ -837,23 +926,61 @@ static void write_marker_data(struct gw *g, const struct pc_markers *mk, uint32_
 		if ((slice || strcmp(type, "GCMajor") == 0) && timings != PC_NONE &&
 		    pc_pv(g->m, timings)->kind == PC_VAL_OBJ &&
 		    strcmp(str_member(g->m, timings, "status"), "aborted") != 0) {
-			pc_pv_emit_members(g->w, g->m, p, &e, skip_cause_timings, NULL);
-			pc_jw_key(g->w, "timings");
-			write_gc_timings(g, timings, slice, &e);
+			pc_pv_emit_members(w, g->m, p, &e, skip_cause_timings, NULL);
+			pc_jw_key(w, "timings");
+			write_gc_timings(g, w, timings, slice, &e);
 		} else {
-			pc_pv_emit_members(g->w, g->m, p, &e, skip_cause, NULL);
+			pc_pv_emit_members(w, g->m, p, &e, skip_cause, NULL);
 		}
 	}
 	if (cause) {
-		pc_jw_key(g->w, "stack");
-		write_sync_stack(g, mk, i);
+		pc_jw_key(w, "stack");
+		write_sync_stack(g, w, mk, i);
 	}
-	pc_jw_obj_end(g->w);
+	pc_jw_obj_end(w);
+}
+
+/* The rows of markers [first, end) into the array open in w. */
+static void marker_rows(struct gw *g, struct pc_jw *w, const struct pc_markers *mk,
+			uint32_t first, uint32_t end)
+{
+	uint32_t i;
+
+	for (i = first; i < end; i++) {
+		pc_jw_arr_begin(w);
+		pc_jw_u64(w, g->str_map[mk->name[i]]);
+		time_or_null(w, mk->start[i]);
+		time_or_null(w, mk->end[i]);
+		pc_jw_u64(w, mk->phase[i]);
+		pc_jw_u64(w, mk->category[i]);
+		write_marker_data(g, w, mk, i);
+		pc_jw_arr_end(w);
+	}
+}
+
+/*
+ * A thread's markers are most of a Chrome trace's Gecko output: a thread
+ * with MK_HELP markers or more has them cut into jobs of MK_JOB that the
+ * writer's helper (pc_write_helper.h) starts on once the thread's tables
+ * are known (collect()), while the writer writes the string, stack and
+ * frame tables and the samples.  The jobs read the thread's maps, which
+ * stay as they are until the helper is stopped, after the markers.
+ */
+#define MK_JOB	2048
+#define MK_HELP (2 * MK_JOB)
+
+static void mk_job(struct pc_jw *w, uint32_t job, void *user)
+{
+	struct gw *g = user;
+	const struct pc_markers *mk = &g->t->markers;
+	uint32_t first = job * MK_JOB, end = mk->len - first < MK_JOB ? mk->len : first + MK_JOB;
+
+	marker_rows(g, w, mk, first, end);
 }
 
 static void write_markers(struct gw *g, const struct pc_markers *mk)
 {
-	uint32_t i;
+	uint32_t job;
 
 	pc_jw_key(g->w, "markers");
 	pc_jw_obj_begin(g->w);
@@ -861,15 +988,14 @@ static void write_markers(struct gw *g, const struct pc_markers *mk)
 	RAW(g->w, "{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5}");
 	pc_jw_key(g->w, "data");
 	pc_jw_arr_begin(g->w);
-	for (i = 0; i < mk->len; i++) {
-		pc_jw_arr_begin(g->w);
-		pc_jw_u64(g->w, g->str_map[mk->name[i]]);
-		time_or_null(g->w, mk->start[i]);
-		time_or_null(g->w, mk->end[i]);
-		pc_jw_u64(g->w, mk->phase[i]);
-		pc_jw_u64(g->w, mk->category[i]);
-		write_marker_data(g, mk, i);
-		pc_jw_arr_end(g->w);
+	if (g->mk_helper) {
+		for (job = 0; job * MK_JOB < mk->len; job++)
+			pc_wh_put(g->mk_helper, g->w, job, mk_job, g);
+		g->replaced += pc_wh_replaced(g->mk_helper);
+		pc_wh_stop(g->mk_helper);
+		g->mk_helper = NULL;
+	} else {
+		marker_rows(g, g->w, mk, 0, mk->len);
 	}
 	pc_jw_arr_end(g->w);
 	pc_jw_obj_end(g->w);
@@ -907,6 +1033,8 @@ static int write_thread(struct gw *g, const struct pc_thread *t)
 	g->t = t;
 	g->proc = t->process;
 	collect(g, t);
+	if (t->markers.len >= MK_HELP && !g->ctx->opt.no_threads)
+		g->mk_helper = pc_wh_start((t->markers.len + MK_JOB - 1) / MK_JOB, mk_job, g);
 	pc_jw_obj_begin(w);
 	key_str(w, "name", mstr(m, t->name) ? mstr(m, t->name) : "");
 	key_str(w, "processType", process_type(m, t->process));
@@ -920,7 +1048,7 @@ static int write_thread(struct gw *g, const struct pc_thread *t)
 	write_stack_table(g);
 	write_frame_table(g);
 	err = write_samples(g, &t->samples);
-	write_markers(g, &t->markers);
+	write_markers(g, &t->markers); /* (stops the helper) */
 	if (t->npaused)
 		write_paused(w, t->paused, t->npaused);
 	pc_jw_obj_end(w);
@@ -1423,6 +1551,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.unmapped = pc_alloc(ctx, (size_t)m->libs.len + 1);
 	g.lib_slot = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(uint32_t));
+	g.map_proc = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(uint32_t));
+	g.map_memo = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*g.map_memo));
 	if (g.unmapped) {
 		uint32_t p, k;
 
@@ -1444,7 +1574,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 	g.w = pc_jw_new(ctx, fn, user);
 	err = 0;
 	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
-	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w) {
+	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w ||
+	    !g.map_proc || !g.map_memo) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
@@ -1466,7 +1597,7 @@ out:
 		pc_jw_free(g.w);
 		werr = 0;
 	} else {
-		uint64_t replaced = pc_jw_replaced(g.w);
+		uint64_t replaced = pc_jw_replaced(g.w) + g.replaced;
 
 		werr = pc_jw_finish(g.w);
 		if (!werr)
@@ -1484,6 +1615,8 @@ out:
 	pc_free(ctx, g.leaf);
 	pc_free(ctx, g.unmapped);
 	pc_free(ctx, g.lib_slot);
+	pc_free(ctx, g.map_proc);
+	pc_free(ctx, (void *)g.map_memo);
 	pc_free(ctx, g.moved);
 	pc_free(ctx, g.str_map);
 	pc_free(ctx, g.strs);

@@ -183,6 +183,19 @@ static void col_empty(struct pc_jw *w, const char *key)
  */
 #define COL_JOB	 8192
 #define COL_HELP 65536 /* column elements (or MK_HELP markers) below which no helper is started */
+/* string bytes per stringArray job: a job's work is its bytes, and one
+ * Chrome trace's first 8,192 strings are 1.3 MB (most of the table) */
+#define STR_JOB_BYTES (64 * 1024)
+/*
+ * A column shorter than this (but the string table, cut by bytes) is
+ * written in place (it is not worth a job's hand-over), and a thread of less work than THREAD_JOB (thread_work()) is
+ * one whole element of a job of consecutive such threads (CK_THREADS): a
+ * system-wide recording has hundreds of threads of a few hundred samples,
+ * whose keys and small columns were written by the writer alone and whose
+ * jobs, three or more a thread, each took a hand-over.
+ */
+#define COL_MIN	   512
+#define THREAD_JOB (3 * COL_JOB)
 
 enum col_kind {
 	CK_U32,
@@ -199,6 +212,7 @@ enum col_kind {
 	CK_MKSTART, /* a marker column (v: the markers): col_marker_time() */
 	CK_MKEND,
 	CK_MKDATA, /* the markers' data: mk_run() */
+	CK_THREADS, /* threads [first, end) whole, as elements of "threads" */
 };
 
 struct col_job {
@@ -223,6 +237,8 @@ struct mk_jobs {
 
 static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
 		   uint32_t first, uint32_t end);
+static void write_thread(struct pc_jw *w, const struct pc_model *m, const struct pc_thread *t,
+			 struct mk_jobs *jobs);
 static void marker_times(struct pc_jw *w, const struct pc_markers *mk, int start, uint32_t first,
 			 uint32_t end);
 
@@ -300,6 +316,15 @@ static void col_job_run(struct pc_jw *w, const struct pc_model *m, const struct 
 	case CK_MKDATA:
 		mk_run(w, m, c->v, c->first, c->end);
 		break;
+	case CK_THREADS: {
+		struct mk_jobs none; /* no jobs: each thread written in place */
+
+		memset(&none, 0, sizeof(none));
+		none.m = m;
+		for (i = c->first; i < c->end; i++)
+			write_thread(w, m, m->threads[i], &none);
+		break;
+	}
 	default:
 		break;
 	}
@@ -317,42 +342,70 @@ static void any_job_fn(struct pc_jw *w, uint32_t job, void *user)
  * planning pass, handed over (or formatted by the writer, as pc_wh_put()
  * does) in the real one, written in place when there are no jobs.
  */
+/* Where the job of a column that starts at element i ends. */
+static uint32_t job_end(const struct pc_model *m, uint8_t kind, uint32_t i, uint32_t n)
+{
+	uint32_t step = kind == CK_MKDATA ? MK_JOB : COL_JOB, end = n - i < step ? n : i + step;
+
+	if (kind == CK_STR) { /* cut by bytes too */
+		size_t bytes = 0;
+		uint32_t k;
+
+		for (k = i; k < end && bytes < STR_JOB_BYTES; k++)
+			bytes += m->strings.lens[k];
+		end = k;
+	}
+	return end;
+}
+
+/* Record job c (planning pass); weight: what it counts towards the helper's start. */
+static void job_record(struct mk_jobs *j, const struct col_job *c, uint64_t weight)
+{
+	if (j->ncol == j->col_cap && !j->nomem) {
+		uint32_t cap = j->col_cap ? 2 * j->col_cap : 64;
+		struct col_job *p = realloc(j->col, cap * sizeof(*p));
+
+		if (!p)
+			j->nomem = 1;
+		else
+			j->col = p, j->col_cap = cap;
+	}
+	if (j->nomem)
+		return;
+	j->col[j->ncol++] = *c;
+	if (c->kind == CK_MKDATA)
+		j->markers += weight;
+	else
+		j->elems += weight;
+}
+
 static void jobs_col(struct pc_jw *w, struct mk_jobs *j, uint8_t kind, const void *v, uint32_t n,
 		     uint64_t none, const char *none_json)
 {
-	uint32_t step = kind == CK_MKDATA ? MK_JOB : COL_JOB, i;
+	uint32_t i;
 
-	if (!j || (!j->planning && !j->ncol)) {
-		/* in place, in one piece: "threads" "no" does not depend on the cuts */
+	if (!j || (!j->planning && !j->ncol) || (n < COL_MIN && kind != CK_STR)) {
+		/* in place, in one piece: "threads" "no" does not depend on the
+		 * cuts (the planning pass writes nothing: its output is discarded) */
 		struct col_job whole = { kind, v, 0, n, none, none_json };
 
-		if (n)
+		if (n && !(j && j->planning))
 			col_job_run(w, j ? j->m : NULL, &whole);
 		return;
 	}
-	for (i = 0; i < n; i += step) {
-		struct col_job c = { kind, v, i, n - i < step ? n : i + step, none, none_json };
+	if (j->planning) {
+		for (i = 0; i < n;) {
+			struct col_job c = { kind, v, i, job_end(j->m, kind, i, n), none, none_json };
 
-		if (j->planning) {
-			if (j->ncol == j->col_cap && !j->nomem) {
-				uint32_t cap = j->col_cap ? 2 * j->col_cap : 64;
-				struct col_job *p = realloc(j->col, cap * sizeof(*p));
-
-				if (!p)
-					j->nomem = 1;
-				else
-					j->col = p, j->col_cap = cap;
-			}
-			if (!j->nomem) {
-				j->col[j->ncol++] = c;
-				if (kind == CK_MKDATA)
-					j->markers += c.end - c.first;
-				else
-					j->elems += c.end - c.first;
-			}
-		} else {
-			pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
+			job_record(j, &c, c.end - c.first);
+			i = c.end;
 		}
+		return;
+	}
+	/* the jobs recorded for this column, as the planning pass cut it */
+	for (i = 0; i < n && j->at < j->ncol;) {
+		i = j->col[j->at].end;
+		pc_wh_put(j->helper, w, j->at++, any_job_fn, j);
 	}
 }
 
@@ -602,6 +655,7 @@ static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int ver
 			      struct mk_jobs *j)
 {
 	const struct pc_frame_table *ft = &m->frames;
+	int planning = j && j->planning; /* only the jobs matter */
 
 	pc_jw_key(w, "frameTable");
 	pc_jw_obj_begin(w);
@@ -613,10 +667,12 @@ static void write_frame_table(struct pc_jw *w, const struct pc_model *m, int ver
 	col_jobs(w, j, "subcategory", CK_SUBCAT, ft, ft->len, 0, NULL);
 	col_jobs(w, j, "func", CK_U32, ft->func, ft->len, 0, NULL);
 	col_jobs(w, j, "nativeSymbol", CK_U32, ft->native_symbol, ft->len, PC_NONE, "null");
-	col_inner_window_id(w, ft);
+	if (!planning)
+		col_inner_window_id(w, ft);
 	col_jobs(w, j, "line", CK_U32, ft->line, ft->len, 0, "null");
 	col_jobs(w, j, "column", CK_U32, ft->column, ft->len, 0, "null");
-	col_repeat(w, "originalLocation", "null", ft->len);
+	if (!planning)
+		col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
 }
@@ -634,7 +690,8 @@ static void write_func_table(struct pc_jw *w, const struct pc_model *m, struct m
 	col_jobs(w, j, "source", CK_U32, ft->source, ft->len, PC_NONE, "null");
 	col_jobs(w, j, "lineNumber", CK_U32, ft->line, ft->len, 0, "null");
 	col_jobs(w, j, "columnNumber", CK_U32, ft->column, ft->len, 0, "null");
-	col_repeat(w, "originalLocation", "null", ft->len);
+	if (!(j && j->planning))
+		col_repeat(w, "originalLocation", "null", ft->len);
 	key_i64(w, "length", ft->len);
 	pc_jw_obj_end(w);
 }
@@ -738,11 +795,13 @@ static int write_shared(struct pc_jw *w, const struct pc_model *m, int version,
 		return err;
 	write_frame_table(w, m, version, j);
 	write_func_table(w, m, j);
-	err = write_resource_table(w, m, version);
-	if (err)
-		return err;
-	write_native_symbols(w, m);
-	write_sources(w, m);
+	if (!(j && j->planning)) { /* no jobs there */
+		err = write_resource_table(w, m, version);
+		if (err)
+			return err;
+		write_native_symbols(w, m);
+		write_sources(w, m);
+	}
 	pc_jw_obj_end(w);
 	return 0;
 }
@@ -780,7 +839,7 @@ static void col_sample_times(struct pc_jw *w, struct mk_jobs *j, const int64_t *
 		col_jobs(w, j, "time", CK_TIME, v, n, 0, NULL);
 		return;
 	}
-	if (j && !j->planning && j->at < j->ncol) {
+	if (j && !j->planning && j->at < j->ncol && n >= COL_MIN) {
 		/* the planning pass chose: its job here says which */
 		uint8_t kind = j->col[j->at].kind;
 
@@ -1249,19 +1308,57 @@ static int discard(void *user, const void *p, size_t n)
 }
 
 /*
- * The jobs: every column jobs_col() takes (the shared tables', each
- * thread's samples and markers, the markers' data), recorded by a pass of
- * write_shared() and write_thread() into a writer whose output is
- * discarded, so that the real pass comes to the same jobs in the same
- * order; then the helper is started when there is enough to share.
- * Without threads, on OOM or for a small profile: no jobs (all is written
- * in place, as the library's "threads" "no" asks).
+ * A thread's work in column elements: a sample is two or three of them, a
+ * marker five and its data; the keys and small columns every thread has
+ * cost about what 1,024 elements do (some 10,000 instructions).
+ */
+static uint64_t thread_work(const struct pc_thread *t)
+{
+	return 1024 + 3 * (uint64_t)t->samples.len + 8 * (uint64_t)t->markers.len;
+}
+
+/*
+ * The threads as the planning pass cuts them: a thread of THREAD_JOB work
+ * or more through write_thread() (its columns jobs), the others in jobs of
+ * consecutive threads of at most THREAD_JOB work in all.
+ */
+static void plan_threads(struct pc_jw *null_w, struct mk_jobs *j, const struct pc_model *m)
+{
+	uint32_t i = 0;
+
+	while (i < m->nthreads && !j->nomem) {
+		struct col_job c = { CK_THREADS, NULL, i, i, 0, NULL };
+		uint64_t sum = 0, work;
+
+		if (thread_work(m->threads[i]) >= THREAD_JOB) {
+			write_thread(null_w, m, m->threads[i], j);
+			i++;
+			continue;
+		}
+		while (c.end < m->nthreads && (work = thread_work(m->threads[c.end])) < THREAD_JOB &&
+		       sum + work <= THREAD_JOB) {
+			sum += work;
+			c.end++;
+		}
+		job_record(j, &c, sum);
+		i = c.end;
+	}
+}
+
+/*
+ * The jobs: every column jobs_col() takes (the shared tables', each big
+ * thread's samples and markers, the markers' data) and the small threads
+ * in groups (plan_threads()), recorded by a pass of write_shared() and
+ * write_thread() into a writer whose output is discarded, so that the real
+ * pass comes to the same jobs in the same order; then the helper is
+ * started when there is enough to share.  Without threads, on OOM or for a
+ * small profile: no jobs (all is written in place, as the library's
+ * "threads" "no" asks).
  */
 static void jobs_plan(struct mk_jobs *j, const struct pc_model *m, int version, int threads)
 {
 	/* an element writer: no ctx, its misuse (none expected) only latched */
 	struct pc_jw *null_w;
-	uint32_t i;
 
 	memset(j, 0, sizeof(*j));
 	j->m = m;
@@ -1277,8 +1374,7 @@ static void jobs_plan(struct mk_jobs *j, const struct pc_model *m, int version, 
 		}
 		pc_jw_key(null_w, "threads");
 		pc_jw_arr_begin(null_w);
-		for (i = 0; i < m->nthreads && !j->nomem; i++)
-			write_thread(null_w, m, m->threads[i], j);
+		plan_threads(null_w, j, m);
 		j->planning = 0;
 		pc_jw_free(null_w);
 	} else {
@@ -1322,8 +1418,17 @@ static int write_processed(struct profconv_ctx *ctx, const struct pc_model *m,
 	}
 	pc_jw_key(w, "threads");
 	pc_jw_arr_begin(w);
-	for (i = 0; i < m->nthreads; i++)
+	for (i = 0; i < m->nthreads;) {
+		const struct col_job *c = jobs.at < jobs.ncol ? &jobs.col[jobs.at] : NULL;
+
+		if (c && c->kind == CK_THREADS && c->first == i) { /* a job of whole threads */
+			i = c->end;
+			pc_wh_put(jobs.helper, w, jobs.at++, any_job_fn, &jobs);
+			continue;
+		}
 		write_thread(w, m, m->threads[i], &jobs);
+		i++;
+	}
 	pc_jw_arr_end(w);
 	replaced = pc_wh_replaced(jobs.helper);
 	pc_wh_stop(jobs.helper);

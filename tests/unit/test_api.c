@@ -807,6 +807,91 @@ static void test_threads_samples(void)
 	free(trace);
 }
 
+/*
+ * n threads of per slices each, named from 600 names of some 300 bytes
+ * (180 KB of strings): the writer's helper takes the small threads whole,
+ * in jobs of several threads, and the string table in jobs cut by bytes.
+ */
+static char *threads_trace(size_t n, size_t per, size_t *len)
+{
+	size_t cap = n * per * 420 + 64, k = 0, t, i;
+	char *b = malloc(cap), pad[301];
+
+	if (!b)
+		exit(1);
+	memset(pad, 'x', 300);
+	pad[300] = '\0';
+	k += (size_t)snprintf(b + k, cap - k, "{\"traceEvents\":[");
+	for (t = 0; t < n; t++)
+		for (i = 0; i < per; i++)
+			k += (size_t)snprintf(
+				b + k, cap - k,
+				"%s{\"name\":\"%s_%zu\",\"ph\":\"X\",\"ts\":%zu,\"dur\":3,\"pid\":%zu,\"tid\":%zu}",
+				k > 20 ? "," : "", pad + (t + i) % 7, (t * per + i) % 600, i * 10 + t,
+				1 + t / 50, 1 + t);
+	k += (size_t)snprintf(b + k, cap - k, "]}");
+	*len = k;
+	return b;
+}
+
+static void test_threads_many(void)
+{
+	size_t len;
+	char *trace = threads_trace(400, 12, &len);
+	struct membuf b[2];
+
+	write_threads_yes_no(trace, len, "threads.json", b);
+	PC_CHECK(b[0].len > 300000 && b[0].len == b[1].len && b[0].p && b[1].p &&
+		 memcmp(b[0].p, b[1].p, b[0].len) == 0);
+	/* the last thread and the last name are there */
+	PC_CHECK(pc_test_has_bytes(b[1].p, b[1].len, "\"tid\":400,") &&
+		 pc_test_has_bytes(b[1].p, b[1].len, "xxx_599\""));
+	free(b[0].p);
+	free(b[1].p);
+	free(trace);
+}
+
+/*
+ * The Gecko writer's helper takes a thread's markers (25,000 on one thread
+ * here; 400 threads of 12 in the other trace) while the writer writes the
+ * thread's tables: the same bytes with "threads" "yes" and "no".
+ */
+static void test_threads_gecko(void)
+{
+	size_t len, t, k;
+	char *traces[2];
+	size_t lens[2];
+
+	traces[0] = samples_trace(50000, &lens[0]);
+	traces[1] = threads_trace(400, 12, &lens[1]);
+	for (t = 0; t < 2; t++) {
+		struct membuf b[2];
+
+		for (k = 0; k < 2; k++) {
+			struct profconv_ctx *ctx = profconv_ctx_new();
+			struct profconv_profile *p = NULL;
+
+			memset(&b[k], 0, sizeof(b[k]));
+			PC_CHECK_EQ_INT(profconv_set_option(ctx, "threads", k ? "no" : "yes"),
+					PROFCONV_OK);
+			PC_CHECK_EQ_INT(profconv_read_mem(ctx, traces[t], lens[t], "g.json", &p),
+					PROFCONV_OK);
+			if (p)
+				PC_CHECK_EQ_INT(profconv_write_cb(ctx, p, PROFCONV_OUT_GECKO, mem_write,
+								  &b[k]),
+						PROFCONV_OK);
+			profconv_profile_free(p);
+			profconv_ctx_free(ctx);
+		}
+		len = b[0].len;
+		PC_CHECK(len > 300000 && len == b[1].len && b[0].p && b[1].p &&
+			 memcmp(b[0].p, b[1].p, len) == 0);
+		free(b[0].p);
+		free(b[1].p);
+		free(traces[t]);
+	}
+}
+
 static void test_threads_option(void)
 {
 	static const char *const inputs[] = { "chrome/y_synth_slices.json", "perf/y_fp.data" };
@@ -860,6 +945,8 @@ int main(void)
 {
 	test_formats();
 	test_threads_samples();
+	test_threads_many();
+	test_threads_gecko();
 	test_threads_option();
 	test_options();
 	test_read_mem_cb();
