@@ -881,9 +881,8 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
  * allocates its writer's (sort buffers, output buffers, the writer
  * helper's results) of the same sizes: each fresh page is a page fault,
  * which on a virtual machine costs 2-4 us.  On the real Chrome trace that
- * took 5,100 page faults to 3,900, on a system-wide perf recording 16,800
- * to 10,500 (and with huge pages for mid-sized blocks, map_block(), to
- * 1,500 and 3,400).
+ * took 5,100 page faults to 3,700, on a system-wide perf recording 16,800
+ * to 10,500, and the kernel time by a third to a half.
  * Best fit; a larger mapping is split, its tail going back to the cache
  * (or unmapped when too small to be of use).  The cache is process-wide
  * (one mutex; big blocks are few) and emptied when the last context is
@@ -1036,33 +1035,13 @@ void pc_map_cache_flush(void)
 	}
 }
 
-/*
- * len bytes of mapped memory: cached, or fresh (and advised; *fresh set,
- * when fresh is not NULL), or NULL on failure.  A block of 128 KiB to 2 MiB
- * that the cache cannot give is the head of a fresh 2 MiB huge page, the
- * rest of which goes to the cache for the next blocks: one page fault
- * instead of one per 4 KiB (the blocks of that size, the Chrome scanner's
- * batches, a thread's columns as they double, the output's buffers, are
- * filled as soon as they are had).  The cost is the part of the huge page
- * the cache holds and nothing asks for: 3.5 MB of peak on the real Chrome
- * trace, for 2,300 fewer page faults.
- */
-static unsigned char *map_block(size_t len, int *fresh)
+/* len bytes of mapped memory: cached, or fresh (and advised). NULL on failure. */
+static unsigned char *map_block(size_t len)
 {
 	unsigned char *b = cache_take(len);
 
-	if (fresh)
-		*fresh = !b;
 	if (b)
 		return b;
-	if (len >= map_len(BIG_MIN) && len < HUGE_SZ && HUGE_SZ - len >= map_len(BIG_MIN)) {
-		b = map_fresh(HUGE_SZ);
-		if (b) {
-			advise_huge(b, HUGE_SZ);
-			cache_put(b + len, HUGE_SZ - len);
-			return b;
-		}
-	}
 	b = map_fresh(len);
 	if (b)
 		advise_huge(b, len);
@@ -1081,7 +1060,7 @@ void *pc_map_alloc(size_t len)
 {
 	if (!len || len > SIZE_MAX - HUGE_SZ)
 		return NULL;
-	return map_block(scratch_len(len), NULL);
+	return map_block(scratch_len(len));
 }
 
 void *pc_map_realloc(void *p, size_t old, size_t len)
@@ -1113,7 +1092,6 @@ void pc_map_free(void *p, size_t len)
 static unsigned char *raw_alloc(size_t size, int zero)
 {
 	unsigned char *b;
-	int fresh;
 
 	if (size < BIG_MIN) {
 		b = malloc(size + HDR);
@@ -1121,11 +1099,16 @@ static unsigned char *raw_alloc(size_t size, int zero)
 			set_hdr(b, size, KIND_HEAP);
 		return b;
 	}
-	b = map_block(map_len(size), &fresh);
-	if (!b)
-		return NULL;
-	if (zero && !fresh)
-		memset(b + HDR, 0, size);
+	b = cache_take(map_len(size));
+	if (b) {
+		if (zero)
+			memset(b + HDR, 0, size);
+	} else {
+		b = map_fresh(map_len(size));
+		if (!b)
+			return NULL;
+		advise_huge(b, map_len(size));
+	}
 	set_hdr(b, size, KIND_MAP);
 	return b;
 }
@@ -1215,10 +1198,10 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 		if (nb == MAP_FAILED)
 			nb = NULL;
 	} else if (kind == KIND_MAP && size >= BIG_MIN) {
-		/* below 2 MiB, into a cached mapping or a huge page's head:
-		 * copying the old bytes costs less than faulting in the new
-		 * pages, and the old ones go to the cache */
-		nb = map_len(size) < HUGE_SZ ? map_block(map_len(size), NULL) : NULL;
+		/* below 2 MiB, into a cached mapping if there is one: copying the
+		 * old bytes costs less than faulting in the new pages, and the old
+		 * ones go to the cache */
+		nb = map_len(size) < HUGE_SZ ? cache_take(map_len(size)) : NULL;
 		if (nb) {
 			memcpy(nb, b, HDR + old);
 			cache_put(b, map_len(old));
