@@ -881,8 +881,11 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
  * allocates its writer's (sort buffers, output buffers, the writer
  * helper's results) of the same sizes: each fresh page is a page fault,
  * which on a virtual machine costs 2-4 us.  On the real Chrome trace that
- * took 5,100 page faults to 3,700, on a system-wide perf recording 16,800
- * to 10,500, and the kernel time by a third to a half.
+ * took 5,100 page faults to 3,900 and the system time by a quarter, on a
+ * system-wide perf recording 16,800 to 10,600.  (Huge pages for blocks of
+ * 128 KiB to 2 MiB, the rest of each in the cache, took the faults to 1,300
+ * but not the time: on a virtual machine, clearing a fresh 2 MiB page cost
+ * what the faults had; and they added 5 MB to the peak.)
  * Best fit; a larger mapping is split, its tail going back to the cache
  * (or unmapped when too small to be of use).  The cache is process-wide
  * (one mutex; big blocks are few) and emptied when the last context is
