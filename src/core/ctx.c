@@ -881,8 +881,10 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
  * allocates its writer's (sort buffers, output buffers, the writer
  * helper's results) of the same sizes: each fresh page is a page fault,
  * which on a virtual machine costs 2-4 us.  On the real Chrome trace that
- * took 5,100 page faults to 3,900 and the system time by a quarter, on a
- * system-wide perf recording 16,800 to 10,600.  (Huge pages for blocks of
+ * took 5,100 page faults to 3,800, on a system-wide perf recording 16,700
+ * to 11,900, on deep.data 9,300 to 7,500.  A 16 MiB cache took the last
+ * two to 10,400 and 6,500 but added 5-7 MB to their peak (8 MiB: 4.7 MB
+ * on the first, none on the second).  (Huge pages for blocks of
  * 128 KiB to 2 MiB, the rest of each in the cache, took the faults to 1,300
  * but not the time: on a virtual machine, clearing a fresh 2 MiB page cost
  * what the faults had; and they added 5 MB to the peak.)
@@ -894,7 +896,7 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
  * still caught as the munmap() would have caught it.
  */
 #define CACHE_SLOTS 32
-#define CACHE_MAX   ((size_t)16 << 20)
+#define CACHE_MAX   ((size_t)8 << 20)
 
 static struct {
 	unsigned char *p;
