@@ -210,6 +210,19 @@ void *pc_calloc(struct profconv_ctx *ctx, size_t n, size_t size);
 /* Like realloc, but on failure the old block is untouched and NULL returned. */
 void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size);
 void pc_free(struct profconv_ctx *ctx, void *p);
+/*
+ * Uncounted scratch memory of len bytes (the output's write buffers),
+ * taken from the mapping cache of freed big blocks when it has one that
+ * fits (its pages are there already), else freshly mapped; not zeroed.
+ * NULL on failure.  pc_map_realloc() grows a block of old bytes to len
+ * (copied; the old block is freed unless NULL is returned); pc_map_free()
+ * takes the block's latest len.  All are thread-safe.  pc_map_cache_flush() unmaps what the cache holds (the last
+ * profconv_ctx_free() calls it).
+ */
+void *pc_map_alloc(size_t len);
+void *pc_map_realloc(void *p, size_t old, size_t len);
+void pc_map_free(void *p, size_t len);
+void pc_map_cache_flush(void);
 char *pc_strndup(struct profconv_ctx *ctx, const char *s, size_t len);
 char *pc_strdup(struct profconv_ctx *ctx, const char *s);
 /*

@@ -75,7 +75,7 @@ static int mem_write(void *user, const void *p, size_t n)
 			}
 			cap *= 2;
 		}
-		q = realloc(b->p, cap);
+		q = pc_map_realloc(b->p, b->cap, cap);
 		if (!q) {
 			b->nomem = 1;
 			return -1;
@@ -151,7 +151,7 @@ static void wh_free(struct pc_wh *h)
 	pc_jw_free(h->jw);
 	free(h->owner);
 	for (i = 0; i < NSLOT; i++)
-		free(h->slot[i].out.p);
+		pc_map_free(h->slot[i].out.p, h->slot[i].out.cap);
 	free(h);
 }
 

@@ -3,9 +3,14 @@
  * test_ctx.c - a worker thread's ctx and its adoption by the caller's
  * (pc_ctx_worker(), pc_ctx_adopt()): memory that changes hands balances
  * out, the worker's error is adopted only when the caller has none, its
- * warnings are counted, and strict mode carries over.
+ * warnings are counted, and strict mode carries over.  And the mapping
+ * cache of the allocator's big blocks (test_map_cache()).
  */
 #include "core/pc_core.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pc_test.h"
 
@@ -111,8 +116,114 @@ static void test_warnings(void)
 	profconv_ctx_free(ctx);
 }
 
+/* 1 if every page of [p, p + len) is resident, 0 if not all, -1 if unknown. */
+static int resident(const void *p, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n, i, in = 0;
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)(pg - 1);
+	unsigned char *v;
+
+	n = ((uintptr_t)p + len - a + pg - 1) / pg;
+	v = malloc(n);
+	if (!v || mincore((void *)a, n * pg, v) != 0) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		in += v[i] & 1;
+	free(v);
+	return in == n;
+}
+
+static int all_bytes(const unsigned char *p, size_t len, unsigned char c)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != c)
+			return 0;
+	return 1;
+}
+
+/*
+ * Big blocks (128 KiB and more) freed stay mapped in the cache, and the next
+ * big block that fits gets their pages: resident before it touches them
+ * (no page faults).  A block from pc_calloc() is zeroed all the same, one
+ * grown into a cached mapping keeps its bytes, the output's buffers
+ * (pc_map_*()) share the cache, and freeing the last context empties it.
+ */
+static void test_map_cache(void)
+{
+	const size_t k = 1024;
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	unsigned char *a, *b, *c, *m;
+
+	if (!ctx)
+		return;
+	a = pc_alloc(ctx, 512 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	memset(a, 0xab, 512 * k);
+	pc_free(ctx, a);
+	b = pc_calloc(ctx, 1, 512 * k);
+	PC_CHECK(b != NULL);
+	if (!b)
+		goto out;
+	PC_CHECK_EQ_INT(resident(b, 512 * k), 1);
+	PC_CHECK(all_bytes(b, 512 * k, 0));
+	memset(b, 0xcd, 512 * k);
+	pc_free(ctx, b);
+	/* a smaller one takes the head of that mapping, and grows into a
+	 * cached one by a copy */
+	c = pc_alloc(ctx, 200 * k);
+	PC_CHECK(c != NULL);
+	a = pc_alloc(ctx, 1024 * k);
+	PC_CHECK(a != NULL);
+	if (!c || !a)
+		goto out;
+	PC_CHECK_EQ_INT(resident(c, 200 * k), 1);
+	memset(c, 0x5a, 200 * k);
+	memset(a, 0x11, 1024 * k);
+	pc_free(ctx, a);
+	c = pc_realloc(ctx, c, 700 * k);
+	PC_CHECK(c != NULL);
+	if (!c)
+		goto out;
+	PC_CHECK_EQ_INT(resident(c, 700 * k), 1);
+	PC_CHECK(all_bytes(c, 200 * k, 0x5a));
+	PC_CHECK_EQ_INT(ctx->mem_used, 700 * k);
+	pc_free(ctx, c);
+	/* the output's buffers: from the cache, grown with their bytes */
+	m = pc_map_alloc(300 * k);
+	PC_CHECK(m != NULL);
+	if (m) {
+		PC_CHECK_EQ_INT(resident(m, 300 * k), 1);
+		memset(m, 0x77, 300 * k);
+		m = pc_map_realloc(m, 300 * k, 600 * k);
+		PC_CHECK(m != NULL);
+		if (m)
+			PC_CHECK(all_bytes(m, 300 * k, 0x77));
+		pc_map_free(m, 600 * k);
+	}
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+out:
+	profconv_ctx_free(ctx);
+	/* the last context freed: nothing cached, a new block is fresh */
+	ctx = profconv_ctx_new();
+	if (!ctx)
+		return;
+	a = pc_alloc(ctx, 512 * k);
+	PC_CHECK(a != NULL);
+	if (a)
+		PC_CHECK_EQ_INT(resident(a, 512 * k), 0);
+	pc_free(ctx, a);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
+	test_map_cache();
 	test_memory();
 	test_errors();
 	test_warnings();
