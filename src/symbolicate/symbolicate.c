@@ -688,28 +688,6 @@ struct pc_symwork {
 
 #define FUNC_SPLIT (PC_NONE - 1)
 
-static uint32_t intern_func(struct pc_model *m, const struct pc_sym_frame *sf, uint32_t resource)
-{
-	struct pc_func_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.name = pc_str_intern_z(m, sf->name);
-	k.resource = resource;
-	k.source = PC_NONE;
-	if (k.name == PC_NONE)
-		return PC_NONE;
-	if (sf->file) {
-		uint32_t fs = pc_str_intern_z(m, sf->file);
-
-		if (fs == PC_NONE)
-			return PC_NONE;
-		k.source = pc_source_intern(m, fs);
-		if (k.source == PC_NONE)
-			return PC_NONE;
-	}
-	return pc_func_intern(m, &k);
-}
-
 static void note_func(struct pc_symwork *w, uint32_t old, uint32_t neu)
 {
 	if (old >= w->nold_funcs)
@@ -864,79 +842,157 @@ static void lookup_lib(struct lib_job *j, const struct pc_model *m)
  * same pointer for the same text (a symbol's name, a cache file's string),
  * so most of a lib's addresses need no hashing of their names; a key seen
  * first is interned as before, so the model's rows and their order do not
- * change.
+ * change.  The table starts small and doubles at half full: a lib's keys
+ * are its distinct symbols, far fewer than its addresses (a system-wide
+ * recording: 41,000 results, 6,400 symbols), and a table sized for every
+ * address (5 MiB for the biggest lib) cost a page fault per 4 KiB touched
+ * and a cache miss per probe.  A slot holds its key and value together.
  */
+struct memo_slot {
+	uint64_t ka, kb;
+	uint32_t val; /* PC_NONE: empty */
+};
+
 struct memo {
-	uint64_t *ka, *kb;
-	uint32_t *val; /* PC_NONE: empty */
-	uint32_t mask;
+	struct profconv_ctx *ctx;
+	struct memo_slot *slots;
+	uint32_t mask, used;
 };
 
 enum { MEMO_NAME = 1, MEMO_FUNC, MEMO_NSYM };
 
-static int memo_init(struct profconv_ctx *ctx, struct memo *mm, uint64_t keys)
+static int memo_alloc(struct memo *mm, uint32_t cap)
 {
-	uint64_t cap = 64;
+	uint32_t i;
 
-	while (cap < 2 * keys)
-		cap *= 2;
-	memset(mm, 0, sizeof(*mm));
-	if (cap > (uint64_t)1 << 30)
-		return 0; /* mask 0: no memo */
-	mm->ka = pc_alloc(ctx, (size_t)cap * sizeof(*mm->ka));
-	mm->kb = pc_alloc(ctx, (size_t)cap * sizeof(*mm->kb));
-	mm->val = pc_alloc(ctx, (size_t)cap * sizeof(*mm->val));
-	if (!mm->ka || !mm->kb || !mm->val)
+	mm->slots = pc_alloc(mm->ctx, (size_t)cap * sizeof(*mm->slots));
+	if (!mm->slots)
 		return PROFCONV_ERR_NOMEM;
-	memset(mm->val, 0xff, (size_t)cap * sizeof(*mm->val));
-	mm->mask = (uint32_t)(cap - 1);
+	for (i = 0; i < cap; i++)
+		mm->slots[i].val = PC_NONE;
+	mm->mask = cap - 1;
 	return 0;
 }
 
-static void memo_free(struct profconv_ctx *ctx, struct memo *mm)
+static int memo_init(struct profconv_ctx *ctx, struct memo *mm)
 {
-	pc_free(ctx, mm->ka);
-	pc_free(ctx, mm->kb);
-	pc_free(ctx, mm->val);
+	memset(mm, 0, sizeof(*mm));
+	mm->ctx = ctx;
+	return memo_alloc(mm, 256);
 }
 
-/* The slot of (kind, a, b): its value, or PC_NONE where it is to be stored. */
-static uint32_t *memo_at(struct memo *mm, unsigned kind, uint64_t a, uint64_t b)
+static void memo_free(struct memo *mm)
 {
-	/* b is 0 or a pointer (under 2^62): the kind in its low bits keeps the kinds apart */
-	uint64_t ka = a, kb = b << 2 | kind;
-	uint32_t i = (uint32_t)pc_hash64(ka ^ pc_hash64(kb)) & mm->mask;
+	pc_free(mm->ctx, mm->slots);
+	mm->slots = NULL;
+	mm->mask = 0;
+}
 
-	while (mm->val[i] != PC_NONE && (mm->ka[i] != ka || mm->kb[i] != kb))
-		i = (i + 1) & mm->mask;
-	mm->ka[i] = ka;
-	mm->kb[i] = kb;
-	return &mm->val[i];
+static uint32_t memo_hash(uint64_t ka, uint64_t kb)
+{
+	return (uint32_t)pc_hash64(ka ^ pc_hash64(kb));
+}
+
+/* Twice the slots, the keys re-placed.  0 or NOMEM (then the memo is as it was). */
+static int memo_grow(struct memo *mm)
+{
+	struct memo_slot *old = mm->slots;
+	uint32_t i, omask = mm->mask;
+
+	if (omask >= (1u << 30) || memo_alloc(mm, (omask + 1) * 2)) {
+		mm->slots = old;
+		mm->mask = omask;
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i <= omask; i++) {
+		uint32_t j;
+
+		if (old[i].val == PC_NONE)
+			continue;
+		for (j = memo_hash(old[i].ka, old[i].kb) & mm->mask; mm->slots[j].val != PC_NONE;
+		     j = (j + 1) & mm->mask)
+			;
+		mm->slots[j] = old[i];
+	}
+	pc_free(mm->ctx, old);
+	return 0;
+}
+
+/*
+ * The value of (kind, a, b), or PC_NONE with *slot where to store it
+ * (memo_put()).  b is 0 or a pointer (under 2^62): the kind in its low bits
+ * keeps the kinds apart.
+ */
+static uint32_t memo_get(const struct memo *mm, unsigned kind, uint64_t a, uint64_t b,
+			 uint32_t *slot)
+{
+	uint64_t kb = b << 2 | kind;
+	uint32_t i;
+
+	for (i = memo_hash(a, kb) & mm->mask; mm->slots[i].val != PC_NONE; i = (i + 1) & mm->mask)
+		if (mm->slots[i].ka == a && mm->slots[i].kb == kb)
+			return mm->slots[i].val;
+	*slot = i;
+	return PC_NONE;
+}
+
+/* Store val (not PC_NONE) at the slot memo_get() gave: val, or PC_NONE when out of memory. */
+static uint32_t memo_put(struct memo *mm, uint32_t slot, unsigned kind, uint64_t a, uint64_t b,
+			 uint32_t val)
+{
+	mm->slots[slot].ka = a;
+	mm->slots[slot].kb = b << 2 | kind;
+	mm->slots[slot].val = val;
+	if (++mm->used * 2 > mm->mask + 1 && memo_grow(mm))
+		return PC_NONE;
+	return val;
 }
 
 static uint32_t memo_name(struct pc_model *m, struct memo *mm, const char *name)
 {
-	uint32_t *v;
+	uint32_t v, slot;
 
-	if (!mm->mask)
-		return pc_str_intern_z(m, name);
-	v = memo_at(mm, MEMO_NAME, (uint64_t)(uintptr_t)name, 0);
-	if (*v == PC_NONE)
-		*v = pc_str_intern_z(m, name);
-	return *v;
+	v = memo_get(mm, MEMO_NAME, (uint64_t)(uintptr_t)name, 0, &slot);
+	if (v != PC_NONE)
+		return v;
+	v = pc_str_intern_z(m, name);
+	return v == PC_NONE ? v : memo_put(mm, slot, MEMO_NAME, (uint64_t)(uintptr_t)name, 0, v);
 }
 
+/* The func of one level, keyed by (name, library resource, file). */
 static uint32_t memo_func(struct pc_model *m, struct memo *mm, const struct pc_sym_frame *sf,
 			  uint32_t resource)
 {
-	uint32_t *v;
+	struct pc_func_key k;
+	uint32_t v, slot;
 
-	if (!mm->mask)
-		return intern_func(m, sf, resource);
-	v = memo_at(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file);
-	if (*v == PC_NONE)
-		*v = intern_func(m, sf, resource);
-	return *v;
+	v = memo_get(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file,
+		     &slot);
+	if (v != PC_NONE)
+		return v;
+	/* new rows in this order: the name's string, the file's, its source, the func */
+	memset(&k, 0, sizeof(k));
+	k.name = memo_name(m, mm, sf->name);
+	k.resource = resource;
+	k.source = PC_NONE;
+	if (k.name == PC_NONE)
+		return PC_NONE;
+	if (sf->file) {
+		uint32_t fs = pc_str_intern_z(m, sf->file);
+
+		if (fs == PC_NONE)
+			return PC_NONE;
+		k.source = pc_source_intern(m, fs);
+		if (k.source == PC_NONE)
+			return PC_NONE;
+	}
+	v = pc_func_intern(m, &k);
+	if (v == PC_NONE)
+		return PC_NONE;
+	/* memo_name() may have grown the table: find the slot again */
+	memo_get(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file, &slot);
+	return memo_put(mm, slot, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name,
+			(uint64_t)(uintptr_t)sf->file, v);
 }
 
 static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t resource,
@@ -949,23 +1005,19 @@ static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t re
 	for (i = 0; i < j->nres; i++) {
 		const struct lib_res *res = &j->res[i];
 		const struct pc_sym_frame *lv = j->pool + res->first;
-		uint32_t f = res->frame, func, nsym, k, name, *nv = NULL;
+		uint32_t f = res->frame, func, nsym, k, name, slot;
 
 		func = memo_func(m, mm, &lv[0], resource);
 		name = memo_name(m, mm, lv[0].name);
 		if (func == PC_NONE || name == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 		/* interned by (lib, start): the name and size of its first lookup */
-		if (mm->mask)
-			nv = memo_at(mm, MEMO_NSYM, res->sym_start, 0);
-		if (nv && *nv != PC_NONE) {
-			nsym = *nv;
-		} else {
+		nsym = memo_get(mm, MEMO_NSYM, res->sym_start, 0, &slot);
+		if (nsym == PC_NONE) {
 			nsym = pc_native_symbol_intern(m, j->lib, res->sym_start, name, res->sym_size);
-			if (nsym == PC_NONE)
+			if (nsym == PC_NONE ||
+			    memo_put(mm, slot, MEMO_NSYM, res->sym_start, 0, nsym) == PC_NONE)
 				return PROFCONV_ERR_NOMEM;
-			if (nv)
-				*nv = nsym;
 		}
 		note_func(w, ft->func[f], func);
 		ft->func[f] = func;
@@ -1008,11 +1060,10 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 	w->addrs_found += j->nres;
 	if (!j->nres)
 		return 0;
-	/* keys: a name and a func per level, a native symbol per address */
-	err = memo_init(m->ctx, &mm, 2 * (uint64_t)j->npool + j->nres);
+	err = memo_init(m->ctx, &mm);
 	if (!err)
 		err = apply_memo(w, j, resource, &mm);
-	memo_free(m->ctx, &mm);
+	memo_free(&mm);
 	return err;
 }
 
@@ -1034,57 +1085,121 @@ static int remap_marker_causes(struct pc_thread *t, const uint32_t *map, uint32_
 	return 0;
 }
 
-/* Rebuild the stack table with inline chains expanded; remap samples. */
+/*
+ * Rebuild the stack table with inline chains expanded; remap samples.
+ *
+ * Every (prefix, frame) pair here is new: old stacks are distinct, the map
+ * is one-to-one, and an inline level's prefix is a stack made for this old
+ * stack alone.  So the rows are written straight into columns of the final
+ * length, unindexed (as pc_stack_add_new() leaves them: the index is built
+ * on the next pc_stack_intern(), which no conversion makes after this),
+ * rather than appended one at a time through columns that double as they
+ * grow.  The old frame column turns into the map (old stack -> its
+ * innermost new row) as it is read: a stack's prefix is an earlier row, so
+ * map[prefix] is written before it is needed.
+ */
 static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 {
 	struct pc_model *m = w->m;
-	struct pc_stack_table old = m->stacks;
-	uint32_t *map, s, i;
+	struct pc_stack_table *t = &m->stacks;
+	uint32_t *map = t->frame, *frame, *prefix, s, i, at = 0;
+	uint64_t total = t->len;
 	int err = 0;
 
-	map = pc_alloc(m->ctx, (size_t)old.len * sizeof(*map) + 1);
-	if (!map)
+	for (s = 0; s < t->len; s++)
+		if (t->frame[s] < nframes_before)
+			total += w->chains[t->frame[s]].n;
+	if (total >= PC_NONE)
+		return pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "table over 2^32 rows");
+	frame = pc_alloc(m->ctx, (size_t)total * sizeof(*frame) + 1);
+	prefix = pc_alloc(m->ctx, (size_t)total * sizeof(*prefix) + 1);
+	if (!frame || !prefix) {
+		pc_free(m->ctx, frame);
+		pc_free(m->ctx, prefix);
 		return PROFCONV_ERR_NOMEM;
-	memset(&m->stacks, 0, sizeof(m->stacks));
-	for (s = 0; s < old.len && !err; s++) {
-		uint32_t parent = old.prefix[s] == PC_NONE ? PC_NONE : map[old.prefix[s]];
-		uint32_t f = old.frame[s];
+	}
+	for (s = 0; s < t->len; s++) {
+		uint32_t f = t->frame[s], p = t->prefix[s];
 
-		/*
-		 * Every (prefix, frame) pair here is new: old stacks are distinct,
-		 * the map is one-to-one, and an inline level's prefix is a stack
-		 * made for this old stack alone.  So append, without lookups.
-		 */
-		parent = pc_stack_add_new(m, parent, f);
+		frame[at] = f;
+		prefix[at] = p == PC_NONE ? PC_NONE : map[p];
+		at++;
 		if (f < nframes_before)
-			for (i = 0; i < w->chains[f].n && parent != PC_NONE; i++)
-				parent = pc_stack_add_new(m, parent,
-							 w->inl_rows[w->chains[f].first + i]);
-		if (parent == PC_NONE)
-			err = PROFCONV_ERR_NOMEM;
-		map[s] = parent;
+			for (i = 0; i < w->chains[f].n; i++, at++) {
+				frame[at] = w->inl_rows[w->chains[f].first + i];
+				prefix[at] = at - 1;
+			}
+		map[s] = at - 1; /* frame[s] is not read again */
 	}
-	if (!err) {
-		for (i = 0; i < m->nthreads && !err; i++) {
-			struct pc_samples *sm = &m->threads[i]->samples;
-			uint32_t k;
+	for (i = 0; i < m->nthreads && !err; i++) {
+		struct pc_samples *sm = &m->threads[i]->samples;
+		uint32_t k;
 
-			for (k = 0; k < sm->len; k++)
-				if (sm->stack[k] != PC_NONE)
-					sm->stack[k] = map[sm->stack[k]];
-			err = remap_marker_causes(m->threads[i], map, old.len);
-		}
-		pc_free(m->ctx, old.frame);
-		pc_free(m->ctx, old.prefix);
-		pc_free(m->ctx, old.slots);
-	} else {
-		pc_free(m->ctx, m->stacks.frame);
-		pc_free(m->ctx, m->stacks.prefix);
-		pc_free(m->ctx, m->stacks.slots);
-		m->stacks = old;
+		for (k = 0; k < sm->len; k++)
+			if (sm->stack[k] != PC_NONE)
+				sm->stack[k] = map[sm->stack[k]];
+		err = remap_marker_causes(m->threads[i], map, t->len);
 	}
-	pc_free(m->ctx, map);
+	pc_free(m->ctx, t->frame);
+	pc_free(m->ctx, t->prefix);
+	pc_free(m->ctx, t->slots);
+	t->frame = frame;
+	t->prefix = prefix;
+	t->len = t->cap = (uint32_t)total;
+	t->slots = NULL;
+	t->mask = 0;
+	t->unindexed = 1;
 	return err;
+}
+
+/*
+ * The func index after compact_funcs() renumbered the rows (newidx: old row
+ * -> new row or PC_NONE; n rows kept), without hashing a key again: a
+ * kept row's slot takes its new number (its key, so its stored hash, is the
+ * same), and a dropped row's slot, which cannot be emptied without breaking
+ * the probe runs through it, takes a copy of a kept row's slot (a lookup
+ * that compares it finds that row only if the row equals its key, which is
+ * then the right answer).  Rebuilding instead re-inserted every row, a
+ * cache miss each (a system-wide recording: 127,000 rows into 4 MiB of
+ * slots, the most expensive step of the re-collapse).  The result answers
+ * as a rebuild would only when every kept row is in the index once: the
+ * index held the first row of each key, so when the first of equal rows
+ * was dropped a later kept one is not there (a profile read from JSON).
+ * seen (oldlen bytes, scratch) counts them.  0, or -1: rebuild it.
+ */
+static int func_index_renumber(struct pc_itab *x, const uint32_t *newidx, uint32_t oldlen,
+			       uint8_t *seen, uint32_t n)
+{
+	struct pc_itab_slot fill = { PC_NONE, 0 };
+	uint32_t i, distinct = 0;
+
+	if (!x->slots || !n)
+		return -1;
+	memset(seen, 0, n);
+	for (i = 0; i <= x->mask; i++) {
+		struct pc_itab_slot *sl = &x->slots[i];
+
+		if (sl->row == PC_NONE)
+			continue;
+		if (sl->row >= oldlen)
+			return -1;
+		sl->row = newidx[sl->row];
+		if (sl->row == PC_NONE) {
+			sl->row = PC_NONE - 1; /* dropped: filled below (no row has it) */
+			continue;
+		}
+		if (!seen[sl->row]) {
+			seen[sl->row] = 1;
+			distinct++;
+		}
+		fill = *sl;
+	}
+	if (distinct != n)
+		return -1;
+	for (i = 0; i <= x->mask; i++)
+		if (x->slots[i].row == PC_NONE - 1)
+			x->slots[i] = fill;
+	return 0;
 }
 
 /* Drop funcs no frame uses; renumber; record old -> new in m->func_map. */
@@ -1092,7 +1207,7 @@ static int compact_funcs(struct pc_symwork *w)
 {
 	struct pc_model *m = w->m;
 	struct pc_func_table *t = &m->funcs;
-	uint32_t *newidx, i, n = 0;
+	uint32_t *newidx, i, n = 0, oldlen;
 	uint8_t *used;
 
 	used = pc_calloc(m->ctx, (size_t)t->len + 1, 1);
@@ -1117,12 +1232,14 @@ static int compact_funcs(struct pc_symwork *w)
 			n++;
 		}
 	}
+	oldlen = t->len;
 	t->len = n;
 	for (i = 0; i < m->frames.len; i++)
 		m->frames.func[i] = newidx[m->frames.func[i]];
-	/* the func index: rebuild from the compacted rows (equal rows may exist
-	 * in a profile read back from JSON; lookups find the first) */
-	if (pc_func_index_rebuild(m)) {
+	/* the func index: renumbered where it is, else rebuilt from the
+	 * compacted rows (equal rows may exist in a profile read back from
+	 * JSON; lookups find the first) */
+	if (func_index_renumber(&t->index, newidx, oldlen, used, n) && pc_func_index_rebuild(m)) {
 		pc_free(m->ctx, used);
 		pc_free(m->ctx, newidx);
 		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
