@@ -842,10 +842,11 @@ static void lookup_lib(struct lib_job *j, const struct pc_model *m)
  * same pointer for the same text (a symbol's name, a cache file's string),
  * so most of a lib's addresses need no hashing of their names; a key seen
  * first is interned as before, so the model's rows and their order do not
- * change.  The table starts small and doubles at half full: a lib's keys
- * are its distinct symbols, far fewer than its addresses (a system-wide
- * recording: 41,000 results, 6,400 symbols), and a table sized for every
- * address (5 MiB for the biggest lib) cost a page fault per 4 KiB touched
+ * change.  The table starts at a slot per result and doubles at half full:
+ * a lib's keys are its distinct symbols' names, funcs and starts, far fewer
+ * than its addresses' levels (a system-wide recording: 41,000 results,
+ * 6,400 symbols), and the three arrays sized for every level and address
+ * before (5 MiB for the biggest lib) cost a page fault per 4 KiB touched
  * and a cache miss per probe.  A slot holds its key and value together.
  */
 struct memo_slot {
@@ -874,11 +875,16 @@ static int memo_alloc(struct memo *mm, uint32_t cap)
 	return 0;
 }
 
-static int memo_init(struct profconv_ctx *ctx, struct memo *mm)
+/* For a lib of nres results: a slot a result (a few doublings fewer for the big libs). */
+static int memo_init(struct profconv_ctx *ctx, struct memo *mm, uint32_t nres)
 {
+	uint32_t cap = 256;
+
 	memset(mm, 0, sizeof(*mm));
 	mm->ctx = ctx;
-	return memo_alloc(mm, 256);
+	while (cap < nres && cap < (1u << 20))
+		cap *= 2;
+	return memo_alloc(mm, cap);
 }
 
 static void memo_free(struct memo *mm)
@@ -1060,7 +1066,7 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 	w->addrs_found += j->nres;
 	if (!j->nres)
 		return 0;
-	err = memo_init(m->ctx, &mm);
+	err = memo_init(m->ctx, &mm, j->nres);
 	if (!err)
 		err = apply_memo(w, j, resource, &mm);
 	memo_free(&mm);
