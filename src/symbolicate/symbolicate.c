@@ -669,15 +669,24 @@ int pc_find_lib_source(struct profconv_ctx *ctx, const struct pc_libid *id, int 
 
 /* --- re-collapse --- */
 
+/*
+ * A frame's inline levels: how many, per original frame (a byte: at most
+ * PC_MAX_INLINE - 1), and where they start in inl[] for the few frames that
+ * have some, sorted by frame before the stacks are rebuilt.  (A pair of
+ * words per frame was 1.3 MiB on a system-wide recording, touched at random
+ * by the results and the stack rebuild, for a few hundred chains.)
+ */
 struct chain {
+	uint32_t frame;
 	uint32_t first; /* index into inl[] of this frame's inline frames */
-	uint32_t n;	/* count (0 = none) */
 };
 
 struct pc_symwork {
 	struct pc_model *m;
 	uint32_t nframes_before;
-	struct chain *chains;	    /* per original frame */
+	uint8_t *chain_n;	    /* per original frame: inline levels (0 = none) */
+	struct chain *chains;	    /* the frames with some, by frame after the results */
+	uint32_t nchains, chains_cap;
 	struct pc_frame_key *inl;   /* inline frame keys, interned after the rebuild */
 	uint32_t ninl, inl_cap;
 	uint32_t *inl_rows;
@@ -1029,8 +1038,14 @@ static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t re
 		ft->func[f] = func;
 		ft->native_symbol[f] = nsym;
 		ft->line[f] = lv[0].line;
-		w->chains[f].first = w->ninl;
-		w->chains[f].n = res->n - 1;
+		w->chain_n[f] = (uint8_t)(res->n - 1);
+		if (res->n > 1) {
+			if (pc_grow(m->ctx, (void **)&w->chains, sizeof(*w->chains), &w->chains_cap,
+				    (size_t)w->nchains + 1))
+				return PROFCONV_ERR_NOMEM;
+			w->chains[w->nchains].frame = f;
+			w->chains[w->nchains++].first = w->ninl;
+		}
 		for (k = 1; k < res->n; k++) {
 			struct pc_frame_key *key;
 
@@ -1091,6 +1106,34 @@ static int remap_marker_causes(struct pc_thread *t, const uint32_t *map, uint32_
 	return 0;
 }
 
+static int chain_cmp(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+
+	if (x->frame != y->frame)
+		return x->frame < y->frame ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * Where frame f's inline levels start in inl[] (f has some; w->chains
+ * sorted): the last entry for f, the results applied last, as chain_n[f].
+ */
+static uint32_t chain_first(const struct pc_symwork *w, uint32_t f)
+{
+	uint32_t lo = 0, hi = w->nchains;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (w->chains[mid].frame <= f)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return w->chains[lo].first;
+}
+
 /*
  * Rebuild the stack table with inline chains expanded; remap samples.
  *
@@ -1114,7 +1157,7 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 
 	for (s = 0; s < t->len; s++)
 		if (t->frame[s] < nframes_before)
-			total += w->chains[t->frame[s]].n;
+			total += w->chain_n[t->frame[s]];
 	if (total >= PC_NONE)
 		return pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "table over 2^32 rows");
 	frame = pc_alloc(m->ctx, (size_t)total * sizeof(*frame) + 1);
@@ -1130,11 +1173,14 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 		frame[at] = f;
 		prefix[at] = p == PC_NONE ? PC_NONE : map[p];
 		at++;
-		if (f < nframes_before)
-			for (i = 0; i < w->chains[f].n; i++, at++) {
-				frame[at] = w->inl_rows[w->chains[f].first + i];
+		if (f < nframes_before && w->chain_n[f]) {
+			uint32_t first = chain_first(w, f);
+
+			for (i = 0; i < w->chain_n[f]; i++, at++) {
+				frame[at] = w->inl_rows[first + i];
 				prefix[at] = at - 1;
 			}
+		}
 		map[s] = at - 1; /* frame[s] is not read again */
 	}
 	for (i = 0; i < m->nthreads && !err; i++) {
@@ -1358,9 +1404,9 @@ int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 	w->m = m;
 	w->nold_funcs = m->funcs.len;
 	w->nframes_before = m->frames.len;
-	w->chains = pc_calloc(ctx, (size_t)w->nframes_before + 1, sizeof(*w->chains));
+	w->chain_n = pc_calloc(ctx, (size_t)w->nframes_before + 1, 1);
 	w->old_func_new = pc_alloc(ctx, ((size_t)w->nold_funcs + 1) * sizeof(*w->old_func_new));
-	if (!w->chains || !w->old_func_new) {
+	if (!w->chain_n || !w->old_func_new) {
 		pc_symwork_free(w);
 		return PROFCONV_ERR_NOMEM;
 	}
@@ -1394,6 +1440,7 @@ void pc_symwork_free(struct pc_symwork *w)
 	if (!w)
 		return;
 	ctx = w->m->ctx;
+	pc_free(ctx, w->chain_n);
 	pc_free(ctx, w->chains);
 	pc_free(ctx, w->inl);
 	pc_free(ctx, w->inl_rows);
@@ -1443,8 +1490,10 @@ int pc_symwork_finish(struct pc_symwork *w)
 		}
 	}
 	/* with no symbols found nothing changed: leave the tables as they are */
-	if (w->ninl)
+	if (w->ninl) {
+		qsort(w->chains, w->nchains, sizeof(*w->chains), chain_cmp);
 		err = rebuild_stacks(w, w->nframes_before);
+	}
 	if (!err && w->addrs_found)
 		err = compact_funcs(w);
 	/*
