@@ -539,6 +539,8 @@ struct out_buf {
 
 static int put(struct profconv_ctx *ctx, struct out_buf *o, const void *d, uint64_t n)
 {
+	if (!n)
+		return 0; /* an empty part (no frames: no address had a symbol) may be NULL */
 	if (o->len + n > o->cap) {
 		uint64_t nc = o->cap ? o->cap * 2 : 65536;
 		unsigned char *q;

@@ -669,15 +669,24 @@ int pc_find_lib_source(struct profconv_ctx *ctx, const struct pc_libid *id, int 
 
 /* --- re-collapse --- */
 
+/*
+ * A frame's inline levels: how many, per original frame (a byte: at most
+ * PC_MAX_INLINE - 1), and where they start in inl[] for the few frames that
+ * have some, sorted by frame before the stacks are rebuilt.  (A pair of
+ * words per frame was 1.3 MiB on a system-wide recording, touched at random
+ * by the results and the stack rebuild, for a few hundred chains.)
+ */
 struct chain {
+	uint32_t frame;
 	uint32_t first; /* index into inl[] of this frame's inline frames */
-	uint32_t n;	/* count (0 = none) */
 };
 
 struct pc_symwork {
 	struct pc_model *m;
 	uint32_t nframes_before;
-	struct chain *chains;	    /* per original frame */
+	uint8_t *chain_n;	    /* per original frame: inline levels (0 = none) */
+	struct chain *chains;	    /* the frames with some, by frame after the results */
+	uint32_t nchains, chains_cap;
 	struct pc_frame_key *inl;   /* inline frame keys, interned after the rebuild */
 	uint32_t ninl, inl_cap;
 	uint32_t *inl_rows;
@@ -687,28 +696,6 @@ struct pc_symwork {
 };
 
 #define FUNC_SPLIT (PC_NONE - 1)
-
-static uint32_t intern_func(struct pc_model *m, const struct pc_sym_frame *sf, uint32_t resource)
-{
-	struct pc_func_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.name = pc_str_intern_z(m, sf->name);
-	k.resource = resource;
-	k.source = PC_NONE;
-	if (k.name == PC_NONE)
-		return PC_NONE;
-	if (sf->file) {
-		uint32_t fs = pc_str_intern_z(m, sf->file);
-
-		if (fs == PC_NONE)
-			return PC_NONE;
-		k.source = pc_source_intern(m, fs);
-		if (k.source == PC_NONE)
-			return PC_NONE;
-	}
-	return pc_func_intern(m, &k);
-}
 
 static void note_func(struct pc_symwork *w, uint32_t old, uint32_t neu)
 {
@@ -864,79 +851,163 @@ static void lookup_lib(struct lib_job *j, const struct pc_model *m)
  * same pointer for the same text (a symbol's name, a cache file's string),
  * so most of a lib's addresses need no hashing of their names; a key seen
  * first is interned as before, so the model's rows and their order do not
- * change.
+ * change.  The table starts at a slot per result and doubles at half full:
+ * a lib's keys are its distinct symbols' names, funcs and starts, far fewer
+ * than its addresses' levels (a system-wide recording: 41,000 results,
+ * 6,400 symbols), and the three arrays sized for every level and address
+ * before (5 MiB for the biggest lib) cost a page fault per 4 KiB touched
+ * and a cache miss per probe.  A slot holds its key and value together.
  */
+struct memo_slot {
+	uint64_t ka, kb;
+	uint32_t val; /* PC_NONE: empty */
+};
+
 struct memo {
-	uint64_t *ka, *kb;
-	uint32_t *val; /* PC_NONE: empty */
-	uint32_t mask;
+	struct profconv_ctx *ctx;
+	struct memo_slot *slots;
+	uint32_t mask, used;
 };
 
 enum { MEMO_NAME = 1, MEMO_FUNC, MEMO_NSYM };
 
-static int memo_init(struct profconv_ctx *ctx, struct memo *mm, uint64_t keys)
+static int memo_alloc(struct memo *mm, uint32_t cap)
 {
-	uint64_t cap = 64;
+	uint32_t i;
 
-	while (cap < 2 * keys)
-		cap *= 2;
-	memset(mm, 0, sizeof(*mm));
-	if (cap > (uint64_t)1 << 30)
-		return 0; /* mask 0: no memo */
-	mm->ka = pc_alloc(ctx, (size_t)cap * sizeof(*mm->ka));
-	mm->kb = pc_alloc(ctx, (size_t)cap * sizeof(*mm->kb));
-	mm->val = pc_alloc(ctx, (size_t)cap * sizeof(*mm->val));
-	if (!mm->ka || !mm->kb || !mm->val)
+	mm->slots = pc_alloc(mm->ctx, (size_t)cap * sizeof(*mm->slots));
+	if (!mm->slots)
 		return PROFCONV_ERR_NOMEM;
-	memset(mm->val, 0xff, (size_t)cap * sizeof(*mm->val));
-	mm->mask = (uint32_t)(cap - 1);
+	for (i = 0; i < cap; i++)
+		mm->slots[i].val = PC_NONE;
+	mm->mask = cap - 1;
 	return 0;
 }
 
-static void memo_free(struct profconv_ctx *ctx, struct memo *mm)
+/* For a lib of nres results: a slot a result (a few doublings fewer for the big libs). */
+static int memo_init(struct profconv_ctx *ctx, struct memo *mm, uint32_t nres)
 {
-	pc_free(ctx, mm->ka);
-	pc_free(ctx, mm->kb);
-	pc_free(ctx, mm->val);
+	uint32_t cap = 256;
+
+	memset(mm, 0, sizeof(*mm));
+	mm->ctx = ctx;
+	while (cap < nres && cap < (1u << 20))
+		cap *= 2;
+	return memo_alloc(mm, cap);
 }
 
-/* The slot of (kind, a, b): its value, or PC_NONE where it is to be stored. */
-static uint32_t *memo_at(struct memo *mm, unsigned kind, uint64_t a, uint64_t b)
+static void memo_free(struct memo *mm)
 {
-	/* b is 0 or a pointer (under 2^62): the kind in its low bits keeps the kinds apart */
-	uint64_t ka = a, kb = b << 2 | kind;
-	uint32_t i = (uint32_t)pc_hash64(ka ^ pc_hash64(kb)) & mm->mask;
+	pc_free(mm->ctx, mm->slots);
+	mm->slots = NULL;
+	mm->mask = 0;
+}
 
-	while (mm->val[i] != PC_NONE && (mm->ka[i] != ka || mm->kb[i] != kb))
-		i = (i + 1) & mm->mask;
-	mm->ka[i] = ka;
-	mm->kb[i] = kb;
-	return &mm->val[i];
+static uint32_t memo_hash(uint64_t ka, uint64_t kb)
+{
+	return (uint32_t)pc_hash64(ka ^ pc_hash64(kb));
+}
+
+/* Twice the slots, the keys re-placed.  0 or NOMEM (then the memo is as it was). */
+static int memo_grow(struct memo *mm)
+{
+	struct memo_slot *old = mm->slots;
+	uint32_t i, omask = mm->mask;
+
+	if (omask >= (1u << 30) || memo_alloc(mm, (omask + 1) * 2)) {
+		mm->slots = old;
+		mm->mask = omask;
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i <= omask; i++) {
+		uint32_t j;
+
+		if (old[i].val == PC_NONE)
+			continue;
+		for (j = memo_hash(old[i].ka, old[i].kb) & mm->mask; mm->slots[j].val != PC_NONE;
+		     j = (j + 1) & mm->mask)
+			;
+		mm->slots[j] = old[i];
+	}
+	pc_free(mm->ctx, old);
+	return 0;
+}
+
+/*
+ * The value of (kind, a, b), or PC_NONE with *slot where to store it
+ * (memo_put()).  b is 0 or a pointer (under 2^62): the kind in its low bits
+ * keeps the kinds apart.
+ */
+static uint32_t memo_get(const struct memo *mm, unsigned kind, uint64_t a, uint64_t b,
+			 uint32_t *slot)
+{
+	uint64_t kb = b << 2 | kind;
+	uint32_t i;
+
+	for (i = memo_hash(a, kb) & mm->mask; mm->slots[i].val != PC_NONE; i = (i + 1) & mm->mask)
+		if (mm->slots[i].ka == a && mm->slots[i].kb == kb)
+			return mm->slots[i].val;
+	*slot = i;
+	return PC_NONE;
+}
+
+/* Store val (not PC_NONE) at the slot memo_get() gave: val, or PC_NONE when out of memory. */
+static uint32_t memo_put(struct memo *mm, uint32_t slot, unsigned kind, uint64_t a, uint64_t b,
+			 uint32_t val)
+{
+	mm->slots[slot].ka = a;
+	mm->slots[slot].kb = b << 2 | kind;
+	mm->slots[slot].val = val;
+	if (++mm->used * 2 > mm->mask + 1 && memo_grow(mm))
+		return PC_NONE;
+	return val;
 }
 
 static uint32_t memo_name(struct pc_model *m, struct memo *mm, const char *name)
 {
-	uint32_t *v;
+	uint32_t v, slot;
 
-	if (!mm->mask)
-		return pc_str_intern_z(m, name);
-	v = memo_at(mm, MEMO_NAME, (uint64_t)(uintptr_t)name, 0);
-	if (*v == PC_NONE)
-		*v = pc_str_intern_z(m, name);
-	return *v;
+	v = memo_get(mm, MEMO_NAME, (uint64_t)(uintptr_t)name, 0, &slot);
+	if (v != PC_NONE)
+		return v;
+	v = pc_str_intern_z(m, name);
+	return v == PC_NONE ? v : memo_put(mm, slot, MEMO_NAME, (uint64_t)(uintptr_t)name, 0, v);
 }
 
+/* The func of one level, keyed by (name, library resource, file). */
 static uint32_t memo_func(struct pc_model *m, struct memo *mm, const struct pc_sym_frame *sf,
 			  uint32_t resource)
 {
-	uint32_t *v;
+	struct pc_func_key k;
+	uint32_t v, slot;
 
-	if (!mm->mask)
-		return intern_func(m, sf, resource);
-	v = memo_at(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file);
-	if (*v == PC_NONE)
-		*v = intern_func(m, sf, resource);
-	return *v;
+	v = memo_get(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file,
+		     &slot);
+	if (v != PC_NONE)
+		return v;
+	/* new rows in this order: the name's string, the file's, its source, the func */
+	memset(&k, 0, sizeof(k));
+	k.name = memo_name(m, mm, sf->name);
+	k.resource = resource;
+	k.source = PC_NONE;
+	if (k.name == PC_NONE)
+		return PC_NONE;
+	if (sf->file) {
+		uint32_t fs = pc_str_intern_z(m, sf->file);
+
+		if (fs == PC_NONE)
+			return PC_NONE;
+		k.source = pc_source_intern(m, fs);
+		if (k.source == PC_NONE)
+			return PC_NONE;
+	}
+	v = pc_func_intern(m, &k);
+	if (v == PC_NONE)
+		return PC_NONE;
+	/* memo_name() may have grown the table: find the slot again */
+	memo_get(mm, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name, (uint64_t)(uintptr_t)sf->file, &slot);
+	return memo_put(mm, slot, MEMO_FUNC, (uint64_t)(uintptr_t)sf->name,
+			(uint64_t)(uintptr_t)sf->file, v);
 }
 
 static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t resource,
@@ -949,30 +1020,32 @@ static int apply_memo(struct pc_symwork *w, const struct lib_job *j, uint32_t re
 	for (i = 0; i < j->nres; i++) {
 		const struct lib_res *res = &j->res[i];
 		const struct pc_sym_frame *lv = j->pool + res->first;
-		uint32_t f = res->frame, func, nsym, k, name, *nv = NULL;
+		uint32_t f = res->frame, func, nsym, k, name, slot;
 
 		func = memo_func(m, mm, &lv[0], resource);
 		name = memo_name(m, mm, lv[0].name);
 		if (func == PC_NONE || name == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 		/* interned by (lib, start): the name and size of its first lookup */
-		if (mm->mask)
-			nv = memo_at(mm, MEMO_NSYM, res->sym_start, 0);
-		if (nv && *nv != PC_NONE) {
-			nsym = *nv;
-		} else {
+		nsym = memo_get(mm, MEMO_NSYM, res->sym_start, 0, &slot);
+		if (nsym == PC_NONE) {
 			nsym = pc_native_symbol_intern(m, j->lib, res->sym_start, name, res->sym_size);
-			if (nsym == PC_NONE)
+			if (nsym == PC_NONE ||
+			    memo_put(mm, slot, MEMO_NSYM, res->sym_start, 0, nsym) == PC_NONE)
 				return PROFCONV_ERR_NOMEM;
-			if (nv)
-				*nv = nsym;
 		}
 		note_func(w, ft->func[f], func);
 		ft->func[f] = func;
 		ft->native_symbol[f] = nsym;
 		ft->line[f] = lv[0].line;
-		w->chains[f].first = w->ninl;
-		w->chains[f].n = res->n - 1;
+		w->chain_n[f] = (uint8_t)(res->n - 1);
+		if (res->n > 1) {
+			if (pc_grow(m->ctx, (void **)&w->chains, sizeof(*w->chains), &w->chains_cap,
+				    (size_t)w->nchains + 1))
+				return PROFCONV_ERR_NOMEM;
+			w->chains[w->nchains].frame = f;
+			w->chains[w->nchains++].first = w->ninl;
+		}
 		for (k = 1; k < res->n; k++) {
 			struct pc_frame_key *key;
 
@@ -1008,11 +1081,10 @@ static int apply_results(struct pc_symwork *w, const struct lib_job *j)
 	w->addrs_found += j->nres;
 	if (!j->nres)
 		return 0;
-	/* keys: a name and a func per level, a native symbol per address */
-	err = memo_init(m->ctx, &mm, 2 * (uint64_t)j->npool + j->nres);
+	err = memo_init(m->ctx, &mm, j->nres);
 	if (!err)
 		err = apply_memo(w, j, resource, &mm);
-	memo_free(m->ctx, &mm);
+	memo_free(&mm);
 	return err;
 }
 
@@ -1034,57 +1106,164 @@ static int remap_marker_causes(struct pc_thread *t, const uint32_t *map, uint32_
 	return 0;
 }
 
-/* Rebuild the stack table with inline chains expanded; remap samples. */
+static int chain_cmp(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+
+	if (x->frame != y->frame)
+		return x->frame < y->frame ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * Where frame f's inline levels start in inl[] (f has some; w->chains
+ * sorted): the last entry for f, the results applied last, as chain_n[f].
+ */
+static uint32_t chain_first(const struct pc_symwork *w, uint32_t f)
+{
+	uint32_t lo = 0, hi = w->nchains;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (w->chains[mid].frame <= f)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return w->chains[lo].first;
+}
+
+/*
+ * Rebuild the stack table with inline chains expanded; remap samples.
+ *
+ * Every (prefix, frame) pair here is new: old stacks are distinct, the map
+ * is one-to-one, and an inline level's prefix is a stack made for this old
+ * stack alone.  So the rows are written straight into columns of the final
+ * length, unindexed (as pc_stack_add_new() leaves them: the index is built
+ * on the next pc_stack_intern(), which no conversion makes after this),
+ * rather than appended one at a time through columns that double as they
+ * grow.  The old frame column turns into the map (old stack -> its
+ * innermost new row) as it is read: a stack's prefix is an earlier row, so
+ * map[prefix] is written before it is needed.
+ */
 static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 {
 	struct pc_model *m = w->m;
-	struct pc_stack_table old = m->stacks;
-	uint32_t *map, s, i;
+	struct pc_stack_table *t = &m->stacks;
+	uint32_t *map = t->frame, *frame, *prefix, s, i, at = 0;
+	uint64_t total = t->len;
 	int err = 0;
 
-	map = pc_alloc(m->ctx, (size_t)old.len * sizeof(*map) + 1);
-	if (!map)
+	for (s = 0; s < t->len; s++)
+		if (t->frame[s] < nframes_before)
+			total += w->chain_n[t->frame[s]];
+	if (total >= PC_NONE)
+		return pc_fail(m->ctx, PROFCONV_ERR_LIMIT, NULL, "table over 2^32 rows");
+	frame = pc_alloc(m->ctx, (size_t)total * sizeof(*frame) + 1);
+	prefix = pc_alloc(m->ctx, (size_t)total * sizeof(*prefix) + 1);
+	if (!frame || !prefix) {
+		pc_free(m->ctx, frame);
+		pc_free(m->ctx, prefix);
 		return PROFCONV_ERR_NOMEM;
-	memset(&m->stacks, 0, sizeof(m->stacks));
-	for (s = 0; s < old.len && !err; s++) {
-		uint32_t parent = old.prefix[s] == PC_NONE ? PC_NONE : map[old.prefix[s]];
-		uint32_t f = old.frame[s];
-
-		/*
-		 * Every (prefix, frame) pair here is new: old stacks are distinct,
-		 * the map is one-to-one, and an inline level's prefix is a stack
-		 * made for this old stack alone.  So append, without lookups.
-		 */
-		parent = pc_stack_add_new(m, parent, f);
-		if (f < nframes_before)
-			for (i = 0; i < w->chains[f].n && parent != PC_NONE; i++)
-				parent = pc_stack_add_new(m, parent,
-							 w->inl_rows[w->chains[f].first + i]);
-		if (parent == PC_NONE)
-			err = PROFCONV_ERR_NOMEM;
-		map[s] = parent;
 	}
-	if (!err) {
-		for (i = 0; i < m->nthreads && !err; i++) {
-			struct pc_samples *sm = &m->threads[i]->samples;
-			uint32_t k;
+	for (s = 0; s < t->len; s++) {
+		uint32_t f = t->frame[s], p = t->prefix[s];
 
-			for (k = 0; k < sm->len; k++)
-				if (sm->stack[k] != PC_NONE)
-					sm->stack[k] = map[sm->stack[k]];
-			err = remap_marker_causes(m->threads[i], map, old.len);
+		frame[at] = f;
+		prefix[at] = p == PC_NONE ? PC_NONE : map[p];
+		at++;
+		if (f < nframes_before && w->chain_n[f]) {
+			uint32_t first = chain_first(w, f);
+
+			for (i = 0; i < w->chain_n[f]; i++, at++) {
+				frame[at] = w->inl_rows[first + i];
+				prefix[at] = at - 1;
+			}
 		}
-		pc_free(m->ctx, old.frame);
-		pc_free(m->ctx, old.prefix);
-		pc_free(m->ctx, old.slots);
-	} else {
-		pc_free(m->ctx, m->stacks.frame);
-		pc_free(m->ctx, m->stacks.prefix);
-		pc_free(m->ctx, m->stacks.slots);
-		m->stacks = old;
+		map[s] = at - 1; /* frame[s] is not read again */
 	}
-	pc_free(m->ctx, map);
+	for (i = 0; i < m->nthreads && !err; i++) {
+		struct pc_samples *sm = &m->threads[i]->samples;
+		uint32_t k;
+
+		for (k = 0; k < sm->len; k++)
+			if (sm->stack[k] != PC_NONE)
+				sm->stack[k] = map[sm->stack[k]];
+		err = remap_marker_causes(m->threads[i], map, t->len);
+	}
+	pc_free(m->ctx, t->frame);
+	pc_free(m->ctx, t->prefix);
+	pc_free(m->ctx, t->slots);
+	t->frame = frame;
+	t->prefix = prefix;
+	t->len = t->cap = (uint32_t)total;
+	t->slots = NULL;
+	t->mask = 0;
+	t->unindexed = 1;
 	return err;
+}
+
+/*
+ * The func index after compact_funcs() renumbered the rows (kept: a bit per
+ * old row, rank: the kept rows before each 64-row word; n rows kept),
+ * without hashing a key again: a kept row's slot takes its new number (its
+ * key, so its stored hash, is the same), and a dropped row's slot, which
+ * cannot be emptied without breaking the probe runs through it, takes a
+ * copy of a kept row's slot (a lookup that compares it finds that row only
+ * if the row equals its key, which is then the right answer).  Rebuilding
+ * instead re-inserted every row, a cache miss each (a system-wide
+ * recording: 127,000 rows into 4 MiB of slots, the most expensive step of
+ * the re-collapse); the new numbers come from the bits and ranks (34 KiB
+ * there) rather than from a 700 KiB map, since the slots name rows in hash
+ * order.  The result answers as a rebuild would only when every kept row
+ * is in the index: the index held the first row of each key, so when the
+ * first of equal rows was dropped a later kept one is not there (a profile
+ * read from JSON).  seen: n bits, scratch.  0, or -1: rebuild it.
+ */
+static int func_index_renumber(struct pc_itab *x, const uint64_t *kept, const uint32_t *rank,
+			       uint32_t oldlen, uint64_t *seen, uint32_t n)
+{
+	struct pc_itab_slot fill = { PC_NONE, 0 };
+	uint32_t i, distinct = 0;
+
+	if (!x->slots || !n)
+		return -1;
+	/* the copy for dropped rows' slots: the first kept row's, renumbered */
+	for (i = 0; i <= x->mask && fill.row == PC_NONE; i++) {
+		uint32_t r = x->slots[i].row;
+
+		if (r < oldlen && (kept[r >> 6] >> (r & 63) & 1)) {
+			fill.row = rank[r >> 6] +
+				   (uint32_t)__builtin_popcountll(kept[r >> 6] &
+								  (((uint64_t)1 << (r & 63)) - 1));
+			fill.hash = x->slots[i].hash;
+		}
+	}
+	if (fill.row == PC_NONE)
+		return -1;
+	memset(seen, 0, ((size_t)n + 63) / 64 * sizeof(*seen));
+	for (i = 0; i <= x->mask; i++) {
+		struct pc_itab_slot *sl = &x->slots[i];
+		uint32_t r = sl->row;
+		uint64_t word, bit;
+
+		if (r == PC_NONE)
+			continue;
+		if (r >= oldlen)
+			return -1;
+		word = kept[r >> 6];
+		bit = (uint64_t)1 << (r & 63);
+		if (!(word & bit)) {
+			*sl = fill;
+			continue;
+		}
+		r = rank[r >> 6] + (uint32_t)__builtin_popcountll(word & (bit - 1));
+		sl->row = r;
+		distinct += !(seen[r >> 6] & (uint64_t)1 << (r & 63));
+		seen[r >> 6] |= (uint64_t)1 << (r & 63);
+	}
+	return distinct == n ? 0 : -1;
 }
 
 /* Drop funcs no frame uses; renumber; record old -> new in m->func_map. */
@@ -1092,8 +1271,11 @@ static int compact_funcs(struct pc_symwork *w)
 {
 	struct pc_model *m = w->m;
 	struct pc_func_table *t = &m->funcs;
-	uint32_t *newidx, i, n = 0;
+	uint32_t *newidx, *rank, i, k, n = 0, oldlen;
+	uint64_t *kept;
+	size_t words;
 	uint8_t *used;
+	int err;
 
 	used = pc_calloc(m->ctx, (size_t)t->len + 1, 1);
 	newidx = pc_alloc(m->ctx, ((size_t)t->len + 1) * sizeof(*newidx));
@@ -1117,12 +1299,31 @@ static int compact_funcs(struct pc_symwork *w)
 			n++;
 		}
 	}
+	oldlen = t->len;
 	t->len = n;
 	for (i = 0; i < m->frames.len; i++)
 		m->frames.func[i] = newidx[m->frames.func[i]];
-	/* the func index: rebuild from the compacted rows (equal rows may exist
-	 * in a profile read back from JSON; lookups find the first) */
-	if (pc_func_index_rebuild(m)) {
+	/* the func index: renumbered where it is, else rebuilt from the
+	 * compacted rows (equal rows may exist in a profile read back from
+	 * JSON; lookups find the first) */
+	words = ((size_t)oldlen + 63) / 64 + 1;
+	kept = pc_calloc(m->ctx, words, 2 * sizeof(*kept) + sizeof(*rank));
+	if (!kept) {
+		pc_free(m->ctx, used);
+		pc_free(m->ctx, newidx);
+		return PROFCONV_ERR_NOMEM;
+	}
+	rank = (uint32_t *)(kept + 2 * words);
+	for (i = 0; i < oldlen; i++)
+		if (used[i])
+			kept[i >> 6] |= (uint64_t)1 << (i & 63);
+	for (i = 0, k = 0; i < words; i++) {
+		rank[i] = k;
+		k += (uint32_t)__builtin_popcountll(kept[i]);
+	}
+	err = func_index_renumber(&t->index, kept, rank, oldlen, kept + words, n);
+	pc_free(m->ctx, kept);
+	if (err && pc_func_index_rebuild(m)) {
 		pc_free(m->ctx, used);
 		pc_free(m->ctx, newidx);
 		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
@@ -1203,9 +1404,9 @@ int pc_symwork_begin(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 	w->m = m;
 	w->nold_funcs = m->funcs.len;
 	w->nframes_before = m->frames.len;
-	w->chains = pc_calloc(ctx, (size_t)w->nframes_before + 1, sizeof(*w->chains));
+	w->chain_n = pc_calloc(ctx, (size_t)w->nframes_before + 1, 1);
 	w->old_func_new = pc_alloc(ctx, ((size_t)w->nold_funcs + 1) * sizeof(*w->old_func_new));
-	if (!w->chains || !w->old_func_new) {
+	if (!w->chain_n || !w->old_func_new) {
 		pc_symwork_free(w);
 		return PROFCONV_ERR_NOMEM;
 	}
@@ -1239,6 +1440,7 @@ void pc_symwork_free(struct pc_symwork *w)
 	if (!w)
 		return;
 	ctx = w->m->ctx;
+	pc_free(ctx, w->chain_n);
 	pc_free(ctx, w->chains);
 	pc_free(ctx, w->inl);
 	pc_free(ctx, w->inl_rows);
@@ -1288,8 +1490,10 @@ int pc_symwork_finish(struct pc_symwork *w)
 		}
 	}
 	/* with no symbols found nothing changed: leave the tables as they are */
-	if (w->ninl)
+	if (w->ninl) {
+		qsort(w->chains, w->nchains, sizeof(*w->chains), chain_cmp);
 		err = rebuild_stacks(w, w->nframes_before);
+	}
 	if (!err && w->addrs_found)
 		err = compact_funcs(w);
 	/*

@@ -5,7 +5,8 @@
  * goes through the bucket index (entries spread unevenly, as the addresses
  * of a big lib are), read back, and every address looked up (the entry,
  * "no symbol" entries, addresses between entries, before the first and
- * past the last); and the same with a file too small for buckets.  The
+ * past the last); the same with a file too small for buckets; and a file
+ * of "no symbol" entries only (no frames, no strings but "").  The
  * cache directory is a fresh temporary one (no host file is read).
  */
 #include "symbolicate/pc_sympersist.h"
@@ -88,6 +89,38 @@ static void check_file(const char *dir, uint32_t n)
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * A file whose every address has no symbol: no frames at all (writing it
+ * passed a NULL part of length 0 to memcpy, which UBSan stops at), read
+ * back valid, each address cached as "no symbol".
+ */
+static void check_no_symbols(const char *dir)
+{
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	struct pc_sympersist_id id = { "00112233445566778899aabbccddeeff00112233", 8192, 1, 2 };
+	struct pc_sympersist *p;
+	struct pc_sym_result r;
+	uint32_t i;
+	int has_dwarf = -1;
+
+	memset(&r, 0, sizeof(r));
+	PC_CHECK_EQ_INT(pc_sympersist_open(ctx, dir, &id, NULL, &p), 0);
+	PC_CHECK(p != NULL);
+	for (i = 0; i < 10; i++)
+		PC_CHECK_EQ_INT(pc_sympersist_add(p, rel_of(i), 0, &r), 0);
+	pc_sympersist_close(p, 1, 0);
+	PC_CHECK_EQ_INT(pc_sympersist_open(ctx, dir, &id, NULL, &p), 0);
+	PC_CHECK(p != NULL);
+	PC_CHECK_EQ_INT(pc_sympersist_valid(p, &has_dwarf), 1);
+	PC_CHECK_EQ_INT(has_dwarf, 0);
+	for (i = 0; i < 10; i++)
+		PC_CHECK_EQ_INT(pc_sympersist_find(p, rel_of(i), &r), 0);
+	PC_CHECK_EQ_INT(pc_sympersist_find(p, rel_of(10), &r), -1);
+	pc_sympersist_close(p, 0, 0);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+	profconv_ctx_free(ctx);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pc-test-sympersist-XXXXXX", cmd[128];
@@ -98,6 +131,7 @@ int main(void)
 	}
 	check_file(dir, 5000); /* buckets */
 	check_file(dir, 40);   /* a plain binary search */
+	check_no_symbols(dir);
 	pc_snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);

@@ -237,10 +237,89 @@ static void test_seed_example(void)
 	pc_model_free(m);
 }
 
+/*
+ * After the re-collapse the func and stack indexes still answer for every
+ * row, as rebuilt ones would: the func index is renumbered in place when
+ * it held every kept row, else rebuilt (here a kept func equal to a dropped
+ * one that the index named instead, as a profile read from JSON can hold);
+ * the stack table is left unindexed and indexed on the next lookup.
+ */
+static void test_indexes_after(int dup)
+{
+	static const uint64_t s1[] = { 0x02, 0x30 }, s2[] = { 0x0A }, s3[] = { 0x31 };
+	struct pc_model *m = pc_model_new(ctx);
+	struct pc_symsrc src = { &fake_ops, NULL, "fake", 0 };
+	struct pc_symwork *w;
+	struct pc_thread *t;
+	struct pc_lib lib;
+	struct pc_func_key fk;
+	uint32_t l, i, f30, dup_row = PC_NONE, nfuncs, nstacks;
+
+	memset(&lib, 0, sizeof(lib));
+	lib.name = lib.path = lib.debug_name = lib.debug_path = pc_str_intern_z(m, "prog");
+	lib.breakpad_id = pc_str_intern_z(m, "");
+	lib.code_id = PC_NONE;
+	lib.arch = PC_NONE;
+	lib.resource = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
+	l = pc_lib_add(m, &lib);
+	t = pc_thread_add(m, 1, 1);
+	pc_sample_add(m, t, stack_of(m, l, s1, 2), 0, 1);
+	pc_sample_add(m, t, stack_of(m, l, s2, 1), 1, 1);
+	pc_sample_add(m, t, stack_of(m, l, s3, 1), 2, 1);
+	f30 = find_frame(m, 0x30);
+	if (dup) {
+		/* 0x30 (no symbol) moves to an equal, unindexed func row */
+		memset(&fk, 0, sizeof(fk));
+		fk.name = m->funcs.name[m->frames.func[f30]];
+		fk.resource = lib.resource;
+		fk.source = PC_NONE;
+		dup_row = pc_func_append(m, &fk);
+		PC_CHECK(dup_row != m->frames.func[f30]);
+		PC_CHECK_EQ_INT(pc_func_intern(m, &fk), m->frames.func[f30]);
+		m->frames.func[f30] = dup_row;
+	}
+	src.ctx = ctx;
+	PC_CHECK_EQ_INT(pc_symwork_begin(ctx, m, &w), 0);
+	PC_CHECK_EQ_INT(pc_symwork_apply(w, l, &src), 0);
+	PC_CHECK_EQ_INT(pc_symwork_finish(w), 0);
+	/* main, helper, inner, 0x30, 0x31 */
+	nfuncs = m->funcs.len;
+	PC_CHECK_EQ_INT(nfuncs, 5);
+	nstacks = m->stacks.len;
+	PC_CHECK_EQ_INT(nstacks, 6);
+	if (dup)
+		PC_CHECK_EQ_INT(m->func_map[dup_row], m->frames.func[f30]);
+	for (i = 0; i < nfuncs; i++) {
+		memset(&fk, 0, sizeof(fk));
+		fk.name = m->funcs.name[i];
+		fk.resource = m->funcs.resource[i];
+		fk.source = m->funcs.source[i];
+		fk.line = m->funcs.line[i];
+		fk.column = m->funcs.column[i];
+		fk.is_js = m->funcs.is_js[i];
+		fk.relevant_for_js = m->funcs.relevant_for_js[i];
+		PC_CHECK_EQ_INT(pc_func_intern(m, &fk), i);
+	}
+	PC_CHECK_EQ_INT(m->funcs.len, nfuncs);
+	for (i = 0; i < nstacks; i++)
+		PC_CHECK_EQ_INT(pc_stack_intern(m, m->stacks.prefix[i], m->stacks.frame[i]), i);
+	PC_CHECK_EQ_INT(m->stacks.len, nstacks);
+	/* a new key is still a new row */
+	memset(&fk, 0, sizeof(fk));
+	fk.name = pc_str_intern_z(m, "new");
+	fk.resource = lib.resource;
+	fk.source = PC_NONE;
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), nfuncs);
+	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), nfuncs);
+	pc_model_free(m);
+}
+
 int main(void)
 {
 	ctx = profconv_ctx_new();
 	test_seed_example();
+	test_indexes_after(0);
+	test_indexes_after(1);
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
