@@ -1757,6 +1757,15 @@ int pc_frame_index_rebuild(struct pc_model *m)
 	return frame_index_add(m, 0);
 }
 
+void pc_func_index_defer(struct pc_model *m)
+{
+	struct pc_func_table *t = &m->funcs;
+
+	pc_itab_free(m->ctx, &t->index);
+	t->indexed = 0;
+	t->pending_name_max = UINT32_MAX; /* any lookup enters the rows first */
+}
+
 int pc_func_index_rebuild(struct pc_model *m)
 {
 	struct pc_func_table *t = &m->funcs;

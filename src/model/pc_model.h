@@ -731,6 +731,12 @@ static inline uint64_t pc_frame_inner_window_id(const struct pc_frame_table *t, 
  */
 int pc_frame_index_rebuild(struct pc_model *m);
 int pc_func_index_rebuild(struct pc_model *m);
+/*
+ * The same for funcs, deferred: the index is dropped now and built at the
+ * next func lookup (as pc_func_add_new() rows are), with the same result
+ * as pc_func_index_rebuild() then; nothing is paid when no lookup comes.
+ */
+void pc_func_index_defer(struct pc_model *m);
 
 
 /*

@@ -1204,78 +1204,13 @@ static int rebuild_stacks(struct pc_symwork *w, uint32_t nframes_before)
 	return err;
 }
 
-/*
- * The func index after compact_funcs() renumbered the rows (kept: a bit per
- * old row, rank: the kept rows before each 64-row word; n rows kept),
- * without hashing a key again: a kept row's slot takes its new number (its
- * key, so its stored hash, is the same), and a dropped row's slot, which
- * cannot be emptied without breaking the probe runs through it, takes a
- * copy of a kept row's slot (a lookup that compares it finds that row only
- * if the row equals its key, which is then the right answer).  Rebuilding
- * instead re-inserted every row, a cache miss each (a system-wide
- * recording: 127,000 rows into 4 MiB of slots, the most expensive step of
- * the re-collapse); the new numbers come from the bits and ranks (34 KiB
- * there) rather than from a 700 KiB map, since the slots name rows in hash
- * order.  The result answers as a rebuild would only when every kept row
- * is in the index: the index held the first row of each key, so when the
- * first of equal rows was dropped a later kept one is not there (a profile
- * read from JSON).  seen: n bits, scratch.  0, or -1: rebuild it.
- */
-static int func_index_renumber(struct pc_itab *x, const uint64_t *kept, const uint32_t *rank,
-			       uint32_t oldlen, uint64_t *seen, uint32_t n)
-{
-	struct pc_itab_slot fill = { PC_NONE, 0 };
-	uint32_t i, distinct = 0;
-
-	if (!x->slots || !n)
-		return -1;
-	/* the copy for dropped rows' slots: the first kept row's, renumbered */
-	for (i = 0; i <= x->mask && fill.row == PC_NONE; i++) {
-		uint32_t r = x->slots[i].row;
-
-		if (r < oldlen && (kept[r >> 6] >> (r & 63) & 1)) {
-			fill.row = rank[r >> 6] +
-				   (uint32_t)__builtin_popcountll(kept[r >> 6] &
-								  (((uint64_t)1 << (r & 63)) - 1));
-			fill.hash = x->slots[i].hash;
-		}
-	}
-	if (fill.row == PC_NONE)
-		return -1;
-	memset(seen, 0, ((size_t)n + 63) / 64 * sizeof(*seen));
-	for (i = 0; i <= x->mask; i++) {
-		struct pc_itab_slot *sl = &x->slots[i];
-		uint32_t r = sl->row;
-		uint64_t word, bit;
-
-		if (r == PC_NONE)
-			continue;
-		if (r >= oldlen)
-			return -1;
-		word = kept[r >> 6];
-		bit = (uint64_t)1 << (r & 63);
-		if (!(word & bit)) {
-			*sl = fill;
-			continue;
-		}
-		r = rank[r >> 6] + (uint32_t)__builtin_popcountll(word & (bit - 1));
-		sl->row = r;
-		distinct += !(seen[r >> 6] & (uint64_t)1 << (r & 63));
-		seen[r >> 6] |= (uint64_t)1 << (r & 63);
-	}
-	return distinct == n ? 0 : -1;
-}
-
 /* Drop funcs no frame uses; renumber; record old -> new in m->func_map. */
 static int compact_funcs(struct pc_symwork *w)
 {
 	struct pc_model *m = w->m;
 	struct pc_func_table *t = &m->funcs;
-	uint32_t *newidx, *rank, i, k, n = 0, oldlen;
-	uint64_t *kept;
-	size_t words;
+	uint32_t *newidx, i, n = 0;
 	uint8_t *used;
-	int err;
 
 	used = pc_calloc(m->ctx, (size_t)t->len + 1, 1);
 	newidx = pc_alloc(m->ctx, ((size_t)t->len + 1) * sizeof(*newidx));
@@ -1299,35 +1234,13 @@ static int compact_funcs(struct pc_symwork *w)
 			n++;
 		}
 	}
-	oldlen = t->len;
 	t->len = n;
 	for (i = 0; i < m->frames.len; i++)
 		m->frames.func[i] = newidx[m->frames.func[i]];
-	/* the func index: renumbered where it is, else rebuilt from the
-	 * compacted rows (equal rows may exist in a profile read back from
-	 * JSON; lookups find the first) */
-	words = ((size_t)oldlen + 63) / 64 + 1;
-	kept = pc_calloc(m->ctx, words, 2 * sizeof(*kept) + sizeof(*rank));
-	if (!kept) {
-		pc_free(m->ctx, used);
-		pc_free(m->ctx, newidx);
-		return PROFCONV_ERR_NOMEM;
-	}
-	rank = (uint32_t *)(kept + 2 * words);
-	for (i = 0; i < oldlen; i++)
-		if (used[i])
-			kept[i >> 6] |= (uint64_t)1 << (i & 63);
-	for (i = 0, k = 0; i < words; i++) {
-		rank[i] = k;
-		k += (uint32_t)__builtin_popcountll(kept[i]);
-	}
-	err = func_index_renumber(&t->index, kept, rank, oldlen, kept + words, n);
-	pc_free(m->ctx, kept);
-	if (err && pc_func_index_rebuild(m)) {
-		pc_free(m->ctx, used);
-		pc_free(m->ctx, newidx);
-		return m->ctx->status ? m->ctx->status : PROFCONV_ERR_NOMEM;
-	}
+	/* the func index: rebuilt from the compacted rows at the next func
+	 * lookup, if one comes (equal rows may exist in a profile read back
+	 * from JSON; lookups find the first) */
+	pc_func_index_defer(m);
 	/* old func -> new func, through the collapse and the compaction */
 	pc_free(m->ctx, m->func_map);
 	m->func_map = pc_alloc(m->ctx, ((size_t)w->nold_funcs + 1) * sizeof(*m->func_map));
