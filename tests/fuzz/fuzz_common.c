@@ -104,12 +104,38 @@ struct profconv_ctx *fuzz_ctx_new(int strict)
 	return ctx;
 }
 
+void fuzz_info_and_free(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
+			const char *file_name, const struct pc_reader *reader)
+{
+	struct pc_input *in = NULL;
+	int err;
+
+	/* info, on a fresh input (as profconv_info_path() does) */
+	pc_clear_error(ctx);
+	err = pc_input_open_mem(ctx, data, size, file_name, &in);
+	if (!err) {
+		uint64_t n = 0;
+		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
+
+		err = reader->info(ctx, in, &o);
+		pc_input_close(in);
+		if (err && !ctx->status)
+			fuzz_die("info failed without recording an error", ctx);
+	}
+
+	if (ctx->mem_used != 0) {
+		fprintf(stderr, "%s: %llu ctx-allocated bytes were never freed\n", fuzz_name,
+			(unsigned long long)ctx->mem_used);
+		fuzz_die("ctx memory accounting does not return to 0", ctx);
+	}
+	profconv_ctx_free(ctx);
+}
+
 void fuzz_read_pass(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
 		    const char *from_name, const char *file_name, const struct pc_reader *reader,
 		    struct fuzz_pass *r)
 {
 	struct profconv_profile *p = NULL;
-	struct pc_input *in = NULL;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -142,25 +168,7 @@ void fuzz_read_pass(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
 	if (profconv_warning_summary(ctx) == NULL)
 		fuzz_die("no warning summary", ctx);
 
-	/* info, on a fresh input (as profconv_info_path() does) */
-	pc_clear_error(ctx);
-	err = pc_input_open_mem(ctx, data, size, file_name, &in);
-	if (!err) {
-		uint64_t n = 0;
-		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
-
-		err = reader->info(ctx, in, &o);
-		pc_input_close(in);
-		if (err && !ctx->status)
-			fuzz_die("info failed without recording an error", ctx);
-	}
-
-	if (ctx->mem_used != 0) {
-		fprintf(stderr, "%s: %llu ctx-allocated bytes were never freed\n", fuzz_name,
-			(unsigned long long)ctx->mem_used);
-		fuzz_die("ctx memory accounting does not return to 0", ctx);
-	}
-	profconv_ctx_free(ctx);
+	fuzz_info_and_free(ctx, data, size, file_name, reader);
 }
 
 void fuzz_check_strictness(const struct fuzz_pass *lenient, const struct fuzz_pass *strict)

@@ -50,6 +50,12 @@ struct fuzz_pass {
  */
 struct profconv_ctx *fuzz_ctx_new(int strict);
 /*
+ * reader's info on a fresh input of data (named file_name), then the ctx's
+ * memory accounting checked (back to 0) and ctx freed.
+ */
+void fuzz_info_and_free(struct profconv_ctx *ctx, const uint8_t *data, size_t size,
+			const char *file_name, const struct pc_reader *reader);
+/*
  * One pass over data with ctx (which it frees; NULL leaves r at -1): read
  * as an importer does with the reader forced ("from" from_name, the input
  * named file_name), write processed output and check it, then reader's

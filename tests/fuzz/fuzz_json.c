@@ -144,7 +144,6 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 		     struct fuzz_pass *res)
 {
 	struct profconv_ctx *ctx = fuzz_ctx_new(strict);
-	struct pc_input *in = NULL;
 	struct pc_model *m;
 	int err;
 
@@ -167,23 +166,7 @@ static void run_pass(const struct pc_reader *r, const uint8_t *data, size_t size
 	if (profconv_warning_summary(ctx) == NULL)
 		fuzz_die("no warning summary", ctx);
 
-	pc_clear_error(ctx);
-	err = pc_input_open_mem(ctx, data, size, "fuzz.json", &in);
-	if (!err) {
-		uint64_t n = 0;
-		struct pc_text_out o = { fuzz_text_discard, &n, 0 };
-
-		err = r->info(ctx, in, &o);
-		pc_input_close(in);
-		if (err && !ctx->status)
-			fuzz_die("info failed without recording an error", ctx);
-	}
-	if (ctx->mem_used != 0) {
-		fprintf(stderr, "%s: %llu ctx-allocated bytes were never freed\n", fuzz_name,
-			(unsigned long long)ctx->mem_used);
-		fuzz_die("ctx memory accounting does not return to 0", ctx);
-	}
-	profconv_ctx_free(ctx);
+	fuzz_info_and_free(ctx, data, size, "fuzz.json", r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

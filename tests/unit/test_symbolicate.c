@@ -132,6 +132,20 @@ static void func_path(const struct pc_model *m, uint32_t stack, char *buf, size_
 		len += pc_snprintf(buf + len, cap - len, "%s%s", i == n - 1 ? "" : ";", names[i]);
 }
 
+/* The library "prog" (no ids), its resource included: its index. */
+static uint32_t add_prog_lib(struct pc_model *m)
+{
+	struct pc_lib lib;
+
+	memset(&lib, 0, sizeof(lib));
+	lib.name = lib.path = lib.debug_name = lib.debug_path = pc_str_intern_z(m, "prog");
+	lib.breakpad_id = pc_str_intern_z(m, "");
+	lib.code_id = PC_NONE;
+	lib.arch = PC_NONE;
+	lib.resource = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
+	return pc_lib_add(m, &lib);
+}
+
 static void test_seed_example(void)
 {
 	static const uint64_t s1[] = { 0x02 }, s2[] = { 0x03, 0x11 }, s3[] = { 0x06, 0x15 },
@@ -140,17 +154,10 @@ static void test_seed_example(void)
 	struct pc_symsrc src = { &fake_ops, NULL, "fake", 0 };
 	struct pc_symwork *w;
 	struct pc_thread *t;
-	struct pc_lib lib;
 	uint32_t l, old_funcs, i, f02, f11, f15, f0a, inline_frames = 0;
 	char path[256];
 
-	memset(&lib, 0, sizeof(lib));
-	lib.name = lib.path = lib.debug_name = lib.debug_path = pc_str_intern_z(m, "prog");
-	lib.breakpad_id = pc_str_intern_z(m, "");
-	lib.code_id = PC_NONE;
-	lib.arch = PC_NONE;
-	lib.resource = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
-	l = pc_lib_add(m, &lib);
+	l = add_prog_lib(m);
 	t = pc_thread_add(m, 1, 1);
 	pc_sample_add(m, t, stack_of(m, l, s1, 1), 0, 1);
 	pc_sample_add(m, t, stack_of(m, l, s2, 2), 1, 1);
@@ -251,17 +258,10 @@ static void test_indexes_after(int dup)
 	struct pc_symsrc src = { &fake_ops, NULL, "fake", 0 };
 	struct pc_symwork *w;
 	struct pc_thread *t;
-	struct pc_lib lib;
 	struct pc_func_key fk;
 	uint32_t l, i, f30, dup_row = PC_NONE, nfuncs, nstacks;
 
-	memset(&lib, 0, sizeof(lib));
-	lib.name = lib.path = lib.debug_name = lib.debug_path = pc_str_intern_z(m, "prog");
-	lib.breakpad_id = pc_str_intern_z(m, "");
-	lib.code_id = PC_NONE;
-	lib.arch = PC_NONE;
-	lib.resource = pc_resource_intern(m, lib.name, PC_NONE, PC_RES_LIBRARY, 0);
-	l = pc_lib_add(m, &lib);
+	l = add_prog_lib(m);
 	t = pc_thread_add(m, 1, 1);
 	pc_sample_add(m, t, stack_of(m, l, s1, 2), 0, 1);
 	pc_sample_add(m, t, stack_of(m, l, s2, 1), 1, 1);
@@ -271,7 +271,7 @@ static void test_indexes_after(int dup)
 		/* 0x30 (no symbol) moves to an equal, unindexed func row */
 		memset(&fk, 0, sizeof(fk));
 		fk.name = m->funcs.name[m->frames.func[f30]];
-		fk.resource = lib.resource;
+		fk.resource = m->libs.rows[l].resource;
 		fk.source = PC_NONE;
 		dup_row = pc_func_append(m, &fk);
 		PC_CHECK(dup_row != m->frames.func[f30]);
@@ -307,7 +307,7 @@ static void test_indexes_after(int dup)
 	/* a new key is still a new row */
 	memset(&fk, 0, sizeof(fk));
 	fk.name = pc_str_intern_z(m, "new");
-	fk.resource = lib.resource;
+	fk.resource = m->libs.rows[l].resource;
 	fk.source = PC_NONE;
 	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), nfuncs);
 	PC_CHECK_EQ_INT(pc_func_intern(m, &fk), nfuncs);
