@@ -407,17 +407,17 @@ int pc_jr_id_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *wha
 		return pc_jr_corrupt(ctx, p, t, "expected a number or a string for %s, got %s", what,
 				     pc_jr_type_name(t->type));
 	*v = 0;
-	return pc_jr_warn(ctx, p, t, PC_JR_WARN_PID, "%s \"%.40s\" is not an integer; 0 is used",
-			  what, t->str);
+	return pc_jr_warn(ctx, p, t, PC_JR_WARN_PID,
+			  "%s \"%.40s\" is not an integer; 0 is used", what, t->str);
 }
 
-/* A string member of a payload object, or NULL. */
-static const char *pv_member_str(const struct pc_model *m, uint32_t obj, const char *key)
+const char *pc_jr_pv_str(const struct pc_model *m, uint32_t obj, const char *key)
 {
 	uint32_t v = pc_pv_member(m, obj, key);
 
-	return v != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, v)->v.s, NULL)
-							       : NULL;
+	if (v == PC_NONE || pc_pv(m, v)->kind != PC_VAL_STR)
+		return NULL;
+	return pc_pv_text(m, pc_pv(m, v)->v.s, NULL);
 }
 
 int pc_jr_sample_units(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m)
@@ -429,11 +429,11 @@ int pc_jr_sample_units(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_m
 
 	if (err || pc_pv(m, root)->kind != PC_VAL_OBJ)
 		return err;
-	if ((s = pv_member_str(m, root, "time")) != NULL)
+	if ((s = pc_jr_pv_str(m, root, "time")) != NULL)
 		err = pc_meta_keep(m, &mt->unit_time, s);
-	if (!err && (s = pv_member_str(m, root, "eventDelay")) != NULL)
+	if (!err && (s = pc_jr_pv_str(m, root, "eventDelay")) != NULL)
 		err = pc_meta_keep(m, &mt->unit_event_delay, s);
-	if (!err && (s = pv_member_str(m, root, "threadCPUDelta")) != NULL)
+	if (!err && (s = pc_jr_pv_str(m, root, "threadCPUDelta")) != NULL)
 		err = pc_meta_keep(m, &mt->unit_cpu_delta, s);
 	return err;
 }

@@ -55,6 +55,8 @@ int pc_jr_ms_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *wha
 #define PC_JR_WARN_PID "non-numeric pids or tids replaced by 0"
 int pc_jr_id_value(struct profconv_ctx *ctx, struct pc_jpull *p, const char *what, int64_t *v);
 
+/* The text of string member key of payload object obj, or NULL. */
+const char *pc_jr_pv_str(const struct pc_model *m, uint32_t obj, const char *key);
 /*
  * The next value as meta.sampleUnits ({time, eventDelay, threadCPUDelta},
  * the same in both JSON formats): its string members kept in m's meta;

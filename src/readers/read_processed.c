@@ -841,15 +841,6 @@ static int load_shared(struct rd *r)
 
 /* --- meta --- */
 
-/* A string member of a payload object, or NULL. */
-static const char *pv_str(const struct pc_model *m, uint32_t obj, const char *key)
-{
-	uint32_t v = pc_pv_member(m, obj, key);
-
-	return v != PC_NONE && pc_pv(m, v)->kind == PC_VAL_STR ? pc_pv_text(m, pc_pv(m, v)->v.s, NULL)
-							       : NULL;
-}
-
 /* meta.extra: [{label, entries: [{label, format, value}]}], every section kept. */
 static int load_extra(struct rd *r)
 {
@@ -861,14 +852,15 @@ static int load_extra(struct rd *r)
 		return err;
 	for (i = 0, sec = root + 1; i < pc_pv(m, root)->v.n && !err;
 	     i++, sec += pc_val_span(pc_pv(m, sec))) {
-		const char *label = pv_str(m, sec, "label");
+		const char *label = pc_jr_pv_str(m, sec, "label");
 
 		entries = pc_pv_member(m, sec, "entries");
 		if (!label || entries == PC_NONE || pc_pv(m, entries)->kind != PC_VAL_ARR)
 			continue;
 		for (j = 0, e = entries + 1; j < pc_pv(m, entries)->v.n && !err;
 		     j++, e += pc_val_span(pc_pv(m, e))) {
-			const char *el = pv_str(m, e, "label"), *fmt = pv_str(m, e, "format");
+			const char *el = pc_jr_pv_str(m, e, "label");
+			const char *fmt = pc_jr_pv_str(m, e, "format");
 			uint32_t v = pc_pv_member(m, e, "value");
 
 			if (el && v != PC_NONE)
@@ -902,7 +894,7 @@ static int load_marker_schema(struct rd *r)
 			err = pc_jr_pv_read_from(r->ctx, r->p, r->m, 1, t, &body);
 		if (err)
 			break;
-		name = pv_str(r->m, body, "name");
+		name = pc_jr_pv_str(r->m, body, "name");
 		if (!name)
 			return fail_loc(r, &r->loc_meta, "meta.markerSchema: an entry has no name");
 		if (pc_schema_add(r->m, name, body) == PC_NONE)
@@ -1272,7 +1264,7 @@ static int load_paused(struct rd *r, struct pc_thread *th, const struct pc_jtok 
 		}
 		pc_jr_pv_ns(m, pc_pv_member(m, e, "startTime"), &start);
 		pc_jr_pv_ns(m, pc_pv_member(m, e, "endTime"), &end);
-		err = pc_thread_add_paused(m, th, start, end, pv_str(m, e, "reason"));
+		err = pc_thread_add_paused(m, th, start, end, pc_jr_pv_str(m, e, "reason"));
 	}
 	return err;
 }
@@ -1734,8 +1726,9 @@ static int load_counters(struct rd *r, const struct pc_jtok *key)
 			    (pidv != PC_NONE && pc_pv(m, pidv)->kind == PC_VAL_STR &&
 			     pc_jr_parse_i64(pc_pv_text(m, pc_pv(m, pidv)->v.s, NULL), &pid)))
 				proc = pc_process_get(m, pid);
-			ci = pc_counter_add(m, pv_str(m, c, "name"), pv_str(m, c, "category"),
-					    pv_str(m, c, "description"), proc);
+			ci = pc_counter_add(m, pc_jr_pv_str(m, c, "name"),
+					    pc_jr_pv_str(m, c, "category"),
+					    pc_jr_pv_str(m, c, "description"), proc);
 			if (ci == PC_NONE)
 				err = PROFCONV_ERR_NOMEM;
 			if (!err && pc_jr_pv_int(m, pc_pv_member(m, c, "mainThreadIndex"), &mti) &&
