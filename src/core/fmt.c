@@ -19,6 +19,18 @@ size_t pc_fmt_u64(char *buf, uint64_t v)
 	return n;
 }
 
+size_t pc_fmt_hex(char *buf, uint64_t v)
+{
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, i;
+
+	for (i = n; i > 0; i--) {
+		buf[i - 1] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	}
+	buf[n] = 0;
+	return n;
+}
+
 size_t pc_fmt_i64(char *buf, int64_t v)
 {
 	if (v < 0) {

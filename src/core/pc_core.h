@@ -311,6 +311,9 @@ void pc_text_printf(struct pc_text_out *o, const char *fmt, ...) PC_PRINTF(2, 3)
 /* Writes the decimal form of v into buf (>= 21 bytes); returns the length. */
 size_t pc_fmt_i64(char *buf, int64_t v);
 size_t pc_fmt_u64(char *buf, uint64_t v);
+/* Writes the lower-case hex digits of v (no "0x", no leading zeros) into
+ * buf (>= 17 bytes), as "%" PRIx64 prints them; returns the length. */
+size_t pc_fmt_hex(char *buf, uint64_t v);
 /* Nanoseconds as milliseconds with up to 6 decimals, trailing zeros trimmed. */
 size_t pc_fmt_ns_as_ms(char *buf, int64_t ns);
 /* snprintf that never leaves buf unterminated; returns the length written. */

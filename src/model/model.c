@@ -363,16 +363,10 @@ static void put_hex(char *p, uint64_t v, size_t n)
 		p[2 + n] = 0;
 	}
 #else
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
+	(void)n;
 	p[0] = '0';
 	p[1] = 'x';
-	for (i = n; i > 0; i--) {
-		p[1 + i] = d[v & 15];
-		v >>= 4;
-	}
-	p[2 + n] = 0;
+	pc_fmt_hex(p + 2, v);
 #endif
 }
 

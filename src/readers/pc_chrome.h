@@ -537,14 +537,9 @@ static inline void pc_chrome_kb_z(struct kbuf *k, const char *s)
 /* "%llx" */
 static inline void pc_chrome_kb_hex(struct kbuf *k, unsigned long long v)
 {
-	char t[16];
-	int i = 16;
+	char t[17];
 
-	do {
-		t[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	pc_chrome_kb_put(k, t + i, (size_t)(16 - i));
+	pc_chrome_kb_put(k, t, pc_fmt_hex(t, (uint64_t)v));
 }
 
 /* "%lld" */

@@ -394,17 +394,9 @@ static int parse_sample(struct perf *p, const unsigned char *b, size_t size, str
 /* "0x" + lower-case hex of v into buf (>= 19 bytes); returns the length. */
 static size_t hex_name(char *buf, uint64_t v)
 {
-	static const char d[] = "0123456789abcdef";
-	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, i;
-
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (i = n; i > 0; i--) {
-		buf[1 + i] = d[v & 15];
-		v >>= 4;
-	}
-	buf[2 + n] = 0;
-	return 2 + n;
+	return 2 + pc_fmt_hex(buf + 2, v);
 }
 
 static int fcache_first(struct perf *p);

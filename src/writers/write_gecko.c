@@ -430,15 +430,9 @@ static void sb_u32(struct sbuf *b, uint32_t v)
 /* "0x" and v in lowercase hex, as "0x%" PRIx64 prints it. */
 static void sb_hex(struct sbuf *b, uint64_t v)
 {
-	char t[18], *e = t + sizeof(t), *q = e;
+	char t[20] = "0x";
 
-	do {
-		*--q = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	*--q = 'x';
-	*--q = '0';
-	sb_put(b, q, (size_t)(e - q));
+	sb_put(b, t, 2 + pc_fmt_hex(t + 2, v));
 }
 
 /* The location string of model frame f (Gecko's frameTable.location). */

@@ -221,8 +221,28 @@ out:
 	profconv_ctx_free(ctx);
 }
 
+/* pc_fmt_hex() against "%" PRIx64, at every digit count (and 0). */
+static void test_fmt_hex(void)
+{
+	unsigned b, k;
+
+	for (b = 0; b <= 64; b++) {
+		uint64_t ones = b < 64 ? ((uint64_t)1 << b) - 1 : UINT64_MAX;
+		uint64_t vals[2] = { ones, ones & (uint64_t)0xa5a5a5a5a5a5a5a5u };
+
+		for (k = 0; k < 2; k++) {
+			char got[24], want[24];
+
+			snprintf(want, sizeof(want), "%" PRIx64, vals[k]);
+			PC_CHECK_EQ_INT(pc_fmt_hex(got, vals[k]), strlen(want));
+			PC_CHECK_EQ_STR(got, want);
+		}
+	}
+}
+
 int main(void)
 {
+	test_fmt_hex();
 	test_map_cache();
 	test_memory();
 	test_errors();
