@@ -338,7 +338,7 @@ struct fcache_ent {
  * the frame cache it forgets nothing, so a miss is a new func or frame, and
  * the reader adds those to the model without the model's own lookups
  * (pc_func_add_new(), pc_frame_add_new()).  Entries are dense, in the order
- * made; the slots hold (hash, entry).
+ * made, indexed by the model's pc_itab (hashed by the key alone).
  */
 struct ftab_ent {
 	uint64_t key; /* lib-relative address, or the address when lib is PC_NONE */
@@ -347,14 +347,8 @@ struct ftab_ent {
 	uint32_t frame[4]; /* PC_NONE until made */
 };
 
-struct ftab_slot {
-	uint32_t hash;
-	uint32_t ent; /* PC_NONE = empty */
-};
-
 struct ftab {
-	struct ftab_slot *slots;
-	uint32_t mask; /* slots - 1; 0 when unallocated */
+	struct pc_itab index; /* entries by key */
 	struct ftab_ent *ents;
 	uint32_t len, cap;
 };

@@ -9,85 +9,71 @@
 #include "readers/pc_perf.h"
 
 /*
- * By the key alone: the entries of one address in several libs are then on
- * one probe run, and a new one finds the name the others have (the name is
- * the address's alone).  A recording's libs seldom share an offset that
- * was sampled.
+ * Hashed by the key alone: the entries of one address in several libs are
+ * then on one probe run, and a new one finds the name the others have (the
+ * name is the address's alone).  A recording's libs seldom share an offset
+ * that was sampled.
  */
 static uint32_t ftab_hash(uint64_t key)
 {
 	return (uint32_t)(pc_hash64(key) >> 32);
 }
 
-/* Slots for at least twice the entries (load at most 1/2).  0 or NOMEM. */
-static int ftab_rehash(struct perf *p, struct ftab *t, uint32_t nslots)
+/* What an entry is compared with: the key and, unless any_lib, the lib
+ * (PC_NONE for an address in no mapping). */
+struct ftab_key {
+	uint64_t key;
+	uint32_t lib;
+	int any_lib;
+};
+
+static int ftab_eq(const void *table, uint32_t row, const void *key)
 {
-	struct ftab_slot *ns = pc_alloc(p->ctx, (size_t)nslots * sizeof(*ns));
-	uint32_t i, mask = nslots - 1;
+	const struct ftab_ent *e = &((const struct ftab_ent *)table)[row];
+	const struct ftab_key *k = key;
 
-	if (!ns)
-		return PROFCONV_ERR_NOMEM;
-	for (i = 0; i < nslots; i++)
-		ns[i].ent = PC_NONE;
-	for (i = 0; t->slots && i <= t->mask; i++) {
-		struct ftab_slot s = t->slots[i];
-		uint32_t j;
-
-		if (s.ent == PC_NONE)
-			continue;
-		for (j = s.hash & mask; ns[j].ent != PC_NONE; j = (j + 1) & mask)
-			;
-		ns[j] = s;
-	}
-	pc_free(p->ctx, t->slots);
-	t->slots = ns;
-	t->mask = mask;
-	return 0;
+	return e->key == k->key && (k->any_lib || e->lib == k->lib);
 }
 
 struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name)
 {
 	struct ftab *t = &p->ftab;
+	struct ftab_key k = { key, lib, 0 }, any = { key, PC_NONE, 1 };
 	struct ftab_ent *e;
-	uint32_t h = ftab_hash(key), i;
+	uint32_t h = ftab_hash(key), row, slot;
 
 	*name = PC_NONE;
-	if (!t->slots && ftab_rehash(p, t, 1024))
-		return NULL;
-	for (i = h & t->mask; t->slots[i].ent != PC_NONE; i = (i + 1) & t->mask) {
-		if (t->slots[i].hash == h) {
-			e = &t->ents[t->slots[i].ent];
-			if (e->key != key)
-				continue;
-			if (e->lib == lib)
-				return e;
-			if (e->func != PC_NONE)
-				*name = p->m->funcs.name[e->func];
-		}
+	/* the key's first entry in any lib: nearly always the one, or none
+	 * (then slot is where it goes: the probe run ends there for both) */
+	row = pc_itab_find(&t->index, h, ftab_eq, t->ents, &any, &slot);
+	if (row != PC_NONE) {
+		if (t->ents[row].lib == lib)
+			return &t->ents[row];
+		/* the address in another lib: its name is this one's */
+		if (t->ents[row].func != PC_NONE)
+			*name = p->m->funcs.name[t->ents[row].func];
+		row = pc_itab_find(&t->index, h, ftab_eq, t->ents, &k, &slot);
+		if (row != PC_NONE)
+			return &t->ents[row];
 	}
-	if (pc_grow(p->ctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1))
+	if (t->len >= (1u << 30)) {
+		pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
 		return NULL;
-	t->slots[i].hash = h;
-	t->slots[i].ent = t->len;
+	}
+	if (pc_grow(p->ctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1) ||
+	    pc_itab_insert(p->ctx, &t->index, slot, h, t->len))
+		return NULL;
 	e = &t->ents[t->len++];
 	e->key = key;
 	e->lib = lib;
 	e->func = PC_NONE;
 	e->frame[0] = e->frame[1] = e->frame[2] = e->frame[3] = PC_NONE;
-	if ((uint64_t)t->len * 2 > (uint64_t)t->mask + 1) {
-		if (t->mask >= 0x7fffffffu) {
-			pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
-			return NULL;
-		}
-		if (ftab_rehash(p, t, (t->mask + 1) * 2))
-			return NULL;
-	}
 	return e;
 }
 
 void perf_ftab_free(struct perf *p)
 {
-	pc_free(p->ctx, p->ftab.slots);
+	pc_itab_free(p->ctx, &p->ftab.index);
 	pc_free(p->ctx, p->ftab.ents);
 	memset(&p->ftab, 0, sizeof(p->ftab));
 }
