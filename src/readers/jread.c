@@ -111,15 +111,40 @@ int pc_jr_expect(struct profconv_ctx *ctx, struct pc_jpull *p, enum pc_jtype wan
 			  pc_jr_type_name(want), what, pc_jr_type_name((*tok)->type));
 }
 
-int pc_jr_peek_is_object(const unsigned char *peek, size_t len)
+static size_t peek_skip_ws(const unsigned char *peek, size_t len, size_t i)
+{
+	while (i < len && (peek[i] == ' ' || peek[i] == '\t' || peek[i] == '\n' || peek[i] == '\r'))
+		i++;
+	return i;
+}
+
+size_t pc_jr_peek_start(const unsigned char *peek, size_t len)
 {
 	size_t i = 0;
 
 	if (len >= 3 && peek[0] == 0xef && peek[1] == 0xbb && peek[2] == 0xbf)
 		i = 3;
-	while (i < len && (peek[i] == ' ' || peek[i] == '\t' || peek[i] == '\n' || peek[i] == '\r'))
-		i++;
+	return peek_skip_ws(peek, len, i);
+}
+
+int pc_jr_peek_is_object(const unsigned char *peek, size_t len)
+{
+	size_t i = pc_jr_peek_start(peek, len);
+
 	return i < len && peek[i] == '{';
+}
+
+int pc_jr_peek_first_key(const unsigned char *peek, size_t len, const char *key)
+{
+	size_t i = pc_jr_peek_start(peek, len), n = strlen(key);
+
+	if (i >= len || peek[i] != '{')
+		return 0;
+	i = peek_skip_ws(peek, len, i + 1);
+	if (n > len - i || memcmp(peek + i, key, n) != 0)
+		return 0;
+	i = peek_skip_ws(peek, len, i + n);
+	return i < len && peek[i] == ':';
 }
 
 int pc_jr_peek_has(const unsigned char *peek, size_t len, const char *needle)

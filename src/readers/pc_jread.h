@@ -65,10 +65,15 @@ const char *pc_jr_pv_str(const struct pc_model *m, uint32_t obj, const char *key
 int pc_jr_sample_units(struct profconv_ctx *ctx, struct pc_jpull *p, struct pc_model *m);
 
 /*
- * Bidding helpers (no allocation): whether peek[0..len) starts (after
- * whitespace and a UTF-8 BOM) with '{', and whether it contains needle.
+ * Bidding helpers (no allocation): where peek[0..len)'s top-level value
+ * starts (after a UTF-8 BOM and whitespace; len if nowhere), whether it
+ * starts with '{', whether that object's first member
+ * is named key (a quoted name, e.g. "\"traceEvents\""), and whether
+ * peek contains needle.
  */
+size_t pc_jr_peek_start(const unsigned char *peek, size_t len);
 int pc_jr_peek_is_object(const unsigned char *peek, size_t len);
+int pc_jr_peek_first_key(const unsigned char *peek, size_t len, const char *key);
 int pc_jr_peek_has(const unsigned char *peek, size_t len, const char *needle);
 
 /*

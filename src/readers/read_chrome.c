@@ -68,10 +68,8 @@
 
 static int bid(const unsigned char *peek, size_t len)
 {
-	size_t i = 0;
+	size_t i = pc_jr_peek_start(peek, len); /* a UTF-8 BOM too, as JSON allows */
 
-	while (i < len && (peek[i] == ' ' || peek[i] == '\n' || peek[i] == '\r' || peek[i] == '\t'))
-		i++;
 	if (i == len)
 		return 0;
 	if (peek[i] == '{' && pc_jr_peek_has(peek, len, "\"traceEvents\""))

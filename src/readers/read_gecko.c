@@ -59,7 +59,8 @@
 
 static int bid(const unsigned char *peek, size_t len)
 {
-	if (!pc_jr_peek_is_object(peek, len) ||
+	/* a Chrome trace's usual first member: no need to look further */
+	if (!pc_jr_peek_is_object(peek, len) || pc_jr_peek_first_key(peek, len, "\"traceEvents\"") ||
 	    pc_jr_peek_has(peek, len, "\"preprocessedProfileVersion\"") ||
 	    pc_jr_peek_has(peek, len, "\"shared\""))
 		return 0;

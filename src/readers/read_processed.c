@@ -142,7 +142,8 @@ enum { PC_PCOLS_MARKERS(R_ID) };
 
 static int bid(const unsigned char *peek, size_t len)
 {
-	if (!pc_jr_peek_is_object(peek, len))
+	/* a Chrome trace's usual first member: no need to look further */
+	if (!pc_jr_peek_is_object(peek, len) || pc_jr_peek_first_key(peek, len, "\"traceEvents\""))
 		return 0;
 	if (pc_jr_peek_has(peek, len, "\"preprocessedProfileVersion\""))
 		return 56;

@@ -628,6 +628,37 @@ static void bids(void)
 }
 
 /*
+ * A Chrome trace whose first member is traceEvents: the JSON profile readers
+ * bid 0 at once (pc_jr_peek_first_key()), whatever names its events carry;
+ * traceEvents after another member still goes through the searches.  The
+ * Chrome bid skips a UTF-8 BOM, as the other JSON readers' do.
+ */
+static void first_key(void)
+{
+	static const char t[] = "\xef\xbb\xbf \n{ \"traceEvents\" :[{\"name\":\"shared\",\"args\":"
+				"{\"preprocessedProfileVersion\":1,\"meta\":1,\"threads\":[]}}]}";
+	static const char g[] = "{\"traceEvents\":[{\"name\":\"meta\",\"args\":{\"threads\":1}}]}";
+	static const char late[] = "{\"meta\":{\"preprocessedProfileVersion\":1},\"traceEvents\":[]}";
+	static const unsigned char *const u = (const unsigned char *)t;
+
+	PC_CHECK(pc_jr_peek_first_key(u, sizeof(t) - 1, "\"traceEvents\""));
+	PC_CHECK(!pc_jr_peek_first_key(u, sizeof(t) - 1, "\"meta\""));
+	PC_CHECK(!pc_jr_peek_first_key(u, 20, "\"traceEvents\"")); /* no ':' yet */
+	PC_CHECK(!pc_jr_peek_first_key((const unsigned char *)"[{\"traceEvents\":1}]", 19,
+				       "\"traceEvents\""));
+	PC_CHECK(!pc_jr_peek_first_key((const unsigned char *)late, sizeof(late) - 1,
+				       "\"traceEvents\""));
+	PC_CHECK_EQ_INT(pc_reader_processed.bid(u, sizeof(t) - 1), 0);
+	PC_CHECK_EQ_INT(pc_reader_gecko.bid((const unsigned char *)g, sizeof(g) - 1), 0);
+	PC_CHECK(pc_reader_detect(u, sizeof(t) - 1) == &pc_reader_chrome);
+	PC_CHECK(pc_reader_detect((const unsigned char *)late, sizeof(late) - 1) ==
+		 &pc_reader_processed);
+	/* the array form after a BOM too (it was "unrecognized format") */
+	PC_CHECK(pc_reader_detect((const unsigned char *)"\xef\xbb\xbf[{\"ph\":\"X\"}]", 17) ==
+		 &pc_reader_chrome);
+}
+
+/*
  * Sample weights: "tracing-ms" weights are durations in ms, kept as ns
  * (weightType after the column, as profconv writes it; fractions exact, not
  * rounded; a null is 1 ms) and written back the same; other weights are
@@ -736,6 +767,7 @@ int main(void)
 	payload_numbers();
 	kept_members();
 	bids();
+	first_key();
 	peek_has();
 	return pc_test_done();
 }
