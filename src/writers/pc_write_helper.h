@@ -10,11 +10,15 @@
  * writer (pc_jw_new_elems()), and goes on while fewer than 32 of its
  * buffers wait.  pc_wh_put() appends the helper's elements when the helper
  * took the job, and otherwise formats the job itself, straight into the
- * writer; so the bytes are the same whichever thread formats a job, and the
- * helper is never more than 32 jobs ahead (its memory is 32 jobs' output,
- * about 2.5 MiB for the processed writer's marker jobs, about 4 MiB for
- * its column jobs of 8192 numbers).  A job the helper failed (out of memory) is formatted again by
- * the writer, which reports any error.
+ * writer; when the helper has the job but has not finished it, the writer
+ * formats the next job nobody has taken into a buffer of its own (at most 8
+ * of them) and appends it when it comes to it, rather than wait.  So the
+ * bytes are the same whichever thread formats a job, and the helper is
+ * never more than 32 jobs ahead (its memory is 32 jobs' output, about
+ * 2.5 MiB for the processed writer's marker jobs, about 4 MiB for its
+ * column jobs of 8192 numbers; the writer's, 8 jobs' output).  A job whose
+ * formatting into a buffer failed (out of memory) is formatted again by the
+ * writer, straight into the writer, which reports any error.
  *
  * The job function must only read what it is given (the model is read-only
  * while it is written) and must not touch the ctx: it runs on either thread.
@@ -39,6 +43,15 @@ struct pc_wh *pc_wh_start(uint32_t njobs, pc_wh_job_fn *fn, void *user);
 void pc_wh_put(struct pc_wh *h, struct pc_jw *w, uint32_t job, pc_wh_job_fn *fn, void *user);
 /* Strings the helper wrote with U+FFFD in the jobs handed over so far. */
 uint64_t pc_wh_replaced(const struct pc_wh *h);
+/* Who formatted the jobs (for tests and measurements). */
+struct pc_wh_stats {
+	uint32_t helper; /* jobs the helper took */
+	uint32_t direct; /* jobs the writer formatted straight into the writer */
+	uint32_t ahead;	 /* jobs the writer formatted ahead into its own buffers */
+	uint32_t waits;	 /* times the writer waited for the helper */
+};
+/* h's figures so far (all 0 for NULL). */
+void pc_wh_stats(struct pc_wh *h, struct pc_wh_stats *st);
 /* Stop the helper (it may be mid-job) and free it.  Accepts NULL. */
 void pc_wh_stop(struct pc_wh *h);
 
