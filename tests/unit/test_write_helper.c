@@ -56,7 +56,7 @@ static void job_fn(struct pc_jw *w, uint32_t job, void *user)
 			struct timespec until;
 
 			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += 2;
+			until.tv_sec += 10; /* a safety net: a loaded CI machine never needs it */
 			while (t->hold_ahead ? t->ahead < t->hold_ahead : t->ahead_max <= job)
 				if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT) {
 					t->timeouts++;
@@ -112,7 +112,7 @@ static void write_jobs(uint32_t njobs, struct tjobs *t, struct membuf *b, uint64
 			struct timespec until;
 
 			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += 2;
+			until.tv_sec += 10; /* a safety net: a loaded CI machine never needs it */
 			pthread_mutex_lock(&t->mu);
 			while (t->where[0] != 'H')
 				if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT)
