@@ -358,7 +358,7 @@ typedef int pc_row_before_fn(const void *user, uint32_t x, uint32_t y);
 static inline void pc_merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n,
 				 pc_row_before_fn *before, const void *user)
 {
-	uint64_t spent = 0, budget = (uint64_t)n * 3 + 64;
+	uint64_t spent = 0, budget = (uint64_t)n * 6 + 64;
 	uint32_t i;
 
 	if (n < 2)
@@ -370,9 +370,9 @@ static inline void pc_merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n,
 	 * are negative) or a slice written after the slices it encloses (a
 	 * Chrome thread's X events) cost a search and a memmove each, where
 	 * every merge pass walks all the rows.  A search costs up to 8 steps
-	 * back then a binary search; once the searches and moves cost 3 rows a
-	 * row, the rest is left to the merge passes (the rows before i are a
-	 * run by then).
+	 * back then a binary search; once the searches and moves cost 6 steps
+	 * a row (what merging 64 runs would), the rest is left to the merge
+	 * passes (the rows before i are one run by then).
 	 */
 	for (i = 1; i < n; i++) {
 		uint32_t x = idx[i], p = i - 1, lo = 0, steps = 0;
@@ -395,7 +395,7 @@ static inline void pc_merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n,
 				steps++;
 			}
 		}
-		spent += steps + 1 + (i - p) / 16;
+		spent += steps + 1 + (i - p) / 64; /* (a memmove of 64 rows: about a step) */
 		if (spent > budget)
 			break;
 		memmove(idx + p + 1, idx + p, (size_t)(i - p) * sizeof(*idx));
@@ -716,6 +716,12 @@ int pc_sample_add(struct pc_model *m, struct pc_thread *t, uint32_t stack, int64
  * cheap when already sorted.  Called by readers before returning.
  */
 int pc_model_sort_threads(struct pc_model *m);
+/*
+ * pc_model_sort_threads() after taking zero from every sample's time and
+ * every marker's start and end (pc_time_sub(); PC_NO_TIME stays), each
+ * thread's on the thread that sorts it.
+ */
+int pc_model_shift_sort_threads(struct pc_model *m, int64_t zero);
 
 /* Set an owned meta string (copies s; NULL clears). 0 or error. */
 int pc_meta_set(struct pc_model *m, char **field, const char *s);

@@ -332,15 +332,17 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
  */
 static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
 {
-	uint32_t *cnt, nb = 4, i;
+	uint32_t *cnt, nb = 4, nrows = 0, i;
 	struct fadd *tmp, *src = a, *dst, *sw;
 	int pass;
 
 	if (n < 2)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (a[i].row + 1 > nb)
-			nb = a[i].row + 1;
+		if (a[i].row + 1 > nrows)
+			nrows = a[i].row + 1;
+	if (nrows > nb)
+		nb = nrows;
 	if (r->nth > nb)
 		nb = r->nth;
 	tmp = pc_alloc(r->ctx, n * sizeof(*a));
@@ -353,10 +355,13 @@ static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
 	dst = tmp;
 	for (pass = 0; pass < 3; pass++) {
 #define SLICE_KEY(x) (pass == 0 ? (x).kind : pass == 1 ? (x).row : (x).thread)
-		memset(cnt, 0, ((size_t)nb + 1) * sizeof(*cnt));
+		/* this pass's keys are below 4, nrows or r->nth */
+		uint32_t nk = pass == 0 ? 4 : pass == 1 ? nrows : r->nth;
+
+		memset(cnt, 0, ((size_t)nk + 1) * sizeof(*cnt));
 		for (i = 0; i < n; i++)
 			cnt[SLICE_KEY(src[i])]++;
-		counts_to_starts(cnt, nb + 1);
+		counts_to_starts(cnt, nk + 1);
 		for (i = 0; i < n; i++)
 			dst[cnt[SLICE_KEY(src[i])]++] = src[i];
 #undef SLICE_KEY

@@ -959,7 +959,7 @@ static int order_threads(struct rd *r)
 static int finish(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
-	int64_t step;
+	int64_t step, zero;
 	uint32_t i;
 	int err;
 
@@ -1013,22 +1013,15 @@ static int finish(struct rd *r)
 		err = pc_model_sort_thread_list(r->m, tinfo_cmp_model);
 	if (err)
 		return err;
-	/* time 0 is the first event; times were kept in trace ns */
-	mt->zero_ns = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
-	for (i = 0; i < r->m->nthreads; i++) {
-		struct pc_thread *t = r->m->threads[i];
-		uint32_t k;
-
-		for (k = 0; k < t->samples.len; k++)
-			t->samples.time[k] = pc_time_sub(t->samples.time[k], mt->zero_ns);
-		for (k = 0; k < t->markers.len; k++) {
-			if (t->markers.start[k] != PC_NO_TIME)
-				t->markers.start[k] = pc_time_sub(t->markers.start[k], mt->zero_ns);
-			if (t->markers.end[k] != PC_NO_TIME)
-				t->markers.end[k] = pc_time_sub(t->markers.end[k], mt->zero_ns);
-		}
-		t->register_time = 0;
-	}
+	/*
+	 * time 0 is the first event; times were kept in trace ns (the
+	 * threads' samples and markers are shifted by the threads that sort
+	 * them, at the end)
+	 */
+	zero = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
+	mt->zero_ns = zero;
+	for (i = 0; i < r->m->nthreads; i++)
+		r->m->threads[i]->register_time = 0;
 	for (i = 0; i < r->m->counters.len; i++) {
 		struct pc_counter *c = &r->m->counters.rows[i];
 		uint32_t k;
@@ -1044,7 +1037,7 @@ static int finish(struct rd *r)
 	if (!err)
 		err = pc_meta_set(r->m, &mt->imported_from, "Chrome trace events");
 	if (!err)
-		err = pc_model_sort_threads(r->m);
+		err = pc_model_shift_sort_threads(r->m, zero);
 	return err;
 }
 
