@@ -961,15 +961,8 @@ static int finish(struct rd *r)
 	struct pc_meta *mt = &r->m->meta;
 	int64_t step, zero;
 	uint32_t i;
-	int err;
+	int err, early;
 
-	err = pc_chrome_close_open(r);
-	if (!err)
-		err = pc_chrome_flows_bind(r); /* before the contexts' markers come */
-	if (!err)
-		err = pc_chrome_p_finish(r);
-	if (!err)
-		err = pc_chrome_ctx_close(r);
 	/*
 	 * The sampling interval: the V8 profiles' mean sample spacing.  A
 	 * trace without V8 samples has none (its derived samples weigh their
@@ -987,9 +980,37 @@ static int finish(struct rd *r)
 			pc_time_sub(r->v8_last, r->v8_first) / (int64_t)(r->nv8_samples - 1);
 	if (mt->interval_ns <= 0)
 		mt->interval_ns = step;
+	err = pc_chrome_close_open(r);
+	/*
+	 * The flows' binding (before the contexts' markers come), on a second
+	 * thread when there are many, while the V8 samples' weights are set
+	 * and the samples of the slices derived here: they change samples and
+	 * make stacks only (the frames were made as the slices were read),
+	 * nothing the binding reads or writes, and with no P samples
+	 * (pc_chrome_p_finish(): samples, stacks, frames, threads) nothing
+	 * before them changes those; the strings and payloads that the
+	 * fields, the contexts and the rest make come in the same order.
+	 */
+	early = !err && r->nps == 0;
 	if (!err)
+		err = pc_chrome_flows_begin(r, early);
+	if (!err && early)
 		err = pc_chrome_v8_weights(r, mt->interval_ns);
+	if (!err && early)
+		err = pc_chrome_derive_samples(r);
+	{
+		int e = pc_chrome_flows_end(r); /* (waits for the binding, error or not) */
+
+		if (!err)
+			err = e;
+	}
 	if (!err)
+		err = pc_chrome_p_finish(r);
+	if (!err)
+		err = pc_chrome_ctx_close(r);
+	if (!err && !early)
+		err = pc_chrome_v8_weights(r, mt->interval_ns);
+	if (!err && !early)
 		err = pc_chrome_derive_samples(r);
 	if (!err)
 		err = pc_chrome_sample_sets(r);
