@@ -281,6 +281,72 @@ static void counts_to_starts(uint32_t *cnt, uint32_t n)
 	}
 }
 
+/*
+ * a[0..n) by by_ts_order() when they are in file order (order ascending,
+ * as a thread's ends are after the counting sort by thread): a stable LSD
+ * radix sort of the times, 11 bits a pass, up to 4 passes (a span of
+ * 2^44 ns, about 4.9 hours); *done 0 (a untouched) when it does not apply.
+ * A thread's ends come far from time order (the busiest thread of the real
+ * Chromium trace: 5,125 ends in 1,266 runs), where the merge sort took 11
+ * passes moving the 32-byte ends.  0 or PROFCONV_ERR_NOMEM.
+ */
+static int sort_ts_radix(struct profconv_ctx *ctx, struct flow_ev *a, size_t n, int *done)
+{
+	enum { BITS = 11, MAXPASS = 4 };
+	uint32_t cnt[1u << BITS];
+	struct flow_ev *tmp, *src = a, *dst, *sw;
+	int64_t lo = a[0].ts, hi = a[0].ts;
+	uint64_t span;
+	unsigned pass, npass = 0;
+	size_t i;
+
+	*done = 0;
+	for (i = 1; i < n; i++) {
+		if (a[i].order <= a[i - 1].order)
+			return 0; /* not in file order: ties would not be */
+		if (a[i].ts < lo)
+			lo = a[i].ts;
+		if (a[i].ts > hi)
+			hi = a[i].ts;
+	}
+	span = (uint64_t)hi - (uint64_t)lo;
+	while (npass < MAXPASS + 1 && (npass * BITS >= 64 ? 0 : span >> (npass * BITS)))
+		npass++;
+	if (npass > MAXPASS)
+		return 0;
+	*done = 1;
+	if (!npass)
+		return 0; /* one time: in file order already */
+	tmp = pc_alloc(ctx, n * sizeof(*a));
+	if (!tmp)
+		return PROFCONV_ERR_NOMEM;
+	dst = tmp;
+	for (pass = 0; pass < npass; pass++) {
+		unsigned sh = pass * BITS;
+		uint32_t sum = 0, c;
+		size_t k;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[((uint64_t)src[i].ts - (uint64_t)lo) >> sh & ((1u << BITS) - 1)]++;
+		for (k = 0; k < (1u << BITS); k++) {
+			c = cnt[k];
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[((uint64_t)src[i].ts - (uint64_t)lo) >> sh & ((1u << BITS) - 1)]++] =
+				src[i];
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	pc_free(ctx, tmp);
+	return 0;
+}
+
 static int sort_grouped(struct profconv_ctx *ctx, struct flow_ev *a, size_t n, int by_key)
 {
 #define GROUP_OF(x) (by_key ? (x).key : (x).thread)
@@ -313,7 +379,12 @@ static int sort_grouped(struct profconv_ctx *ctx, struct flow_ev *a, size_t n, i
 		for (j = i + 1; j < n && GROUP_OF(a[j]) == GROUP_OF(a[i]); j++)
 			;
 		if (j - i > 16) {
-			err = sort_ts_order(ctx, a + i, j - i);
+			int done = 0;
+
+			if (!by_key)
+				err = sort_ts_radix(ctx, a + i, j - i, &done);
+			if (!err && !done)
+				err = sort_ts_order(ctx, a + i, j - i);
 			continue;
 		}
 		for (g = i + 1; g < j; g++) {
