@@ -608,6 +608,14 @@ PY
 			fail "real cut, PROFCONV_CHROME_LEAN=$lean"
 		cmp -s "$T/real.json" "$T/real$lean.json" || fail "PROFCONV_CHROME_LEAN=$lean changed the output"
 	done
+	# the flows' binding runs on a second thread (while the slices'
+	# samples are derived) from 2048 flow ends: the output is the same with
+	# that never (PROFCONV_CHROME_FLOW_THREAD=0) and always (=1)
+	for ft in 0 1; do
+		PROFCONV_CHROME_FLOW_THREAD=$ft "$PC" -q "$C/chromium156-cut.json.zst" -o "$T/realft$ft.json" ||
+			fail "real cut, PROFCONV_CHROME_FLOW_THREAD=$ft"
+		cmp -s "$T/real.json" "$T/realft$ft.json" || fail "PROFCONV_CHROME_FLOW_THREAD=$ft changed the output"
+	done
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
 import collections, json, sys

@@ -1301,12 +1301,34 @@ static void sort_perm(struct sortbufs *b, const int64_t *key, uint32_t n)
 	pc_sort_by_key(b->idx, b->tmp, key, n);
 }
 
-/* Sort thread t's samples and markers by time (b: buffers kept across threads). */
-static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sortbufs *b)
+/* What pc_model_shift_sort_threads() takes from the times first. */
+struct time_shift {
+	int on;
+	int64_t zero;
+};
+
+/*
+ * Sort thread t's samples and markers by time (b: buffers kept across
+ * threads), their times less sh->zero first when sh->on.
+ */
+static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sortbufs *b,
+		       const struct time_shift *sh)
 {
 	struct pc_samples *s = &t->samples;
 	struct pc_markers *k = &t->markers;
 
+	if (sh->on) {
+		uint32_t i;
+
+		for (i = 0; i < s->len; i++)
+			s->time[i] = pc_time_sub(s->time[i], sh->zero);
+		for (i = 0; i < k->len; i++) {
+			if (k->start[i] != PC_NO_TIME)
+				k->start[i] = pc_time_sub(k->start[i], sh->zero);
+			if (k->end[i] != PC_NO_TIME)
+				k->end[i] = pc_time_sub(k->end[i], sh->zero);
+		}
+	}
 	if (!is_sorted(s->time, s->len)) {
 		if (sortbufs_need(ctx, b, s->len))
 			return PROFCONV_ERR_NOMEM;
@@ -1352,10 +1374,13 @@ static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sor
 
 /*
  * Sorting on two threads: each thread's rows are its own, so a second
- * thread sorts some of the threads (as many rows as it can take up to half,
- * in thread order) with buffers and a ctx of its own while the caller's
- * sorts the rest.  From 20,000 rows (about a millisecond of sorting against
- * some 50 us to start a thread; cli.chrome's generated trace has 45,000).
+ * thread sorts some of the threads with buffers and a ctx of its own while
+ * the caller's sorts the rest.  The threads go to the two sides largest
+ * first, each to the side with fewer rows so far (the first ones in model
+ * order took up to half the rows: with one big thread among many small
+ * ones, the caller's side sorted twice the second one's rows).  From
+ * 20,000 rows (about a millisecond of sorting against some 50 us to start
+ * a thread; cli.chrome's generated trace has 45,000).
  */
 #define SORT_SPLIT_ROWS 20000
 
@@ -1363,6 +1388,7 @@ struct sort_half {
 	struct pc_model *m;
 	struct profconv_ctx *ctx;
 	const uint8_t *mine; /* thread index -> 1: this half's */
+	struct time_shift sh;
 	int err;
 };
 
@@ -1374,41 +1400,83 @@ static void *sort_half_run(void *arg)
 
 	for (i = 0; i < h->m->nthreads && !h->err; i++)
 		if (h->mine[i])
-			h->err = sort_thread(h->ctx, h->m->threads[i], &b);
+			h->err = sort_thread(h->ctx, h->m->threads[i], &b, &h->sh);
 	sortbufs_free(h->ctx, &b);
 	return NULL;
 }
 
-int pc_model_sort_threads(struct pc_model *m)
+/* A thread's rows: the cost of sorting it, roughly. */
+static uint64_t thread_rows(const struct pc_thread *t)
+{
+	return (uint64_t)t->samples.len + t->markers.len;
+}
+
+/* A thread's rows and index: more rows first, then in model order. */
+struct thread_load {
+	uint64_t rows;
+	uint32_t i;
+};
+
+static int load_desc(const void *a, const void *b)
+{
+	const struct thread_load *x = a, *y = b;
+
+	if (x->rows != y->rows)
+		return x->rows > y->rows ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * theirs[i] = 1 for the threads the second thread sorts: largest first, to
+ * the side with fewer rows.  0 or PROFCONV_ERR_NOMEM.
+ */
+static int split_threads(const struct pc_model *m, uint8_t *theirs)
+{
+	struct thread_load *order = malloc((size_t)m->nthreads * sizeof(*order));
+	uint64_t mine = 0, other = 0;
+	uint32_t i;
+
+	if (!order)
+		return PROFCONV_ERR_NOMEM;
+	for (i = 0; i < m->nthreads; i++) {
+		order[i].rows = thread_rows(m->threads[i]);
+		order[i].i = i;
+	}
+	qsort(order, m->nthreads, sizeof(*order), load_desc);
+	for (i = 0; i < m->nthreads; i++) {
+		if (other < mine) {
+			theirs[order[i].i] = 1;
+			other += order[i].rows;
+		} else {
+			mine += order[i].rows;
+		}
+	}
+	free(order);
+	return 0;
+}
+
+static int sort_threads(struct pc_model *m, struct time_shift sh)
 {
 	struct profconv_ctx *ctx = m->ctx;
 	struct sortbufs b = { NULL, NULL, NULL, 0 };
-	struct sort_half h = { m, NULL, NULL, 0 };
+	struct sort_half h = { m, NULL, NULL, sh, 0 };
 	uint8_t *theirs = NULL;
-	uint64_t rows = 0, given = 0;
+	uint64_t rows = 0;
 	pthread_t th;
 	int started = 0, err = 0;
 	uint32_t i;
 
 	for (i = 0; i < m->nthreads; i++)
-		rows += (uint64_t)m->threads[i]->samples.len + m->threads[i]->markers.len;
+		rows += thread_rows(m->threads[i]);
 	if (rows >= SORT_SPLIT_ROWS && m->nthreads > 1 && !ctx->opt.no_threads &&
-	    (theirs = calloc(m->nthreads, 1)) != NULL && (h.ctx = pc_ctx_worker(ctx)) != NULL) {
-		/* threads in order, to the second thread while its half has room */
-		for (i = 0; i < m->nthreads; i++) {
-			uint64_t n = (uint64_t)m->threads[i]->samples.len + m->threads[i]->markers.len;
-
-			if (given + n <= rows / 2) {
-				theirs[i] = 1;
-				given += n;
-			}
-		}
+	    (theirs = calloc(m->nthreads, 1)) != NULL && split_threads(m, theirs) == 0 &&
+	    (h.ctx = pc_ctx_worker(ctx)) != NULL) {
 		h.mine = theirs;
 		started = pthread_create(&th, NULL, sort_half_run, &h) == 0;
 	}
 	for (i = 0; i < m->nthreads && !err; i++)
 		if (!started || !theirs[i])
-			err = sort_thread(ctx, m->threads[i], &b);
+			err = sort_thread(ctx, m->threads[i], &b, &sh);
 	sortbufs_free(ctx, &b);
 	if (started) {
 		pthread_join(th, NULL);
@@ -1424,6 +1492,20 @@ int pc_model_sort_threads(struct pc_model *m)
 	}
 	free(theirs);
 	return err ? (ctx->status ? ctx->status : PROFCONV_ERR_NOMEM) : 0;
+}
+
+int pc_model_sort_threads(struct pc_model *m)
+{
+	struct time_shift sh = { 0, 0 };
+
+	return sort_threads(m, sh);
+}
+
+int pc_model_shift_sort_threads(struct pc_model *m, int64_t zero)
+{
+	struct time_shift sh = { 1, zero };
+
+	return sort_threads(m, sh);
 }
 
 /* --- faithful loading: appends that keep the input's row numbers --- */

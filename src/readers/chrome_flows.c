@@ -32,6 +32,7 @@
  */
 #include "core/pc_config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,11 @@ uint32_t pc_chrome_flow_add(struct rd *r, uint32_t thread, int64_t ts, uint32_t 
 	return ++r->nfl;
 }
 
+static void flows_job_free(struct rd *r);
+
 void pc_chrome_flows_free(struct rd *r)
 {
+	flows_job_free(r);
 	pc_free(r->ctx, r->fl);
 	r->fl = NULL;
 	r->nfl = r->fl_cap = 0;
@@ -80,13 +84,13 @@ void pc_chrome_flows_free(struct rd *r)
  * binding's time on a real trace.  0 or PROFCONV_ERR_NOMEM.
  */
 #define FLOW_SORT(fn, T, cmp)                                                                     \
-	static int fn(struct rd *r, T *a, size_t n)                                                \
+	static int fn(struct profconv_ctx *ctx, T *a, size_t n)                                    \
 	{                                                                                          \
 		T *src = a, *dst, *tmp;                                                            \
                                                                                                    \
 		if (n < 2)                                                                         \
 			return 0;                                                                  \
-		tmp = pc_alloc(r->ctx, n * sizeof(*a));                                            \
+		tmp = pc_alloc(ctx, n * sizeof(*a));                                               \
 		if (!tmp)                                                                          \
 			return PROFCONV_ERR_NOMEM;                                                 \
 		dst = tmp;                                                                         \
@@ -123,7 +127,7 @@ void pc_chrome_flows_free(struct rd *r)
 sorted:                                                                                            \
 		if (src != a)                                                                      \
 			memcpy(a, src, n * sizeof(*a));                                            \
-		pc_free(r->ctx, tmp);                                                              \
+		pc_free(ctx, tmp);                                                                 \
 		return 0;                                                                          \
 	}
 
@@ -165,7 +169,8 @@ FLOW_SORT(sort_slices, struct slice, by_start)
  * and the IntervalStart markers, which before the contexts close are its
  * B events left open (pc_chrome_close_open()).  Sorted by by_start().
  */
-static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **out, uint32_t *n)
+static int thread_slices(struct profconv_ctx *ctx, const struct tinfo *ti, struct slice **out,
+			 uint32_t *n)
 {
 	const struct pc_markers *mk = &ti->t->markers;
 	struct slice *s;
@@ -173,7 +178,7 @@ static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **ou
 
 	*out = NULL;
 	*n = 0;
-	s = pc_alloc(r->ctx, ((size_t)mk->len + 1) * sizeof(*s));
+	s = pc_alloc(ctx, ((size_t)mk->len + 1) * sizeof(*s));
 	if (!s)
 		return PROFCONV_ERR_NOMEM;
 	for (k = 0; k < mk->len; k++) {
@@ -186,8 +191,8 @@ static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **ou
 		s[c].end = mk->end[k] == PC_NO_TIME ? INT64_MAX : mk->end[k];
 		s[c++].row = k;
 	}
-	if (sort_slices(r, s, c)) {
-		pc_free(r->ctx, s);
+	if (sort_slices(ctx, s, c)) {
+		pc_free(ctx, s);
 		return PROFCONV_ERR_NOMEM;
 	}
 	*out = s;
@@ -201,17 +206,18 @@ static int thread_slices(struct rd *r, const struct tinfo *ti, struct slice **ou
  * along the slices in start order), a next-slice end to the first slice
  * that begins at or after it.
  */
-static int bind_thread(struct rd *r, struct flow_ev *f, uint32_t n, uint64_t *unbound)
+static int bind_thread(const struct rd *r, struct profconv_ctx *ctx, struct flow_ev *f, uint32_t n,
+		       uint64_t *unbound)
 {
 	struct slice *sl;
 	uint32_t ns, *stack, depth = 0, pos = 0, i;
-	int err = thread_slices(r, &r->th[f[0].thread], &sl, &ns);
+	int err = thread_slices(ctx, &r->th[f[0].thread], &sl, &ns);
 
 	if (err)
 		return err;
-	stack = pc_alloc(r->ctx, ((size_t)ns + 1) * sizeof(*stack));
+	stack = pc_alloc(ctx, ((size_t)ns + 1) * sizeof(*stack));
 	if (!stack) {
-		pc_free(r->ctx, sl);
+		pc_free(ctx, sl);
 		return PROFCONV_ERR_NOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -246,8 +252,8 @@ static int bind_thread(struct rd *r, struct flow_ev *f, uint32_t n, uint64_t *un
 		if (f[i].row == PC_NONE)
 			(*unbound)++;
 	}
-	pc_free(r->ctx, stack);
-	pc_free(r->ctx, sl);
+	pc_free(ctx, stack);
+	pc_free(ctx, sl);
 	return 0;
 }
 
@@ -275,7 +281,73 @@ static void counts_to_starts(uint32_t *cnt, uint32_t n)
 	}
 }
 
-static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
+/*
+ * a[0..n) by by_ts_order() when they are in file order (order ascending,
+ * as a thread's ends are after the counting sort by thread): a stable LSD
+ * radix sort of the times, 11 bits a pass, up to 4 passes (a span of
+ * 2^44 ns, about 4.9 hours); *done 0 (a untouched) when it does not apply.
+ * A thread's ends come far from time order (the busiest thread of the real
+ * Chromium trace: 5,125 ends in 1,266 runs), where the merge sort took 11
+ * passes moving the 32-byte ends.  0 or PROFCONV_ERR_NOMEM.
+ */
+static int sort_ts_radix(struct profconv_ctx *ctx, struct flow_ev *a, size_t n, int *done)
+{
+	enum { BITS = 11, MAXPASS = 4 };
+	uint32_t cnt[1u << BITS];
+	struct flow_ev *tmp, *src = a, *dst, *sw;
+	int64_t lo = a[0].ts, hi = a[0].ts;
+	uint64_t span;
+	unsigned pass, npass = 0;
+	size_t i;
+
+	*done = 0;
+	for (i = 1; i < n; i++) {
+		if (a[i].order <= a[i - 1].order)
+			return 0; /* not in file order: ties would not be */
+		if (a[i].ts < lo)
+			lo = a[i].ts;
+		if (a[i].ts > hi)
+			hi = a[i].ts;
+	}
+	span = (uint64_t)hi - (uint64_t)lo;
+	while (npass < MAXPASS + 1 && (npass * BITS >= 64 ? 0 : span >> (npass * BITS)))
+		npass++;
+	if (npass > MAXPASS)
+		return 0;
+	*done = 1;
+	if (!npass)
+		return 0; /* one time: in file order already */
+	tmp = pc_alloc(ctx, n * sizeof(*a));
+	if (!tmp)
+		return PROFCONV_ERR_NOMEM;
+	dst = tmp;
+	for (pass = 0; pass < npass; pass++) {
+		unsigned sh = pass * BITS;
+		uint32_t sum = 0, c;
+		size_t k;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[((uint64_t)src[i].ts - (uint64_t)lo) >> sh & ((1u << BITS) - 1)]++;
+		for (k = 0; k < (1u << BITS); k++) {
+			c = cnt[k];
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[((uint64_t)src[i].ts - (uint64_t)lo) >> sh & ((1u << BITS) - 1)]++] =
+				src[i];
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	pc_free(ctx, tmp);
+	return 0;
+}
+
+static int sort_grouped(struct profconv_ctx *ctx, struct flow_ev *a, size_t n, int by_key)
 {
 #define GROUP_OF(x) (by_key ? (x).key : (x).thread)
 	struct flow_ev *tmp;
@@ -288,11 +360,11 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
 	for (i = 0; i < n; i++)
 		if (GROUP_OF(a[i]) + 1 > nb)
 			nb = GROUP_OF(a[i]) + 1;
-	tmp = pc_alloc(r->ctx, n * sizeof(*a));
-	cnt = pc_calloc(r->ctx, (size_t)nb + 1, sizeof(*cnt));
+	tmp = pc_alloc(ctx, n * sizeof(*a));
+	cnt = pc_calloc(ctx, (size_t)nb + 1, sizeof(*cnt));
 	if (!tmp || !cnt) {
-		pc_free(r->ctx, tmp);
-		pc_free(r->ctx, cnt);
+		pc_free(ctx, tmp);
+		pc_free(ctx, cnt);
 		return PROFCONV_ERR_NOMEM;
 	}
 	for (i = 0; i < n; i++)
@@ -301,13 +373,18 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
 	for (i = 0; i < n; i++)
 		tmp[cnt[GROUP_OF(a[i])]++] = a[i];
 	memcpy(a, tmp, n * sizeof(*a));
-	pc_free(r->ctx, tmp);
-	pc_free(r->ctx, cnt);
+	pc_free(ctx, tmp);
+	pc_free(ctx, cnt);
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && GROUP_OF(a[j]) == GROUP_OF(a[i]); j++)
 			;
 		if (j - i > 16) {
-			err = sort_ts_order(r, a + i, j - i);
+			int done = 0;
+
+			if (!by_key)
+				err = sort_ts_radix(ctx, a + i, j - i, &done);
+			if (!err && !done)
+				err = sort_ts_order(ctx, a + i, j - i);
 			continue;
 		}
 		for (g = i + 1; g < j; g++) {
@@ -330,33 +407,38 @@ static int sort_grouped(struct rd *r, struct flow_ev *a, size_t n, int by_key)
  * thread's marker count, threads below r->nth), as the merge sort of
  * FLOW_SORT() took a fifth of the binding's time.  0 or PROFCONV_ERR_NOMEM.
  */
-static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
+static int sort_by_slice(const struct rd *r, struct profconv_ctx *ctx, struct fadd *a, size_t n)
 {
-	uint32_t *cnt, nb = 4, i;
+	uint32_t *cnt, nb = 4, nrows = 0, i;
 	struct fadd *tmp, *src = a, *dst, *sw;
 	int pass;
 
 	if (n < 2)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (a[i].row + 1 > nb)
-			nb = a[i].row + 1;
+		if (a[i].row + 1 > nrows)
+			nrows = a[i].row + 1;
+	if (nrows > nb)
+		nb = nrows;
 	if (r->nth > nb)
 		nb = r->nth;
-	tmp = pc_alloc(r->ctx, n * sizeof(*a));
-	cnt = pc_alloc(r->ctx, ((size_t)nb + 1) * sizeof(*cnt));
+	tmp = pc_alloc(ctx, n * sizeof(*a));
+	cnt = pc_alloc(ctx, ((size_t)nb + 1) * sizeof(*cnt));
 	if (!tmp || !cnt) {
-		pc_free(r->ctx, tmp);
-		pc_free(r->ctx, cnt);
+		pc_free(ctx, tmp);
+		pc_free(ctx, cnt);
 		return PROFCONV_ERR_NOMEM;
 	}
 	dst = tmp;
 	for (pass = 0; pass < 3; pass++) {
 #define SLICE_KEY(x) (pass == 0 ? (x).kind : pass == 1 ? (x).row : (x).thread)
-		memset(cnt, 0, ((size_t)nb + 1) * sizeof(*cnt));
+		/* this pass's keys are below 4, nrows or r->nth */
+		uint32_t nk = pass == 0 ? 4 : pass == 1 ? nrows : r->nth;
+
+		memset(cnt, 0, ((size_t)nk + 1) * sizeof(*cnt));
 		for (i = 0; i < n; i++)
 			cnt[SLICE_KEY(src[i])]++;
-		counts_to_starts(cnt, nb + 1);
+		counts_to_starts(cnt, nk + 1);
 		for (i = 0; i < n; i++)
 			dst[cnt[SLICE_KEY(src[i])]++] = src[i];
 #undef SLICE_KEY
@@ -366,8 +448,8 @@ static int sort_by_slice(struct rd *r, struct fadd *a, size_t n)
 	}
 	/* three passes: the result is in tmp */
 	memcpy(a, src, n * sizeof(*a));
-	pc_free(r->ctx, tmp);
-	pc_free(r->ctx, cnt);
+	pc_free(ctx, tmp);
+	pc_free(ctx, cnt);
 	return 0;
 }
 
@@ -376,13 +458,14 @@ struct adds {
 	uint32_t n, cap;
 };
 
-static int add(struct rd *r, struct adds *ad, const struct flow_ev *at, uint8_t kind, uint32_t ref)
+static int add(struct profconv_ctx *ctx, struct adds *ad, const struct flow_ev *at, uint8_t kind,
+	       uint32_t ref)
 {
 	struct fadd *x;
 
 	if (at->row == PC_NONE)
 		return 0;
-	if (pc_grow(r->ctx, (void **)&ad->a, sizeof(*ad->a), &ad->cap, (size_t)ad->n + 1))
+	if (pc_grow(ctx, (void **)&ad->a, sizeof(*ad->a), &ad->cap, (size_t)ad->n + 1))
 		return PROFCONV_ERR_NOMEM;
 	x = &ad->a[ad->n];
 	x->thread = at->thread;
@@ -573,56 +656,161 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 }
 
 /*
+ * The flows' binding and pairing: what depends on the slices' times only
+ * (no string, payload or other model row is made), so it may run on a
+ * second thread (struct flow_job) while the caller's goes on with work
+ * that changes neither r->fl nor the markers (pc_chrome_derive_samples()).
+ */
+struct flow_job {
+	struct rd *r;
+	struct profconv_ctx *ctx; /* its allocations: r->ctx, or a worker's (pc_ctx_worker()) */
+	struct adds ad;		  /* the fields to add, by slice (sort_by_slice()) */
+	uint64_t unbound;	  /* ends that bind no slice */
+	int err;
+	int started; /* on thread th */
+	pthread_t th;
+};
+
+/*
  * r->fl is sorted in place (by thread and time to bind, then by flow and
  * time to pair): the v2 ends' indexes in it (open_b.flow) are not used
  * after the events.
  */
-int pc_chrome_flows_bind(struct rd *r)
+static void flows_pair(struct flow_job *j)
 {
-	struct adds ad = { NULL, 0, 0 };
-	struct text t = { NULL, 0, 0 }, *sfx = NULL;
-	uint32_t rows[4] = { r->row_flow, r->row_tflow, PC_NONE, PC_NONE };
+	struct rd *r = j->r;
 	struct flow_ev *fl = r->fl;
-	uint64_t unbound = 0;
-	uint32_t i, j;
-	int err = 0;
+	uint32_t i, k;
+	int err;
+
+	err = sort_grouped(j->ctx, fl, r->nfl, 0);
+	for (i = 0; i < r->nfl && !err; i = k) {
+		int any = 0;
+
+		for (k = i; k < r->nfl && fl[k].thread == fl[i].thread; k++)
+			any |= fl[k].row == PC_NONE;
+		if (any)
+			err = bind_thread(r, j->ctx, fl + i, k - i, &j->unbound);
+	}
+	/* the ends of each flow in time order: s/t goes on to the next t/f */
+	if (!err)
+		err = sort_grouped(j->ctx, fl, r->nfl, 1);
+	for (i = 0; i < r->nfl && !err; i++) {
+		err = add(j->ctx, &j->ad, &fl[i], fl[i].ph == 'f' ? F_TID : F_ID, fl[i].key);
+		if (!err && i + 1 < r->nfl && fl[i + 1].key == fl[i].key && fl[i].ph != 'f' &&
+		    fl[i + 1].ph != 's') {
+			err = add(j->ctx, &j->ad, &fl[i], F_TO, i + 1);
+			if (!err)
+				err = add(j->ctx, &j->ad, &fl[i + 1], F_FROM, i);
+		}
+	}
+	if (!err && j->ad.n)
+		err = sort_by_slice(r, j->ctx, j->ad.a, j->ad.n);
+	j->err = err;
+}
+
+static void *flows_pair_run(void *arg)
+{
+	flows_pair(arg);
+	return NULL;
+}
+
+/* From this many ends the binding goes to a second thread (PROFCONV_CHROME_FLOW_THREAD unset). */
+#define FLOW_THREAD_ENDS 2048
+
+int pc_chrome_flows_begin(struct rd *r, int overlap)
+{
+	struct flow_job *j;
+	const char *env = getenv("PROFCONV_CHROME_FLOW_THREAD");
+	int threaded;
 
 	if (!r->nfl)
 		return 0;
-	err = sort_grouped(r, fl, r->nfl, 0);
-	for (i = 0; i < r->nfl && !err; i = j) {
-		int any = 0;
-
-		for (j = i; j < r->nfl && fl[j].thread == fl[i].thread; j++)
-			any |= fl[j].row == PC_NONE;
-		if (any)
-			err = bind_thread(r, fl + i, j - i, &unbound);
-	}
-	if (!err && unbound)
-		pc_note(r->ctx,
-			"%s: %llu flow events bind no slice (none open on their thread at their time)",
-			r->name, (unsigned long long)unbound);
-	/* the ends of each flow in time order: s/t goes on to the next t/f */
-	if (!err)
-		err = sort_grouped(r, fl, r->nfl, 1);
-	for (i = 0; i < r->nfl && !err; i++) {
-		err = add(r, &ad, &fl[i], fl[i].ph == 'f' ? F_TID : F_ID, fl[i].key);
-		if (!err && i + 1 < r->nfl && fl[i + 1].key == fl[i].key && fl[i].ph != 'f' &&
-		    fl[i + 1].ph != 's') {
-			err = add(r, &ad, &fl[i], F_TO, i + 1);
-			if (!err)
-				err = add(r, &ad, &fl[i + 1], F_FROM, i);
+	j = pc_calloc(r->ctx, 1, sizeof(*j));
+	if (!j)
+		return PROFCONV_ERR_NOMEM;
+	r->flow_job = j;
+	j->r = r;
+	j->ctx = r->ctx;
+	threaded = env && (env[0] == '0' || env[0] == '1') && !env[1] ? env[0] == '1'
+								       : r->nfl >= FLOW_THREAD_ENDS;
+	if (overlap && threaded && !r->ctx->opt.no_threads) {
+		j->ctx = pc_ctx_worker(r->ctx);
+		if (j->ctx && pthread_create(&j->th, NULL, flows_pair_run, j) == 0)
+			j->started = 1;
+		if (!j->started) {
+			if (j->ctx)
+				profconv_ctx_free(j->ctx);
+			j->ctx = r->ctx;
 		}
 	}
-	if (!err && ad.n) {
+	if (!j->started)
+		flows_pair(j);
+	return 0;
+}
+
+int pc_chrome_flows_threaded(const struct rd *r)
+{
+	const struct flow_job *j = r->flow_job;
+
+	return j && j->started;
+}
+
+/* Wait for the job (if on a second thread) and take its allocations and messages. */
+static int flows_join(struct rd *r)
+{
+	struct flow_job *j = r->flow_job;
+	int err = 0;
+
+	if (!j || !j->started)
+		return 0;
+	pthread_join(j->th, NULL);
+	j->started = 0;
+	err = pc_ctx_adopt(r->ctx, j->ctx);
+	profconv_ctx_free(j->ctx);
+	j->ctx = r->ctx;
+	return err;
+}
+
+static void flows_job_free(struct rd *r)
+{
+	struct flow_job *j = r->flow_job;
+
+	if (!j)
+		return;
+	flows_join(r);
+	pc_free(r->ctx, j->ad.a);
+	pc_free(r->ctx, j);
+	r->flow_job = NULL;
+}
+
+int pc_chrome_flows_end(struct rd *r)
+{
+	struct flow_job *j = r->flow_job;
+	struct text t = { NULL, 0, 0 }, *sfx = NULL;
+	uint32_t rows[4] = { r->row_flow, r->row_tflow, PC_NONE, PC_NONE };
+	uint32_t i, k;
+	int err;
+
+	if (!j)
+		return 0;
+	err = flows_join(r);
+	if (!err)
+		err = j->err;
+	if (!err && j->unbound)
+		pc_note(r->ctx,
+			"%s: %llu flow events bind no slice (none open on their thread at their time)",
+			r->name, (unsigned long long)j->unbound);
+	if (!err && j->ad.n) {
 		sfx = pc_calloc(r->ctx, r->nth, sizeof(*sfx));
-		err = sfx ? sort_by_slice(r, ad.a, ad.n) : PROFCONV_ERR_NOMEM;
-		for (i = 0; i < ad.n && !err; i = j) {
-			for (j = i; j < ad.n && ad.a[j].thread == ad.a[i].thread &&
-				    ad.a[j].row == ad.a[i].row;
-			     j++)
+		if (!sfx)
+			err = PROFCONV_ERR_NOMEM;
+		for (i = 0; i < j->ad.n && !err; i = k) {
+			for (k = i; k < j->ad.n && j->ad.a[k].thread == j->ad.a[i].thread &&
+				    j->ad.a[k].row == j->ad.a[i].row;
+			     k++)
 				;
-			err = write_fields(r, ad.a + i, j - i, &t, rows, sfx);
+			err = write_fields(r, j->ad.a + i, k - i, &t, rows, sfx);
 		}
 		r->any_flow_slices = 1;
 	}
@@ -630,8 +818,15 @@ int pc_chrome_flows_bind(struct rd *r)
 		pc_free(r->ctx, sfx[i].s);
 	pc_free(r->ctx, sfx);
 	pc_free(r->ctx, t.s);
-	pc_free(r->ctx, ad.a);
+	flows_job_free(r);
 	return err;
+}
+
+int pc_chrome_flows_bind(struct rd *r)
+{
+	int err = pc_chrome_flows_begin(r, 0);
+
+	return err ? err : pc_chrome_flows_end(r);
 }
 
 /* --- the ends of flows as the events give them --- */

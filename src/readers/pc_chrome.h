@@ -446,6 +446,7 @@ struct rd {
 	struct flow_ev *fl;
 	uint32_t nfl, fl_cap;
 	int any_flow_slices;
+	struct flow_job *flow_job; /* pc_chrome_flows_begin() to _end() */
 	/* contexts */
 	struct ctx_state *cs; /* parallel to th */
 	uint32_t cs_cap;
@@ -673,6 +674,17 @@ uint32_t pc_chrome_flow_add(struct rd *r, uint32_t thread, int64_t ts, uint32_t 
 			    int next, uint32_t row);
 /* After pc_chrome_close_open(), before the contexts close: bind, pair, write the fields. */
 int pc_chrome_flows_bind(struct rd *r);
+/*
+ * pc_chrome_flows_bind() in two: _begin() binds and pairs the ends (with
+ * overlap set, on a second thread when there are many, or as
+ * PROFCONV_CHROME_FLOW_THREAD says: the caller's thread may meanwhile change
+ * anything but r->fl, r->th and the markers), _end() waits for that and
+ * writes the fields.  _end() (or pc_chrome_flows_free()) must follow.
+ * pc_chrome_flows_threaded(): the binding runs on a second thread.
+ */
+int pc_chrome_flows_begin(struct rd *r, int overlap);
+int pc_chrome_flows_threaded(const struct rd *r);
+int pc_chrome_flows_end(struct rd *r);
 void pc_chrome_flows_free(struct rd *r);
 /* s, t, f: one end of a flow (v1), bound to a slice of its thread at the end. */
 int pc_chrome_flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, int64_t pid,

@@ -957,17 +957,10 @@ static int order_threads(struct rd *r)
 static int finish(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
-	int64_t step;
+	int64_t step, zero;
 	uint32_t i;
-	int err;
+	int err, early;
 
-	err = pc_chrome_close_open(r);
-	if (!err)
-		err = pc_chrome_flows_bind(r); /* before the contexts' markers come */
-	if (!err)
-		err = pc_chrome_p_finish(r);
-	if (!err)
-		err = pc_chrome_ctx_close(r);
 	/*
 	 * The sampling interval: the V8 profiles' mean sample spacing.  A
 	 * trace without V8 samples has none (its derived samples weigh their
@@ -985,9 +978,37 @@ static int finish(struct rd *r)
 			pc_time_sub(r->v8_last, r->v8_first) / (int64_t)(r->nv8_samples - 1);
 	if (mt->interval_ns <= 0)
 		mt->interval_ns = step;
+	err = pc_chrome_close_open(r);
+	/*
+	 * The flows' binding (before the contexts' markers come), on a second
+	 * thread when there are many, while the V8 samples' weights are set
+	 * and the samples of the slices derived here: they change samples and
+	 * make stacks only (the frames were made as the slices were read),
+	 * nothing the binding reads or writes, and with no P samples
+	 * (pc_chrome_p_finish(): samples, stacks, frames, threads) nothing
+	 * before them changes those; the strings and payloads that the
+	 * fields, the contexts and the rest make come in the same order.
+	 */
+	early = !err && r->nps == 0;
 	if (!err)
+		err = pc_chrome_flows_begin(r, early);
+	if (!err && early)
 		err = pc_chrome_v8_weights(r, mt->interval_ns);
+	if (!err && early)
+		err = pc_chrome_derive_samples(r);
+	{
+		int e = pc_chrome_flows_end(r); /* (waits for the binding, error or not) */
+
+		if (!err)
+			err = e;
+	}
 	if (!err)
+		err = pc_chrome_p_finish(r);
+	if (!err)
+		err = pc_chrome_ctx_close(r);
+	if (!err && !early)
+		err = pc_chrome_v8_weights(r, mt->interval_ns);
+	if (!err && !early)
 		err = pc_chrome_derive_samples(r);
 	if (!err)
 		err = pc_chrome_sample_sets(r);
@@ -1011,22 +1032,15 @@ static int finish(struct rd *r)
 		err = pc_model_sort_thread_list(r->m, tinfo_cmp_model);
 	if (err)
 		return err;
-	/* time 0 is the first event; times were kept in trace ns */
-	mt->zero_ns = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
-	for (i = 0; i < r->m->nthreads; i++) {
-		struct pc_thread *t = r->m->threads[i];
-		uint32_t k;
-
-		for (k = 0; k < t->samples.len; k++)
-			t->samples.time[k] = pc_time_sub(t->samples.time[k], mt->zero_ns);
-		for (k = 0; k < t->markers.len; k++) {
-			if (t->markers.start[k] != PC_NO_TIME)
-				t->markers.start[k] = pc_time_sub(t->markers.start[k], mt->zero_ns);
-			if (t->markers.end[k] != PC_NO_TIME)
-				t->markers.end[k] = pc_time_sub(t->markers.end[k], mt->zero_ns);
-		}
-		t->register_time = 0;
-	}
+	/*
+	 * time 0 is the first event; times were kept in trace ns (the
+	 * threads' samples and markers are shifted by the threads that sort
+	 * them, at the end)
+	 */
+	zero = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
+	mt->zero_ns = zero;
+	for (i = 0; i < r->m->nthreads; i++)
+		r->m->threads[i]->register_time = 0;
 	for (i = 0; i < r->m->counters.len; i++) {
 		struct pc_counter *c = &r->m->counters.rows[i];
 		uint32_t k;
@@ -1042,7 +1056,7 @@ static int finish(struct rd *r)
 	if (!err)
 		err = pc_meta_set(r->m, &mt->imported_from, "Chrome trace events");
 	if (!err)
-		err = pc_model_sort_threads(r->m);
+		err = pc_model_shift_sort_threads(r->m, zero);
 	return err;
 }
 

@@ -343,6 +343,59 @@ static void test_add_new(struct profconv_ctx *ctx)
 	pc_model_free(m);
 }
 
+/*
+ * pc_sort_by_key() against a plain stable insertion sort: keys nearly in
+ * order (the first pass's insertions), slices written after the ones they
+ * enclose, interleaved runs, reversed and random keys (the budget runs
+ * out: the merge passes finish), with many equal keys (stability).
+ */
+static void test_sort_by_key(void)
+{
+	enum { N = 3000 };
+	static int64_t key[N];
+	static uint32_t idx[N], tmp[N], ref[N];
+	uint32_t n, i, j, bad;
+	uint64_t rnd = 12345;
+	int shape;
+
+	for (shape = 0; shape < 6; shape++)
+		for (n = 0; n <= N; n = n < 40 ? n + 1 : n * 3 + 7) {
+			for (i = 0; i < n; i++) {
+				rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+				switch (shape) {
+				case 0: /* nearly in order: now and then a step back */
+					key[i] = (int64_t)i * 10 - (rnd >> 60 == 0 ? (int64_t)(rnd >> 40 & 63) : 0);
+					break;
+				case 1: /* a parent after its children: a step back past up to 40 rows */
+					key[i] = i % 41 == 40 ? ((int64_t)i - 40) * 10 - 5 : (int64_t)i * 10;
+					break;
+				case 2: /* two interleaved runs */
+					key[i] = (int64_t)(i / 2) + (i & 1) * (int64_t)n;
+					break;
+				case 3: /* reversed */
+					key[i] = (int64_t)n - i;
+					break;
+				case 4: /* random, few distinct keys */
+					key[i] = (int64_t)(rnd >> 61);
+					break;
+				default: /* random */
+					key[i] = (int64_t)(rnd >> 33);
+					break;
+				}
+			}
+			for (i = 0; i < n; i++) {
+				idx[i] = i;
+				for (j = i; j > 0 && key[ref[j - 1]] > key[i]; j--)
+					ref[j] = ref[j - 1];
+				ref[j] = i;
+			}
+			pc_sort_by_key(idx, tmp, key, n);
+			for (i = 0, bad = 0; i < n; i++)
+				bad += idx[i] != ref[i];
+			PC_CHECK_EQ_INT(bad, 0);
+		}
+}
+
 int main(void)
 {
 	struct profconv_ctx *ctx = profconv_ctx_new();
@@ -356,6 +409,7 @@ int main(void)
 	test_counters_schemas_meta(m);
 	test_hex_names(ctx);
 	test_add_new(ctx);
+	test_sort_by_key();
 	pc_model_free(m);
 	profconv_ctx_free(ctx);
 	return pc_test_done();
