@@ -298,6 +298,45 @@ static inline uint64_t pc_jscan_8digits_value(uint64_t v)
 	return v & 0xffffffffULL;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * With 16 bytes readable at p and *p a digit 1-9 (a time, a pid, a tid, a
+ * duration): the length of the integer of 1 to 15 digits p starts, its
+ * value in *v, when no fraction or exponent follows it (as
+ * pc_jscan_number() reads it); else 0 (pc_jscan_number() reads it).  Short
+ * enough to be inlined where members are read.
+ */
+static inline unsigned pc_jscan_int15(const char *p, uint64_t *v)
+{
+	static const uint32_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+	uint64_t w0, w1, nd, m;
+	unsigned k, n;
+
+	memcpy(&w0, p, 8);
+	nd = pc_jscan_nondigits(w0);
+	if (nd) {
+		k = (unsigned)__builtin_ctzll(nd) >> 3; /* 1 to 7: *p is a digit */
+		m = pc_jscan_8digits_value((w0 << (8 * (8 - k))) | (0x3030303030303030ULL >> (8 * k)));
+		n = k;
+	} else {
+		memcpy(&w1, p + 8, 8);
+		nd = pc_jscan_nondigits(w1);
+		if (!nd)
+			return 0; /* 16 digits or more */
+		k = (unsigned)__builtin_ctzll(nd) >> 3;
+		m = pc_jscan_8digits_value(w0);
+		if (k)
+			m = m * pow10[k] + pc_jscan_8digits_value((w1 << (8 * (8 - k))) |
+								  (0x3030303030303030ULL >> (8 * k)));
+		n = 8 + k;
+	}
+	if (p[n] == '.' || (p[n] | 0x20) == 'e')
+		return 0;
+	*v = m;
+	return n;
+}
+#endif
+
 /*
  * At a number's first byte: its value.  0, PC_JSCAN_BAD or
  * PROFCONV_ERR_NOMEM.  An integer of 1 to 18 digits (a time, an id, a

@@ -731,6 +731,65 @@ static void test_chrome_batches(void)
 }
 
 /*
+ * The scanner checks an args text once: one byte for byte the same as one
+ * it checked before (found by its first 32 bytes) is not checked again.
+ * What it remembers must not change what is refused, where, or the lines
+ * counted after it: an args text that shares its first bytes with one
+ * seen, or all of them and then goes on wrong, is refused at the byte
+ * where it was before; and an args text with a newline in it, taken as
+ * remembered, still moves the line count of the errors after it.
+ */
+static void test_chrome_args_cache(void)
+{
+	static const char *const args[] = {
+		/* 0: remembered (a newline in it) */
+		"{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\n\"nodeId\":2}}",
+		/* 1: the same first 32 bytes, another text */
+		"{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\"nodeId\":3}}",
+	};
+	size_t cap = 60 * 200 + 400, n = 0;
+	char *doc = malloc(cap), msg[1024];
+	int i;
+
+	if (!doc)
+		return;
+	n += (size_t)snprintf(doc + n, cap - n, "[");
+	for (i = 0; i < 60; i++)
+		n += (size_t)snprintf(doc + n, cap - n,
+				      "%s{\"args\":%s,\"cat\":\"devtools.timeline\",\"name\":\"Invalidate\","
+				      "\"ph\":\"I\",\"pid\":1,\"s\":\"t\",\"tid\":1,\"ts\":%d}\n",
+				      i ? "," : "", args[i % 2], i * 10);
+	snprintf(doc + n, cap - n, "]");
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "");
+	/* event 51 (line 78, after 26 texts 0 of two lines each): its args
+	 * text is text 1 up to its last 2 bytes, then goes on wrong */
+	{
+		char *a = strstr(doc, "\"ts\":510}"), *b = strstr(doc, "\"ts\":520}");
+
+		PC_CHECK(a != NULL && b != NULL);
+		if (a && b) {
+			while (a[-1] != '\n')
+				a--;
+			a += 9; /* ,{"args": */
+			PC_CHECK(memcmp(a, args[1], strlen(args[1])) == 0);
+			a[strlen(args[1]) - 2] = ']';
+			PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)),
+					"t.json:78:72: expected ',' or '}' after object member, got ']'");
+			a[strlen(args[1]) - 2] = '}';
+			/* event 52: text 0 with "nodeId":2 as "nodeId":02 */
+			a = strstr(a, "\"nodeId\":2}");
+			PC_CHECK(a != NULL && a < b);
+			if (a) {
+				memmove(a + 10, a + 9, strlen(a + 9) + 1);
+				a[9] = '0';
+				PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:80:10: invalid number '02'");
+			}
+		}
+	}
+	free(doc);
+}
+
+/*
  * The scanner decodes the args of an event whose args text it has not seen
  * (the members pc_chrome_scan_args() gives the reader for the same text,
  * with their strings in the batch), and leaves a text seen before and an
@@ -1309,6 +1368,7 @@ int main(void)
 	test_chrome_errors();
 	test_chrome_member_numbers();
 	test_chrome_batches();
+	test_chrome_args_cache();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
 	test_chrome_keys();
