@@ -67,8 +67,9 @@
 
 #define SEEN_SLOTS ((size_t)1 << 14) /* args texts' hashes the scanner remembers */
 /* args texts the scanner checked and remembers (their bytes), found by
- * their first OK_KEY bytes (and those after them): OK_WAYS slots a bucket,
- * up to OK_BYTES of text (then all forgotten), none of OK_MAX or more */
+ * their first OK_KEY, 2 * OK_KEY or 4 * OK_KEY bytes (skip_args()): OK_WAYS
+ * slots a bucket, up to OK_BYTES of text (then all forgotten), none of
+ * OK_MAX bytes or more */
 #define OK_BUCKETS ((size_t)1 << 12)
 #define OK_WAYS 4
 #define OK_KEY 32
@@ -76,7 +77,7 @@
 #define OK_MAX ((size_t)256)
 
 struct okslot {
-	uint64_t key;	    /* okey() of the text's first OK_KEY bytes (0: empty) */
+	uint64_t key;	    /* okey() of the text's first bytes (0: empty) */
 	uint32_t off, len;  /* the text: okb[off..off + len) */
 	unsigned room;	    /* containers that could open (max_depth - depth) when checked */
 	int nl;		    /* it holds a newline (in whitespace) */
@@ -388,19 +389,33 @@ static inline int check_number(struct pc_jscan *js)
 	return pc_jscan_number(js, &d);
 }
 
-/* The key of the OK_KEY bytes at p (never 0). */
-static inline uint64_t okey(const char *p)
+/* A key of the 32 bytes at p, chained on the key h of those before them (never 0). */
+static inline uint64_t okey(const char *p, uint64_t h)
 {
-	uint64_t w0, w1, w2, w3, h;
+	uint64_t w0, w1, w2, w3;
 
 	memcpy(&w0, p, 8);
 	memcpy(&w1, p + 8, 8);
 	memcpy(&w2, p + 16, 8);
 	memcpy(&w3, p + 24, 8);
-	h = (w0 * 0x9e3779b97f4a7c15ULL) ^ (w1 * 0xff51afd7ed558ccdULL) ^ (w2 * 0xc4ceb9fe1a85ec53ULL) ^
-	    (w3 * 0x94d049bb133111ebULL);
+	h = (h * 0xd6e8feb86659fd93ULL) ^ (w0 * 0x9e3779b97f4a7c15ULL) ^ (w1 * 0xff51afd7ed558ccdULL) ^
+	    (w2 * 0xc4ceb9fe1a85ec53ULL) ^ (w3 * 0x94d049bb133111ebULL);
 	h ^= h >> 29;
 	return h | 1;
+}
+
+/* The slot of a remembered args text with key k at from (avail bytes there), or NULL. */
+static inline const struct okslot *ok_find(const struct cscan *s, uint64_t k, const char *from,
+					   size_t avail, unsigned room)
+{
+	const struct okslot *o = &s->ok[(size_t)(k >> 52) * OK_WAYS];
+	unsigned w;
+
+	for (w = 0; w < OK_WAYS; w++)
+		if (o[w].key == k && o[w].len <= avail && o[w].room == room &&
+		    memcmp(s->okb + o[w].off, from, o[w].len) == 0)
+			return &o[w];
+	return NULL;
 }
 
 /*
@@ -412,19 +427,24 @@ static inline uint64_t okey(const char *p)
  * where it was before, and remembered when it is valid.  The check of
  * the same bytes from the same place would take the same path: its
  * result, end and newline flag are the remembered one's.
+ *
+ * A text is remembered under the key of its first 32 bytes when it is
+ * shorter than 64 (the bytes after it in the key), of its first 64 when
+ * shorter than 128, else of its first 128 (texts of one kind share long
+ * beginnings: the same frame id, a different node); a lookup tries the
+ * three in turn, as far as the bytes at hand go.
  */
 static int skip_args(struct cscan *s)
 {
 	struct pc_jscan *js = &s->js;
 	const char *from = js->p;
-	struct okslot *o = NULL;
+	const struct okslot *f;
 	size_t avail = (size_t)(js->end - from), len;
-	uint64_t key = 0;
+	unsigned room = js->max_depth - js->depth, tier;
+	uint64_t k[3] = { 0, 0, 0 };
 	int nl = js->nl, err;
 
 	if (avail >= OK_KEY) {
-		unsigned w;
-
 		if (PC_UNLIKELY(!s->ok)) {
 			s->ok = pc_calloc(s->ctx, OK_BUCKETS * OK_WAYS, sizeof(*s->ok));
 			s->okrr = pc_calloc(s->ctx, OK_BUCKETS, sizeof(*s->okrr));
@@ -432,15 +452,20 @@ static int skip_args(struct cscan *s)
 			if (!s->ok || !s->okrr || !s->okb)
 				return PROFCONV_ERR_NOMEM; /* (freed by pc_chrome_scan_end()) */
 		}
-		key = okey(from);
-		o = &s->ok[(size_t)(key >> 52) * OK_WAYS];
-		for (w = 0; w < OK_WAYS; w++) {
-			if (o[w].key == key && o[w].len <= avail && o[w].room == js->max_depth - js->depth &&
-			    memcmp(s->okb + o[w].off, from, o[w].len) == 0) {
-				js->p = from + o[w].len;
-				js->nl |= o[w].nl;
-				return 0;
+		k[0] = okey(from, 0);
+		f = ok_find(s, k[0], from, avail, room);
+		if (!f && avail >= 2 * OK_KEY) {
+			k[1] = okey(from + OK_KEY, k[0]);
+			f = ok_find(s, k[1], from, avail, room);
+			if (!f && avail >= 4 * OK_KEY) {
+				k[2] = okey(from + 3 * OK_KEY, okey(from + 2 * OK_KEY, k[1]));
+				f = ok_find(s, k[2], from, avail, room);
 			}
+		}
+		if (f) {
+			js->p = from + f->len;
+			js->nl |= f->nl;
+			return 0;
 		}
 	}
 	js->nl = 0;
@@ -448,21 +473,22 @@ static int skip_args(struct cscan *s)
 	if (err)
 		return err;
 	len = (size_t)(js->p - from);
-	if (o && len < OK_MAX) {
+	tier = len < 2 * OK_KEY ? 0 : len < 4 * OK_KEY ? 1 : 2;
+	if (len < OK_MAX && k[tier]) {
 		/* remembered, in place of the bucket's oldest */
-		unsigned *rr = &s->okrr[(size_t)(o - s->ok) / OK_WAYS];
+		size_t bk = (size_t)(k[tier] >> 52);
+		struct okslot *o = &s->ok[bk * OK_WAYS + s->okrr[bk]];
 
-		o += *rr;
-		*rr = (*rr + 1) % OK_WAYS;
+		s->okrr[bk] = (s->okrr[bk] + 1) % OK_WAYS;
 		if (s->okn + len > OK_BYTES) { /* all forgotten */
 			memset(s->ok, 0, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
 			s->okn = 0;
 		}
 		memcpy(s->okb + s->okn, from, len);
-		o->key = key;
+		o->key = k[tier];
 		o->off = (uint32_t)s->okn;
 		o->len = (uint32_t)len;
-		o->room = js->max_depth - js->depth;
+		o->room = room;
 		o->nl = js->nl;
 		s->okn += len;
 	}

@@ -730,62 +730,76 @@ static void test_chrome_batches(void)
 	free(doc);
 }
 
+/* In doc, the args text of the event with "ts":ts gets c at off; the byte it had. */
+static char args_poke(char *doc, int ts, size_t off, char c)
+{
+	char key[32], *e, *a, was;
+
+	snprintf(key, sizeof(key), "\"ts\":%d}", ts);
+	e = strstr(doc, key);
+	PC_CHECK(e != NULL);
+	if (!e)
+		return 0;
+	for (a = e; a > doc && strncmp(a, "{\"args\":", 8) != 0; a--)
+		;
+	a += 8;
+	was = a[off];
+	a[off] = c;
+	return was;
+}
+
 /*
  * The scanner checks an args text once: one byte for byte the same as one
- * it checked before (found by its first 32 bytes) is not checked again.
- * What it remembers must not change what is refused, where, or the lines
- * counted after it: an args text that shares its first bytes with one
- * seen, or all of them and then goes on wrong, is refused at the byte
- * where it was before; and an args text with a newline in it, taken as
- * remembered, still moves the line count of the errors after it.
+ * it checked before (found by its first 32, 64 or 128 bytes, by its
+ * length) is not checked again.  What it remembers must not change what
+ * is refused, where, or the lines counted after it: a text that shares all
+ * but its last bytes with one seen (of each length), or its first 32, is
+ * refused at the byte where it was before; and a text with a newline in
+ * it, taken as remembered, still moves the line count of the errors after
+ * it.
  */
 static void test_chrome_args_cache(void)
 {
-	static const char *const args[] = {
-		/* 0: remembered (a newline in it) */
-		"{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\n\"nodeId\":2}}",
-		/* 1: the same first 32 bytes, another text */
-		"{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\"nodeId\":3}}",
-	};
-	size_t cap = 60 * 200 + 400, n = 0;
-	char *doc = malloc(cap), msg[1024];
+	char big[200];
+	const char *args[4];
+	size_t cap = 80 * 320 + 100, n = 0;
+	char *doc = malloc(cap), msg[1024], was;
 	int i;
 
 	if (!doc)
 		return;
+	/* 65 bytes with a newline; 64; 9 (with the bytes after it in its key); 152 */
+	args[0] = "{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\n\"nodeId\":2}}";
+	args[1] = "{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\"nodeId\":3}}";
+	args[2] = "{\"k\":\"v\"}";
+	snprintf(big, sizeof(big), "{\"data\":{\"url\":\"https://example.com/%0100d\",\"priority\":1}}", 0);
+	args[3] = big;
+	PC_CHECK_EQ_INT((int)strlen(big), 152);
 	n += (size_t)snprintf(doc + n, cap - n, "[");
-	for (i = 0; i < 60; i++)
+	for (i = 0; i < 80; i++)
 		n += (size_t)snprintf(doc + n, cap - n,
 				      "%s{\"args\":%s,\"cat\":\"devtools.timeline\",\"name\":\"Invalidate\","
 				      "\"ph\":\"I\",\"pid\":1,\"s\":\"t\",\"tid\":1,\"ts\":%d}\n",
-				      i ? "," : "", args[i % 2], i * 10);
+				      i ? "," : "", args[i % 4], i * 10);
 	snprintf(doc + n, cap - n, "]");
 	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "");
-	/* event 51 (line 78, after 26 texts 0 of two lines each): its args
-	 * text is text 1 up to its last 2 bytes, then goes on wrong */
-	{
-		char *a = strstr(doc, "\"ts\":510}"), *b = strstr(doc, "\"ts\":520}");
-
-		PC_CHECK(a != NULL && b != NULL);
-		if (a && b) {
-			while (a[-1] != '\n')
-				a--;
-			a += 9; /* ,{"args": */
-			PC_CHECK(memcmp(a, args[1], strlen(args[1])) == 0);
-			a[strlen(args[1]) - 2] = ']';
-			PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)),
-					"t.json:78:72: expected ',' or '}' after object member, got ']'");
-			a[strlen(args[1]) - 2] = '}';
-			/* event 52: text 0 with "nodeId":2 as "nodeId":02 */
-			a = strstr(a, "\"nodeId\":2}");
-			PC_CHECK(a != NULL && a < b);
-			if (a) {
-				memmove(a + 10, a + 9, strlen(a + 9) + 1);
-				a[9] = '0';
-				PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:80:10: invalid number '02'");
-			}
-		}
-	}
+	/* event 61 (line 78, after 16 texts 0 of two lines each): text 1 up
+	 * to its last 2 bytes, then ']' */
+	was = args_poke(doc, 610, strlen(args[1]) - 2, ']');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)),
+			"t.json:78:72: expected ',' or '}' after object member, got ']'");
+	args_poke(doc, 610, strlen(args[1]) - 2, was);
+	/* event 64, text 0: its second line */
+	was = args_poke(doc, 640, (size_t)(strstr(args[0], "2}}") - args[0]), 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:82:10: expected a value after ':', got 'x'");
+	args_poke(doc, 640, (size_t)(strstr(args[0], "2}}") - args[0]), was);
+	/* event 63, text 3 */
+	was = args_poke(doc, 630, strlen(big) - 3, 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:80:159: expected a value after ':', got 'x'");
+	args_poke(doc, 630, strlen(big) - 3, was);
+	/* event 62, text 2 */
+	args_poke(doc, 620, 5, 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:79:15: expected a value after ':', got 'x'");
 	free(doc);
 }
 
