@@ -346,7 +346,7 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 			 * sixth of the scan) */
 			if ((unsigned)(c - '1') < 9 && js->end - js->p >= 16) {
 				uint64_t m;
-				unsigned n = pc_jscan_int15(js->p, &m);
+				unsigned n = pc_jscan_int15(js->simd, js->p, &m);
 
 				if (n) {
 					v->d = (double)(int64_t)m;
@@ -375,7 +375,7 @@ static inline int check_number(struct pc_jscan *js)
 	const char *p = js->p;
 
 	if (js->end - p >= 16) {
-		unsigned k = pc_jscan_digits16(p);
+		unsigned k = pc_jscan_digits16_at(js->simd, p);
 
 		if (k < 16) {
 			p += k;

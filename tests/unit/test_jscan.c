@@ -730,6 +730,63 @@ static void test_chrome_batches(void)
 	free(doc);
 }
 
+/*
+ * The digits a text starts with, counted 16 bytes at a time with SSE2
+ * and with SWAR arithmetic, and the integers of up to 15 digits read
+ * inline (pc_jscan_int15()) as pc_jscan_number() reads them: every
+ * length, and each byte value after the digits.
+ */
+static void test_digit_runs(void)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	char b[17];
+	unsigned len, c, lv;
+
+	for (len = 1; len <= 16; len++) {
+		for (c = 0; c < 256; c++) {
+			unsigned i;
+
+			for (i = 0; i < 16; i++)
+				b[i] = (char)('1' + (i * 7 + len) % 9);
+			if (len < 16)
+				b[len] = (char)c;
+			b[16] = 0;
+			{
+				unsigned want = len < 16 && (c < '0' || c > '9') ? len : 16;
+
+				if (len < 16 && c >= '0' && c <= '9') {
+					/* a digit after: the run goes on to the first other byte (none) */
+					want = 16;
+				}
+				for (lv = PC_JSCAN_SCALAR; lv <= PC_JSCAN_SSE2_LEVEL; lv++) {
+					unsigned got = pc_jscan_digits16_at((int)lv, b);
+					uint64_t v = 0;
+					unsigned n;
+
+					if (got != want)
+						fprintf(stderr, "digits16 level %u len %u c %u: %u, want %u\n", lv, len,
+							c, got, want);
+					PC_CHECK(got == want);
+					n = pc_jscan_int15((int)lv, b, &v);
+					if (want <= 15 && b[want] != '.' && (b[want] | 0x20) != 'e') {
+						struct pc_jscan sj;
+						double d;
+
+						pc_jscan_init(&sj, ctx);
+						pc_jscan_start(&sj, b, 17, 8);
+						PC_CHECK_EQ_INT(pc_jscan_number(&sj, &d), 0);
+						PC_CHECK(n == want && (double)v == d && sj.p == b + n);
+						pc_jscan_free(&sj);
+					} else {
+						PC_CHECK(n == 0);
+					}
+				}
+			}
+		}
+	}
+#endif
+}
+
 /* In doc, the args text of the event with "ts":ts gets c at off; the byte it had. */
 static char args_poke(char *doc, int ts, size_t off, char c)
 {
@@ -1383,6 +1440,7 @@ int main(void)
 	test_chrome_member_numbers();
 	test_chrome_batches();
 	test_chrome_args_cache();
+	test_digit_runs();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
 	test_chrome_keys();
