@@ -78,6 +78,7 @@
 
 struct okslot {
 	uint64_t key;	    /* okey() of the text's first bytes (0: empty) */
+	uint64_t h;	    /* pc_chrome_hash() of the text (the event's hargs), or 0 */
 	uint32_t off, len;  /* the text: okb[off..off + len) */
 	unsigned room;	    /* containers that could open (max_depth - depth) when checked */
 	int nl;		    /* it holds a newline (in whitespace) */
@@ -405,10 +406,10 @@ static inline uint64_t okey(const char *p, uint64_t h)
 }
 
 /* The slot of a remembered args text with key k at from (avail bytes there), or NULL. */
-static inline const struct okslot *ok_find(const struct cscan *s, uint64_t k, const char *from,
-					   size_t avail, unsigned room)
+static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const char *from, size_t avail,
+				     unsigned room)
 {
-	const struct okslot *o = &s->ok[(size_t)(k >> 52) * OK_WAYS];
+	struct okslot *o = &s->ok[(size_t)(k >> 52) * OK_WAYS];
 	unsigned w;
 
 	for (w = 0; w < OK_WAYS; w++)
@@ -419,7 +420,9 @@ static inline const struct okslot *ok_find(const struct cscan *s, uint64_t k, co
 }
 
 /*
- * At an event's args '{': check the object and skip it.  Most args texts
+ * At an event's args '{': check the object and skip it, e->hargs its
+ * text's hash when a remembered one has it (batch_fix() hashes the
+ * others).  Most args texts
  * of a trace repeat (the same frame, the same empty data): a text whose
  * bytes are those of one checked before (remembered, and found by its
  * first bytes) is taken as it is, without a second check; any other is
@@ -434,11 +437,11 @@ static inline const struct okslot *ok_find(const struct cscan *s, uint64_t k, co
  * beginnings: the same frame id, a different node); a lookup tries the
  * three in turn, as far as the bytes at hand go.
  */
-static int skip_args(struct cscan *s)
+static int skip_args(struct cscan *s, struct cev *e)
 {
 	struct pc_jscan *js = &s->js;
 	const char *from = js->p;
-	const struct okslot *f;
+	struct okslot *f;
 	size_t avail = (size_t)(js->end - from), len;
 	unsigned room = js->max_depth - js->depth, tier;
 	uint64_t k[3] = { 0, 0, 0 };
@@ -465,6 +468,9 @@ static int skip_args(struct cscan *s)
 		if (f) {
 			js->p = from + f->len;
 			js->nl |= f->nl;
+			if (!f->h && !s->lean) /* (remembered in a lean batch) */
+				f->h = pc_chrome_hash(from, f->len);
+			e->hargs = f->h;
 			return 0;
 		}
 	}
@@ -486,6 +492,8 @@ static int skip_args(struct cscan *s)
 		}
 		memcpy(s->okb + s->okn, from, len);
 		o->key = k[tier];
+		/* (a lean batch leaves hashing to the reader's batch_fix()) */
+		o->h = e->hargs = s->lean ? 0 : pc_chrome_hash(from, len);
 		o->off = (uint32_t)s->okn;
 		o->len = (uint32_t)len;
 		o->room = room;
@@ -672,7 +680,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 					/* checked here, its members decoded by the reader
 					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
-					err = skip_args(s);
+					err = skip_args(s, e);
 					if (err)
 						return err;
 					while (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')
@@ -795,7 +803,7 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	struct cev *e = &r->e;
 	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
 	unsigned depth = js->depth, max_depth = js->max_depth;
-	uint64_t h = pc_chrome_hash(a, e->args.len), *slot;
+	uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len), *slot;
 	uint32_t first = b->nargs;
 	size_t olen = js->olen;
 	int nl = js->nl, err;
