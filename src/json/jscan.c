@@ -806,7 +806,7 @@ static int check_value(struct pc_jscan *s)
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			if (e - q >= 16) {
 				/* 8 bytes a step to the first that is no digit */
-				q += pc_jscan_digits16(q);
+				q += pc_jscan_digits16_at(s->simd, q);
 			} else
 #endif
 			{

@@ -285,6 +285,24 @@ static inline unsigned pc_jscan_digits16(const char *p)
 	nd = pc_jscan_nondigits(w);
 	return 8 + (nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8);
 }
+
+/* pc_jscan_digits16() at the given level (PC_JSCAN_*): one SSE2 compare where there is one. */
+static inline unsigned pc_jscan_digits16_at(int simd, const char *p)
+{
+#ifdef PC_JSCAN_SSE2
+	if (simd) {
+		/* a digit minus '0' is 0-9 (unsigned): minus 9 more, saturated, 0 */
+		__m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_subs_epu8(d, _mm_set1_epi8(9)), _mm_setzero_si128()));
+
+		return (unsigned)__builtin_ctz(~m); /* (bit 16 of ~m is set) */
+	}
+#else
+	(void)simd;
+#endif
+	return pc_jscan_digits16(p);
+}
 #endif
 
 /* The value of 8 ASCII digits loaded little-endian (the first digit in the low byte). */
@@ -297,6 +315,41 @@ static inline uint64_t pc_jscan_8digits_value(uint64_t v)
 	    32;
 	return v & 0xffffffffULL;
 }
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * With 16 bytes readable at p and *p a digit 1-9 (a time, a pid, a tid, a
+ * duration), at the given level (PC_JSCAN_*): the length of the integer of 1 to 15 digits p starts, its
+ * value in *v, when no fraction or exponent follows it (as
+ * pc_jscan_number() reads it); else 0 (pc_jscan_number() reads it).  Short
+ * enough to be inlined where members are read.
+ */
+static inline unsigned pc_jscan_int15(int simd, const char *p, uint64_t *v)
+{
+	static const uint32_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+	unsigned n = pc_jscan_digits16_at(simd, p), k;
+	uint64_t w0, w1, m;
+
+	if (n > 15)
+		return 0; /* 16 digits or more */
+	memcpy(&w0, p, 8);
+	if (n < 8) {
+		/* 1 to 7 (*p is a digit): behind 8 - n '0's, the same 8-digit value */
+		m = pc_jscan_8digits_value((w0 << (8 * (8 - n))) | (0x3030303030303030ULL >> (8 * n)));
+	} else {
+		k = n - 8;
+		memcpy(&w1, p + 8, 8);
+		m = pc_jscan_8digits_value(w0);
+		if (k)
+			m = m * pow10[k] + pc_jscan_8digits_value((w1 << (8 * (8 - k))) |
+								  (0x3030303030303030ULL >> (8 * k)));
+	}
+	if (p[n] == '.' || (p[n] | 0x20) == 'e')
+		return 0;
+	*v = m;
+	return n;
+}
+#endif
 
 /*
  * At a number's first byte: its value.  0, PC_JSCAN_BAD or

@@ -31,6 +31,10 @@
  * it.  PROFCONV_CHROME_LEAN=0 in the environment makes the scanner do
  * both always, =1 never (the tests run both ways).
  *
+ * Args texts are checked once: one byte for byte the same as a text checked
+ * before is taken as it is (skip_args()); numbers of up to 15 digits are
+ * read inline (pc_jscan_int15()).
+ *
  * The scanner stops at the end of the array, or at the first error, which
  * travels in the last batch: the reader first handles the events before it,
  * then adopts the error (pc_ctx_adopt()), so messages and the events read
@@ -62,11 +66,32 @@
 #endif
 
 #define SEEN_SLOTS ((size_t)1 << 14) /* args texts' hashes the scanner remembers */
+/* args texts the scanner checked and remembers (their bytes), found by
+ * their first OK_KEY, 2 * OK_KEY or 4 * OK_KEY bytes (skip_args()): OK_WAYS
+ * slots a bucket, up to OK_BYTES of text (then all forgotten), none of
+ * OK_MAX bytes or more */
+#define OK_BUCKETS ((size_t)1 << 12)
+#define OK_WAYS 4
+#define OK_KEY 32
+#define OK_BYTES ((size_t)1 << 20)
+#define OK_MAX ((size_t)256)
+
+struct okslot {
+	uint64_t key;	    /* okey() of the text's first bytes (0: empty) */
+	uint64_t h;	    /* pc_chrome_hash() of the text (the event's hargs), or 0 */
+	uint32_t off, len;  /* the text: okb[off..off + len) */
+	unsigned room;	    /* containers that could open (max_depth - depth) when checked */
+	int nl;		    /* it holds a newline (in whitespace) */
+};
 
 struct cscan {
 	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
 	uint64_t *seen;		   /* SEEN_SLOTS hashes of args texts decoded, direct-mapped */
 	size_t args_at;		   /* the last event's args text: its offset in the event's text */
+	struct okslot *ok;	   /* args texts checked: OK_BUCKETS * OK_WAYS */
+	unsigned *okrr;		   /* each bucket's next way to replace */
+	char *okb;		   /* their bytes: OK_BYTES */
+	size_t okn;		   /* bytes of okb used */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
@@ -316,6 +341,21 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 		}
 		if ((unsigned)(c - '0') < 10 || c == '-') {
 			v->kind = CJ_NUM;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* ts, dur, pid, tid: an integer of up to 15 digits read
+			 * here (pc_jscan_number() was an out-of-line call and a
+			 * sixth of the scan) */
+			if ((unsigned)(c - '1') < 9 && js->end - js->p >= 16) {
+				uint64_t m;
+				unsigned n = pc_jscan_int15(js->simd, js->p, &m);
+
+				if (n) {
+					v->d = (double)(int64_t)m;
+					js->p += n;
+					return 0;
+				}
+			}
+#endif
 			return pc_jscan_number(js, &v->d);
 		}
 	}
@@ -336,7 +376,7 @@ static inline int check_number(struct pc_jscan *js)
 	const char *p = js->p;
 
 	if (js->end - p >= 16) {
-		unsigned k = pc_jscan_digits16(p);
+		unsigned k = pc_jscan_digits16_at(js->simd, p);
 
 		if (k < 16) {
 			p += k;
@@ -348,6 +388,120 @@ static inline int check_number(struct pc_jscan *js)
 	}
 #endif
 	return pc_jscan_number(js, &d);
+}
+
+/* A key of the 32 bytes at p, chained on the key h of those before them (never 0). */
+static inline uint64_t okey(const char *p, uint64_t h)
+{
+	uint64_t w0, w1, w2, w3;
+
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + 8, 8);
+	memcpy(&w2, p + 16, 8);
+	memcpy(&w3, p + 24, 8);
+	h = (h * 0xd6e8feb86659fd93ULL) ^ (w0 * 0x9e3779b97f4a7c15ULL) ^ (w1 * 0xff51afd7ed558ccdULL) ^
+	    (w2 * 0xc4ceb9fe1a85ec53ULL) ^ (w3 * 0x94d049bb133111ebULL);
+	h ^= h >> 29;
+	return h | 1;
+}
+
+/* The slot of a remembered args text with key k at from (avail bytes there), or NULL. */
+static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const char *from, size_t avail,
+				     unsigned room)
+{
+	struct okslot *o = &s->ok[(size_t)(k >> 52) * OK_WAYS];
+	unsigned w;
+
+	for (w = 0; w < OK_WAYS; w++)
+		if (o[w].key == k && o[w].len <= avail && o[w].room == room &&
+		    memcmp(s->okb + o[w].off, from, o[w].len) == 0)
+			return &o[w];
+	return NULL;
+}
+
+/*
+ * At an event's args '{': check the object and skip it, e->hargs its
+ * text's hash when a remembered one has it (batch_fix() hashes the
+ * others).  Most args texts
+ * of a trace repeat (the same frame, the same empty data): a text whose
+ * bytes are those of one checked before (remembered, and found by its
+ * first bytes) is taken as it is, without a second check; any other is
+ * checked (pc_jscan_skip()), so a text that is not valid JSON is refused
+ * where it was before, and remembered when it is valid.  The check of
+ * the same bytes from the same place would take the same path: its
+ * result, end and newline flag are the remembered one's.
+ *
+ * A text is remembered under the key of its first 32 bytes when it is
+ * shorter than 64 (the bytes after it in the key), of its first 64 when
+ * shorter than 128, else of its first 128 (texts of one kind share long
+ * beginnings: the same frame id, a different node); a lookup tries the
+ * three in turn, as far as the bytes at hand go.
+ */
+static int skip_args(struct cscan *s, struct cev *e)
+{
+	struct pc_jscan *js = &s->js;
+	const char *from = js->p;
+	struct okslot *f;
+	size_t avail = (size_t)(js->end - from), len;
+	unsigned room = js->max_depth - js->depth, tier;
+	uint64_t k[3] = { 0, 0, 0 };
+	int nl = js->nl, err;
+
+	if (avail >= OK_KEY) {
+		if (PC_UNLIKELY(!s->ok)) {
+			s->ok = pc_calloc(s->ctx, OK_BUCKETS * OK_WAYS, sizeof(*s->ok));
+			s->okrr = pc_calloc(s->ctx, OK_BUCKETS, sizeof(*s->okrr));
+			s->okb = pc_alloc(s->ctx, OK_BYTES);
+			if (!s->ok || !s->okrr || !s->okb)
+				return PROFCONV_ERR_NOMEM; /* (freed by pc_chrome_scan_end()) */
+		}
+		k[0] = okey(from, 0);
+		f = ok_find(s, k[0], from, avail, room);
+		if (!f && avail >= 2 * OK_KEY) {
+			k[1] = okey(from + OK_KEY, k[0]);
+			f = ok_find(s, k[1], from, avail, room);
+			if (!f && avail >= 4 * OK_KEY) {
+				k[2] = okey(from + 3 * OK_KEY, okey(from + 2 * OK_KEY, k[1]));
+				f = ok_find(s, k[2], from, avail, room);
+			}
+		}
+		if (f) {
+			js->p = from + f->len;
+			js->nl |= f->nl;
+			if (!f->h && !s->lean) /* (remembered in a lean batch) */
+				f->h = pc_chrome_hash(from, f->len);
+			e->hargs = f->h;
+			return 0;
+		}
+	}
+	js->nl = 0;
+	err = pc_jscan_skip(js);
+	if (err)
+		return err;
+	len = (size_t)(js->p - from);
+	tier = len < 2 * OK_KEY ? 0 : len < 4 * OK_KEY ? 1 : 2;
+	if (len < OK_MAX && k[tier]) {
+		/* remembered, in place of the bucket's oldest */
+		size_t bk = (size_t)(k[tier] >> 52);
+		struct okslot *o = &s->ok[bk * OK_WAYS + s->okrr[bk]];
+
+		s->okrr[bk] = (s->okrr[bk] + 1) % OK_WAYS;
+		if (s->okn + len > OK_BYTES) { /* all forgotten */
+			memset(s->ok, 0, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
+			s->okn = 0;
+		}
+		memcpy(s->okb + s->okn, from, len);
+		o->key = k[tier];
+		/* (a lean batch leaves hashing to the reader's batch_fix()) */
+		o->h = e->hargs = s->lean ? 0 : pc_chrome_hash(from, len);
+		o->off = (uint32_t)s->okn;
+		o->len = (uint32_t)len;
+		o->room = room;
+		o->nl = js->nl;
+		s->okn += len;
+	}
+	js->nl |= nl;
+	return 0;
 }
 
 /* The members of an object at the cursor: each key and value to fn. */
@@ -526,7 +680,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 					/* checked here, its members decoded by the reader
 					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
-					err = pc_jscan_skip(js);
+					err = skip_args(s, e);
 					if (err)
 						return err;
 					while (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')
@@ -549,8 +703,20 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 			} else {
 				int c = pc_jscan_ws(js);
 
-				/* (tts, tdur: checked on the number fast path) */
-				err = c >= '1' && c <= '9' ? check_number(js) : pc_jscan_skip(js);
+				/* (tts, tdur: checked on the number fast path; s: a
+				 * string without escapes is one search) */
+				if (c >= '1' && c <= '9') {
+					err = check_number(js);
+				} else if (c == '"') {
+					const char *q = pc_jscan_plain(js->simd, js->p + 1, js->end);
+
+					if (q < js->end && *q == '"')
+						js->p = q + 1;
+					else
+						err = pc_jscan_skip(js);
+				} else {
+					err = pc_jscan_skip(js);
+				}
 			}
 			if (err)
 				return err;
@@ -637,7 +803,7 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	struct cev *e = &r->e;
 	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
 	unsigned depth = js->depth, max_depth = js->max_depth;
-	uint64_t h = pc_chrome_hash(a, e->args.len), *slot;
+	uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len), *slot;
 	uint32_t first = b->nargs;
 	size_t olen = js->olen;
 	int nl = js->nl, err;
@@ -970,6 +1136,9 @@ int pc_chrome_scan_end(struct cscan *s)
 		pc_free(s->ctx, s->b[i].args);
 	}
 	pc_free(s->ctx, s->seen);
+	pc_free(s->ctx, s->ok);
+	pc_free(s->ctx, s->okrr);
+	pc_free(s->ctx, s->okb);
 	pc_jscan_free(&s->js);
 	pc_jpull_set_ctx(s->p, s->rctx);
 	err = pc_ctx_adopt(s->rctx, s->ctx);

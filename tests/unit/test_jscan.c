@@ -731,6 +731,136 @@ static void test_chrome_batches(void)
 }
 
 /*
+ * The digits a text starts with, counted 16 bytes at a time with SSE2
+ * and with SWAR arithmetic, and the integers of up to 15 digits read
+ * inline (pc_jscan_int15()) as pc_jscan_number() reads them: every
+ * length, and each byte value after the digits.
+ */
+static void test_digit_runs(void)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	char b[17];
+	unsigned len, c, lv;
+
+	for (len = 1; len <= 16; len++) {
+		for (c = 0; c < 256; c++) {
+			unsigned i;
+
+			for (i = 0; i < 16; i++)
+				b[i] = (char)('1' + (i * 7 + len) % 9);
+			if (len < 16)
+				b[len] = (char)c;
+			b[16] = 0;
+			{
+				unsigned want = len < 16 && (c < '0' || c > '9') ? len : 16;
+
+				if (len < 16 && c >= '0' && c <= '9') {
+					/* a digit after: the run goes on to the first other byte (none) */
+					want = 16;
+				}
+				for (lv = PC_JSCAN_SCALAR; lv <= PC_JSCAN_SSE2_LEVEL; lv++) {
+					unsigned got = pc_jscan_digits16_at((int)lv, b);
+					uint64_t v = 0;
+					unsigned n;
+
+					if (got != want)
+						fprintf(stderr, "digits16 level %u len %u c %u: %u, want %u\n", lv, len,
+							c, got, want);
+					PC_CHECK(got == want);
+					n = pc_jscan_int15((int)lv, b, &v);
+					if (want <= 15 && b[want] != '.' && (b[want] | 0x20) != 'e') {
+						struct pc_jscan sj;
+						double d;
+
+						pc_jscan_init(&sj, ctx);
+						pc_jscan_start(&sj, b, 17, 8);
+						PC_CHECK_EQ_INT(pc_jscan_number(&sj, &d), 0);
+						PC_CHECK(n == want && (double)v == d && sj.p == b + n);
+						pc_jscan_free(&sj);
+					} else {
+						PC_CHECK(n == 0);
+					}
+				}
+			}
+		}
+	}
+#endif
+}
+
+/* In doc, the args text of the event with "ts":ts gets c at off; the byte it had. */
+static char args_poke(char *doc, int ts, size_t off, char c)
+{
+	char key[32], *e, *a, was;
+
+	snprintf(key, sizeof(key), "\"ts\":%d}", ts);
+	e = strstr(doc, key);
+	PC_CHECK(e != NULL);
+	if (!e)
+		return 0;
+	for (a = e; a > doc && strncmp(a, "{\"args\":", 8) != 0; a--)
+		;
+	a += 8;
+	was = a[off];
+	a[off] = c;
+	return was;
+}
+
+/*
+ * The scanner checks an args text once: one byte for byte the same as one
+ * it checked before (found by its first 32, 64 or 128 bytes, by its
+ * length) is not checked again.  What it remembers must not change what
+ * is refused, where, or the lines counted after it: a text that shares all
+ * but its last bytes with one seen (of each length), or its first 32, is
+ * refused at the byte where it was before; and a text with a newline in
+ * it, taken as remembered, still moves the line count of the errors after
+ * it.
+ */
+static void test_chrome_args_cache(void)
+{
+	char big[200];
+	const char *args[4];
+	size_t cap = 80 * 320 + 100, n = 0;
+	char *doc = malloc(cap), msg[1024], was;
+	int i;
+
+	if (!doc)
+		return;
+	/* 65 bytes with a newline; 64; 9 (with the bytes after it in its key); 152 */
+	args[0] = "{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\n\"nodeId\":2}}";
+	args[1] = "{\"data\":{\"frame\":\"D7FA4653F11582EF402441E575B14768\",\"nodeId\":3}}";
+	args[2] = "{\"k\":\"v\"}";
+	snprintf(big, sizeof(big), "{\"data\":{\"url\":\"https://example.com/%0100d\",\"priority\":1}}", 0);
+	args[3] = big;
+	PC_CHECK_EQ_INT((int)strlen(big), 152);
+	n += (size_t)snprintf(doc + n, cap - n, "[");
+	for (i = 0; i < 80; i++)
+		n += (size_t)snprintf(doc + n, cap - n,
+				      "%s{\"args\":%s,\"cat\":\"devtools.timeline\",\"name\":\"Invalidate\","
+				      "\"ph\":\"I\",\"pid\":1,\"s\":\"t\",\"tid\":1,\"ts\":%d}\n",
+				      i ? "," : "", args[i % 4], i * 10);
+	snprintf(doc + n, cap - n, "]");
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "");
+	/* event 61 (line 78, after 16 texts 0 of two lines each): text 1 up
+	 * to its last 2 bytes, then ']' */
+	was = args_poke(doc, 610, strlen(args[1]) - 2, ']');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)),
+			"t.json:78:72: expected ',' or '}' after object member, got ']'");
+	args_poke(doc, 610, strlen(args[1]) - 2, was);
+	/* event 64, text 0: its second line */
+	was = args_poke(doc, 640, (size_t)(strstr(args[0], "2}}") - args[0]), 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:82:10: expected a value after ':', got 'x'");
+	args_poke(doc, 640, (size_t)(strstr(args[0], "2}}") - args[0]), was);
+	/* event 63, text 3 */
+	was = args_poke(doc, 630, strlen(big) - 3, 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:80:159: expected a value after ':', got 'x'");
+	args_poke(doc, 630, strlen(big) - 3, was);
+	/* event 62, text 2 */
+	args_poke(doc, 620, 5, 'x');
+	PC_CHECK_EQ_STR(convert_both(doc, msg, sizeof(msg)), "t.json:79:15: expected a value after ':', got 'x'");
+	free(doc);
+}
+
+/*
  * The scanner decodes the args of an event whose args text it has not seen
  * (the members pc_chrome_scan_args() gives the reader for the same text,
  * with their strings in the batch), and leaves a text seen before and an
@@ -1309,6 +1439,8 @@ int main(void)
 	test_chrome_errors();
 	test_chrome_member_numbers();
 	test_chrome_batches();
+	test_chrome_args_cache();
+	test_digit_runs();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
 	test_chrome_keys();
