@@ -638,6 +638,7 @@ static void first_key(void)
 	static const char t[] = "\xef\xbb\xbf \n{ \"traceEvents\" :[{\"name\":\"shared\",\"args\":"
 				"{\"preprocessedProfileVersion\":1,\"meta\":1,\"threads\":[]}}]}";
 	static const char g[] = "{\"traceEvents\":[{\"name\":\"meta\",\"args\":{\"threads\":1}}]}";
+	static const char arr[] = "\xef\xbb\xbf[{\"ph\":\"X\"}]";
 	static const char late[] = "{\"meta\":{\"preprocessedProfileVersion\":1},\"traceEvents\":[]}";
 	static const unsigned char *const u = (const unsigned char *)t;
 
@@ -654,8 +655,7 @@ static void first_key(void)
 	PC_CHECK(pc_reader_detect((const unsigned char *)late, sizeof(late) - 1) ==
 		 &pc_reader_processed);
 	/* the array form after a BOM too (it was "unrecognized format") */
-	PC_CHECK(pc_reader_detect((const unsigned char *)"\xef\xbb\xbf[{\"ph\":\"X\"}]", 17) ==
-		 &pc_reader_chrome);
+	PC_CHECK(pc_reader_detect((const unsigned char *)arr, sizeof(arr) - 1) == &pc_reader_chrome);
 }
 
 /*
