@@ -8,7 +8,8 @@ usage: bench_chrome.sh --real REAL.json[.zst] [SIZE_MIB...]   (default: 256)
 
 Inputs: the real trace (decompressed into BENCH_DIR when it ends in .zst),
 then one tiling of it per SIZE_MIB (tile_chrome_trace.py, made once and
-kept in BENCH_DIR).  Each tool runs RUNS times (default 3) per input, timed
+kept in BENCH_DIR).  Each tool runs RUNS times (default 3) per input, the
+two alternating run by run (the machine's speed drifts alike for both), timed
 from its spawn to its exit (os.wait4(): wall to the microsecond, where
 /usr/bin/time's %e has 10 ms steps, a quarter of the real trace's time;
 CPU and peak RSS from the child's rusage): profconv converts (`profconv -q IN -o BENCH_DIR/out.json`,
@@ -91,14 +92,14 @@ def main():
     for label, path in inputs:
         size = os.path.getsize(path)
         subprocess.run(["cat", path], stdout=subprocess.DEVNULL)  # page cache
-        pc = []
+        # the two tools alternate, run by run: this VM's speed drifts by a
+        # third between minutes, and a drift then hits both alike
+        pc, jl = [], []
         for _ in range(runs):
             if os.path.exists(out):
                 os.remove(out)
             pc.append(timed([profconv, "-q", path, "-o", out]))
-        jl = []
-        if size / 2**20 <= jl_max:
-            for _ in range(runs):
+            if size / 2**20 <= jl_max:
                 jl.append(timed([sys.executable, "-c",
                                  "import json, sys; json.load(open(sys.argv[1]))", path]))
         pw, pcpu = st.median(x[0] for x in pc), st.median(x[1] for x in pc)
