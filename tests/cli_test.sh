@@ -1222,6 +1222,55 @@ gecko-damaged)
 		[ ! -e "$T/$d.strict.json" ] || fail "$d: --strict left an output"
 	done
 	;;
+gecko-deep-payload)
+	# A marker payload nested as deep as the Gecko reader takes (62 levels
+	# under the payload object; 63 is refused with a warning) is written
+	# whole in both formats, and the Gecko output reads back to the same
+	# processed profile (the JSON writer's limit was once below it).
+	G="$here/fixtures/gecko"
+	python3 - "$G/esr153-cut.json" "$T/deep.json" <<'PY' || fail "making the deep payload"
+import json, sys
+p = json.load(open(sys.argv[1]))
+def rows(p):
+    for t in p["threads"]:
+        m = t["markers"]
+        for r in m["data"]:
+            yield r, m["schema"]["data"]
+    for sp in p.get("processes", []):
+        yield from rows(sp)
+r, k = next((r, k) for r, k in rows(p) if isinstance(r[k], dict))
+d = "bottom"
+for _ in range(62):
+    d = {"n": d}
+r[k]["deep"] = d
+json.dump(p, open(sys.argv[2], "w"))
+PY
+	expect_rc 0 "$PC" -q --no-symbols "$T/deep.json" -o "$T/deep.out.json"
+	expect_rc 0 "$PC" -q --no-symbols --to gecko "$T/deep.json" -o "$T/deep.gecko.json"
+	expect_rc 0 "$PC" -q --no-symbols "$T/deep.gecko.json" -o "$T/deep.back.json"
+	for f in deep.out.json deep.gecko.json deep.back.json; do
+		python3 - "$T/$f" <<'PY' || fail "$f: the deep payload is not whole"
+import json, sys
+def walk(v):
+    if isinstance(v, dict):
+        if "deep" in v:
+            yield v["deep"]
+        for x in v.values():
+            yield from walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from walk(x)
+found = list(walk(json.load(open(sys.argv[1]))))
+assert len(found) == 1, len(found)
+d, n = found[0], 0
+while isinstance(d, dict) and list(d) == ["n"]:
+    d, n = d["n"], n + 1
+assert n == 62, n
+# a string is written as is (Gecko) or as a string-table index (processed)
+assert d == "bottom" or isinstance(d, int), d
+PY
+	done
+	;;
 gecko-counts)
 	# A real Firefox profile (a cut): every process, thread, sample (with its
 	# eventDelay and threadCPUDelta), marker with its payload fields, counter

@@ -84,7 +84,15 @@ uint64_t pc_jw_replaced(const struct pc_jw *w);
 uint64_t pc_jw_tell(const struct pc_jw *w);
 int pc_jw_again(struct pc_jw *w, uint64_t from, uint64_t to);
 
-#define PC_JW_MAX_DEPTH 64
+/*
+ * Containers open at once.  Above what any writer needs: a marker payload
+ * may nest PC_PV_MAX_DEPTH - 1 (63) levels (the builder's and the Gecko
+ * reader's limit), and it sits 9 levels deep in a Gecko profile's
+ * sub-process (root, processes, a process, threads, a thread, markers,
+ * data, the row, the payload) and 5 in a processed profile; with 64 a
+ * payload of more than 55 levels was refused as a writer misuse.
+ */
+#define PC_JW_MAX_DEPTH 128
 
 /*
  * Bulk element writers for the big table columns: each appends n elements to

@@ -5,7 +5,8 @@
  * The tree is preorder with subtree spans, so the walk needs no recursion:
  * an explicit stack of (container end, is-object) pairs closes containers
  * as the walk passes their last node.  Depth is bounded by the builder's
- * PC_PV_MAX_DEPTH, which is also below the JSON writer's limit.
+ * PC_PV_MAX_DEPTH, which with the formats' own nesting stays below the
+ * JSON writer's limit (PC_JW_MAX_DEPTH).
  */
 #include "writers/pc_pvemit.h"
 
