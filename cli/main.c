@@ -983,9 +983,19 @@ int main(int argc, char **argv)
 	}
 	else if (cmd)
 		rc = cmd_validate(ctx, argc, argv);
-	else if (argc == 1)
+	else if (argc == 1) {
 		rc = cmd_convert(ctx, argv[0], output, st.to);
-	else
+#ifndef CLI_FREE_AT_EXIT
+		/*
+		 * The context, too, is left for the exit (it stays reachable
+		 * through signal_ctx): freeing the last one unmaps the
+		 * library's mapping cache, 30 munmap() calls of pages the
+		 * exit takes back anyway.
+		 */
+		if (rc == 0)
+			return rc;
+#endif
+	} else
 		rc = usage_error(argc ? "one INPUT at a time (or -O OUTDIR for many)" : "no INPUT given");
 	profconv_ctx_free(ctx);
 	return rc;
