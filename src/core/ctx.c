@@ -1241,29 +1241,34 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 		return NULL;
 	}
 #ifdef MREMAP_MAYMOVE
-	if (KIND_TAG(kind) == KIND_MAP && size >= BIG_MIN && map_len(size) <= map_resv(old, kind)) {
-		resv = map_resv(old, kind);
-		nb = b;
-		if (map_len(size) < map_len(old)) { /* shrink: give the room back too */
-			nb = mremap(b, resv, map_len(size), 0);
-			resv = map_len(size);
-		}
-		if (nb == MAP_FAILED)
-			nb = NULL;
-	} else if (KIND_TAG(kind) == KIND_MAP && size >= BIG_MIN) {
-		/* below 2 MiB, into a cached mapping if there is one: copying the
-		 * old bytes costs less than faulting in the new pages, and the old
-		 * ones go to the cache */
-		nb = map_len(size) < HUGE_SZ ? cache_take(map_len(size)) : NULL;
-		resv = map_len(size);
-		if (nb) {
+	if (KIND_TAG(kind) == KIND_MAP && size >= BIG_MIN) {
+		size_t oresv = map_resv(old, kind);
+
+		resv = oresv;
+		nb = NULL;
+		if (map_len(size) <= map_len(old)) {
+			nb = b;
+			if (map_len(size) < map_len(old)) { /* shrink: give the room back too */
+				nb = mremap(b, oresv, map_len(size), 0);
+				resv = map_len(size);
+				if (nb == MAP_FAILED)
+					nb = NULL;
+			}
+		} else if (map_len(size) < HUGE_SZ && (nb = cache_take(map_len(size))) != NULL) {
+			/* below 2 MiB, into a cached mapping if there is one
+			 * (before the room: its pages would be touched afresh
+			 * while the cached ones wait): copying the old bytes
+			 * costs less than faulting in the new pages, and the old
+			 * ones go to the cache */
 			memcpy(nb, b, HDR + old);
 			raw_free(b);
+			resv = map_len(size);
+		} else if (map_len(size) <= oresv) {
+			nb = b; /* into the room */
 		} else {
 			/* move the pages into a fresh aligned range (no copy), with
 			 * room to grow there */
 			unsigned char *to;
-			size_t oresv = map_resv(old, kind);
 
 			resv = resv_len(size);
 			to = map_fresh(resv);

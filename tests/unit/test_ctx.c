@@ -278,6 +278,29 @@ static void test_map_room(void)
 		pc_map_free(m, 40 * k);
 	}
 	pc_free(ctx, b);
+	/* a block with room that grows while a cached mapping fits takes
+	 * that mapping's pages (resident) rather than touching its room */
+	pc_map_cache_flush();
+	a = pc_alloc(ctx, 150 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	memset(a, 0x42, 150 * k);
+	a = pc_realloc(ctx, a, 200 * k); /* moved, with room for 800 KiB */
+	PC_CHECK(a != NULL);
+	b = pc_alloc(ctx, 700 * k);
+	PC_CHECK(b != NULL);
+	if (!a || !b)
+		goto out;
+	memset(b, 0x43, 700 * k);
+	pc_free(ctx, b);
+	a = pc_realloc(ctx, a, 600 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK_EQ_INT(resident(a, 600 * k), 1);
+	PC_CHECK(all_bytes(a, 150 * k, 0x42));
+	pc_free(ctx, a);
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 out:
 	profconv_ctx_free(ctx);
