@@ -873,6 +873,45 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
 }
 
 /*
+ * A mapped block that grew keeps room to grow again where it is: its
+ * mapping is longer than map_len(size) (the pages past it are mapped but
+ * never touched, so they cost no memory), and the kind word holds the
+ * mapping's length in pages above the KIND_MAP tag.  Growing into that
+ * room is no system call at all, where moving the pages (mremap()) flushes
+ * the old range from every CPU the process runs on: an inter-processor
+ * interrupt for each, the caller waiting for them, which on a virtual
+ * machine costs more than the move (14 such moves in a conversion of the
+ * 13 MB Chrome trace, most of them the scanner's growing scratch).  Only
+ * below 2 MiB: those mappings never ask for huge pages, so the room is
+ * never filled by khugepaged; a block that reaches 2 MiB is moved into a
+ * mapping of its size as before.
+ */
+#define KIND_TAG(k) ((k) & 0xffffffu)
+#define RESV_GROW   4 /* room: this many times the size the block grew to */
+
+static size_t map_resv(size_t size, uint64_t kind)
+{
+	size_t r = (size_t)(kind >> 24) << 12;
+
+	return r > map_len(size) ? r : map_len(size);
+}
+
+static uint64_t map_kind(size_t resv)
+{
+	return KIND_MAP | ((uint64_t)(resv >> 12) << 24);
+}
+
+/* The mapping's length for a block growing to size bytes. */
+static size_t resv_len(size_t size)
+{
+	size_t n = map_len(size);
+
+	if (n >= HUGE_SZ / RESV_GROW)
+		return n < HUGE_SZ ? HUGE_SZ - 4096 : n;
+	return n * RESV_GROW;
+}
+
+/*
  * The mapping cache: big blocks freed are kept mapped, up to CACHE_MAX
  * bytes in CACHE_SLOTS mappings, and the next big block (or output buffer,
  * pc_map_alloc()) of at most their size takes one, so that its pages are
@@ -889,13 +928,16 @@ static void get_hdr(const unsigned char *b, size_t *size, uint64_t *kind)
  * but not the time: on a virtual machine, clearing a fresh 2 MiB page cost
  * what the faults had; and they added 5 MB to the peak.)
  * Best fit; a larger mapping is split, its tail going back to the cache
- * (or unmapped when too small to be of use).  The cache is process-wide
+ * whatever its size (64 slots: unmapping the small tails, and the writer
+ * helper's buffers that found no slot when 32 were full, made 30 of the
+ * 60 munmap() calls of a conversion of the real Chrome trace, each while
+ * other threads ran).  The cache is process-wide
  * (one mutex; big blocks are few) and emptied when the last context is
  * freed, so a program that is done with the library keeps nothing.  Under
  * AddressSanitizer the cached bytes are poisoned, so a use after free is
  * still caught as the munmap() would have caught it.
  */
-#define CACHE_SLOTS 32
+#define CACHE_SLOTS 64
 #define CACHE_MAX   ((size_t)8 << 20)
 
 static struct {
@@ -942,8 +984,8 @@ static void cache_drop(unsigned i)
  */
 static unsigned char *cache_take(size_t len)
 {
-	unsigned char *p = NULL, *tail = NULL;
-	size_t have, tlen = 0, evicted = 0;
+	unsigned char *p = NULL;
+	size_t have, evicted = 0;
 	unsigned i, nev = 0, best = CACHE_SLOTS;
 	struct {
 		unsigned char *p;
@@ -965,15 +1007,15 @@ static unsigned char *cache_take(size_t len)
 		have = cache[best].len;
 		cache_drop(best);
 		if (have > len) {
-			tail = p + len;
-			tlen = have - len;
-			if (tlen >= map_len(BIG_MIN)) { /* (a slot is free: best's) */
-				cache[ncache].p = tail;
-				cache[ncache].len = tlen;
-				__atomic_store_n(&ncache, ncache + 1, __ATOMIC_RELAXED);
-				cache_bytes += tlen;
-				tail = NULL;
-			}
+			/* kept whatever its size (a slot is free: best's):
+			 * scratch buffers (pc_map_alloc()) take small ones,
+			 * and an munmap() of touched pages while other
+			 * threads run makes each of their CPUs flush its
+			 * TLB (an interrupt the caller waits for) */
+			cache[ncache].p = p + len;
+			cache[ncache].len = have - len;
+			__atomic_store_n(&ncache, ncache + 1, __ATOMIC_RELAXED);
+			cache_bytes += have - len;
 		}
 	} else {
 		while (ncache && evicted < len) {
@@ -987,10 +1029,6 @@ static unsigned char *cache_take(size_t len)
 	for (i = 0; i < nev; i++) {
 		unpoison(ev[i].p, ev[i].len);
 		munmap(ev[i].p, ev[i].len);
-	}
-	if (tail) {
-		unpoison(tail, tlen);
-		munmap(tail, tlen);
 	}
 	if (p)
 		unpoison(p, len);
@@ -1124,10 +1162,16 @@ static void raw_free(unsigned char *b)
 	uint64_t kind;
 
 	get_hdr(b, &size, &kind);
-	if (kind == KIND_MAP)
-		cache_put(b, map_len(size));
-	else
+	if (KIND_TAG(kind) == KIND_MAP) {
+		size_t used = map_len(size), resv = map_resv(size, kind);
+
+		/* the room was never touched: no TLB entry to flush */
+		if (resv > used)
+			munmap(b + used, resv - used);
+		cache_put(b, used);
+	} else {
 		free(b);
+	}
 }
 
 static void *counted_alloc(struct profconv_ctx *ctx, size_t size, int zero)
@@ -1185,7 +1229,7 @@ void pc_free(struct profconv_ctx *ctx, void *p)
 void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 {
 	unsigned char *b, *nb;
-	size_t old;
+	size_t old, resv = 0;
 	uint64_t kind;
 
 	if (!p)
@@ -1197,31 +1241,48 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 		return NULL;
 	}
 #ifdef MREMAP_MAYMOVE
-	if (kind == KIND_MAP && size >= BIG_MIN && map_len(size) <= map_len(old)) {
-		nb = map_len(size) == map_len(old) ? b
-						   : mremap(b, map_len(old), map_len(size), 0);
-		if (nb == MAP_FAILED)
-			nb = NULL;
-	} else if (kind == KIND_MAP && size >= BIG_MIN) {
-		/* below 2 MiB, into a cached mapping if there is one: copying the
-		 * old bytes costs less than faulting in the new pages, and the old
-		 * ones go to the cache */
-		nb = map_len(size) < HUGE_SZ ? cache_take(map_len(size)) : NULL;
-		if (nb) {
-			memcpy(nb, b, HDR + old);
-			cache_put(b, map_len(old));
-		} else {
-			/* move the pages into a fresh aligned range (no copy) */
-			unsigned char *to = map_fresh(map_len(size));
+	if (KIND_TAG(kind) == KIND_MAP && size >= BIG_MIN) {
+		size_t oresv = map_resv(old, kind);
 
+		resv = oresv;
+		nb = NULL;
+		if (map_len(size) <= map_len(old)) {
+			nb = b;
+			if (map_len(size) < map_len(old)) { /* shrink: give the room back too */
+				nb = mremap(b, oresv, map_len(size), 0);
+				resv = map_len(size);
+				if (nb == MAP_FAILED)
+					nb = NULL;
+			}
+		} else if (map_len(size) < HUGE_SZ && (nb = cache_take(map_len(size))) != NULL) {
+			/* below 2 MiB, into a cached mapping if there is one
+			 * (before the room: its pages would be touched afresh
+			 * while the cached ones wait): copying the old bytes
+			 * costs less than faulting in the new pages, and the old
+			 * ones go to the cache */
+			memcpy(nb, b, HDR + old);
+			raw_free(b);
+			resv = map_len(size);
+		} else if (map_len(size) <= oresv) {
+			nb = b; /* into the room */
+		} else {
+			/* move the pages into a fresh aligned range (no copy), with
+			 * room to grow there */
+			unsigned char *to;
+
+			resv = resv_len(size);
+			to = map_fresh(resv);
+			if (!to) {
+				resv = map_len(size);
+				to = map_fresh(resv);
+			}
 			if (to) {
-				nb = mremap(b, map_len(old), map_len(size),
-					    MREMAP_MAYMOVE | MREMAP_FIXED, to);
+				nb = mremap(b, oresv, resv, MREMAP_MAYMOVE | MREMAP_FIXED, to);
 				if (nb == MAP_FAILED) {
-					munmap(to, map_len(size));
+					munmap(to, resv);
 					nb = NULL;
 				} else {
-					advise_huge(nb, map_len(size));
+					advise_huge(nb, resv);
 				}
 			}
 		}
@@ -1241,7 +1302,7 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 		nomem(ctx, size);
 		return NULL;
 	}
-	set_hdr(nb, size, size >= BIG_MIN ? KIND_MAP : KIND_HEAP);
+	set_hdr(nb, size, size >= BIG_MIN ? map_kind(resv) : KIND_HEAP);
 	ctx->mem_used = ctx->mem_used - old + size;
 	if (ctx->mem_used > ctx->mem_peak)
 		ctx->mem_peak = ctx->mem_used;

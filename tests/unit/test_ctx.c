@@ -221,6 +221,91 @@ out:
 	profconv_ctx_free(ctx);
 }
 
+/*
+ * A big block that grew is moved into a mapping with room to grow (never
+ * touched, so not resident), and grows there again in place; the room
+ * goes when the block is freed, the pages it used to the cache.  A cached
+ * mapping split for a smaller block keeps its tail cached whatever its
+ * size (before, a tail under 132 KiB was unmapped).
+ */
+static void test_map_room(void)
+{
+	const size_t k = 1024;
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	unsigned char *a, *b, *m;
+
+	if (!ctx)
+		return;
+	pc_map_cache_flush();
+	a = pc_alloc(ctx, 200 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	memset(a, 0x3c, 200 * k);
+	a = pc_realloc(ctx, a, 300 * k); /* nothing cached: moved, with room */
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK(all_bytes(a, 200 * k, 0x3c));
+	memset(a + 200 * k, 0x3d, 100 * k);
+	b = pc_realloc(ctx, a, 1000 * k);
+	PC_CHECK(b == a); /* in place */
+	if (!b)
+		goto out;
+	a = b;
+	PC_CHECK(all_bytes(a, 200 * k, 0x3c));
+	PC_CHECK(all_bytes(a + 200 * k, 100 * k, 0x3d));
+	PC_CHECK_EQ_INT(resident(a + 400 * k, 4096), 0);
+	PC_CHECK_EQ_INT(ctx->mem_used, 1000 * k);
+	memset(a, 0x11, 1000 * k);
+	/* shrinking gives the room back; the block keeps its bytes */
+	a = pc_realloc(ctx, a, 500 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK(all_bytes(a, 500 * k, 0x11));
+	pc_free(ctx, a);
+	/* the 500 KiB it used are cached: a 450 KiB block takes their head,
+	 * and the 48 KiB tail stays cached for a scratch buffer */
+	b = pc_alloc(ctx, 450 * k);
+	PC_CHECK(b != NULL);
+	if (b)
+		PC_CHECK_EQ_INT(resident(b, 450 * k), 1);
+	m = pc_map_alloc(40 * k);
+	PC_CHECK(m != NULL);
+	if (m) {
+		PC_CHECK_EQ_INT(resident(m, 40 * k), 1);
+		pc_map_free(m, 40 * k);
+	}
+	pc_free(ctx, b);
+	/* a block with room that grows while a cached mapping fits takes
+	 * that mapping's pages (resident) rather than touching its room */
+	pc_map_cache_flush();
+	a = pc_alloc(ctx, 150 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	memset(a, 0x42, 150 * k);
+	a = pc_realloc(ctx, a, 200 * k); /* moved, with room for 800 KiB */
+	PC_CHECK(a != NULL);
+	b = pc_alloc(ctx, 700 * k);
+	PC_CHECK(b != NULL);
+	if (!a || !b)
+		goto out;
+	memset(b, 0x43, 700 * k);
+	pc_free(ctx, b);
+	a = pc_realloc(ctx, a, 600 * k);
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK_EQ_INT(resident(a, 600 * k), 1);
+	PC_CHECK(all_bytes(a, 150 * k, 0x42));
+	pc_free(ctx, a);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+out:
+	profconv_ctx_free(ctx);
+}
+
 /* pc_fmt_hex() against "%" PRIx64, at every digit count (and 0). */
 static void test_fmt_hex(void)
 {
@@ -244,6 +329,7 @@ int main(void)
 {
 	test_fmt_hex();
 	test_map_cache();
+	test_map_room();
 	test_memory();
 	test_errors();
 	test_warnings();
