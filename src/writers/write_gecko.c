@@ -91,6 +91,13 @@ struct gseg {
 	uint32_t first; /* its first position in gw's order */
 };
 
+/* A growing buffer in the ctx, as a profconv_write_fn's user. */
+struct gbuf {
+	struct profconv_ctx *ctx;
+	char *p;
+	size_t len, cap;
+};
+
 struct gw {
 	struct profconv_ctx *ctx;
 	const struct pc_model *m;
@@ -114,6 +121,9 @@ struct gw {
 	struct pc_wh *th_helper; /* its thread helper, or NULL */
 	uint64_t replaced;	 /* strings the helpers wrote with U+FFFD */
 	struct pc_wh_stats stats; /* the thread helpers' figures, summed */
+	struct gbuf src;	  /* `sources` formatted once (src_once()) */
+	int src_ok;		  /* src holds them */
+	uint64_t src_replaced;	  /* strings in them written with U+FFFD */
 };
 
 /* A thread being formatted, by the writer or by its helper. */
@@ -1530,13 +1540,11 @@ static int moves_to_top(struct gt *g, const struct pc_thread *t, uint32_t top)
  * `sources`: the model's, row for row, in every process, so a JS location's
  * "[N]" is the model's source row (empty when no function is JS).
  */
-static void write_sources(struct gw *g)
+static void sources_value(const struct gw *g, struct pc_jw *w)
 {
 	const struct pc_model *m = g->m;
-	struct pc_jw *w = g->w;
 	uint32_t i;
 
-	pc_jw_key(w, "sources");
 	pc_jw_obj_begin(w);
 	pc_jw_key(w, "schema");
 	RAW(w, "{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4}");
@@ -1564,6 +1572,61 @@ static void write_sources(struct gw *g)
 	}
 	pc_jw_arr_end(w);
 	pc_jw_obj_end(w);
+}
+
+static int gbuf_write(void *user, const void *p, size_t n)
+{
+	struct gbuf *b = user;
+
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			cap *= 2;
+		}
+		q = pc_realloc(b->ctx, b->p, cap);
+		if (!q)
+			return -1;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * `sources` are the same in every process: with more than one process and
+ * sources to write, they are formatted once (src_once()) and copied.
+ */
+static void src_once(struct gw *g)
+{
+	struct pc_jw *ew;
+
+	if (g->nent < 2 || !g->has_src || !g->m->sources.len)
+		return;
+	g->src.ctx = g->ctx;
+	ew = pc_jw_new_elems(gbuf_write, &g->src);
+	if (!ew)
+		return;
+	sources_value(g, ew);
+	g->src_ok = pc_jw_elems_flush(ew) == 0 && g->src.len;
+	g->src_replaced = pc_jw_replaced(ew);
+	pc_jw_free(ew);
+}
+
+static void write_sources(struct gw *g)
+{
+	pc_jw_key(g->w, "sources");
+	if (g->src_ok) {
+		pc_jw_raw(g->w, g->src.p, g->src.len);
+		g->replaced += g->src_replaced;
+	} else {
+		sources_value(g, g->w);
+	}
 }
 
 /* Is thread i written in process proc's Gecko profile (top: the top level)? */
@@ -1892,6 +1955,8 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 			g.moved[i] = (uint8_t)moves_to_top(&t, m->threads[i], top);
 	}
 	err = plan_order(&g, top);
+	if (!err)
+		src_once(&g);
 	if (!err) {
 		seg_open(&g, 0);
 		err = write_process(&g, 0);
@@ -1921,6 +1986,7 @@ out:
 	pc_free(ctx, g.order);
 	pc_free(ctx, g.ent_proc);
 	pc_free(ctx, g.ent_start);
+	pc_free(ctx, g.src.p);
 	return err ? err : werr;
 }
 
