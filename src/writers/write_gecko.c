@@ -53,6 +53,13 @@
 /* A per-thread string: a model string row, or a frame's location. */
 #define STR_LOC 0x80000000u /* | local frame index */
 
+/* A frame's extension cells' values (x_cells_of()). */
+struct gxc {
+	uint64_t a, sa;		/* its address, its symbol's */
+	uint32_t ns, lib, src;	/* its native symbol row, x_lib(), x_source() (PC_NONE: none) */
+	uint8_t have_a;		/* x_address() found one */
+};
+
 /*
  * One formatter's per-thread scratch: collect()'s maps and tables.  The
  * threads are formatted by the writer and by its helper (pc_write_helper.h),
@@ -69,6 +76,7 @@ struct gscr {
 	uint32_t *stacks, *frames, *strs;
 	uint32_t nstacks, nframes, nstrs;
 	uint32_t *loc_str; /* local frame -> its location's local string */
+	struct gxc *xc;	   /* local frame -> its extension cells' values (x_cells_of()) */
 	uint8_t *caller;   /* model frame: used as a caller in this thread */
 	uint8_t *leaf;	   /* model frame: a sample's leaf (scratch, all 0 between uses) */
 	/* mapping_of()'s answers: per lib, the process row + 1 it was asked
@@ -439,20 +447,6 @@ static uint64_t lib_base(const struct gt *g, uint32_t f)
 	return mp ? mp->start - mp->offset : 0;
 }
 
-/* Frame f's native symbol row for the extension columns (PC_NONE: none). */
-static uint32_t x_symbol(const struct gt *g, uint32_t f)
-{
-	const struct pc_model *m = g->m;
-	uint32_t ns = m->frames.native_symbol[f];
-	uint64_t a;
-
-	if (ns == PC_NONE || ns >= m->native_symbols.len || !x_address(g, f, &a) ||
-	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
-	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
-		return PC_NONE;
-	return ns;
-}
-
 /*
  * Text built in buf[0..cap) as pc_snprintf() would build it (cut at cap - 1
  * bytes, always ended with a NUL), without a format string to parse: a
@@ -606,22 +600,46 @@ static void write_stack_table(struct gt *g)
 	pc_jw_obj_end(g->w);
 }
 
-/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
-static void write_x_cells(struct gt *g, uint32_t f, const int *xpos, uint32_t ncols)
+/*
+ * Frame f's extension cells' values, worked out once per frame of a thread
+ * (write_frame_table() needs them to choose its columns, then to write
+ * them): x_address(), x_lib(), x_source(), its native symbol (only with
+ * an address, of the frame's lib) and the symbol's absolute address.
+ */
+static void x_cells_of(const struct gt *g, uint32_t f, struct gxc *x)
 {
 	const struct pc_model *m = g->m;
-	uint32_t ns = x_symbol(g, f), pos, k, last = 0;
+	uint32_t ns = m->frames.native_symbol[f];
+
+	x->a = x->sa = 0;
+	x->have_a = (uint8_t)x_address(g, f, &x->a);
+	x->lib = x_lib(g, f);
+	x->src = x_source(g, f);
+	if (ns == PC_NONE || ns >= m->native_symbols.len || !x->have_a ||
+	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
+	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
+		ns = PC_NONE;
+	x->ns = ns;
+	if (ns != PC_NONE)
+		x->sa = m->native_symbols.address[ns] + lib_base(g, f);
+}
+
+/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
+static void write_x_cells(struct gt *g, uint32_t f, const struct gxc *x, const int *xpos,
+			  uint32_t ncols)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = x->ns, pos, k, last = 0;
 	int have[XC_N] = { 0 };
-	uint64_t a = 0, sa = 0;
+	uint64_t a = x->a, sa = x->sa;
 	char hex[24];
 
-	have[XC_ADDRESS] = x_address(g, f, &a);
+	have[XC_ADDRESS] = x->have_a;
 	have[XC_INLINE] = m->frames.inline_depth[f] != 0;
-	have[XC_SOURCE] = x_source(g, f) != PC_NONE;
-	have[XC_LIB] = x_lib(g, f) != PC_NONE;
+	have[XC_SOURCE] = x->src != PC_NONE;
+	have[XC_LIB] = x->lib != PC_NONE;
 	if (ns != PC_NONE) {
 		have[XC_NSYM] = have[XC_NSYM_ADDR] = 1;
-		sa = m->native_symbols.address[ns] + lib_base(g, f);
 		have[XC_NSYM_SIZE] = m->native_symbols.size[ns] != 0;
 	}
 	for (k = 0; k < XC_N; k++)
@@ -648,10 +666,10 @@ static void write_x_cells(struct gt *g, uint32_t f, const int *xpos, uint32_t nc
 			pc_jw_u64(g->w, m->frames.inline_depth[f]);
 			break;
 		case XC_LIB:
-			pc_jw_u64(g->w, x_lib(g, f));
+			pc_jw_u64(g->w, x->lib);
 			break;
 		case XC_SOURCE:
-			pc_jw_u64(g->w, x_source(g, f));
+			pc_jw_u64(g->w, x->src);
 			break;
 		case XC_NSYM:
 			pc_jw_u64(g->w, IX(g->s->str_map, m->native_symbols.name[ns]));
@@ -675,17 +693,18 @@ static void write_frame_table(struct gt *g)
 		xpos[k] = -1;
 	for (i = 0; i < g->s->nframes; i++) {
 		uint32_t f = g->s->frames[i];
-		uint64_t a;
+		const struct gxc *x = &g->s->xc[i];
 
-		if (x_address(g, f, &a))
+		x_cells_of(g, f, &g->s->xc[i]);
+		if (x->have_a)
 			xpos[XC_ADDRESS] = 0;
-		if (x_lib(g, f) != PC_NONE)
+		if (x->lib != PC_NONE)
 			xpos[XC_LIB] = 0;
 		if (ft->inline_depth[f])
 			xpos[XC_INLINE] = 0;
-		if (x_source(g, f) != PC_NONE)
+		if (x->src != PC_NONE)
 			xpos[XC_SOURCE] = 0;
-		if (x_symbol(g, f) != PC_NONE) {
+		if (x->ns != PC_NONE) {
 			xpos[XC_NSYM] = xpos[XC_NSYM_ADDR] = 0;
 			if (m->native_symbols.size[ft->native_symbol[f]])
 				xpos[XC_NSYM_SIZE] = 0;
@@ -743,7 +762,7 @@ static void write_frame_table(struct gt *g)
 			pc_jw_u64(g->w, ft->category[f]);
 			pc_jw_u64(g->w, ft->subcategory[f]);
 		}
-		write_x_cells(g, f, xpos, ncols);
+		write_x_cells(g, f, &g->s->xc[i], xpos, ncols);
 		pc_jw_arr_end(g->w);
 	}
 	pc_jw_arr_end(g->w);
@@ -1850,13 +1869,14 @@ static int scr_alloc(struct gw *g, struct gscr *s)
 	s->frame_map = pc_calloc(ctx, (size_t)m->frames.len + 1, sizeof(uint32_t));
 	s->frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
 	s->loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	s->xc = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(*s->xc));
 	s->caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	s->leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	s->map_proc = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(uint32_t));
 	s->map_memo = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*s->map_memo));
 	s->str_map = pc_calloc(ctx, (size_t)m->strings.len + 1, sizeof(uint32_t));
 	s->strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
-	if (!s->stack_map || !s->stacks || !s->frame_map || !s->frames || !s->loc_str ||
+	if (!s->stack_map || !s->stacks || !s->frame_map || !s->frames || !s->loc_str || !s->xc ||
 	    !s->caller || !s->leaf || !s->map_proc || !s->map_memo || !s->str_map || !s->strs)
 		return PROFCONV_ERR_NOMEM;
 	return 0;
@@ -1871,6 +1891,7 @@ static void scr_free(struct gw *g, struct gscr *s)
 	pc_free(ctx, s->frame_map);
 	pc_free(ctx, s->frames);
 	pc_free(ctx, s->loc_str);
+	pc_free(ctx, s->xc);
 	pc_free(ctx, s->caller);
 	pc_free(ctx, s->leaf);
 	pc_free(ctx, s->map_proc);
