@@ -90,9 +90,9 @@ struct gscr {
 
 /*
  * The threads in output order (the top level's, then each entry of
- * `processes`' in turn), cut into segments between the threads whose
- * markers go to the marker helper (MK_HELP); each segment's threads are
- * jobs of a thread helper.
+ * `processes`' in turn), cut into segments between the threads the writer
+ * writes itself (big_thread(): the big ones, and those whose markers go to
+ * the marker helper); each segment's threads are jobs of a thread helper.
  */
 struct gseg {
 	const struct gw *gw;
@@ -1175,7 +1175,7 @@ static void thread_job(struct pc_jw *w, uint32_t job, void *user)
 	scr_give(gw, g.s);
 }
 
-/* A thread with MK_HELP markers or more, by the writer, its markers on a marker helper. */
+/* A big_thread(), by the writer; with MK_HELP markers or more, its markers on a marker helper. */
 static void write_thread_big(struct gw *gw, const struct pc_thread *t)
 {
 	struct gt g;
@@ -1183,7 +1183,7 @@ static void write_thread_big(struct gw *gw, const struct pc_thread *t)
 	gt_init(&g, gw, gw->w, t);
 	g.s = scr_take(gw);
 	collect(&g, t);
-	if (gw->threads_ok)
+	if (gw->threads_ok && t->markers.len >= MK_HELP)
 		g.mk_helper = pc_wh_start((t->markers.len + MK_JOB - 1) / MK_JOB, mk_job, &g);
 	thread_body(&g);
 	gw->replaced += g.replaced;
@@ -1660,11 +1660,22 @@ static int written_in(const struct gw *g, uint32_t i, uint32_t proc, uint32_t to
 
 /* From this many samples and markers in a segment its threads go to a thread helper. */
 #define TH_ROWS 8192
+/*
+ * A thread with this many samples and markers is written by the writer
+ * itself, straight into the output: formatted by the helper, its output
+ * (megabytes) would grow a buffer page by page and be copied again, and
+ * a run of few threads, one of them most of the output, gains nothing.
+ */
+#define TH_BIG_ROWS 65536
 
-/* Is thread t written by the writer with its markers on a marker helper? */
+/*
+ * Is thread t written by the writer itself (a big one, and one whose
+ * markers go to a marker helper), between two runs of thread jobs?
+ */
 static int big_thread(const struct gw *g, const struct pc_thread *t)
 {
-	return g->threads_ok && t->markers.len >= MK_HELP;
+	return g->threads_ok && (t->markers.len >= MK_HELP ||
+				 (uint64_t)t->samples.len + t->markers.len >= TH_BIG_ROWS);
 }
 
 static void seg_close(struct gw *g)
