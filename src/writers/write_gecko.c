@@ -116,7 +116,7 @@ struct gw {
 	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
 	uint32_t *lib_slot; /* per lib: its index in every process's `libs`, or PC_NONE */
 	int threads_ok;	    /* helpers allowed (not --no-threads) */
-	int thread_help;    /* thread helper: 1 allowed, 0 never (PROFCONV_GECKO_WRITE_THREAD) */
+	int thread_help;    /* thread helpers: -1 by size, 0 never, 1 always (PROFCONV_GECKO_WRITE_THREAD) */
 	/* the scratch pool; the mutex guards the busy flags */
 	struct gscr scr[NSCR];
 	pthread_mutex_t scr_mu;
