@@ -1871,6 +1871,53 @@ PY
 	expect_rc 2 "$PC" symbolicate 2>/dev/null
 	expect_rc 2 "$PC" --no-symbols symbolicate "$T/in.json" -o "$T/x.json" 2>/dev/null
 	;;
+gecko-write-thread)
+	# --to gecko formats the thread objects on the writer and on its helper
+	# thread (write_gecko.c; PROFCONV_GECKO_WRITE_THREAD=1: a helper for
+	# every run of threads, taking the first thread before the writer comes
+	# to it; =0: none): the same bytes and the same messages either way.
+	# mt.json: three processes, 86 threads, one with 4500 markers (written
+	# by the writer with its markers on the marker helper, between two runs
+	# of thread jobs), invalid UTF-8 in two threads' strings (the U+FFFD
+	# count), weighted samples (the writer's warning, once per thread).
+	python3 - "$T/mt.json" <<'PY' || fail "generating mt.json"
+import json, sys
+ev = []
+def th(pid, tid, name, n, bad=False):
+    ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
+    for i in range(n):
+        ev.append({"ph": "X", "name": "Task%d" % (i % 7), "cat": "c", "pid": pid, "tid": tid,
+                   "ts": 1000 + i * 10, "dur": 5, "args": {"i": i}})
+    if bad:
+        ev.append({"ph": "I", "name": "BAD", "cat": "c", "pid": pid, "tid": tid, "ts": 999, "s": "t"})
+for pid in (1, 2, 3):
+    ev.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "P%d" % pid}})
+for t in range(1, 4):
+    th(1, t, "A%d" % t, 40 + t, bad=(t == 2))
+th(1, 4, "Big", 4500)
+for t in range(5, 7):
+    th(1, t, "B%d" % t, 30 + t)
+for pid in (2, 3):
+    for t in range(10, 50):
+        th(pid, pid * 100 + t, "C%d" % t, 5 + t % 9, bad=(t == 20))
+s = json.dumps({"traceEvents": ev}).encode().replace(b'"BAD"', b'"B\xffD"')
+open(sys.argv[1], "wb").write(s)
+PY
+	for in in "$T/mt.json" "$FX/y_synth_threads.data" "$FX/y_fork_exec.data" "$FX/y_switch.data" \
+		"$here/fixtures/gecko/esr153-extras.json" "$here/fixtures/chrome/chromium156-cut.json.zst"; do
+		for v in 0 1; do
+			PROFCONV_GECKO_WRITE_THREAD=$v "$PC" --no-symbols --to gecko "$in" -o "$T/w.json" \
+				2>"$T/e$v" || fail "$in, PROFCONV_GECKO_WRITE_THREAD=$v: $(cat "$T/e$v")"
+			mv "$T/w.json" "$T/w$v.json"
+		done
+		cmp -s "$T/w0.json" "$T/w1.json" || fail "$in: the thread helper changed the output"
+		cmp -s "$T/e0" "$T/e1" || fail "$in: the thread helper changed the messages: $(cat "$T/e0") / $(cat "$T/e1")"
+	done
+	PROFCONV_GECKO_WRITE_THREAD=1 "$PC" --no-symbols --to gecko "$T/mt.json" -o "$T/w.json" 2>"$T/e" ||
+		fail "mt.json: $(cat "$T/e")"
+	grep -q "3 strings had invalid UTF-8" "$T/e" || fail "mt.json: U+FFFD count: $(cat "$T/e")"
+	grep -q "86 threads whose sample weights were dropped" "$T/e" || fail "mt.json: weights: $(cat "$T/e")"
+	;;
 *)
 	fail "unknown case"
 	;;

@@ -33,6 +33,7 @@
 #include "core/pc_config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,33 +53,98 @@
 /* A per-thread string: a model string row, or a frame's location. */
 #define STR_LOC 0x80000000u /* | local frame index */
 
-struct gw {
-	struct profconv_ctx *ctx;
-	const struct pc_model *m;
-	struct pc_jw *w;
-	/* per-thread maps, model row -> local index (PC_NONE: not used) */
+/* A frame's extension cells' values (x_cells_of()). */
+struct gxc {
+	uint64_t a, sa;		/* its address, its symbol's */
+	uint32_t ns, lib, src;	/* its native symbol row, x_lib(), x_source() (PC_NONE: none) */
+	uint8_t have_a;		/* x_address() found one */
+};
+
+/*
+ * One formatter's per-thread scratch: collect()'s maps and tables.  The
+ * threads are formatted by the writer and by its helper (pc_write_helper.h),
+ * each with a scratch of its own taken from gw's pool.  The maps hold a
+ * local index + 1 (0: not used) in arrays that start zeroed (mapped pages:
+ * only those a thread touches are ever faulted in), and collect() clears
+ * only the rows the previous thread used: a thread costs what it uses, not
+ * the model's size.
+ */
+struct gscr {
+	/* per-thread maps, model row -> local index + 1 (0: not used) */
 	uint32_t *stack_map, *frame_map, *str_map;
 	/* local index -> model row */
 	uint32_t *stacks, *frames, *strs;
 	uint32_t nstacks, nframes, nstrs;
 	uint32_t *loc_str; /* local frame -> its location's local string */
+	struct gxc *xc;	   /* local frame -> its extension cells' values (x_cells_of()) */
 	uint8_t *caller;   /* model frame: used as a caller in this thread */
 	uint8_t *leaf;	   /* model frame: a sample's leaf (scratch, all 0 between uses) */
-	/* the thread being written */
-	const struct pc_thread *t;
-	uint32_t proc;	 /* its process row, or PC_NONE */
-	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
-	uint32_t kernel; /* the kernel's process row, or PC_NONE */
-	int has_src;	 /* some func has a source: `sources` are written */
-	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
-	uint32_t *lib_slot; /* per lib: its index in the process's written `libs`, or PC_NONE */
 	/* mapping_of()'s answers: per lib, the process row + 1 it was asked
 	 * for (0: none yet) and the mapping found */
 	uint32_t *map_proc;
 	const struct pc_mapping **map_memo;
+	int busy; /* taken (gw's mutex) */
+};
+
+#define NSCR 2 /* formatters at once: the writer and its helper */
+
+/*
+ * The threads in output order (the top level's, then each entry of
+ * `processes`' in turn), cut into segments between the threads the writer
+ * writes itself (big_thread(): the big ones, and those whose markers go to
+ * the marker helper); each segment's threads are jobs of a thread helper.
+ */
+struct gseg {
+	const struct gw *gw;
+	uint32_t first; /* its first position in gw's order */
+};
+
+/* A growing buffer in the ctx, as a profconv_write_fn's user. */
+struct gbuf {
+	struct profconv_ctx *ctx;
+	char *p;
+	size_t len, cap;
+};
+
+struct gw {
+	struct profconv_ctx *ctx;
+	const struct pc_model *m;
+	struct pc_jw *w;
+	uint8_t *moved;	 /* per thread: written at the top level (moves_to_top()) */
+	uint32_t kernel; /* the kernel's process row, or PC_NONE */
+	int has_src;	 /* some func has a source: `sources` are written */
+	uint8_t *unmapped; /* per lib: no process maps it (a processed input's libs) */
+	uint32_t *lib_slot; /* per lib: its index in every process's `libs`, or PC_NONE */
+	int threads_ok;	    /* helpers allowed (not --no-threads) */
+	int thread_help;    /* thread helpers: -1 by size, 0 never, 1 always (PROFCONV_GECKO_WRITE_THREAD) */
+	/* the scratch pool; the mutex guards the busy flags */
+	struct gscr scr[NSCR];
+	pthread_mutex_t scr_mu;
+	/* the threads in output order (thread rows; plan_order()), the next one */
+	uint32_t *order, norder, at;
+	/* the Gecko profiles: entry 0 the top level, then `processes`' */
+	uint32_t *ent_proc, *ent_start, nent;
+	struct gseg seg;    /* the segment being written */
+	uint32_t seg_end;   /* its end in order */
+	struct pc_wh *th_helper; /* its thread helper, or NULL */
+	uint64_t replaced;	 /* strings the helpers wrote with U+FFFD */
+	struct pc_wh_stats stats; /* the thread helpers' figures, summed */
+	struct gbuf src;	  /* `sources` formatted once (src_once()) */
+	int src_ok;		  /* src holds them */
+	uint64_t src_replaced;	  /* strings in them written with U+FFFD */
+};
+
+/* A thread being formatted, by the writer or by its helper. */
+struct gt {
+	const struct gw *gw;
+	const struct pc_model *m;
+	struct gscr *s;
+	struct pc_jw *w;
+	const struct pc_thread *t;
+	uint32_t proc; /* its process row, or PC_NONE */
 	/* the thread's markers on the writer's helper (pc_write_helper.h), or NULL */
 	struct pc_wh *mk_helper;
-	uint64_t replaced; /* strings the helpers wrote with U+FFFD */
+	uint64_t replaced; /* strings the marker helper wrote with U+FFFD */
 };
 
 /* --- small writers --- */
@@ -119,43 +185,46 @@ static const char *mstr(const struct pc_model *m, uint32_t row)
 
 /* --- the per-thread tables --- */
 
-static uint32_t use_str(struct gw *g, uint32_t row)
+/* A map's local index of model row (PC_NONE: not used). */
+#define IX(map, row) ((map)[row] - 1u)
+
+static uint32_t use_str(struct gt *g, uint32_t row)
 {
 	if (row == PC_NONE || row >= g->m->strings.len)
 		return PC_NONE;
-	if (g->str_map[row] == PC_NONE) {
-		g->str_map[row] = g->nstrs;
-		g->strs[g->nstrs++] = row;
+	if (!g->s->str_map[row]) {
+		g->s->strs[g->s->nstrs++] = row;
+		g->s->str_map[row] = g->s->nstrs;
 	}
-	return g->str_map[row];
+	return g->s->str_map[row] - 1;
 }
 
 /* Mark stack s and its ancestors used (and their frames), parents first. */
-static void use_stack(struct gw *g, uint32_t s)
+static void use_stack(struct gt *g, uint32_t s)
 {
 	const struct pc_stack_table *st = &g->m->stacks;
 	uint32_t chain[1024], n = 0, i;
 
-	while (s != PC_NONE && g->stack_map[s] == PC_NONE && n < PC_ARRAY_SIZE(chain)) {
+	while (s != PC_NONE && !g->s->stack_map[s] && n < PC_ARRAY_SIZE(chain)) {
 		chain[n++] = s;
 		s = st->prefix[s];
 	}
 	for (i = n; i-- > 0;) {
 		uint32_t f = st->frame[chain[i]];
 
-		g->stack_map[chain[i]] = g->nstacks;
-		g->stacks[g->nstacks++] = chain[i];
-		if (g->frame_map[f] == PC_NONE) {
-			g->frame_map[f] = g->nframes;
-			g->frames[g->nframes++] = f;
+		g->s->stacks[g->s->nstacks++] = chain[i];
+		g->s->stack_map[chain[i]] = g->s->nstacks;
+		if (!g->s->frame_map[f]) {
+			g->s->frames[g->s->nframes++] = f;
+			g->s->frame_map[f] = g->s->nframes;
 		}
 		if (st->prefix[chain[i]] != PC_NONE)
-			g->caller[st->frame[st->prefix[chain[i]]]] = 1;
+			g->s->caller[st->frame[st->prefix[chain[i]]]] = 1;
 	}
 }
 
 /* String rows referenced (PC_VAL_SREF) anywhere under payload node. */
-static void use_payload_strs(struct gw *g, uint32_t node)
+static void use_payload_strs(struct gt *g, uint32_t node)
 {
 	const struct pc_model *m = g->m;
 	uint32_t end, i;
@@ -169,20 +238,20 @@ static void use_payload_strs(struct gw *g, uint32_t node)
 }
 
 /* Everything thread t uses, in first-use order (deterministic). */
-static void collect(struct gw *g, const struct pc_thread *t)
+static void collect(struct gt *g, const struct pc_thread *t)
 {
 	uint32_t i;
 
-	for (i = 0; i < g->nstacks; i++)
-		g->stack_map[g->stacks[i]] = PC_NONE;
-	for (i = 0; i < g->nframes; i++) {
-		g->frame_map[g->frames[i]] = PC_NONE;
-		g->caller[g->frames[i]] = 0;
+	for (i = 0; i < g->s->nstacks; i++)
+		g->s->stack_map[g->s->stacks[i]] = 0;
+	for (i = 0; i < g->s->nframes; i++) {
+		g->s->frame_map[g->s->frames[i]] = 0;
+		g->s->caller[g->s->frames[i]] = 0;
 	}
-	for (i = 0; i < g->nstrs; i++)
-		if (!(g->strs[i] & STR_LOC))
-			g->str_map[g->strs[i]] = PC_NONE;
-	g->nstacks = g->nframes = g->nstrs = 0;
+	for (i = 0; i < g->s->nstrs; i++)
+		if (!(g->s->strs[i] & STR_LOC))
+			g->s->str_map[g->s->strs[i]] = 0;
+	g->s->nstacks = g->s->nframes = g->s->nstrs = 0;
 
 	for (i = 0; i < t->samples.len; i++)
 		use_stack(g, t->samples.stack[i]);
@@ -197,39 +266,39 @@ static void collect(struct gw *g, const struct pc_thread *t)
 	 */
 	for (i = 0; i < t->samples.len; i++)
 		if (t->samples.stack[i] != PC_NONE)
-			g->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 1;
+			g->s->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 1;
 	for (i = 0; t->markers.cause_stack && i < t->markers.len; i++) {
 		uint32_t s = t->markers.cause_stack[i];
 
-		if (s != PC_NONE && !g->leaf[g->m->stacks.frame[s]])
-			g->caller[g->m->stacks.frame[s]] = 1;
+		if (s != PC_NONE && !g->s->leaf[g->m->stacks.frame[s]])
+			g->s->caller[g->m->stacks.frame[s]] = 1;
 	}
 	for (i = 0; i < t->samples.len; i++)
 		if (t->samples.stack[i] != PC_NONE)
-			g->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 0;
+			g->s->leaf[g->m->stacks.frame[t->samples.stack[i]]] = 0;
 	for (i = 0; i < t->markers.len; i++) {
 		use_str(g, t->markers.name[i]);
 		use_payload_strs(g, t->markers.payload[i]);
 	}
 	/* the native symbols' names of the frames' extension columns */
-	for (i = 0; i < g->nframes; i++) {
-		uint32_t ns = g->m->frames.native_symbol[g->frames[i]];
+	for (i = 0; i < g->s->nframes; i++) {
+		uint32_t ns = g->m->frames.native_symbol[g->s->frames[i]];
 
 		if (ns != PC_NONE && ns < g->m->native_symbols.len)
 			use_str(g, g->m->native_symbols.name[ns]);
 	}
 	/* one location string per frame, after the model strings */
-	for (i = 0; i < g->nframes; i++) {
-		g->loc_str[i] = g->nstrs;
-		g->strs[g->nstrs++] = STR_LOC | i;
+	for (i = 0; i < g->s->nframes; i++) {
+		g->s->loc_str[i] = g->s->nstrs;
+		g->s->strs[g->s->nstrs++] = STR_LOC | i;
 	}
 }
 
 /* The mapping of lib in process proc (or the kernel's), or NULL. */
-static const struct pc_mapping *mapping_search(const struct gw *g, uint32_t lib)
+static const struct pc_mapping *mapping_search(const struct gt *g, uint32_t lib)
 {
 	const struct pc_model *m = g->m;
-	uint32_t procs[2] = { g->proc, g->kernel }, k, i;
+	uint32_t procs[2] = { g->proc, g->gw->kernel }, k, i;
 
 	for (k = 0; k < 2; k++) {
 		const struct pc_process *p;
@@ -249,17 +318,17 @@ static const struct pc_mapping *mapping_search(const struct gw *g, uint32_t lib)
  * its address column and its symbol's each ask; a system-wide recording's
  * processes map a hundred libs or more, searched in order).
  */
-static const struct pc_mapping *mapping_of(const struct gw *g, uint32_t lib)
+static const struct pc_mapping *mapping_of(const struct gt *g, uint32_t lib)
 {
 	const struct pc_mapping *mp;
 
 	if (lib >= g->m->libs.len || g->proc == PC_NONE)
 		return mapping_search(g, lib);
-	if (g->map_proc[lib] == g->proc + 1)
-		return g->map_memo[lib];
+	if (g->s->map_proc[lib] == g->proc + 1)
+		return g->s->map_memo[lib];
 	mp = mapping_search(g, lib);
-	g->map_proc[lib] = g->proc + 1;
-	g->map_memo[lib] = mp;
+	g->s->map_proc[lib] = g->proc + 1;
+	g->s->map_memo[lib] = mp;
 	return mp;
 }
 
@@ -274,7 +343,7 @@ static int hex_name(const char *s)
  * lib at lib-relative address addr, as a "0x..." location writes it (the
  * caller nudge undone), or 0 when its process has no mapping of the lib.
  */
-static int absolute(const struct gw *g, uint32_t f, uint64_t addr, uint64_t *out)
+static int absolute(const struct gt *g, uint32_t f, uint64_t addr, uint64_t *out)
 {
 	const struct pc_model *m = g->m;
 	uint32_t lib = m->frames.lib[f];
@@ -286,12 +355,12 @@ static int absolute(const struct gw *g, uint32_t f, uint64_t addr, uint64_t *out
 	if (!mp)
 		return 0;
 	/* the front-end nudges return addresses itself: undo ours */
-	*out = addr + (g->caller[f] ? 1 : 0) + (mp->start - mp->offset);
+	*out = addr + (g->s->caller[f] ? 1 : 0) + (mp->start - mp->offset);
 	return 1;
 }
 
 /* Is model frame f written as an address location ("0x...")? */
-static int hex_location(const struct gw *g, uint32_t f)
+static int hex_location(const struct gt *g, uint32_t f)
 {
 	const struct pc_model *m = g->m;
 	uint32_t fn = m->frames.func[f];
@@ -326,7 +395,7 @@ static const char *const xcol_names[XC_N] = { "address",      "lib",
 					      "source" };
 
 /* The source row of frame f's function for the "source" column (PC_NONE: none). */
-static uint32_t x_source(const struct gw *g, uint32_t f)
+static uint32_t x_source(const struct gt *g, uint32_t f)
 {
 	const struct pc_model *m = g->m;
 	uint32_t fn = m->frames.func[f];
@@ -341,19 +410,19 @@ static uint32_t x_source(const struct gw *g, uint32_t f)
  * address that no process maps, written as an empty range [0, 0) at offset
  * 0 (write_libs()), so its "address" is lib-relative (PC_NONE: none).
  */
-static uint32_t x_lib(const struct gw *g, uint32_t f)
+static uint32_t x_lib(const struct gt *g, uint32_t f)
 {
 	const struct pc_model *m = g->m;
 	uint32_t lib = m->frames.lib[f];
 
-	if (m->funcs.is_js[m->frames.func[f]] || lib >= m->libs.len || !g->unmapped[lib] ||
+	if (m->funcs.is_js[m->frames.func[f]] || lib >= m->libs.len || !g->gw->unmapped[lib] ||
 	    m->frames.address[f] == PC_NO_ADDRESS)
 		return PC_NONE;
-	return g->lib_slot[lib];
+	return g->gw->lib_slot[lib];
 }
 
 /* Frame f's address for the "address" column (0: none). */
-static int x_address(const struct gw *g, uint32_t f, uint64_t *a)
+static int x_address(const struct gt *g, uint32_t f, uint64_t *a)
 {
 	const struct pc_model *m = g->m;
 
@@ -361,14 +430,14 @@ static int x_address(const struct gw *g, uint32_t f, uint64_t *a)
 		return 0;
 	if (x_lib(g, f) != PC_NONE) {
 		/* the caller nudge undone, as absolute() does */
-		*a = m->frames.address[f] + (g->caller[f] ? 1 : 0);
+		*a = m->frames.address[f] + (g->s->caller[f] ? 1 : 0);
 		return 1;
 	}
 	return absolute(g, f, m->frames.address[f], a);
 }
 
 /* The part of an absolute address below frame f's lib (start - offset). */
-static uint64_t lib_base(const struct gw *g, uint32_t f)
+static uint64_t lib_base(const struct gt *g, uint32_t f)
 {
 	const struct pc_mapping *mp;
 
@@ -376,20 +445,6 @@ static uint64_t lib_base(const struct gw *g, uint32_t f)
 		return 0;
 	mp = mapping_of(g, g->m->frames.lib[f]);
 	return mp ? mp->start - mp->offset : 0;
-}
-
-/* Frame f's native symbol row for the extension columns (PC_NONE: none). */
-static uint32_t x_symbol(const struct gw *g, uint32_t f)
-{
-	const struct pc_model *m = g->m;
-	uint32_t ns = m->frames.native_symbol[f];
-	uint64_t a;
-
-	if (ns == PC_NONE || ns >= m->native_symbols.len || !x_address(g, f, &a) ||
-	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
-	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
-		return PC_NONE;
-	return ns;
 }
 
 /*
@@ -436,7 +491,7 @@ static void sb_hex(struct sbuf *b, uint64_t v)
 }
 
 /* The location string of model frame f (Gecko's frameTable.location). */
-static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
+static void location(const struct gt *g, uint32_t f, char *buf, size_t cap)
 {
 	struct sbuf b = { buf, cap, 0 };
 
@@ -499,18 +554,18 @@ static void location(const struct gw *g, uint32_t f, char *buf, size_t cap)
 	}
 }
 
-static void write_string_table(struct gw *g)
+static void write_string_table(struct gt *g)
 {
 	char loc[4096];
 	uint32_t i;
 
 	pc_jw_key(g->w, "stringTable");
 	pc_jw_arr_begin(g->w);
-	for (i = 0; i < g->nstrs; i++) {
-		uint32_t s = g->strs[i];
+	for (i = 0; i < g->s->nstrs; i++) {
+		uint32_t s = g->s->strs[i];
 
 		if (s & STR_LOC) {
-			location(g, g->frames[s & ~STR_LOC], loc, sizeof(loc));
+			location(g, g->s->frames[s & ~STR_LOC], loc, sizeof(loc));
 			pc_jw_str_z(g->w, loc);
 		} else {
 			pc_jw_str(g->w, g->m->strings.ptr[s], g->m->strings.lens[s]);
@@ -519,7 +574,62 @@ static void write_string_table(struct gw *g)
 	pc_jw_arr_end(g->w);
 }
 
-static void write_stack_table(struct gw *g)
+/*
+ * A table row built as text and written as one value (pc_jw_raw()): the
+ * same bytes as pc_jw_arr_begin(), its values one call each and
+ * pc_jw_arr_end(), for a fraction of the calls (a system-wide recording's
+ * threads have 363,000 stack rows and 285,000 frame rows).  Numbers,
+ * literals and "0x..." strings only, which need no escaping.
+ */
+struct rowb {
+	size_t n;
+	char b[512]; /* 15 values of at most 24 bytes */
+};
+
+static void rb_begin(struct rowb *r)
+{
+	r->b[0] = '[';
+	r->n = 1;
+}
+
+static void rb_sep(struct rowb *r)
+{
+	if (r->n > 1)
+		r->b[r->n++] = ',';
+}
+
+static void rb_u64(struct rowb *r, uint64_t v)
+{
+	rb_sep(r);
+	r->n += pc_fmt_u64(r->b + r->n, v);
+}
+
+static void rb_lit(struct rowb *r, const char *lit, size_t len)
+{
+	rb_sep(r);
+	memcpy(r->b + r->n, lit, len);
+	r->n += len;
+}
+
+#define RB_NULL(r) rb_lit(r, "null", 4)
+
+/* "0x" and v in lowercase hex, as a JSON string (sb_hex()'s text). */
+static void rb_hex_str(struct rowb *r, uint64_t v)
+{
+	rb_sep(r);
+	memcpy(r->b + r->n, "\"0x", 3);
+	r->n += 3;
+	r->n += pc_fmt_hex(r->b + r->n, v);
+	r->b[r->n++] = '"';
+}
+
+static void rb_end(struct pc_jw *w, struct rowb *r)
+{
+	r->b[r->n++] = ']';
+	pc_jw_raw(w, r->b, r->n);
+}
+
+static void write_stack_table(struct gt *g)
 {
 	const struct pc_stack_table *st = &g->m->stacks;
 	uint32_t i;
@@ -530,37 +640,61 @@ static void write_stack_table(struct gw *g)
 	RAW(g->w, "{\"prefix\":0,\"frame\":1}");
 	pc_jw_key(g->w, "data");
 	pc_jw_arr_begin(g->w);
-	for (i = 0; i < g->nstacks; i++) {
-		uint32_t s = g->stacks[i], pre = st->prefix[s];
+	for (i = 0; i < g->s->nstacks; i++) {
+		uint32_t s = g->s->stacks[i], pre = st->prefix[s];
+		struct rowb r;
 
-		pc_jw_arr_begin(g->w);
+		rb_begin(&r);
 		if (pre == PC_NONE)
-			pc_jw_null(g->w);
+			RB_NULL(&r);
 		else
-			pc_jw_u64(g->w, g->stack_map[pre]);
-		pc_jw_u64(g->w, g->frame_map[st->frame[s]]);
-		pc_jw_arr_end(g->w);
+			rb_u64(&r, IX(g->s->stack_map, pre));
+		rb_u64(&r, IX(g->s->frame_map, st->frame[s]));
+		rb_end(g->w, &r);
 	}
 	pc_jw_arr_end(g->w);
 	pc_jw_obj_end(g->w);
 }
 
-/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
-static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t ncols)
+/*
+ * Frame f's extension cells' values, worked out once per frame of a thread
+ * (write_frame_table() needs them to choose its columns, then to write
+ * them): x_address(), x_lib(), x_source(), its native symbol (only with
+ * an address, of the frame's lib) and the symbol's absolute address.
+ */
+static void x_cells_of(const struct gt *g, uint32_t f, struct gxc *x)
 {
 	const struct pc_model *m = g->m;
-	uint32_t ns = x_symbol(g, f), pos, k, last = 0;
-	int have[XC_N] = { 0 };
-	uint64_t a = 0, sa = 0;
-	char hex[24];
+	uint32_t ns = m->frames.native_symbol[f];
 
-	have[XC_ADDRESS] = x_address(g, f, &a);
+	x->a = x->sa = 0;
+	x->have_a = (uint8_t)x_address(g, f, &x->a);
+	x->lib = x_lib(g, f);
+	x->src = x_source(g, f);
+	if (ns == PC_NONE || ns >= m->native_symbols.len || !x->have_a ||
+	    m->native_symbols.lib[ns] != m->frames.lib[f] ||
+	    m->native_symbols.address[ns] == PC_NO_ADDRESS)
+		ns = PC_NONE;
+	x->ns = ns;
+	if (ns != PC_NONE)
+		x->sa = m->native_symbols.address[ns] + lib_base(g, f);
+}
+
+/* Frame f's extension cells (positions 8 to ncols - 1), trailing nulls left out. */
+static void write_x_cells(struct gt *g, struct rowb *r, uint32_t f, const struct gxc *x,
+			  const int *xpos, uint32_t ncols)
+{
+	const struct pc_model *m = g->m;
+	uint32_t ns = x->ns, pos, k, last = 0;
+	int have[XC_N] = { 0 };
+	uint64_t a = x->a, sa = x->sa;
+
+	have[XC_ADDRESS] = x->have_a;
 	have[XC_INLINE] = m->frames.inline_depth[f] != 0;
-	have[XC_SOURCE] = x_source(g, f) != PC_NONE;
-	have[XC_LIB] = x_lib(g, f) != PC_NONE;
+	have[XC_SOURCE] = x->src != PC_NONE;
+	have[XC_LIB] = x->lib != PC_NONE;
 	if (ns != PC_NONE) {
 		have[XC_NSYM] = have[XC_NSYM_ADDR] = 1;
-		sa = m->native_symbols.address[ns] + lib_base(g, f);
 		have[XC_NSYM_SIZE] = m->native_symbols.size[ns] != 0;
 	}
 	for (k = 0; k < XC_N; k++)
@@ -570,39 +704,34 @@ static void write_x_cells(struct gw *g, uint32_t f, const int *xpos, uint32_t nc
 		for (k = 0; k < XC_N && xpos[k] != (int)pos; k++)
 			;
 		if (k == XC_N || !have[k]) {
-			pc_jw_null(g->w);
+			RB_NULL(r);
 			continue;
 		}
 		switch (k) {
 		case XC_ADDRESS:
 		case XC_NSYM_ADDR:
-		{
-			struct sbuf hb = { hex, sizeof(hex), 0 };
-
-			sb_hex(&hb, k == XC_ADDRESS ? a : sa);
-			pc_jw_str(g->w, hex, hb.n);
-		}
+			rb_hex_str(r, k == XC_ADDRESS ? a : sa);
 			break;
 		case XC_INLINE:
-			pc_jw_u64(g->w, m->frames.inline_depth[f]);
+			rb_u64(r, m->frames.inline_depth[f]);
 			break;
 		case XC_LIB:
-			pc_jw_u64(g->w, x_lib(g, f));
+			rb_u64(r, x->lib);
 			break;
 		case XC_SOURCE:
-			pc_jw_u64(g->w, x_source(g, f));
+			rb_u64(r, x->src);
 			break;
 		case XC_NSYM:
-			pc_jw_u64(g->w, g->str_map[m->native_symbols.name[ns]]);
+			rb_u64(r, IX(g->s->str_map, m->native_symbols.name[ns]));
 			break;
 		default:
-			pc_jw_u64(g->w, m->native_symbols.size[ns]);
+			rb_u64(r, m->native_symbols.size[ns]);
 			break;
 		}
 	}
 }
 
-static void write_frame_table(struct gw *g)
+static void write_frame_table(struct gt *g)
 {
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
@@ -612,19 +741,20 @@ static void write_frame_table(struct gw *g)
 	/* the extension columns some frame of the thread needs, from position 8 */
 	for (k = 0; k < XC_N; k++)
 		xpos[k] = -1;
-	for (i = 0; i < g->nframes; i++) {
-		uint32_t f = g->frames[i];
-		uint64_t a;
+	for (i = 0; i < g->s->nframes; i++) {
+		uint32_t f = g->s->frames[i];
+		const struct gxc *x = &g->s->xc[i];
 
-		if (x_address(g, f, &a))
+		x_cells_of(g, f, &g->s->xc[i]);
+		if (x->have_a)
 			xpos[XC_ADDRESS] = 0;
-		if (x_lib(g, f) != PC_NONE)
+		if (x->lib != PC_NONE)
 			xpos[XC_LIB] = 0;
 		if (ft->inline_depth[f])
 			xpos[XC_INLINE] = 0;
-		if (x_source(g, f) != PC_NONE)
+		if (x->src != PC_NONE)
 			xpos[XC_SOURCE] = 0;
-		if (x_symbol(g, f) != PC_NONE) {
+		if (x->ns != PC_NONE) {
 			xpos[XC_NSYM] = xpos[XC_NSYM_ADDR] = 0;
 			if (m->native_symbols.size[ft->native_symbol[f]])
 				xpos[XC_NSYM_SIZE] = 0;
@@ -655,49 +785,49 @@ static void write_frame_table(struct gw *g)
 	pc_jw_obj_end(g->w);
 	pc_jw_key(g->w, "data");
 	pc_jw_arr_begin(g->w);
-	for (i = 0; i < g->nframes; i++) {
-		uint32_t f = g->frames[i], fn = ft->func[f];
+	for (i = 0; i < g->s->nframes; i++) {
+		uint32_t f = g->s->frames[i], fn = ft->func[f];
 		uint64_t iw = ft->inner_window_id && f < ft->iw_len ? ft->inner_window_id[f] : 0;
 
-		pc_jw_arr_begin(g->w);
-		pc_jw_u64(g->w, g->loc_str[i]);
-		pc_jw_bool(g->w, m->funcs.relevant_for_js[fn]);
+		struct rowb r;
+
+		rb_begin(&r);
+		rb_u64(&r, g->s->loc_str[i]);
+		if (m->funcs.relevant_for_js[fn])
+			rb_lit(&r, "true", 4);
+		else
+			rb_lit(&r, "false", 5);
 		if (iw)
-			pc_jw_u64(g->w, iw);
+			rb_u64(&r, iw);
 		else
-			pc_jw_null(g->w);
-		pc_jw_null(g->w); /* implementation */
+			RB_NULL(&r);
+		RB_NULL(&r); /* implementation */
 		if (ft->line[f])
-			pc_jw_u64(g->w, ft->line[f]);
+			rb_u64(&r, ft->line[f]);
 		else
-			pc_jw_null(g->w);
+			RB_NULL(&r);
 		if (ft->column[f])
-			pc_jw_u64(g->w, ft->column[f]);
+			rb_u64(&r, ft->column[f]);
 		else
-			pc_jw_null(g->w);
+			RB_NULL(&r);
 		if (ft->category[f] == UINT16_MAX) {
-			pc_jw_null(g->w);
-			pc_jw_null(g->w);
+			RB_NULL(&r);
+			RB_NULL(&r);
 		} else {
-			pc_jw_u64(g->w, ft->category[f]);
-			pc_jw_u64(g->w, ft->subcategory[f]);
+			rb_u64(&r, ft->category[f]);
+			rb_u64(&r, ft->subcategory[f]);
 		}
-		write_x_cells(g, f, xpos, ncols);
-		pc_jw_arr_end(g->w);
+		write_x_cells(g, &r, f, &g->s->xc[i], xpos, ncols);
+		rb_end(g->w, &r);
 	}
 	pc_jw_arr_end(g->w);
 	pc_jw_obj_end(g->w);
 }
 
-static int write_samples(struct gw *g, const struct pc_samples *s)
+static void write_samples(struct gt *g, const struct pc_samples *s)
 {
 	uint32_t i;
-	int err = 0;
 
-	if (s->weight && s->len)
-		err = pc_warn(g->ctx, W_WEIGHTS, NULL,
-			      "thread %s: its samples are weighted (%s); the Gecko format has no weights, so each counts 1",
-			      mstr(g->m, g->t->name) ? mstr(g->m, g->t->name) : "?", s->weight_type);
 	pc_jw_key(g->w, "samples");
 	pc_jw_obj_begin(g->w);
 	pc_jw_key(g->w, "schema");
@@ -712,7 +842,7 @@ static int write_samples(struct gw *g, const struct pc_samples *s)
 		if (s->stack[i] == PC_NONE)
 			pc_jw_null(g->w);
 		else
-			pc_jw_u64(g->w, g->stack_map[s->stack[i]]);
+			pc_jw_u64(g->w, IX(g->s->stack_map, s->stack[i]));
 		pc_jw_ns_ms(g->w, s->time[i]);
 		/* the front-end needs the column; null when there is none */
 		time_or_null(g->w, s->event_delay ? s->event_delay[i] : PC_NO_TIME);
@@ -726,13 +856,12 @@ static int write_samples(struct gw *g, const struct pc_samples *s)
 	}
 	pc_jw_arr_end(g->w);
 	pc_jw_obj_end(g->w);
-	return err;
 }
 
 /* --- markers --- */
 
 struct marker_ctx {
-	struct gw *g;
+	struct gt *g;
 	const struct pc_markers *mk;
 	uint32_t row;
 };
@@ -742,8 +871,8 @@ static void marker_sref(struct pc_jw *w, const struct pc_model *m, uint32_t row,
 	const struct marker_ctx *c = user;
 
 	(void)m;
-	if (row < m->strings.len && c->g->str_map[row] != PC_NONE)
-		pc_jw_u64(w, c->g->str_map[row]);
+	if (row < m->strings.len && c->g->s->str_map[row])
+		pc_jw_u64(w, IX(c->g->s->str_map, row));
 	else
 		pc_jw_null(w);
 }
@@ -815,7 +944,7 @@ static int skip_gc_members(const char *key, void *user)
  * (us), and divides GCMajor's mmu_20ms/mmu_50ms by 100 (process-profile.ts,
  * GC marker processing; our Gecko reader does the same); undo that here.
  */
-static void write_gc_timings(struct gw *g, struct pc_jw *w, uint32_t timings, int slice,
+static void write_gc_timings(struct gt *g, struct pc_jw *w, uint32_t timings, int slice,
 			     const struct pc_pvemit *e)
 {
 	const struct pc_model *m = g->m;
@@ -860,7 +989,7 @@ static void write_gc_timings(struct gw *g, struct pc_jw *w, uint32_t timings, in
 }
 
 /* A cause as Gecko writes it: a one-sample "SyncProfile" thread. */
-static void write_sync_stack(struct gw *g, struct pc_jw *w, const struct pc_markers *mk, uint32_t i)
+static void write_sync_stack(struct gt *g, struct pc_jw *w, const struct pc_markers *mk, uint32_t i)
 {
 	const struct pc_thread *t = g->t;
 	int64_t tid = mk->cause_tid && mk->cause_tid[i] != PC_NO_TID ? mk->cause_tid[i] : t->tid;
@@ -883,7 +1012,7 @@ static void write_sync_stack(struct gw *g, struct pc_jw *w, const struct pc_mark
 	pc_jw_key(w, "data");
 	pc_jw_arr_begin(w);
 	pc_jw_arr_begin(w);
-	pc_jw_u64(w, g->stack_map[mk->cause_stack[i]]);
+	pc_jw_u64(w, IX(g->s->stack_map, mk->cause_stack[i]));
 	if (mk->cause_time && mk->cause_time[i] != PC_NO_TIME)
 		pc_jw_ns_ms(w, mk->cause_time[i]);
 	else
@@ -895,7 +1024,7 @@ static void write_sync_stack(struct gw *g, struct pc_jw *w, const struct pc_mark
 	pc_jw_obj_end(w);
 }
 
-static void write_marker_data(struct gw *g, struct pc_jw *w, const struct pc_markers *mk,
+static void write_marker_data(struct gt *g, struct pc_jw *w, const struct pc_markers *mk,
 			      uint32_t i)
 {
 	struct marker_ctx mc = { g, mk, i };
@@ -935,14 +1064,14 @@ static void write_marker_data(struct gw *g, struct pc_jw *w, const struct pc_mar
 }
 
 /* The rows of markers [first, end) into the array open in w. */
-static void marker_rows(struct gw *g, struct pc_jw *w, const struct pc_markers *mk,
+static void marker_rows(struct gt *g, struct pc_jw *w, const struct pc_markers *mk,
 			uint32_t first, uint32_t end)
 {
 	uint32_t i;
 
 	for (i = first; i < end; i++) {
 		pc_jw_arr_begin(w);
-		pc_jw_u64(w, g->str_map[mk->name[i]]);
+		pc_jw_u64(w, IX(g->s->str_map, mk->name[i]));
 		time_or_null(w, mk->start[i]);
 		time_or_null(w, mk->end[i]);
 		pc_jw_u64(w, mk->phase[i]);
@@ -965,14 +1094,14 @@ static void marker_rows(struct gw *g, struct pc_jw *w, const struct pc_markers *
 
 static void mk_job(struct pc_jw *w, uint32_t job, void *user)
 {
-	struct gw *g = user;
+	struct gt *g = user;
 	const struct pc_markers *mk = &g->t->markers;
 	uint32_t first = job * MK_JOB, end = mk->len - first < MK_JOB ? mk->len : first + MK_JOB;
 
 	marker_rows(g, w, mk, first, end);
 }
 
-static void write_markers(struct gw *g, const struct pc_markers *mk)
+static void write_markers(struct gt *g, const struct pc_markers *mk)
 {
 	uint32_t job;
 
@@ -1018,17 +1147,13 @@ static const char *process_type(const struct pc_model *m, uint32_t proc)
 		       : "default";
 }
 
-static int write_thread(struct gw *g, const struct pc_thread *t)
+/* Thread g->t's object into g->w (collect() done). */
+static void thread_body(struct gt *g)
 {
 	const struct pc_model *m = g->m;
+	const struct pc_thread *t = g->t;
 	struct pc_jw *w = g->w;
-	int err;
 
-	g->t = t;
-	g->proc = t->process;
-	collect(g, t);
-	if (t->markers.len >= MK_HELP && !g->ctx->opt.no_threads)
-		g->mk_helper = pc_wh_start((t->markers.len + MK_JOB - 1) / MK_JOB, mk_job, g);
 	pc_jw_obj_begin(w);
 	key_str(w, "name", mstr(m, t->name) ? mstr(m, t->name) : "");
 	key_str(w, "processType", process_type(m, t->process));
@@ -1041,12 +1166,83 @@ static int write_thread(struct gw *g, const struct pc_thread *t)
 	write_string_table(g);
 	write_stack_table(g);
 	write_frame_table(g);
-	err = write_samples(g, &t->samples);
-	write_markers(g, &t->markers); /* (stops the helper) */
+	write_samples(g, &t->samples);
+	write_markers(g, &t->markers); /* (stops the marker helper) */
 	if (t->npaused)
 		write_paused(w, t->paused, t->npaused);
 	pc_jw_obj_end(w);
-	return err;
+}
+
+/*
+ * A scratch nobody uses, from gw's pool (either thread).  There are NSCR:
+ * one for the writer, one for its helper, each using one at a time.
+ */
+static struct gscr *scr_take(const struct gw *gw)
+{
+	struct gw *g = (struct gw *)gw; /* the pool's flags only */
+	struct gscr *s = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&g->scr_mu);
+	for (i = 0; i < NSCR && !s; i++)
+		if (g->scr[i].stack_map && !g->scr[i].busy)
+			s = &g->scr[i];
+	if (s)
+		s->busy = 1;
+	pthread_mutex_unlock(&g->scr_mu);
+	return s;
+}
+
+static void scr_give(const struct gw *gw, struct gscr *s)
+{
+	struct gw *g = (struct gw *)gw;
+
+	pthread_mutex_lock(&g->scr_mu);
+	s->busy = 0;
+	pthread_mutex_unlock(&g->scr_mu);
+}
+
+static void gt_init(struct gt *g, const struct gw *gw, struct pc_jw *w, const struct pc_thread *t)
+{
+	memset(g, 0, sizeof(*g));
+	g->gw = gw;
+	g->m = gw->m;
+	g->w = w;
+	g->t = t;
+	g->proc = t->process;
+}
+
+/*
+ * A thread helper's job: the thread at position seg->first + job of the
+ * output order, into w.  It runs on either thread: it reads the model and
+ * gw's read-only state, and writes only its scratch and w.
+ */
+static void thread_job(struct pc_jw *w, uint32_t job, void *user)
+{
+	const struct gseg *seg = user;
+	const struct gw *gw = seg->gw;
+	struct gt g;
+
+	gt_init(&g, gw, w, gw->m->threads[gw->order[seg->first + job]]);
+	g.s = scr_take(gw);
+	collect(&g, g.t);
+	thread_body(&g);
+	scr_give(gw, g.s);
+}
+
+/* A big_thread(), by the writer; with MK_HELP markers or more, its markers on a marker helper. */
+static void write_thread_big(struct gw *gw, const struct pc_thread *t)
+{
+	struct gt g;
+
+	gt_init(&g, gw, gw->w, t);
+	g.s = scr_take(gw);
+	collect(&g, t);
+	if (gw->threads_ok && t->markers.len >= MK_HELP)
+		g.mk_helper = pc_wh_start((t->markers.len + MK_JOB - 1) / MK_JOB, mk_job, &g);
+	thread_body(&g);
+	gw->replaced += g.replaced;
+	scr_give(gw, g.s);
 }
 
 /* --- meta, libs, counters, pages --- */
@@ -1233,7 +1429,7 @@ static int write_libs(struct gw *g, uint32_t proc)
 	const struct pc_model *m = g->m;
 	const struct pc_process *ps[2] = { NULL, NULL };
 	const struct pc_mapping **all;
-	uint32_t n = 0, i, k, slot = 0;
+	uint32_t n = 0, i, k;
 	uint64_t end = 0;
 
 	if (proc < m->processes.len)
@@ -1257,13 +1453,11 @@ static int write_libs(struct gw *g, uint32_t proc)
 	 * address in them, profconv's "lib" frame column names them.
 	 */
 	for (i = 0; i < m->libs.len; i++) {
-		g->lib_slot[i] = PC_NONE;
 		if (g->unmapped[i]) {
 			struct pc_mapping none = { 0 };
 
 			none.lib = i;
-			g->lib_slot[i] = slot++;
-			write_lib(g->w, m, &none);
+			write_lib(g->w, m, &none); /* at its lib_slot[] */
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -1380,7 +1574,7 @@ static int same_mapping(const struct pc_mapping *a, const struct pc_mapping *b)
  *     mapping among the top level's libs.
  * Uses collect(): call it before write_thread(), which collects again.
  */
-static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
+static int moves_to_top(struct gt *g, const struct pc_thread *t, uint32_t top)
 {
 	const struct pc_model *m = g->m;
 	const struct pc_frame_table *ft = &m->frames;
@@ -1397,8 +1591,8 @@ static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
 	g->t = t;
 	g->proc = t->process;
 	collect(g, t);
-	for (i = 0; i < g->nframes; i++) {
-		uint32_t f = g->frames[i], lib = ft->lib[f];
+	for (i = 0; i < g->s->nframes; i++) {
+		uint32_t f = g->s->frames[i], lib = ft->lib[f];
 		const struct pc_mapping *own, *there;
 
 		/* a "0x..." location or an "address" column */
@@ -1420,13 +1614,11 @@ static int moves_to_top(struct gw *g, const struct pc_thread *t, uint32_t top)
  * `sources`: the model's, row for row, in every process, so a JS location's
  * "[N]" is the model's source row (empty when no function is JS).
  */
-static void write_sources(struct gw *g)
+static void sources_value(const struct gw *g, struct pc_jw *w)
 {
 	const struct pc_model *m = g->m;
-	struct pc_jw *w = g->w;
 	uint32_t i;
 
-	pc_jw_key(w, "sources");
 	pc_jw_obj_begin(w);
 	pc_jw_key(w, "schema");
 	RAW(w, "{\"id\":0,\"filename\":1,\"startLine\":2,\"startColumn\":3,\"sourceMapURL\":4}");
@@ -1456,6 +1648,61 @@ static void write_sources(struct gw *g)
 	pc_jw_obj_end(w);
 }
 
+static int gbuf_write(void *user, const void *p, size_t n)
+{
+	struct gbuf *b = user;
+
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			cap *= 2;
+		}
+		q = pc_realloc(b->ctx, b->p, cap);
+		if (!q)
+			return -1;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * `sources` are the same in every process: with more than one process and
+ * sources to write, they are formatted once (src_once()) and copied.
+ */
+static void src_once(struct gw *g)
+{
+	struct pc_jw *ew;
+
+	if (g->nent < 2 || !g->has_src || !g->m->sources.len)
+		return;
+	g->src.ctx = g->ctx;
+	ew = pc_jw_new_elems(gbuf_write, &g->src);
+	if (!ew)
+		return;
+	sources_value(g, ew);
+	g->src_ok = pc_jw_elems_flush(ew) == 0 && g->src.len;
+	g->src_replaced = pc_jw_replaced(ew);
+	pc_jw_free(ew);
+}
+
+static void write_sources(struct gw *g)
+{
+	pc_jw_key(g->w, "sources");
+	if (g->src_ok) {
+		pc_jw_raw(g->w, g->src.p, g->src.len);
+		g->replaced += g->src_replaced;
+	} else {
+		sources_value(g, g->w);
+	}
+}
+
 /* Is thread i written in process proc's Gecko profile (top: the top level)? */
 static int written_in(const struct gw *g, uint32_t i, uint32_t proc, uint32_t top)
 {
@@ -1464,14 +1711,180 @@ static int written_in(const struct gw *g, uint32_t i, uint32_t proc, uint32_t to
 	return thread_process(g->m->threads[i]) == proc && !g->moved[i];
 }
 
+/* --- the threads, in output order, on the writer and its thread helper --- */
+
+/* From this many samples and markers in a segment its threads go to a thread helper. */
+#define TH_ROWS 8192
 /*
- * One Gecko profile for process proc (PC_NONE: threads with no process):
- * meta, libs, threads; at the top, the other processes nest in it, each
- * written when at least one of its threads stays in it (moves_to_top()).
+ * A thread with this many samples and markers is written by the writer
+ * itself, straight into the output: formatted by the helper, its output
+ * (megabytes) would grow a buffer page by page and be copied again, and
+ * a run of few threads, one of them most of the output, gains nothing.
  */
-static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
+#define TH_BIG_ROWS 65536
+
+/*
+ * Is thread t written by the writer itself (a big one, and one whose
+ * markers go to a marker helper), between two runs of thread jobs?
+ */
+static int big_thread(const struct gw *g, const struct pc_thread *t)
 {
-	int top = proc == top_proc;
+	return g->threads_ok && (t->markers.len >= MK_HELP ||
+				 (uint64_t)t->samples.len + t->markers.len >= TH_BIG_ROWS);
+}
+
+static void seg_close(struct gw *g)
+{
+	struct pc_wh_stats st;
+
+	if (!g->th_helper)
+		return;
+	pc_wh_stats(g->th_helper, &st);
+	g->stats.helper += st.helper;
+	g->stats.direct += st.direct;
+	g->stats.ahead += st.ahead;
+	g->stats.waits += st.waits;
+	g->replaced += pc_wh_replaced(g->th_helper);
+	pc_wh_stop(g->th_helper);
+	g->th_helper = NULL;
+}
+
+/*
+ * The segment from output position from: the threads up to the next one
+ * big_thread() takes, their jobs on a thread helper when there are enough
+ * of them (always with PROFCONV_GECKO_WRITE_THREAD=1, never with =0).
+ */
+static void seg_open(struct gw *g, uint32_t from)
+{
+	const struct pc_model *m = g->m;
+	uint32_t end = from;
+	uint64_t rows = 0;
+
+	while (end < g->norder && !big_thread(g, m->threads[g->order[end]])) {
+		rows += m->threads[g->order[end]]->samples.len + m->threads[g->order[end]]->markers.len;
+		end++;
+	}
+	g->seg.gw = g;
+	g->seg.first = from;
+	g->seg_end = end;
+	g->th_helper = NULL;
+	if (end == from || !g->threads_ok || !g->thread_help || !g->scr[1].stack_map)
+		return;
+	if (g->thread_help < 0 && (end - from < 2 || rows < TH_ROWS))
+		return;
+	g->th_helper = pc_wh_start(end - from, thread_job, &g->seg);
+	if (g->th_helper && g->thread_help > 0) {
+		/*
+		 * Forced (tests): the helper takes the first job before the
+		 * writer comes to it, so both threads format some (up to 1 s).
+		 */
+		struct pc_wh_stats st;
+		int k;
+
+		for (k = 0; k < 10000; k++) {
+			struct timespec ts = { 0, 100000 };
+
+			pc_wh_stats(g->th_helper, &st);
+			if (st.helper)
+				break;
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* The thread at the next output position, by the writer or from its helper. */
+static int put_thread(struct gw *g)
+{
+	const struct pc_model *m = g->m;
+	uint32_t pos = g->at++;
+	const struct pc_thread *t = m->threads[g->order[pos]];
+	int err = 0;
+
+	if (t->samples.weight && t->samples.len)
+		err = pc_warn(g->ctx, W_WEIGHTS, NULL,
+			      "thread %s: its samples are weighted (%s); the Gecko format has no weights, so each counts 1",
+			      mstr(m, t->name) ? mstr(m, t->name) : "?", t->samples.weight_type);
+	if (big_thread(g, t)) {
+		write_thread_big(g, t);
+		seg_open(g, pos + 1);
+		return err;
+	}
+	pc_wh_put(g->th_helper, g->w, pos - g->seg.first, thread_job, &g->seg);
+	if (pos + 1 == g->seg_end)
+		seg_close(g);
+	return err;
+}
+
+/*
+ * The output order of the threads: the top level's (its process's and
+ * those moves_to_top() moved), then each other process's, the processes in
+ * the order their first thread comes (ent_proc[e], its threads at
+ * order[ent_start[e] .. ent_start[e + 1]); entry 0 is the top level).
+ */
+static int plan_order(struct gw *g, uint32_t top)
+{
+	const struct pc_model *m = g->m;
+	uint32_t nkeys = m->processes.len + 1, *first, *cur, i, e, pos;
+
+	first = pc_alloc(g->ctx, (size_t)nkeys * sizeof(uint32_t));
+	cur = pc_alloc(g->ctx, ((size_t)m->nthreads + 2) * sizeof(uint32_t));
+	if (!first || !cur) {
+		pc_free(g->ctx, first);
+		pc_free(g->ctx, cur);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < nkeys; i++)
+		first[i] = PC_NONE;
+	g->norder = 0;
+	for (i = 0; i < m->nthreads; i++)
+		if (written_in(g, i, top, top))
+			g->order[g->norder++] = i;
+	g->ent_proc[0] = top;
+	g->nent = 1;
+	for (i = 0; i < m->nthreads; i++) {
+		uint32_t p = thread_process(m->threads[i]), k = p < m->processes.len ? p : nkeys - 1;
+
+		if (p == top || !written_in(g, i, p, top))
+			continue;
+		if (first[k] == PC_NONE) {
+			first[k] = g->nent;
+			g->ent_proc[g->nent] = p;
+			cur[g->nent++] = 0;
+		}
+		cur[first[k]]++;
+	}
+	g->ent_start[0] = 0;
+	pos = g->norder;
+	for (e = 1; e < g->nent; e++) {
+		uint32_t n = cur[e];
+
+		g->ent_start[e] = cur[e] = pos;
+		pos += n;
+	}
+	g->ent_start[g->nent] = pos;
+	for (i = 0; i < m->nthreads; i++) {
+		uint32_t p = thread_process(m->threads[i]), k = p < m->processes.len ? p : nkeys - 1;
+
+		if (p == top || !written_in(g, i, p, top))
+			continue;
+		g->order[cur[first[k]]++] = i;
+	}
+	g->norder = pos;
+	pc_free(g->ctx, first);
+	pc_free(g->ctx, cur);
+	return 0;
+}
+
+/*
+ * One Gecko profile for entry e of the plan (plan_order(); its process
+ * PC_NONE: threads with no process): meta, libs, threads; at the top, the
+ * other processes nest in it, each written when at least one of its
+ * threads stays in it (moves_to_top()).
+ */
+static int write_process(struct gw *g, uint32_t e)
+{
+	int top = e == 0;
+	uint32_t proc = g->ent_proc[e];
 	const struct pc_model *m = g->m;
 	struct pc_jw *w = g->w;
 	uint32_t i;
@@ -1485,9 +1898,8 @@ static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
 	write_sources(g);
 	pc_jw_key(w, "threads");
 	pc_jw_arr_begin(w);
-	for (i = 0; i < m->nthreads && !err; i++)
-		if (written_in(g, i, proc, top_proc))
-			err = write_thread(g, m->threads[i]);
+	for (i = g->ent_start[e]; i < g->ent_start[e + 1] && !err; i++)
+		err = put_thread(g);
 	pc_jw_arr_end(w);
 	if (err)
 		return err;
@@ -1499,19 +1911,8 @@ static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
 		pc_jw_key(w, "processes");
 		pc_jw_arr_begin(w);
 		/* every other process with threads, in the order their first thread comes */
-		for (i = 0; i < m->nthreads && !err; i++) {
-			uint32_t p = thread_process(m->threads[i]), k;
-
-			if (p == proc || !written_in(g, i, p, proc))
-				continue;
-			for (k = 0; k < i && !(thread_process(m->threads[k]) == p &&
-					       written_in(g, k, p, proc));
-			     k++)
-				;
-			if (k < i)
-				continue; /* already written */
-			err = write_process(g, p, proc);
-		}
+		for (i = 1; i < g->nent && !err; i++)
+			err = write_process(g, i);
 		pc_jw_arr_end(w);
 	} else {
 		pc_jw_key(w, "pausedRanges");
@@ -1523,30 +1924,76 @@ static int write_process(struct gw *g, uint32_t proc, uint32_t top_proc)
 	return err;
 }
 
+/* A scratch's arrays, for the model's rows (zeroed: mapped pages, touched when used). */
+static int scr_alloc(struct gw *g, struct gscr *s)
+{
+	const struct pc_model *m = g->m;
+	struct profconv_ctx *ctx = g->ctx;
+
+	s->stack_map = pc_calloc(ctx, (size_t)m->stacks.len + 1, sizeof(uint32_t));
+	s->stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
+	s->frame_map = pc_calloc(ctx, (size_t)m->frames.len + 1, sizeof(uint32_t));
+	s->frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	s->loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
+	s->xc = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(*s->xc));
+	s->caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	s->leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
+	s->map_proc = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(uint32_t));
+	s->map_memo = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*s->map_memo));
+	s->str_map = pc_calloc(ctx, (size_t)m->strings.len + 1, sizeof(uint32_t));
+	s->strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
+	if (!s->stack_map || !s->stacks || !s->frame_map || !s->frames || !s->loc_str || !s->xc ||
+	    !s->caller || !s->leaf || !s->map_proc || !s->map_memo || !s->str_map || !s->strs)
+		return PROFCONV_ERR_NOMEM;
+	return 0;
+}
+
+static void scr_free(struct gw *g, struct gscr *s)
+{
+	struct profconv_ctx *ctx = g->ctx;
+
+	pc_free(ctx, s->stack_map);
+	pc_free(ctx, s->stacks);
+	pc_free(ctx, s->frame_map);
+	pc_free(ctx, s->frames);
+	pc_free(ctx, s->loc_str);
+	pc_free(ctx, s->xc);
+	pc_free(ctx, s->caller);
+	pc_free(ctx, s->leaf);
+	pc_free(ctx, s->map_proc);
+	pc_free(ctx, (void *)s->map_memo);
+	pc_free(ctx, s->str_map);
+	pc_free(ctx, s->strs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* PROFCONV_GECKO_WRITE_THREAD: "0" never a thread helper, "1" always, else -1 (by size). */
+static int thread_help_env(void)
+{
+	const char *e = getenv("PROFCONV_GECKO_WRITE_THREAD");
+
+	if (e && (e[0] == '0' || e[0] == '1') && !e[1])
+		return e[0] == '1';
+	return -1;
+}
+
 static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profconv_write_fn *fn,
 		       void *user)
 {
 	struct gw g;
-	uint32_t i;
-	int err, werr;
+	uint32_t i, top = m->nthreads ? thread_process(m->threads[0]) : PC_NONE;
+	int err, werr, mu = 0;
 
 	memset(&g, 0, sizeof(g));
 	g.ctx = ctx;
 	g.m = m;
 	g.kernel = pc_process_find(m, -1);
+	g.threads_ok = !ctx->opt.no_threads;
+	g.thread_help = thread_help_env();
 	for (i = 0; i < m->funcs.len && !g.has_src; i++)
 		g.has_src = m->funcs.is_js[i] != 0 || m->funcs.source[i] < m->sources.len;
-	g.stack_map = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
-	g.stacks = pc_alloc(ctx, ((size_t)m->stacks.len + 1) * sizeof(uint32_t));
-	g.frame_map = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
-	g.frames = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
-	g.loc_str = pc_alloc(ctx, ((size_t)m->frames.len + 1) * sizeof(uint32_t));
-	g.caller = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
-	g.leaf = pc_calloc(ctx, (size_t)m->frames.len + 1, 1);
 	g.unmapped = pc_alloc(ctx, (size_t)m->libs.len + 1);
 	g.lib_slot = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(uint32_t));
-	g.map_proc = pc_calloc(ctx, (size_t)m->libs.len + 1, sizeof(uint32_t));
-	g.map_memo = pc_alloc(ctx, ((size_t)m->libs.len + 1) * sizeof(*g.map_memo));
 	if (g.unmapped) {
 		uint32_t p, k;
 
@@ -1559,32 +2006,48 @@ static int write_gecko(struct profconv_ctx *ctx, const struct pc_model *m, profc
 					g.unmapped[mp->lib] = 0;
 			}
 	}
-	if (g.lib_slot)
+	/* the libs no process maps come first in every process's `libs` (write_libs()) */
+	if (g.lib_slot && g.unmapped) {
+		uint32_t slot = 0;
+
 		for (i = 0; i <= m->libs.len; i++)
-			g.lib_slot[i] = PC_NONE;
+			g.lib_slot[i] = i < m->libs.len && g.unmapped[i] ? slot++ : PC_NONE;
+	}
 	g.moved = pc_calloc(ctx, (size_t)m->nthreads + 1, 1);
-	g.str_map = pc_alloc(ctx, ((size_t)m->strings.len + 1) * sizeof(uint32_t));
-	g.strs = pc_alloc(ctx, ((size_t)m->strings.len + m->frames.len + 1) * sizeof(uint32_t));
+	g.order = pc_alloc(ctx, ((size_t)m->nthreads + 1) * sizeof(uint32_t));
+	g.ent_proc = pc_alloc(ctx, ((size_t)m->nthreads + 2) * sizeof(uint32_t));
+	g.ent_start = pc_alloc(ctx, ((size_t)m->nthreads + 2) * sizeof(uint32_t));
 	g.w = pc_jw_new(ctx, fn, user);
-	err = 0;
-	if (!g.stack_map || !g.stacks || !g.frame_map || !g.frames || !g.loc_str || !g.caller || !g.leaf ||
-	    !g.unmapped || !g.lib_slot || !g.moved || !g.str_map || !g.strs || !g.w ||
-	    !g.map_proc || !g.map_memo) {
+	err = scr_alloc(&g, &g.scr[0]);
+	if (!err && g.threads_ok && g.thread_help)
+		err = scr_alloc(&g, &g.scr[1]);
+	if (err || !g.unmapped || !g.lib_slot || !g.moved || !g.order || !g.ent_proc ||
+	    !g.ent_start || !g.w) {
 		err = PROFCONV_ERR_NOMEM;
 		goto out;
 	}
-	for (i = 0; i < m->stacks.len; i++)
-		g.stack_map[i] = PC_NONE;
-	for (i = 0; i < m->frames.len; i++)
-		g.frame_map[i] = PC_NONE;
-	for (i = 0; i < m->strings.len; i++)
-		g.str_map[i] = PC_NONE;
+	if (pthread_mutex_init(&g.scr_mu, NULL) != 0) {
+		err = PROFCONV_ERR_NOMEM;
+		goto out;
+	}
+	mu = 1;
 	{
-		uint32_t top = m->nthreads ? thread_process(m->threads[0]) : PC_NONE;
+		struct gt t;
 
+		memset(&t, 0, sizeof(t));
+		t.gw = &g;
+		t.m = m;
+		t.s = &g.scr[0];
 		for (i = 0; i < m->nthreads; i++)
-			g.moved[i] = (uint8_t)moves_to_top(&g, m->threads[i], top);
-		err = write_process(&g, top, top);
+			g.moved[i] = (uint8_t)moves_to_top(&t, m->threads[i], top);
+	}
+	err = plan_order(&g, top);
+	if (!err)
+		src_once(&g);
+	if (!err) {
+		seg_open(&g, 0);
+		err = write_process(&g, 0);
+		seg_close(&g); /* after an error */
 	}
 out:
 	if (err) {
@@ -1600,20 +2063,17 @@ out:
 					 "%llu strings had invalid UTF-8, written with U+FFFD in its place",
 					 (unsigned long long)replaced);
 	}
-	pc_free(ctx, g.stack_map);
-	pc_free(ctx, g.stacks);
-	pc_free(ctx, g.frame_map);
-	pc_free(ctx, g.frames);
-	pc_free(ctx, g.loc_str);
-	pc_free(ctx, g.caller);
-	pc_free(ctx, g.leaf);
+	if (mu)
+		pthread_mutex_destroy(&g.scr_mu);
+	scr_free(&g, &g.scr[0]);
+	scr_free(&g, &g.scr[1]);
 	pc_free(ctx, g.unmapped);
 	pc_free(ctx, g.lib_slot);
-	pc_free(ctx, g.map_proc);
-	pc_free(ctx, (void *)g.map_memo);
 	pc_free(ctx, g.moved);
-	pc_free(ctx, g.str_map);
-	pc_free(ctx, g.strs);
+	pc_free(ctx, g.order);
+	pc_free(ctx, g.ent_proc);
+	pc_free(ctx, g.ent_start);
+	pc_free(ctx, g.src.p);
 	return err ? err : werr;
 }
 
