@@ -282,6 +282,10 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 		   uint32_t *n)
 {
 	const char *p = js->p, *e = js->end;
+	double *val = r->v8val;
+	size_t k = (size_t)from + *n, cap = r->v8val_cap; /* (kept here: stores through val
+							    * would make them reloaded) */
+	int first = it->first, err = 0;
 
 	for (;;) {
 		const char *q = p, *d0;
@@ -292,9 +296,9 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 			js->p = q + 1;
 			js->depth--;
 			it->close = 0;
-			return 0;
+			break;
 		}
-		if (!it->first) {
+		if (!first) {
 			if (q == e || *q != ',')
 				break;
 			q++;
@@ -307,23 +311,35 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 				break; /* -0 */
 			q++;
 		} else {
-			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16)
-				v = v * 10 + (uint64_t)(*q++ - '0');
+			unsigned dg;
+
+			while (q < e && (dg = (unsigned)(unsigned char)*q - '0') <= 9 && q - d0 < 16) {
+				v = v * 10 + dg;
+				q++;
+			}
 			if (q == d0 || q - d0 > 15)
 				break;
 		}
 		if (q == e || (*q != ',' && *q != ']'))
 			break;
-		if ((size_t)from + *n + 1 > r->v8val_cap &&
-		    pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
-			    (size_t)from + *n + 1))
-			return PROFCONV_ERR_NOMEM;
-		r->v8val[from + (*n)++] = neg ? -(double)v : (double)v;
-		it->first = 0;
+		if (k + 1 > cap) {
+			if (pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
+				    k + 1)) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
+			}
+			val = r->v8val;
+			cap = r->v8val_cap;
+		}
+		val[k++] = neg ? -(double)v : (double)v;
+		first = 0;
 		p = q;
 	}
-	js->p = p;
-	return 0;
+	if (it->close)
+		js->p = p;
+	it->first = first;
+	*n = (uint32_t)(k - from);
+	return err;
 }
 
 /*
