@@ -628,6 +628,14 @@ PY
 			fail "real cut, PROFCONV_CHROME_FLOW_THREAD=$ft"
 		cmp -s "$T/real.json" "$T/realft$ft.json" || fail "PROFCONV_CHROME_FLOW_THREAD=$ft changed the output"
 	done
+	# without P samples, contexts or blame, the samples are shifted and
+	# sorted while that binding still runs: the output is the same with
+	# that never (PROFCONV_CHROME_EARLY_SORT=0) and always (=1)
+	for es in 0 1; do
+		PROFCONV_CHROME_EARLY_SORT=$es "$PC" -q "$C/chromium156-cut.json.zst" -o "$T/reales$es.json" ||
+			fail "real cut, PROFCONV_CHROME_EARLY_SORT=$es"
+		cmp -s "$T/real.json" "$T/reales$es.json" || fail "PROFCONV_CHROME_EARLY_SORT=$es changed the output"
+	done
 	zstd -q -dc "$C/chromium156-cut.json.zst" >"$T/real.in.json"
 	python3 - "$T/real.in.json" "$T/real.json" <<'PY' || fail "real cut counts"
 import collections, json, sys
