@@ -1305,6 +1305,7 @@ static void sort_perm(struct sortbufs *b, const int64_t *key, uint32_t n)
 struct time_shift {
 	int on;
 	int64_t zero;
+	unsigned what; /* PC_SORT_SAMPLES, PC_SORT_MARKERS, PC_SORT_ONE_THREAD */
 };
 
 /*
@@ -1317,11 +1318,15 @@ static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sor
 	struct pc_samples *s = &t->samples;
 	struct pc_markers *k = &t->markers;
 
-	if (sh->on) {
+	if (sh->on && (sh->what & PC_SORT_SAMPLES)) {
 		uint32_t i;
 
 		for (i = 0; i < s->len; i++)
 			s->time[i] = pc_time_sub(s->time[i], sh->zero);
+	}
+	if (sh->on && (sh->what & PC_SORT_MARKERS)) {
+		uint32_t i;
+
 		for (i = 0; i < k->len; i++) {
 			if (k->start[i] != PC_NO_TIME)
 				k->start[i] = pc_time_sub(k->start[i], sh->zero);
@@ -1329,7 +1334,7 @@ static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sor
 				k->end[i] = pc_time_sub(k->end[i], sh->zero);
 		}
 	}
-	if (!is_sorted(s->time, s->len)) {
+	if ((sh->what & PC_SORT_SAMPLES) && !is_sorted(s->time, s->len)) {
 		if (sortbufs_need(ctx, b, s->len))
 			return PROFCONV_ERR_NOMEM;
 		sort_perm(b, s->time, s->len);
@@ -1344,7 +1349,7 @@ static int sort_thread(struct profconv_ctx *ctx, struct pc_thread *t, struct sor
 		if (s->context_set)
 			PERMUTE(b, s->context_set, s->len, uint32_t);
 	}
-	if (k->len) {
+	if ((sh->what & PC_SORT_MARKERS) && k->len) {
 		/* The sort key is the start, else the end (an IntervalEnd
 		 * marker has no start): a null start must not sort first. */
 		uint32_t j;
@@ -1405,10 +1410,11 @@ static void *sort_half_run(void *arg)
 	return NULL;
 }
 
-/* A thread's rows: the cost of sorting it, roughly. */
-static uint64_t thread_rows(const struct pc_thread *t)
+/* A thread's rows (those what sorts): the cost of sorting it, roughly. */
+static uint64_t thread_rows(const struct pc_thread *t, unsigned what)
 {
-	return (uint64_t)t->samples.len + t->markers.len;
+	return (what & PC_SORT_SAMPLES ? (uint64_t)t->samples.len : 0) +
+	       (what & PC_SORT_MARKERS ? t->markers.len : 0);
 }
 
 /* A thread's rows and index: more rows first, then in model order. */
@@ -1430,7 +1436,7 @@ static int load_desc(const void *a, const void *b)
  * theirs[i] = 1 for the threads the second thread sorts: largest first, to
  * the side with fewer rows.  0 or PROFCONV_ERR_NOMEM.
  */
-static int split_threads(const struct pc_model *m, uint8_t *theirs)
+static int split_threads(const struct pc_model *m, uint8_t *theirs, unsigned what)
 {
 	struct thread_load *order = malloc((size_t)m->nthreads * sizeof(*order));
 	uint64_t mine = 0, other = 0;
@@ -1439,7 +1445,7 @@ static int split_threads(const struct pc_model *m, uint8_t *theirs)
 	if (!order)
 		return PROFCONV_ERR_NOMEM;
 	for (i = 0; i < m->nthreads; i++) {
-		order[i].rows = thread_rows(m->threads[i]);
+		order[i].rows = thread_rows(m->threads[i], what);
 		order[i].i = i;
 	}
 	qsort(order, m->nthreads, sizeof(*order), load_desc);
@@ -1467,9 +1473,10 @@ static int sort_threads(struct pc_model *m, struct time_shift sh)
 	uint32_t i;
 
 	for (i = 0; i < m->nthreads; i++)
-		rows += thread_rows(m->threads[i]);
+		rows += thread_rows(m->threads[i], sh.what);
 	if (rows >= SORT_SPLIT_ROWS && m->nthreads > 1 && !ctx->opt.no_threads &&
-	    (theirs = calloc(m->nthreads, 1)) != NULL && split_threads(m, theirs) == 0 &&
+	    !(sh.what & PC_SORT_ONE_THREAD) && (theirs = calloc(m->nthreads, 1)) != NULL &&
+	    split_threads(m, theirs, sh.what) == 0 &&
 	    (h.ctx = pc_ctx_worker(ctx)) != NULL) {
 		h.mine = theirs;
 		started = pthread_create(&th, NULL, sort_half_run, &h) == 0;
@@ -1496,14 +1503,21 @@ static int sort_threads(struct pc_model *m, struct time_shift sh)
 
 int pc_model_sort_threads(struct pc_model *m)
 {
-	struct time_shift sh = { 0, 0 };
+	struct time_shift sh = { 0, 0, PC_SORT_SAMPLES | PC_SORT_MARKERS };
 
 	return sort_threads(m, sh);
 }
 
 int pc_model_shift_sort_threads(struct pc_model *m, int64_t zero)
 {
-	struct time_shift sh = { 1, zero };
+	struct time_shift sh = { 1, zero, PC_SORT_SAMPLES | PC_SORT_MARKERS };
+
+	return sort_threads(m, sh);
+}
+
+int pc_model_shift_sort_part(struct pc_model *m, int64_t zero, unsigned what)
+{
+	struct time_shift sh = { 1, zero, what };
 
 	return sort_threads(m, sh);
 }

@@ -722,6 +722,17 @@ int pc_model_sort_threads(struct pc_model *m);
  * thread's on the thread that sorts it.
  */
 int pc_model_shift_sort_threads(struct pc_model *m, int64_t zero);
+/*
+ * pc_model_shift_sort_threads() for a part of each thread: its samples
+ * (PC_SORT_SAMPLES), its markers (PC_SORT_MARKERS) or both, on the
+ * caller's thread alone with PC_SORT_ONE_THREAD.  A reader whose samples
+ * are done before its markers sorts them first (the Chrome reader, while
+ * its flows' binding runs on a second thread), then the markers.
+ */
+#define PC_SORT_SAMPLES 1u
+#define PC_SORT_MARKERS 2u
+#define PC_SORT_ONE_THREAD 4u
+int pc_model_shift_sort_part(struct pc_model *m, int64_t zero, unsigned what);
 
 /* Set an owned meta string (copies s; NULL clears). 0 or error. */
 int pc_meta_set(struct pc_model *m, char **field, const char *s);

@@ -668,6 +668,7 @@ struct flow_job {
 	uint64_t unbound;	  /* ends that bind no slice */
 	int err;
 	int started; /* on thread th */
+	int done;    /* (atomic) the thread's binding is done */
 	pthread_t th;
 };
 
@@ -711,7 +712,10 @@ static void flows_pair(struct flow_job *j)
 
 static void *flows_pair_run(void *arg)
 {
-	flows_pair(arg);
+	struct flow_job *j = arg;
+
+	flows_pair(j);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -754,6 +758,13 @@ int pc_chrome_flows_threaded(const struct rd *r)
 	const struct flow_job *j = r->flow_job;
 
 	return j && j->started;
+}
+
+int pc_chrome_flows_running(const struct rd *r)
+{
+	const struct flow_job *j = r->flow_job;
+
+	return j && j->started && !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
 }
 
 /* Wait for the job (if on a second thread) and take its allocations and messages. */

@@ -282,6 +282,10 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 		   uint32_t *n)
 {
 	const char *p = js->p, *e = js->end;
+	double *val = r->v8val;
+	size_t k = (size_t)from + *n, cap = r->v8val_cap; /* (kept here: stores through val
+							    * would make them reloaded) */
+	int first = it->first, err = 0;
 
 	for (;;) {
 		const char *q = p, *d0;
@@ -292,9 +296,9 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 			js->p = q + 1;
 			js->depth--;
 			it->close = 0;
-			return 0;
+			break;
 		}
-		if (!it->first) {
+		if (!first) {
 			if (q == e || *q != ',')
 				break;
 			q++;
@@ -307,23 +311,35 @@ static int v8_ints(struct rd *r, struct pc_jscan *js, struct pc_jscan_it *it, ui
 				break; /* -0 */
 			q++;
 		} else {
-			while (q < e && *q >= '0' && *q <= '9' && q - d0 < 16)
-				v = v * 10 + (uint64_t)(*q++ - '0');
+			unsigned dg;
+
+			while (q < e && (dg = (unsigned)(unsigned char)*q - '0') <= 9 && q - d0 < 16) {
+				v = v * 10 + dg;
+				q++;
+			}
 			if (q == d0 || q - d0 > 15)
 				break;
 		}
 		if (q == e || (*q != ',' && *q != ']'))
 			break;
-		if ((size_t)from + *n + 1 > r->v8val_cap &&
-		    pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
-			    (size_t)from + *n + 1))
-			return PROFCONV_ERR_NOMEM;
-		r->v8val[from + (*n)++] = neg ? -(double)v : (double)v;
-		it->first = 0;
+		if (k + 1 > cap) {
+			if (pc_grow(r->ctx, (void **)&r->v8val, sizeof(*r->v8val), &r->v8val_cap,
+				    k + 1)) {
+				err = PROFCONV_ERR_NOMEM;
+				break;
+			}
+			val = r->v8val;
+			cap = r->v8val_cap;
+		}
+		val[k++] = neg ? -(double)v : (double)v;
+		first = 0;
 		p = q;
 	}
-	js->p = p;
-	return 0;
+	if (it->close)
+		js->p = p;
+	it->first = first;
+	*n = (uint32_t)(k - from);
+	return err;
 }
 
 /*
@@ -358,11 +374,46 @@ static int v8_numbers(struct rd *r, const char *at, uint32_t from, uint32_t *n)
 	return err;
 }
 
+/*
+ * A node's members at the cursor, as v8_members() gives them: nat[] the
+ * first id, parent and callFrame, cat[] the first callFrame's first
+ * functionName, url, lineNumber and columnNumber.  The callFrame is walked
+ * where it stands (skipping it and walking it again afterwards was a third
+ * of a node's reading).  The cursor ends past the node.
+ */
+static int v8_node_members(struct pc_jscan *js, const char **nat, const char **cat)
+{
+	static const char *const cf_keys[] = { "functionName", "url", "lineNumber", "columnNumber" };
+	struct pc_jscan_it it;
+	const char *k;
+	size_t kl;
+	int more, err;
+
+	nat[0] = nat[1] = nat[2] = NULL;
+	cat[0] = cat[1] = cat[2] = cat[3] = NULL;
+	if (pc_jscan_ws(js) != '{') {
+		pc_jscan_skip_checked(js); /* not an object: none of them */
+		return 0;
+	}
+	err = pc_jscan_enter(js, &it);
+	while (!err && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+		if (kl == 2 && memcmp(k, "id", 2) == 0 && !nat[0]) {
+			nat[0] = js->p;
+		} else if (kl == 6 && memcmp(k, "parent", 6) == 0 && !nat[1]) {
+			nat[1] = js->p;
+		} else if (kl == 9 && memcmp(k, "callFrame", 9) == 0 && !nat[2]) {
+			nat[2] = js->p;
+			err = v8_members(js, cf_keys, cat, 4, 0); /* ends past it */
+			continue;
+		}
+		pc_jscan_skip_checked(js);
+	}
+	return err;
+}
+
 /* A ProfileChunk's nodes (the container at at): each node with a numeric id, in order. */
 static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 {
-	static const char *const node_keys[] = { "id", "parent", "callFrame" };
-	static const char *const cf_keys[] = { "functionName", "url", "lineNumber", "columnNumber" };
 	struct pc_jscan *js = &r->v8js;
 	struct pc_jscan_it it;
 	const char *k;
@@ -376,8 +427,9 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 		struct v8node *n;
 		int ok;
 
-		/* the node's members, then past it to go on with the next one */
-		err = v8_members(js, node_keys, nat, 3, 0);
+		/* the node's members (its callFrame's too, where it stands),
+		 * then past it to go on with the next one */
+		err = v8_node_members(js, nat, cat);
 		if (err)
 			break;
 		next = js->p;
@@ -395,9 +447,7 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 			err = v8_num(js, &par, &ok);
 		}
 		if (!err && nat[2]) {
-			v8_at(js, nat[2]);
-			err = v8_members(js, cf_keys, cat, 4, 1);
-			if (!err && cat[0]) {
+			if (cat[0]) {
 				v8_at(js, cat[0]);
 				err = v8_str(js, &fn);
 			}
@@ -434,15 +484,118 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 	return err;
 }
 
+/*
+ * A container value at the cursor read where it stands by fn (v8_nodes()
+ * or v8_numbers(), which stand the scanner at it and leave it past the
+ * container), the cursor's depth kept for the walk around it; anything
+ * else is skipped (for fn, a value that is not a container has none).
+ */
+static int v8_here_nodes(struct rd *r, struct v8prof *pf)
+{
+	struct pc_jscan *js = &r->v8js;
+	unsigned depth = js->depth;
+	int c = pc_jscan_ws(js), err;
+
+	if (c != '[' && c != '{') {
+		pc_jscan_skip_checked(js);
+		return 0;
+	}
+	err = v8_nodes(r, pf, js->p);
+	js->depth = depth;
+	return err;
+}
+
+static int v8_here_numbers(struct rd *r, uint32_t from, uint32_t *n)
+{
+	struct pc_jscan *js = &r->v8js;
+	unsigned depth = js->depth;
+	int c = pc_jscan_ws(js), err;
+
+	*n = 0;
+	if (c != '[' && c != '{') {
+		pc_jscan_skip_checked(js);
+		return 0;
+	}
+	err = v8_numbers(r, js->p, from, n);
+	js->depth = depth;
+	return err;
+}
+
+/*
+ * A ProfileChunk's args.data (the object at the cursor), walked once: the
+ * first cpuProfile's first nodes are read where they stand (v8_nodes()),
+ * its first samples into r->v8val from 0 (*ns), the first timeDeltas after
+ * them (*nd).  What v8_members() found and v8_nodes() and v8_numbers()
+ * read after the walk, read without skipping the arrays first (the nodes
+ * were skipped twice, the samples once: a third of a chunk's reading).
+ */
+static int v8_chunk_data(struct rd *r, struct v8prof *pf, uint32_t *ns, uint32_t *nd)
+{
+	struct pc_jscan *js = &r->v8js;
+	struct pc_jscan_it it, cit;
+	const char *k, *deltas = NULL;
+	size_t kl;
+	int more, err, cp = 0, dl = 0, nodes = 0, samples = 0;
+
+	*ns = *nd = 0;
+	if (pc_jscan_ws(js) != '{') {
+		pc_jscan_skip_checked(js); /* not an object: none of them */
+		return v8_numbers(r, NULL, 0, nd);
+	}
+	err = pc_jscan_enter(js, &it);
+	while (!err && !(cp && dl) && !(err = pc_jscan_next(js, &it, &k, &kl, &more)) && more) {
+		if (kl == 10 && memcmp(k, "cpuProfile", 10) == 0 && !cp) {
+			cp = 1;
+			if (pc_jscan_ws(js) != '{') {
+				pc_jscan_skip_checked(js);
+				continue;
+			}
+			err = pc_jscan_enter(js, &cit);
+			while (!err && !(err = pc_jscan_next(js, &cit, &k, &kl, &more)) && more) {
+				if (kl == 5 && memcmp(k, "nodes", 5) == 0 && !nodes) {
+					nodes = 1;
+					err = v8_here_nodes(r, pf);
+				} else if (kl == 7 && memcmp(k, "samples", 7) == 0 && !samples) {
+					samples = 1;
+					err = v8_here_numbers(r, 0, ns);
+				} else {
+					pc_jscan_skip_checked(js);
+				}
+			}
+		} else if (kl == 10 && memcmp(k, "timeDeltas", 10) == 0 && !dl) {
+			dl = 1;
+			if (cp) {
+				err = v8_here_numbers(r, *ns, nd);
+				deltas = NULL;
+			} else {
+				deltas = js->p; /* read once the samples are */
+				pc_jscan_skip_checked(js);
+			}
+		} else {
+			pc_jscan_skip_checked(js);
+		}
+	}
+	if (!err && deltas)
+		err = v8_numbers(r, deltas, *ns, nd);
+	return err;
+}
+
+/* err from reading a V8 profile event's text again (the scanner accepted it). */
+static int v8_reread_error(struct rd *r, const struct cevr *ev, int err)
+{
+	return err == PC_JSCAN_BAD ? pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, ev->off,
+						"a V8 profile event the scanner accepted could not be read again")
+				   : err;
+}
+
 int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *ev, int64_t pid,
 			    int64_t ts, const char *name)
 {
 	static const char *const args_keys[] = { "data" };
-	static const char *const data_keys[] = { "startTime", "cpuProfile", "timeDeltas" };
-	static const char *const cp_keys[] = { "nodes", "samples" };
+	static const char *const start_key[] = { "startTime" };
 	const struct cev *e = &ev->e;
 	struct pc_jscan *js = &r->v8js;
-	const char *args, *data, *dat[3], *cpat[2] = { NULL, NULL };
+	const char *args, *data;
 	struct pc_jscan_it it;
 	char idbuf[64];
 	struct v8prof *pf;
@@ -485,51 +638,43 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 		v8_at(js, args);
 		err = v8_members(js, args_keys, &data, 1, 1);
 	}
-	dat[0] = dat[1] = dat[2] = NULL;
-	if (!err && data) {
-		v8_at(js, data);
-		err = v8_members(js, data_keys, dat, 3, 1);
-	}
-	if (!err && dat[1]) {
-		v8_at(js, dat[1]);
-		err = v8_members(js, cp_keys, cpat, 2, 1);
-	}
-	if (err)
-		return err == PC_JSCAN_BAD ? pc_fail_at(r->ctx, PROFCONV_ERR_INTERNAL, r->name, ev->off,
-							"a V8 profile event the scanner accepted could not be read again")
-					   : err;
 	if (strcmp(name, "Profile") == 0) {
+		const char *start = NULL;
 		double st = 0;
 
+		if (!err && data) {
+			v8_at(js, data);
+			err = v8_members(js, start_key, &start, 1, 1);
+		}
+		if (err)
+			return v8_reread_error(r, ev, err);
 		/* samples belong to the Profile event's thread */
 		pf->thread = (uint32_t)(ti - r->th);
 		ok = 0;
-		if (dat[0]) {
-			v8_at(js, dat[0]);
+		if (start) {
+			v8_at(js, start);
 			err = v8_num(js, &st, &ok);
 		}
 		pf->time = ok ? pc_chrome_us_to_ns(st) : ts;
 		return err;
 	}
 	{
-		uint32_t ns, nd, i;
+		uint32_t ns = 0, nd = 0, i;
 		struct tinfo *st;
 
-		err = v8_nodes(r, pf, cpat[0]);
+		/* the nodes, then the samples' node ids and the time deltas */
+		if (!err && data) {
+			v8_at(js, data);
+			err = v8_chunk_data(r, pf, &ns, &nd);
+		}
 		if (err)
-			return err;
+			return v8_reread_error(r, ev, err);
 		if (pf->thread == PC_NONE) {
 			/* no Profile event seen: the chunk's own thread */
 			pf->thread = (uint32_t)(ti - r->th);
 			pf->time = ts;
 		}
 		st = &r->th[pf->thread];
-		/* the samples' node ids, then the time deltas, after them */
-		err = v8_numbers(r, cpat[1], 0, &ns);
-		if (!err)
-			err = v8_numbers(r, dat[2], ns, &nd);
-		if (err)
-			return err;
 		if (ns != nd)
 			return pc_warn(r->ctx, W_BAD_EVENT, NULL,
 				       "%s: a ProfileChunk with %d samples and %d timeDeltas", r->name,

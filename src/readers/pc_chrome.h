@@ -680,10 +680,12 @@ int pc_chrome_flows_bind(struct rd *r);
  * PROFCONV_CHROME_FLOW_THREAD says: the caller's thread may meanwhile change
  * anything but r->fl, r->th and the markers), _end() waits for that and
  * writes the fields.  _end() (or pc_chrome_flows_free()) must follow.
- * pc_chrome_flows_threaded(): the binding runs on a second thread.
+ * pc_chrome_flows_threaded(): the binding runs on a second thread;
+ * pc_chrome_flows_running(): and is not done yet.
  */
 int pc_chrome_flows_begin(struct rd *r, int overlap);
 int pc_chrome_flows_threaded(const struct rd *r);
+int pc_chrome_flows_running(const struct rd *r);
 int pc_chrome_flows_end(struct rd *r);
 void pc_chrome_flows_free(struct rd *r);
 /* s, t, f: one end of a flow (v1), bound to a slice of its thread at the end. */

@@ -954,12 +954,32 @@ static int order_threads(struct rd *r)
 	return 0;
 }
 
+/*
+ * Are the samples shifted and sorted before the flows' fields are written
+ * (finish())?  In the early order (no P samples) they are done after the
+ * derivation, and with no contexts (pc_chrome_sample_sets() reads their
+ * times and rows) and no blame nothing after reads them: then while the
+ * binding still runs on its thread (the caller's would wait), or as
+ * PROFCONV_CHROME_EARLY_SORT says (0: never, 1: always).  The same rows
+ * end in the same order either way.
+ */
+static int early_sort(const struct rd *r, int early)
+{
+	const char *env = getenv("PROFCONV_CHROME_EARLY_SORT");
+
+	if (!early || r->any_contexts || r->blame)
+		return 0;
+	if (env && (env[0] == '0' || env[0] == '1') && !env[1])
+		return env[0] == '1';
+	return pc_chrome_flows_running(r);
+}
+
 static int finish(struct rd *r)
 {
 	struct pc_meta *mt = &r->m->meta;
-	int64_t step, zero;
+	int64_t step, zero = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
 	uint32_t i;
-	int err, early;
+	int err, early, sorted = 0;
 
 	/*
 	 * The sampling interval: the V8 profiles' mean sample spacing.  A
@@ -996,6 +1016,12 @@ static int finish(struct rd *r)
 		err = pc_chrome_v8_weights(r, mt->interval_ns);
 	if (!err && early)
 		err = pc_chrome_derive_samples(r);
+	if (!err && early_sort(r, early)) {
+		/* while the binding goes on: the samples are done (nothing
+		 * after reads their times or rows), their shift and sort too */
+		err = pc_model_shift_sort_part(r->m, zero, PC_SORT_SAMPLES | PC_SORT_ONE_THREAD);
+		sorted = 1;
+	}
 	{
 		int e = pc_chrome_flows_end(r); /* (waits for the binding, error or not) */
 
@@ -1037,7 +1063,6 @@ static int finish(struct rd *r)
 	 * threads' samples and markers are shifted by the threads that sort
 	 * them, at the end)
 	 */
-	zero = r->first_ts == PC_NO_TIME ? 0 : r->first_ts;
 	mt->zero_ns = zero;
 	for (i = 0; i < r->m->nthreads; i++)
 		r->m->threads[i]->register_time = 0;
@@ -1056,7 +1081,8 @@ static int finish(struct rd *r)
 	if (!err)
 		err = pc_meta_set(r->m, &mt->imported_from, "Chrome trace events");
 	if (!err)
-		err = pc_model_shift_sort_threads(r->m, zero);
+		err = pc_model_shift_sort_part(r->m, zero,
+					       sorted ? PC_SORT_MARKERS : PC_SORT_SAMPLES | PC_SORT_MARKERS);
 	return err;
 }
 
