@@ -92,6 +92,7 @@ struct cscan {
 	unsigned *okrr;		   /* each bucket's next way to replace */
 	char *okb;		   /* their bytes: OK_BYTES */
 	size_t okn;		   /* bytes of okb used */
+	uint64_t h_empty;	   /* pc_chrome_hash() of "{}" */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
@@ -680,6 +681,20 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 					/* checked here, its members decoded by the reader
 					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
+					if (js->end - from >= 2 && from[1] == '}' &&
+					    js->depth < js->max_depth) {
+						/* "{}" (half of a trace's events): what
+						 * skip_args() and the reader's batch_fix()
+						 * would find, without a lookup or a hash */
+						js->p = from + 2;
+						e->hargs = s->h_empty;
+						e->args.off = js->olen;
+						e->args.len = 2;
+						err = pc_jscan_put(js, from, 2);
+						if (err)
+							return err;
+						goto next;
+					}
 					err = skip_args(s, e);
 					if (err)
 						return err;
@@ -1061,6 +1076,7 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 	pc_jpull_set_ctx(p, s->ctx);
 	env = getenv("PROFCONV_CHROME_LEAN");
 	s->lean_env = env && *env ? *env != '0' : -1;
+	s->h_empty = pc_chrome_hash("{}", 2);
 	*out = s;
 	if (!pc_input_any_thread(pc_jpull_input(p)) || ctx->opt.no_threads)
 		return 0;

@@ -949,6 +949,78 @@ static void test_chrome_pre_args_lean(int lean)
 	pc_input_close(in);
 }
 
+/*
+ * "args":{} (half of a real trace's events) is taken without the args
+ * cache and its hash is set without hashing: the same text, hash and
+ * flags as any other args object, in lean batches and not; and an empty
+ * object one level deeper than the nesting limit is refused as the
+ * tokenizer refuses it.
+ */
+static int scan_empty_args(const char *doc, unsigned max_depth, int lean)
+{
+	struct pc_jpull_opts o = { 0, 0, max_depth };
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	const struct pc_jtok *t;
+	const char *saved = getenv("PROFCONV_CHROME_LEAN");
+	char *keep = saved ? strdup(saved) : NULL;
+	int err;
+
+	pc_clear_error(ctx);
+	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, &o, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	if (keep)
+		setenv("PROFCONV_CHROME_LEAN", keep, 1);
+	else
+		unsetenv("PROFCONV_CHROME_LEAN");
+	free(keep);
+	b = pc_chrome_scan_next(sc);
+	PC_CHECK(b != NULL);
+	if (b && !b->err) {
+		uint32_t i;
+
+		PC_CHECK_EQ_INT(b->n, 3);
+		for (i = 0; i < b->n; i++) {
+			const struct cev *e = &b->ev[i].e;
+
+			PC_CHECK(e->args.kind == CJ_OBJ && !e->args_later && e->na == 0);
+			PC_CHECK(e->hargs == pc_chrome_hash(e->args.s, e->args.len));
+			PC_CHECK(e->name.kind == CJ_STR && e->ts.kind == CJ_NUM);
+		}
+		if (b->n == 3) {
+			PC_CHECK(b->ev[0].e.args.len == 2 && memcmp(b->ev[0].e.args.s, "{}", 2) == 0);
+			PC_CHECK(b->ev[1].e.args.len == 3 && memcmp(b->ev[1].e.args.s, "{ }", 3) == 0);
+			PC_CHECK_EQ_STR(b->ev[2].e.name.s, "c");
+			PC_CHECK(b->ev[2].e.ts.d == 3);
+		}
+	}
+	err = pc_chrome_scan_end(sc);
+	pc_jpull_free(p);
+	pc_input_close(in);
+	return err;
+}
+
+static void test_chrome_empty_args(void)
+{
+	static const char doc[] = "[{\"args\":{},\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1},\n"
+				  "{\"args\":{ },\"name\":\"b\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2},\n"
+				  "{\"name\":\"c\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{}}]";
+	int lean;
+
+	for (lean = 0; lean <= 1; lean++) {
+		PC_CHECK_EQ_INT(scan_empty_args(doc, 3, lean), 0);
+		/* [ and the event are 2 levels: no room for args */
+		PC_CHECK(scan_empty_args(doc, 2, lean) != 0);
+		PC_CHECK(strstr(profconv_errmsg(ctx), "t.json:1:10:") != NULL);
+	}
+	pc_clear_error(ctx);
+}
+
 /* doc read as a Chrome trace, which must give one thread; NULL (a failed check) if not. */
 static struct profconv_profile *read_one_thread(const char *doc)
 {
@@ -1443,6 +1515,7 @@ int main(void)
 	test_digit_runs();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
+	test_chrome_empty_args();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
