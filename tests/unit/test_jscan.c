@@ -908,9 +908,11 @@ static void test_chrome_pre_args_lean(int lean)
 		PC_CHECK(!e2->args_later && e2->na == 0);
 		PC_CHECK(e0->name.kind == CJ_STR && strcmp(e0->name.s, "a") == 0);
 		PC_CHECK(e0->hname == pc_chrome_hash("a", 1) && e2->hname == pc_chrome_hash("c", 1));
-		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL &&
-			 e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
-		PC_CHECK(e1->hargs == e0->hargs && e2->hargs != 0);
+		/* (a text the scanner remembers has an id instead of a hash) */
+		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL && e0->aid != 0 &&
+			 e0->hargs == 0);
+		PC_CHECK(e1->aid == e0->aid && e1->hargs == 0);
+		PC_CHECK(e2->aid == 0 && e2->hargs == pc_chrome_hash("{}", 2));
 	} else if (b && b->n == 3) {
 		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
 
@@ -939,7 +941,7 @@ static void test_chrome_pre_args_lean(int lean)
 		}
 		/* the same text again: left to the reader; {}: nothing to decode */
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
-		PC_CHECK(e1->hargs == e0->hargs && e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
+		PC_CHECK(e1->aid == e0->aid && e0->aid != 0 && e0->hargs == 0 && e1->hargs == 0);
 		PC_CHECK(!e2->args_later && e2->na == 0);
 	}
 	PC_CHECK(b == NULL || b->end);
@@ -989,7 +991,8 @@ static int scan_empty_args(const char *doc, unsigned max_depth, int lean)
 			const struct cev *e = &b->ev[i].e;
 
 			PC_CHECK(e->args.kind == CJ_OBJ && !e->args_later && e->na == 0);
-			PC_CHECK(e->hargs == pc_chrome_hash(e->args.s, e->args.len));
+			PC_CHECK(e->hargs == pc_chrome_hash(e->args.s, e->args.len) ||
+				 (e->hargs == 0 && e->aid != 0));
 			PC_CHECK(e->name.kind == CJ_STR && e->ts.kind == CJ_NUM);
 		}
 		if (b->n == 3) {
@@ -1019,6 +1022,76 @@ static void test_chrome_empty_args(void)
 		PC_CHECK(strstr(profconv_errmsg(ctx), "t.json:1:10:") != NULL);
 	}
 	pc_clear_error(ctx);
+}
+
+static struct profconv_profile *read_one_thread(const char *doc);
+
+/* Marker k's payload member key as text ("" when it has none). */
+static const char *pl_member(const struct pc_model *m, const struct pc_thread *t, uint32_t k,
+			     const char *key, char *buf, size_t cap)
+{
+	uint32_t n = k < t->markers.len ? pc_pv_member(m, t->markers.payload[k], key) : PC_NONE;
+
+	buf[0] = 0;
+	if (n != PC_NONE)
+		pc_pv_scalar_text(m, n, buf, cap);
+	return buf;
+}
+
+/*
+ * The payload cache finds the slot of an args text the scanner gave an id
+ * (struct cev's aid) without hashing or comparing the text: an event with
+ * the same text and another cat, or another text, must still get its own
+ * payload; and the ids start again in a second events array, where the
+ * same id is another text.
+ */
+static void test_chrome_args_ids(void)
+{
+	static const char *const cats[] = { "c1", "c2", "c1", "c2", "c1", "c1", "c2" };
+	static const char *const ns[] = { "1", "1", "1", "1", "2", "1", "2" };
+	char doc[4096], a[64], b[64], ca[16];
+	size_t n = 0;
+	struct profconv_profile *prof;
+	unsigned i;
+
+	n += (size_t)snprintf(doc + n, sizeof(doc) - n, "[");
+	for (i = 0; i < PC_ARRAY_SIZE(cats); i++)
+		n += (size_t)snprintf(doc + n, sizeof(doc) - n,
+				      "%s{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":%s}},"
+				      "\"cat\":\"%s\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,"
+				      "\"tid\":1,\"ts\":%u}\n",
+				      i ? "," : "", ns[i], cats[i], i + 1);
+	snprintf(doc + n, sizeof(doc) - n, "]");
+	prof = read_one_thread(doc);
+	if (prof) {
+		const struct pc_thread *t = prof->m.threads[0];
+
+		PC_CHECK_EQ_INT(t->markers.len, PC_ARRAY_SIZE(cats));
+		for (i = 0; i < t->markers.len && i < PC_ARRAY_SIZE(cats); i++) {
+			PC_CHECK_EQ_STR(pl_member(&prof->m, t, i, "cat", ca, sizeof(ca)), cats[i]);
+			snprintf(b, sizeof(b), "{\"frame\":\"0123456789ABCDEF\",\"n\":%s}", ns[i]);
+			PC_CHECK_EQ_STR(pl_member(&prof->m, t, i, "data", a, sizeof(a)), b);
+		}
+		profconv_profile_free(prof);
+	}
+	/* two events arrays: the first text of each has id 1 */
+	snprintf(doc, sizeof(doc),
+		 "{\"traceEvents\":[{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":1}},"
+		 "\"cat\":\"c1\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1}],\n"
+		 "\"traceEvents\":[{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":2}},"
+		 "\"cat\":\"c1\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2}],"
+		 "\"displayTimeUnit\":\"ms\"}");
+	prof = read_one_thread(doc);
+	if (prof) {
+		const struct pc_thread *t = prof->m.threads[0];
+
+		PC_CHECK_EQ_INT(t->markers.len, 2);
+		PC_CHECK_EQ_STR(pl_member(&prof->m, t, 0, "data", a, sizeof(a)),
+				"{\"frame\":\"0123456789ABCDEF\",\"n\":1}");
+		PC_CHECK_EQ_STR(pl_member(&prof->m, t, 1, "data", a, sizeof(a)),
+				"{\"frame\":\"0123456789ABCDEF\",\"n\":2}");
+		profconv_profile_free(prof);
+	}
 }
 
 /* doc read as a Chrome trace, which must give one thread; NULL (a failed check) if not. */
@@ -1516,6 +1589,7 @@ int main(void)
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
 	test_chrome_empty_args();
+	test_chrome_args_ids();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
