@@ -427,6 +427,88 @@ static void test_fmt_g_int(void)
 			       "18446744073709551615, 1.8446744073709552e19, 1e19, -1e16, 0.07]"));
 }
 
+/*
+ * pc_jscan_fmt_g_frac(d, prec) against snprintf("%1.<prec>g"): byte for
+ * byte where it writes; it must write for the fractions of a real trace
+ * (16 to 17 digits: times in ms with 3 decimals, sums of tenths).  Edge
+ * cases (ties to even at each precision, a rounding carry into a new
+ * digit, 1e-3 and 1e15 and their neighbours, trailing zeros), random
+ * fractions of every magnitude in the range, and random bit patterns;
+ * PC_FMT_ITERS=N draws N of each (millions by hand).
+ */
+static int frac_same(double d, int prec)
+{
+	char want[64], got[64];
+	size_t n;
+	int w;
+
+	memset(got, 'x', sizeof(got));
+	n = pc_jscan_fmt_g_frac(got, d, prec);
+	w = snprintf(want, sizeof(want), "%1.*g", prec, d);
+	if (n && ((size_t)w != n || memcmp(got, want, n + 1) != 0)) {
+		fprintf(stderr, "fmt_g_frac(%.17g, %d): %.*s, snprintf: %s\n", d, prec, (int)n, got,
+			want);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_fmt_g_frac(void)
+{
+	static const double edges[] = {
+		0.125, 0.375, 2.5, 0.5, 1.5, 0.001, 0.0010000000000000002, 0.00099999999999999, 0.1,
+		0.01, 0.07000000000000001, 0.08599999999999999, 769.5999999998603, 882.0999999998603,
+		1795312317833.092, 1795312318420.472, 999999999999999.9, 999999999999999.5,
+		99999.99999999999, 9.999999999999998, 0.9999999999999999, 123.456, 1.25, 1.35, 0.45,
+		4503599627370495.5, 1.0000000000000002, 0.30000000000000004, 3.0517578125e-05,
+	};
+	const char *it = getenv("PC_FMT_ITERS");
+	long iters = it ? atol(it) : 100000, i;
+	size_t k;
+	int prec, bad = 0, wrote = 0;
+	char b[64];
+
+	for (k = 0; k < PC_ARRAY_SIZE(edges); k++)
+		for (prec = 1; prec <= 17; prec++) {
+			bad += !frac_same(edges[k], prec);
+			bad += !frac_same(-edges[k], prec);
+		}
+	/* what a real trace has: written here, not by snprintf() */
+	wrote += pc_jscan_fmt_g_frac(b, 1795312318420.472, 17) > 0;
+	PC_CHECK_EQ_STR(b, "1795312318420.4719");
+	wrote += pc_jscan_fmt_g_frac(b, 1795312318420.472, 15) > 0;
+	PC_CHECK_EQ_STR(b, "1795312318420.47");
+	wrote += pc_jscan_fmt_g_frac(b, -0.07000000000000001, 17) > 0;
+	PC_CHECK_EQ_STR(b, "-0.070000000000000007");
+	wrote += pc_jscan_fmt_g_frac(b, 0.125, 2) > 0;
+	PC_CHECK_EQ_STR(b, "0.12");
+	PC_CHECK_EQ_INT(wrote, 4);
+	/* carried into a new digit, an integer, out of the range: left to snprintf() */
+	PC_CHECK(pc_jscan_fmt_g_frac(b, 9.96, 2) == 0 && pc_jscan_fmt_g_frac(b, 12.0, 17) == 0 &&
+		 pc_jscan_fmt_g_frac(b, 1e-4, 17) == 0 && pc_jscan_fmt_g_frac(b, 1e15 + 0.5, 17) == 0);
+	for (i = 0; i < iters && bad < 10; i++) {
+		uint64_t r = rnd64(), m = rnd64();
+		double d;
+
+		/* a fraction of every binade from 2^-10 to 2^49 */
+		d = ldexp((double)((m >> 11) | (1ULL << 52)), (int)(r % 60) - 62);
+		bad += !frac_same(r & 1 ? -d : d, 15) + !frac_same(d, 17) +
+		       !frac_same(d, (int)(r % 17) + 1);
+		/* ms with 3 decimals, as a trace writes times */
+		d = (double)(m % 2000000000000000ULL) / 1000.0;
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+		/* tenths summed (0.1 + 0.2) */
+		d = (double)(r % 1000) * 0.1 + (double)(m % 1000) * 0.01;
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+		memcpy(&d, &r, sizeof(d));
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+	}
+	PC_CHECK_EQ_INT(bad, 0);
+	/* and through pc_jscan_print() (a space makes it print, not copy) */
+	PC_CHECK(same_as_cjson("[1795312318420.472, 0.07000000000000001, -769.5999999998603,"
+			       "0.30000000000000004, 0.08599999999999999, 123.4560000000000001]"));
+}
+
 /* Does the strict tokenizer accept doc as one whole value? */
 static int jpull_accepts(const char *doc)
 {
@@ -1579,6 +1661,7 @@ int main(void)
 	test_skip_checked();
 	test_print();
 	test_fmt_g_int();
+	test_fmt_g_frac();
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
