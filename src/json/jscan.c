@@ -491,6 +491,93 @@ size_t pc_jscan_fmt_g_int(char *b, double d, int prec)
 	return o;
 }
 
+size_t pc_jscan_fmt_g_frac(char *b, double d, int prec)
+{
+#if defined(__SIZEOF_INT128__)
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned __int128 v, q, r, half;
+	double a = fabs(d), f;
+	uint64_t m, ip;
+	char dig[24];
+	int ex, k, x, fd, i, last;
+	size_t o = 0;
+
+	/* not an integer, 1e-3 <= |d| < 1e15 (then d = m / 2^k, k > 0) */
+	if (!(a >= 1e-3 && a < 1e15) || prec < 1 || prec > 17)
+		return 0;
+	ip = (uint64_t)a;
+	if ((double)ip == a)
+		return 0;
+	f = frexp(a, &ex); /* a = f * 2^ex, 0.5 <= f < 1 */
+	m = (uint64_t)ldexp(f, 53);
+	k = 53 - ex; /* a = m / 2^k; 2^-10 <= a < 2^50: 3 < k < 64 */
+	/* x: the decimal exponent of a (10^x <= a < 10^(x + 1)) */
+	if (ip) {
+		for (x = 0; x < 15 && ip >= p10[x + 1]; x++)
+			;
+	} else {
+		for (x = -1; x > -3 && (unsigned __int128)m * p10[-x] < (unsigned __int128)1 << k; x--)
+			;
+		if ((unsigned __int128)m * p10[-x] < (unsigned __int128)1 << k)
+			return 0; /* (below 1e-3 after all) */
+	}
+	/* prec significant digits: fd after the point (a whole integer part
+	 * past prec digits is "%g"'s exponent form: left to snprintf()) */
+	fd = prec - 1 - x;
+	if (fd <= 0 || fd > 19)
+		return 0;
+	/* round(a * 10^fd), a tie to the even one (glibc's printf rounds the
+	 * exact binary value so in the default rounding mode) */
+	v = (unsigned __int128)m * p10[fd];
+	q = v >> k;
+	r = v & (((unsigned __int128)1 << k) - 1);
+	half = (unsigned __int128)1 << (k - 1);
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	if (q >= (unsigned __int128)p10[prec]) /* rounded up to a new digit: left to snprintf() */
+		return 0;
+	for (i = prec - 1; i >= 0; i--) {
+		dig[i] = (char)('0' + (unsigned)(q % 10));
+		q /= 10;
+	}
+	if (q || dig[0] == '0')
+		return 0; /* (not prec digits: cannot be) */
+	/* trailing zeros of the fraction dropped, as "%g" drops them */
+	for (last = prec; last > 0 && last > prec - fd && dig[last - 1] == '0'; last--)
+		;
+	if (d < 0)
+		b[o++] = '-';
+	if (x >= 0) {
+		memcpy(b + o, dig, (size_t)x + 1);
+		o += (size_t)x + 1;
+		if (last > x + 1) {
+			b[o++] = '.';
+			memcpy(b + o, dig + x + 1, (size_t)(last - x - 1));
+			o += (size_t)(last - x - 1);
+		}
+	} else {
+		b[o++] = '0';
+		b[o++] = '.';
+		for (i = 0; i < -x - 1; i++)
+			b[o++] = '0';
+		memcpy(b + o, dig, (size_t)last);
+		o += (size_t)last;
+	}
+	b[o] = 0;
+	return o;
+#else
+	(void)b;
+	(void)d;
+	(void)prec;
+	return 0;
+#endif
+}
+
 /* cJSON's text for a number it parsed as d. */
 static int print_number(struct pc_jscan *s, double d)
 {
@@ -508,6 +595,8 @@ static int print_number(struct pc_jscan *s, double d)
 	/* large integers (ids) written without snprintf(), byte for byte as it
 	 * writes them; in the "C" numeric locale only */
 	n = s->cloc != (locale_t)0 ? pc_jscan_fmt_g_int(b, d, 15) : 0;
+	if (!n && s->cloc != (locale_t)0) /* (and fractions: 1795312318420.472) */
+		n = pc_jscan_fmt_g_frac(b, d, 15);
 	if (!n)
 		n = (size_t)snprintf(b, sizeof(b), "%1.15g", d);
 	{
@@ -515,6 +604,8 @@ static int print_number(struct pc_jscan *s, double d)
 
 		if (!(fabs(t - d) <= (a > c ? a : c) * DBL_EPSILON)) {
 			n = s->cloc != (locale_t)0 ? pc_jscan_fmt_g_int(b, d, 17) : 0;
+			if (!n && s->cloc != (locale_t)0)
+				n = pc_jscan_fmt_g_frac(b, d, 17);
 			if (!n)
 				n = (size_t)snprintf(b, sizeof(b), "%1.17g", d);
 		}

@@ -477,6 +477,13 @@ void pc_jscan_skip_checked(struct pc_jscan *s);
  */
 size_t pc_jscan_fmt_g_int(char *b, double d, int prec);
 /*
+ * The same for d not an integer, 1e-3 <= |d| < 1e15, where "%g" writes no
+ * exponent (1795312318420.472 to 17 digits: 1795312318420.4719): the
+ * length, or 0 (nothing written) for any other d, or where rounding
+ * carries into a new digit.
+ */
+size_t pc_jscan_fmt_g_frac(char *b, double d, int prec);
+/*
  * At a value's first byte: check it and append to out what
  * cJSON_PrintUnformatted() prints for it (not NUL-terminated; the caller
  * reads out[from..olen)).  0, PC_JSCAN_BAD or an error.  With checked set

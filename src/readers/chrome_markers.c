@@ -276,13 +276,31 @@ uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, u
 		cat_memo(r, cat, clen, hc, &crow);
 	if (crow == PC_NONE)
 		return PC_NONE;
-	h = pc_chrome_pl_hash(hc, !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen),
-			      set);
-	sl = &r->pl[h & (PL_SLOTS - 1)];
 	r->pl_set = set;
+	if (e->aid && alen) {
+		/* a text the scanner gave an id: the slot last found for the
+		 * id, if it still holds that text (its aid) for this cat and
+		 * set, is the one its hash would find, and the text compares
+		 * equal (no hash, no comparison) */
+		uint32_t *am = &r->aidm[e->aid & (AID_SLOTS - 1)];
+
+		sl = *am ? &r->pl[*am - 1] : NULL;
+		if (sl && sl->aid == e->aid && sl->pl != PC_NONE && sl->set == set &&
+		    sl->crow == crow)
+			return sl->pl;
+		h = pc_chrome_pl_hash(hc, e->hargs ? e->hargs : pc_chrome_hash(args, alen), set);
+		sl = &r->pl[h & (PL_SLOTS - 1)];
+		*am = (uint32_t)(h & (PL_SLOTS - 1)) + 1;
+	} else {
+		h = pc_chrome_pl_hash(hc, !alen ? 0 : e->hargs ? e->hargs : pc_chrome_hash(args, alen),
+				      set);
+		sl = &r->pl[h & (PL_SLOTS - 1)];
+	}
 	if (sl->pl != PC_NONE && sl->hash == h && sl->set == set && sl->crow == crow &&
-	    sl->alen == alen && (!alen || memcmp(sl->key, args, alen) == 0))
+	    sl->alen == alen && (!alen || memcmp(sl->key, args, alen) == 0)) {
+		sl->aid = e->aid; /* (this text's, as the slot's was) */
 		return sl->pl;
+	}
 	pl = build_payload(r, e, cat, set);
 	if (pl == PC_NONE)
 		return pl;
@@ -299,6 +317,7 @@ uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, u
 	if (alen)
 		memcpy(sl->key, args, alen);
 	sl->hash = h;
+	sl->aid = e->aid;
 	sl->pl = pl;
 	sl->set = set;
 	sl->crow = crow;

@@ -78,10 +78,10 @@
 
 struct okslot {
 	uint64_t key;	    /* okey() of the text's first bytes (0: empty) */
-	uint64_t h;	    /* pc_chrome_hash() of the text (the event's hargs), or 0 */
 	uint32_t off, len;  /* the text: okb[off..off + len) */
 	unsigned room;	    /* containers that could open (max_depth - depth) when checked */
 	int nl;		    /* it holds a newline (in whitespace) */
+	uint32_t id;	    /* the text's id (struct cev's aid): one per text remembered */
 };
 
 struct cscan {
@@ -92,6 +92,9 @@ struct cscan {
 	unsigned *okrr;		   /* each bucket's next way to replace */
 	char *okb;		   /* their bytes: OK_BYTES */
 	size_t okn;		   /* bytes of okb used */
+	uint64_t h_empty;	   /* pc_chrome_hash() of "{}" */
+	uint32_t okseq;		   /* the last text id given (ids stop short of wrapping) */
+	int ok_hit;		   /* the last args text was a remembered one */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
@@ -420,9 +423,9 @@ static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const ch
 }
 
 /*
- * At an event's args '{': check the object and skip it, e->hargs its
- * text's hash when a remembered one has it (batch_fix() hashes the
- * others).  Most args texts
+ * At an event's args '{': check the object and skip it, e->aid the id
+ * of the remembered text it is (0: none; batch_fix() hashes the texts
+ * without one).  Most args texts
  * of a trace repeat (the same frame, the same empty data): a text whose
  * bytes are those of one checked before (remembered, and found by its
  * first bytes) is taken as it is, without a second check; any other is
@@ -468,12 +471,12 @@ static int skip_args(struct cscan *s, struct cev *e)
 		if (f) {
 			js->p = from + f->len;
 			js->nl |= f->nl;
-			if (!f->h && !s->lean) /* (remembered in a lean batch) */
-				f->h = pc_chrome_hash(from, f->len);
-			e->hargs = f->h;
+			e->aid = f->id; /* (the reader hashes the text only if it needs to) */
+			s->ok_hit = 1;
 			return 0;
 		}
 	}
+	s->ok_hit = 0;
 	js->nl = 0;
 	err = pc_jscan_skip(js);
 	if (err)
@@ -492,8 +495,7 @@ static int skip_args(struct cscan *s, struct cev *e)
 		}
 		memcpy(s->okb + s->okn, from, len);
 		o->key = k[tier];
-		/* (a lean batch leaves hashing to the reader's batch_fix()) */
-		o->h = e->hargs = s->lean ? 0 : pc_chrome_hash(from, len);
+		o->id = e->aid = s->okseq < UINT32_MAX ? ++s->okseq : 0;
 		o->off = (uint32_t)s->okn;
 		o->len = (uint32_t)len;
 		o->room = room;
@@ -576,6 +578,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 	e->args_later = 0;
 	e->a = NULL;
 	e->hargs = e->hname = e->hcat = 0;
+	e->aid = 0;
 	pc_jscan_start(js, text, len, max_depth);
 	js->olen = base; /* the batch's scratch goes on */
 	/* the text starts after the '{': begin inside the object */
@@ -680,6 +683,20 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 					/* checked here, its members decoded by the reader
 					 * when it needs them (pc_chrome_args()) */
 					e->args.kind = CJ_OBJ;
+					if (js->end - from >= 2 && from[1] == '}' &&
+					    js->depth < js->max_depth) {
+						/* "{}" (half of a trace's events): what
+						 * skip_args() and the reader's batch_fix()
+						 * would find, without a lookup or a hash */
+						js->p = from + 2;
+						e->hargs = s->h_empty;
+						e->args.off = js->olen;
+						e->args.len = 2;
+						err = pc_jscan_put(js, from, 2);
+						if (err)
+							return err;
+						goto next;
+					}
 					err = skip_args(s, e);
 					if (err)
 						return err;
@@ -792,8 +809,9 @@ static int keeps_text(const struct pc_jscan *js, const struct cev *e)
  * pc_chrome_args()), decoded here into the batch, so that the reader's
  * thread finds them done (only while the scanner is ahead of the reader:
  * a lean batch leaves them to it, see the top of the file).  An args text
- * seen before (by its hash, in a direct-mapped table) is left to the
- * reader, whose payload cache most likely has it.  The members are
+ * seen before (found among the texts skip_args() remembers, or by its
+ * hash in a direct-mapped table) is left to the reader, whose payload
+ * cache most likely has it.  The members are
  * those pc_chrome_args() decodes: the same function over the same bytes.
  * text: the event's text, which holds its args at s->args_at.
  */
@@ -803,21 +821,29 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	struct cev *e = &r->e;
 	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
 	unsigned depth = js->depth, max_depth = js->max_depth;
-	uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len), *slot;
 	uint32_t first = b->nargs;
 	size_t olen = js->olen;
 	int nl = js->nl, err;
 
-	e->hargs = h;
-	if (!s->seen) {
-		s->seen = pc_calloc(s->ctx, SEEN_SLOTS, sizeof(*s->seen));
-		if (!s->seen)
-			return PROFCONV_ERR_NOMEM;
+	if (e->aid) {
+		/* a text the scanner remembers: seen before when it was found
+		 * there, else new */
+		if (s->ok_hit)
+			return 0;
+	} else {
+		uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len), *slot;
+
+		e->hargs = h;
+		if (!s->seen) {
+			s->seen = pc_calloc(s->ctx, SEEN_SLOTS, sizeof(*s->seen));
+			if (!s->seen)
+				return PROFCONV_ERR_NOMEM;
+		}
+		slot = &s->seen[(size_t)(h ^ h >> 32) & (SEEN_SLOTS - 1)];
+		if (*slot == h)
+			return 0;
+		*slot = h;
 	}
-	slot = &s->seen[(size_t)(h ^ h >> 32) & (SEEN_SLOTS - 1)];
-	if (*slot == h)
-		return 0;
-	*slot = h;
 	/* pc_chrome_args()'s pc_jscan_start(), the scratch kept */
 	js->p = a;
 	js->end = a + e->args.len;
@@ -952,7 +978,7 @@ static void batch_fix(struct cbatch *b)
 		 * of its time) */
 		if (e->name.kind == CJ_STR)
 			e->hname = pc_chrome_hash(e->name.s, e->name.len);
-		if (e->args.kind == CJ_OBJ && !e->hargs) /* (pre_args() has it) */
+		if (e->args.kind == CJ_OBJ && !e->hargs && !e->aid) /* (pre_args() has it) */
 			e->hargs = pc_chrome_hash(e->args.s, e->args.len);
 		if (e->cat.kind == CJ_STR)
 			e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
@@ -1061,6 +1087,7 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 	pc_jpull_set_ctx(p, s->ctx);
 	env = getenv("PROFCONV_CHROME_LEAN");
 	s->lean_env = env && *env ? *env != '0' : -1;
+	s->h_empty = pc_chrome_hash("{}", 2);
 	*out = s;
 	if (!pc_input_any_thread(pc_jpull_input(p)) || ctx->opt.no_threads)
 		return 0;

@@ -59,11 +59,13 @@ struct pl_slot {
 	uint32_t set;
 	uint32_t crow; /* the cat's string row */
 	uint32_t alen, cap;
+	uint32_t aid; /* the scanner's id of the args text in key (struct cev's aid), or 0 */
 	char *key; /* the args text */
 };
 #define PL_SLOTS 16384	  /* a power of 2 */
 #define PL_MAX_KEY 1024 /* longer args texts are not remembered */
 #define PL_CHUNK (64 * 1024) /* the args texts' chunks (> PL_MAX_KEY + 64) */
+#define AID_SLOTS 16384 /* args text id -> payload slot (a power of 2) */
 
 /*
  * The strings nearly every event repeats (its name, its cat) remembered by
@@ -315,6 +317,15 @@ struct cev {
 	 * reader's payload cache and memos look them up by: worked out by the
 	 * scanner with the batch (0: not a string / object) */
 	uint64_t hargs, hname, hcat;
+	/*
+	 * The scanner's id of the args text (0: none): two events with the
+	 * same id have args texts byte for byte the same (chrome_scan.c's
+	 * skip_args() compared them), so the payload cache finds the slot
+	 * of a text it has by its id, without hashing or comparing the text
+	 * (hargs is then 0 until the reader needs it).  Ids count up, from 1,
+	 * within one events array.
+	 */
+	uint32_t aid;
 };
 
 /* A scanned event: its members, where it began, and for the kinds handled
@@ -411,6 +422,10 @@ struct rd {
 	struct lf_slot *lf; /* label frames of slices: LF_SLOTS, allocated */
 	struct pl_slot *pl; /* payloads: PL_SLOTS, allocated */
 	uint32_t pl_set;    /* the context set the last lookup had */
+	/* args text id (struct cev's aid) -> the payload slot last found
+	 * for it (index + 1, 0: none): AID_SLOTS, allocated; a slot whose
+	 * aid is not the event's is not its text's */
+	uint32_t *aidm;
 	/* the slots' args texts: cut from chunks of PL_CHUNK bytes, each
 	 * starting with a pointer to the one before (freed at the end, a few
 	 * frees where one a slot was a millisecond) */

@@ -257,7 +257,9 @@ found:
 static inline void ev_ahead(const struct rd *r, const struct cev *e)
 {
 #if defined(__GNUC__)
-	if (e->cat.kind == CJ_STR)
+	if (e->aid) /* (its slot is found through the ids' map) */
+		__builtin_prefetch(&r->aidm[e->aid & (AID_SLOTS - 1)]);
+	else if (e->cat.kind == CJ_STR)
 		__builtin_prefetch(&r->pl[pc_chrome_pl_hash(e->hcat,
 							    e->args.kind == CJ_OBJ ? e->hargs : 0,
 							    r->pl_set) &
@@ -280,6 +282,13 @@ static inline void ev_nearer(const struct rd *r, const struct cev *e)
 		return;
 	if (e->args.kind != CJ_OBJ)
 		return;
+	if (e->aid) {
+		uint32_t i = r->aidm[e->aid & (AID_SLOTS - 1)];
+
+		if (i)
+			__builtin_prefetch(&r->pl[i - 1]);
+		return;
+	}
 	sl = &r->pl[pc_chrome_pl_hash(e->hcat, e->hargs, r->pl_set) & (PL_SLOTS - 1)];
 	if (sl->key)
 		__builtin_prefetch(sl->key);
@@ -663,6 +672,8 @@ static int read_events(struct rd *r)
 
 	if (err)
 		return err;
+	if (r->nevents) /* (another events array before: its args text ids) */
+		memset(r->aidm, 0, AID_SLOTS * sizeof(*r->aidm));
 	while (!err && (b = pc_chrome_scan_next(s)) != NULL) {
 		uint32_t i;
 
@@ -1121,6 +1132,7 @@ static void rd_free(struct rd *r)
 	pc_free(r->ctx, r->lf);
 	pc_free(r->ctx, r->names);
 	pc_free(r->ctx, r->catm);
+	pc_free(r->ctx, r->aidm);
 	pc_free(r->ctx, r->kinds);
 	pc_chrome_pl_keys_free(r);
 	pc_free(r->ctx, r->pl);
@@ -1157,11 +1169,12 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	r.pl_set = PC_NONE;
 	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));
 	r.catm = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.catm));
+	r.aidm = pc_calloc(ctx, AID_SLOTS, sizeof(*r.aidm));
 	for (i = 0; r.names && r.catm && i < SMEMO_SLOTS; i++)
 		r.names[i].len = r.catm[i].len = UINT32_MAX;
 	for (i = 0; r.pl && i < PL_SLOTS; i++)
 		r.pl[i].pl = PC_NONE;
-	err = r.lf && r.pl && r.names && r.catm ? pc_jpull_new(ctx, in, NULL, &r.p)
+	err = r.lf && r.pl && r.names && r.catm && r.aidm ? pc_jpull_new(ctx, in, NULL, &r.p)
 						 : PROFCONV_ERR_NOMEM;
 	for (i = 0; r.lf && i < LF_SLOTS; i++)
 		r.lf[i].frame = PC_NONE;

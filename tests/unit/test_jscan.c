@@ -427,6 +427,88 @@ static void test_fmt_g_int(void)
 			       "18446744073709551615, 1.8446744073709552e19, 1e19, -1e16, 0.07]"));
 }
 
+/*
+ * pc_jscan_fmt_g_frac(d, prec) against snprintf("%1.<prec>g"): byte for
+ * byte where it writes; it must write for the fractions of a real trace
+ * (16 to 17 digits: times in ms with 3 decimals, sums of tenths).  Edge
+ * cases (ties to even at each precision, a rounding carry into a new
+ * digit, 1e-3 and 1e15 and their neighbours, trailing zeros), random
+ * fractions of every magnitude in the range, and random bit patterns;
+ * PC_FMT_ITERS=N draws N of each (millions by hand).
+ */
+static int frac_same(double d, int prec)
+{
+	char want[64], got[64];
+	size_t n;
+	int w;
+
+	memset(got, 'x', sizeof(got));
+	n = pc_jscan_fmt_g_frac(got, d, prec);
+	w = snprintf(want, sizeof(want), "%1.*g", prec, d);
+	if (n && ((size_t)w != n || memcmp(got, want, n + 1) != 0)) {
+		fprintf(stderr, "fmt_g_frac(%.17g, %d): %.*s, snprintf: %s\n", d, prec, (int)n, got,
+			want);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_fmt_g_frac(void)
+{
+	static const double edges[] = {
+		0.125, 0.375, 2.5, 0.5, 1.5, 0.001, 0.0010000000000000002, 0.00099999999999999, 0.1,
+		0.01, 0.07000000000000001, 0.08599999999999999, 769.5999999998603, 882.0999999998603,
+		1795312317833.092, 1795312318420.472, 999999999999999.9, 999999999999999.5,
+		99999.99999999999, 9.999999999999998, 0.9999999999999999, 123.456, 1.25, 1.35, 0.45,
+		4503599627370495.5, 1.0000000000000002, 0.30000000000000004, 3.0517578125e-05,
+	};
+	const char *it = getenv("PC_FMT_ITERS");
+	long iters = it ? atol(it) : 100000, i;
+	size_t k;
+	int prec, bad = 0, wrote = 0;
+	char b[64];
+
+	for (k = 0; k < PC_ARRAY_SIZE(edges); k++)
+		for (prec = 1; prec <= 17; prec++) {
+			bad += !frac_same(edges[k], prec);
+			bad += !frac_same(-edges[k], prec);
+		}
+	/* what a real trace has: written here, not by snprintf() */
+	wrote += pc_jscan_fmt_g_frac(b, 1795312318420.472, 17) > 0;
+	PC_CHECK_EQ_STR(b, "1795312318420.4719");
+	wrote += pc_jscan_fmt_g_frac(b, 1795312318420.472, 15) > 0;
+	PC_CHECK_EQ_STR(b, "1795312318420.47");
+	wrote += pc_jscan_fmt_g_frac(b, -0.07000000000000001, 17) > 0;
+	PC_CHECK_EQ_STR(b, "-0.070000000000000007");
+	wrote += pc_jscan_fmt_g_frac(b, 0.125, 2) > 0;
+	PC_CHECK_EQ_STR(b, "0.12");
+	PC_CHECK_EQ_INT(wrote, 4);
+	/* carried into a new digit, an integer, out of the range: left to snprintf() */
+	PC_CHECK(pc_jscan_fmt_g_frac(b, 9.96, 2) == 0 && pc_jscan_fmt_g_frac(b, 12.0, 17) == 0 &&
+		 pc_jscan_fmt_g_frac(b, 1e-4, 17) == 0 && pc_jscan_fmt_g_frac(b, 1e15 + 0.5, 17) == 0);
+	for (i = 0; i < iters && bad < 10; i++) {
+		uint64_t r = rnd64(), m = rnd64();
+		double d;
+
+		/* a fraction of every binade from 2^-10 to 2^49 */
+		d = ldexp((double)((m >> 11) | (1ULL << 52)), (int)(r % 60) - 62);
+		bad += !frac_same(r & 1 ? -d : d, 15) + !frac_same(d, 17) +
+		       !frac_same(d, (int)(r % 17) + 1);
+		/* ms with 3 decimals, as a trace writes times */
+		d = (double)(m % 2000000000000000ULL) / 1000.0;
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+		/* tenths summed (0.1 + 0.2) */
+		d = (double)(r % 1000) * 0.1 + (double)(m % 1000) * 0.01;
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+		memcpy(&d, &r, sizeof(d));
+		bad += !frac_same(d, 15) + !frac_same(d, 17);
+	}
+	PC_CHECK_EQ_INT(bad, 0);
+	/* and through pc_jscan_print() (a space makes it print, not copy) */
+	PC_CHECK(same_as_cjson("[1795312318420.472, 0.07000000000000001, -769.5999999998603,"
+			       "0.30000000000000004, 0.08599999999999999, 123.4560000000000001]"));
+}
+
 /* Does the strict tokenizer accept doc as one whole value? */
 static int jpull_accepts(const char *doc)
 {
@@ -908,9 +990,11 @@ static void test_chrome_pre_args_lean(int lean)
 		PC_CHECK(!e2->args_later && e2->na == 0);
 		PC_CHECK(e0->name.kind == CJ_STR && strcmp(e0->name.s, "a") == 0);
 		PC_CHECK(e0->hname == pc_chrome_hash("a", 1) && e2->hname == pc_chrome_hash("c", 1));
-		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL &&
-			 e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
-		PC_CHECK(e1->hargs == e0->hargs && e2->hargs != 0);
+		/* (a text the scanner remembers has an id instead of a hash) */
+		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL && e0->aid != 0 &&
+			 e0->hargs == 0);
+		PC_CHECK(e1->aid == e0->aid && e1->hargs == 0);
+		PC_CHECK(e2->aid == 0 && e2->hargs == pc_chrome_hash("{}", 2));
 	} else if (b && b->n == 3) {
 		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
 
@@ -939,7 +1023,7 @@ static void test_chrome_pre_args_lean(int lean)
 		}
 		/* the same text again: left to the reader; {}: nothing to decode */
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
-		PC_CHECK(e1->hargs == e0->hargs && e0->hargs == pc_chrome_hash(e0->args.s, e0->args.len));
+		PC_CHECK(e1->aid == e0->aid && e0->aid != 0 && e0->hargs == 0 && e1->hargs == 0);
 		PC_CHECK(!e2->args_later && e2->na == 0);
 	}
 	PC_CHECK(b == NULL || b->end);
@@ -947,6 +1031,149 @@ static void test_chrome_pre_args_lean(int lean)
 	pc_free(ctx, ra);
 	pc_jpull_free(p);
 	pc_input_close(in);
+}
+
+/*
+ * "args":{} (half of a real trace's events) is taken without the args
+ * cache and its hash is set without hashing: the same text, hash and
+ * flags as any other args object, in lean batches and not; and an empty
+ * object one level deeper than the nesting limit is refused as the
+ * tokenizer refuses it.
+ */
+static int scan_empty_args(const char *doc, unsigned max_depth, int lean)
+{
+	struct pc_jpull_opts o = { 0, 0, max_depth };
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	const struct pc_jtok *t;
+	const char *saved = getenv("PROFCONV_CHROME_LEAN");
+	char *keep = saved ? strdup(saved) : NULL;
+	int err;
+
+	pc_clear_error(ctx);
+	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, &o, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	if (keep)
+		setenv("PROFCONV_CHROME_LEAN", keep, 1);
+	else
+		unsetenv("PROFCONV_CHROME_LEAN");
+	free(keep);
+	b = pc_chrome_scan_next(sc);
+	PC_CHECK(b != NULL);
+	if (b && !b->err) {
+		uint32_t i;
+
+		PC_CHECK_EQ_INT(b->n, 3);
+		for (i = 0; i < b->n; i++) {
+			const struct cev *e = &b->ev[i].e;
+
+			PC_CHECK(e->args.kind == CJ_OBJ && !e->args_later && e->na == 0);
+			PC_CHECK(e->hargs == pc_chrome_hash(e->args.s, e->args.len) ||
+				 (e->hargs == 0 && e->aid != 0));
+			PC_CHECK(e->name.kind == CJ_STR && e->ts.kind == CJ_NUM);
+		}
+		if (b->n == 3) {
+			PC_CHECK(b->ev[0].e.args.len == 2 && memcmp(b->ev[0].e.args.s, "{}", 2) == 0);
+			PC_CHECK(b->ev[1].e.args.len == 3 && memcmp(b->ev[1].e.args.s, "{ }", 3) == 0);
+			PC_CHECK_EQ_STR(b->ev[2].e.name.s, "c");
+			PC_CHECK(b->ev[2].e.ts.d == 3);
+		}
+	}
+	err = pc_chrome_scan_end(sc);
+	pc_jpull_free(p);
+	pc_input_close(in);
+	return err;
+}
+
+static void test_chrome_empty_args(void)
+{
+	static const char doc[] = "[{\"args\":{},\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1},\n"
+				  "{\"args\":{ },\"name\":\"b\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2},\n"
+				  "{\"name\":\"c\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{}}]";
+	int lean;
+
+	for (lean = 0; lean <= 1; lean++) {
+		PC_CHECK_EQ_INT(scan_empty_args(doc, 3, lean), 0);
+		/* [ and the event are 2 levels: no room for args */
+		PC_CHECK(scan_empty_args(doc, 2, lean) != 0);
+		PC_CHECK(strstr(profconv_errmsg(ctx), "t.json:1:10:") != NULL);
+	}
+	pc_clear_error(ctx);
+}
+
+static struct profconv_profile *read_one_thread(const char *doc);
+
+/* Marker k's payload member key as text ("" when it has none). */
+static const char *pl_member(const struct pc_model *m, const struct pc_thread *t, uint32_t k,
+			     const char *key, char *buf, size_t cap)
+{
+	uint32_t n = k < t->markers.len ? pc_pv_member(m, t->markers.payload[k], key) : PC_NONE;
+
+	buf[0] = 0;
+	if (n != PC_NONE)
+		pc_pv_scalar_text(m, n, buf, cap);
+	return buf;
+}
+
+/*
+ * The payload cache finds the slot of an args text the scanner gave an id
+ * (struct cev's aid) without hashing or comparing the text: an event with
+ * the same text and another cat, or another text, must still get its own
+ * payload; and the ids start again in a second events array, where the
+ * same id is another text.
+ */
+static void test_chrome_args_ids(void)
+{
+	static const char *const cats[] = { "c1", "c2", "c1", "c2", "c1", "c1", "c2" };
+	static const char *const ns[] = { "1", "1", "1", "1", "2", "1", "2" };
+	char doc[4096], a[64], b[64], ca[16];
+	size_t n = 0;
+	struct profconv_profile *prof;
+	unsigned i;
+
+	n += (size_t)snprintf(doc + n, sizeof(doc) - n, "[");
+	for (i = 0; i < PC_ARRAY_SIZE(cats); i++)
+		n += (size_t)snprintf(doc + n, sizeof(doc) - n,
+				      "%s{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":%s}},"
+				      "\"cat\":\"%s\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,"
+				      "\"tid\":1,\"ts\":%u}\n",
+				      i ? "," : "", ns[i], cats[i], i + 1);
+	snprintf(doc + n, sizeof(doc) - n, "]");
+	prof = read_one_thread(doc);
+	if (prof) {
+		const struct pc_thread *t = prof->m.threads[0];
+
+		PC_CHECK_EQ_INT(t->markers.len, PC_ARRAY_SIZE(cats));
+		for (i = 0; i < t->markers.len && i < PC_ARRAY_SIZE(cats); i++) {
+			PC_CHECK_EQ_STR(pl_member(&prof->m, t, i, "cat", ca, sizeof(ca)), cats[i]);
+			snprintf(b, sizeof(b), "{\"frame\":\"0123456789ABCDEF\",\"n\":%s}", ns[i]);
+			PC_CHECK_EQ_STR(pl_member(&prof->m, t, i, "data", a, sizeof(a)), b);
+		}
+		profconv_profile_free(prof);
+	}
+	/* two events arrays: the first text of each has id 1 */
+	snprintf(doc, sizeof(doc),
+		 "{\"traceEvents\":[{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":1}},"
+		 "\"cat\":\"c1\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1}],\n"
+		 "\"traceEvents\":[{\"args\":{\"data\":{\"frame\":\"0123456789ABCDEF\",\"n\":2}},"
+		 "\"cat\":\"c1\",\"dur\":1,\"name\":\"x\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2}],"
+		 "\"displayTimeUnit\":\"ms\"}");
+	prof = read_one_thread(doc);
+	if (prof) {
+		const struct pc_thread *t = prof->m.threads[0];
+
+		PC_CHECK_EQ_INT(t->markers.len, 2);
+		PC_CHECK_EQ_STR(pl_member(&prof->m, t, 0, "data", a, sizeof(a)),
+				"{\"frame\":\"0123456789ABCDEF\",\"n\":1}");
+		PC_CHECK_EQ_STR(pl_member(&prof->m, t, 1, "data", a, sizeof(a)),
+				"{\"frame\":\"0123456789ABCDEF\",\"n\":2}");
+		profconv_profile_free(prof);
+	}
 }
 
 /* doc read as a Chrome trace, which must give one thread; NULL (a failed check) if not. */
@@ -1434,6 +1661,7 @@ int main(void)
 	test_skip_checked();
 	test_print();
 	test_fmt_g_int();
+	test_fmt_g_frac();
 	test_same_decisions();
 	test_raw_rest();
 	test_chrome_errors();
@@ -1443,6 +1671,8 @@ int main(void)
 	test_digit_runs();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
+	test_chrome_empty_args();
+	test_chrome_args_ids();
 	test_chrome_keys();
 	test_chrome_v8_node_ids();
 	pc_jscan_free(&js);
