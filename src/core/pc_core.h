@@ -295,6 +295,73 @@ static inline uint64_t pc_hash64(uint64_t x)
 	return x;
 }
 
+/*
+ * A hash of len bytes for tables that compare the bytes too (it only has
+ * to spread; nothing keeps it): four independent chains over 32 bytes at a
+ * time, 8 bytes a step after, the last 1 to 7 bytes in one or two loads, no
+ * byte loop.  Never 0 (callers keep 0 for "not worked out yet").  The
+ * string index and the Chrome reader's memos and payload cache use it.
+ */
+static inline uint64_t pc_hash_mem(const void *p, size_t len)
+{
+	const char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	if (len >= 32) {
+		/* four independent chains over 32 bytes at a time (one chain
+		 * waited for each multiply: args texts are hundreds of bytes) */
+		uint64_t a = h, b = h ^ 0x94d049bb133111ebULL, c = h ^ 0xbf58476d1ce4e5b9ULL,
+			 d = h ^ 0xd6e8feb86659fd93ULL, w1, w2, w3;
+
+		for (; len >= 32; s += 32, len -= 32) {
+			memcpy(&w, s, 8);
+			memcpy(&w1, s + 8, 8);
+			memcpy(&w2, s + 16, 8);
+			memcpy(&w3, s + 24, 8);
+			a = (a ^ w) * 0xff51afd7ed558ccdULL;
+			b = (b ^ w1) * 0xff51afd7ed558ccdULL;
+			c = (c ^ w2) * 0xff51afd7ed558ccdULL;
+			d = (d ^ w3) * 0xff51afd7ed558ccdULL;
+			a ^= a >> 32;
+			b ^= b >> 32;
+			c ^= c >> 32;
+			d ^= d >> 32;
+		}
+		h = (a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16)) *
+		    0xc4ceb9fe1a85ec53ULL;
+		h ^= h >> 32;
+	}
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (len) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 1 to 7 bytes as memcpy() into a zeroed word puts them,
+		 * from two loads that may overlap (a memcpy() of a variable
+		 * length was a byte loop) */
+		if (len >= 4) {
+			uint32_t lo, hi;
+
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + len - 4, 4);
+			w = (uint64_t)lo | (uint64_t)hi << (8 * (len - 4));
+		} else {
+			w = (uint64_t)(unsigned char)s[0] |
+			    (uint64_t)(unsigned char)s[len / 2] << (8 * (len / 2)) |
+			    (uint64_t)(unsigned char)s[len - 1] << (8 * (len - 1));
+		}
+#else
+		w = 0;
+		memcpy(&w, s, len);
+#endif
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
 /* FNV-1a-like hash over bytes, mixed at the end. */
 uint64_t pc_hash_bytes(const void *p, size_t len, uint64_t seed);
 

@@ -174,53 +174,12 @@ struct str_key {
 	size_t len;
 };
 
-/*
- * The string index's hash (it only has to spread: the bytes are compared
- * too, and nothing keeps it): four independent chains over 32 bytes at a
- * time, 8 bytes a step after, the last 1 to 7 bytes in one or two loads
- * (pc_hash_bytes()'s one chain and byte loop were half of interning the
- * Chrome reader's args texts).
- */
+/* The string index's hash: pc_hash_mem(), folded to 32 bits. */
 static inline uint32_t str_hash(const char *s, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	uint64_t h = pc_hash_mem(s, len);
 
-	if (len >= 32) {
-		uint64_t a = h, b = h ^ 0x94d049bb133111ebULL, c = h ^ 0xbf58476d1ce4e5b9ULL,
-			 d = h ^ 0xd6e8feb86659fd93ULL, w1, w2, w3;
-
-		for (; len >= 32; s += 32, len -= 32) {
-			memcpy(&w, s, 8);
-			memcpy(&w1, s + 8, 8);
-			memcpy(&w2, s + 16, 8);
-			memcpy(&w3, s + 24, 8);
-			a = (a ^ w) * 0xff51afd7ed558ccdULL;
-			b = (b ^ w1) * 0xff51afd7ed558ccdULL;
-			c = (c ^ w2) * 0xff51afd7ed558ccdULL;
-			d = (d ^ w3) * 0xff51afd7ed558ccdULL;
-			a ^= a >> 32;
-			b ^= b >> 32;
-			c ^= c >> 32;
-			d ^= d >> 32;
-		}
-		h = a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
-	}
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	if (len >= 4) {
-		uint32_t lo, hi;
-
-		memcpy(&lo, s, 4);
-		memcpy(&hi, s + len - 4, 4);
-		h ^= (uint64_t)lo << 32 | hi;
-	} else if (len) {
-		h ^= (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[len / 2] << 8 |
-		     (unsigned char)s[len - 1];
-	}
-	return (uint32_t)pc_hash64(h);
+	return (uint32_t)(h ^ h >> 32);
 }
 
 static int str_eq(const void *table, uint32_t row, const void *key)
