@@ -485,38 +485,26 @@ static int v8_nodes(struct rd *r, struct v8prof *pf, const char *at)
 }
 
 /*
- * A container value at the cursor read where it stands by fn (v8_nodes()
- * or v8_numbers(), which stand the scanner at it and leave it past the
- * container), the cursor's depth kept for the walk around it; anything
- * else is skipped (for fn, a value that is not a container has none).
+ * A container value at the cursor read where it stands: a chunk's nodes
+ * into pf by v8_nodes() (pf not NULL), else numbers into r->v8val from
+ * from by v8_numbers() (*n of them).  Both stand the scanner at it and
+ * leave it past the container; the cursor's depth is kept for the walk
+ * around it.  Anything else is skipped (a value that is not a container
+ * has none).
  */
-static int v8_here_nodes(struct rd *r, struct v8prof *pf)
+static int v8_here(struct rd *r, struct v8prof *pf, uint32_t from, uint32_t *n)
 {
 	struct pc_jscan *js = &r->v8js;
 	unsigned depth = js->depth;
 	int c = pc_jscan_ws(js), err;
 
+	if (n)
+		*n = 0;
 	if (c != '[' && c != '{') {
 		pc_jscan_skip_checked(js);
 		return 0;
 	}
-	err = v8_nodes(r, pf, js->p);
-	js->depth = depth;
-	return err;
-}
-
-static int v8_here_numbers(struct rd *r, uint32_t from, uint32_t *n)
-{
-	struct pc_jscan *js = &r->v8js;
-	unsigned depth = js->depth;
-	int c = pc_jscan_ws(js), err;
-
-	*n = 0;
-	if (c != '[' && c != '{') {
-		pc_jscan_skip_checked(js);
-		return 0;
-	}
-	err = v8_numbers(r, js->p, from, n);
+	err = pf ? v8_nodes(r, pf, js->p) : v8_numbers(r, js->p, from, n);
 	js->depth = depth;
 	return err;
 }
@@ -554,10 +542,10 @@ static int v8_chunk_data(struct rd *r, struct v8prof *pf, uint32_t *ns, uint32_t
 			while (!err && !(err = pc_jscan_next(js, &cit, &k, &kl, &more)) && more) {
 				if (kl == 5 && memcmp(k, "nodes", 5) == 0 && !nodes) {
 					nodes = 1;
-					err = v8_here_nodes(r, pf);
+					err = v8_here(r, pf, 0, NULL);
 				} else if (kl == 7 && memcmp(k, "samples", 7) == 0 && !samples) {
 					samples = 1;
-					err = v8_here_numbers(r, 0, ns);
+					err = v8_here(r, NULL, 0, ns);
 				} else {
 					pc_jscan_skip_checked(js);
 				}
@@ -565,7 +553,7 @@ static int v8_chunk_data(struct rd *r, struct v8prof *pf, uint32_t *ns, uint32_t
 		} else if (kl == 10 && memcmp(k, "timeDeltas", 10) == 0 && !dl) {
 			dl = 1;
 			if (cp) {
-				err = v8_here_numbers(r, *ns, nd);
+				err = v8_here(r, NULL, *ns, nd);
 				deltas = NULL;
 			} else {
 				deltas = js->p; /* read once the samples are */
