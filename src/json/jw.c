@@ -276,23 +276,43 @@ static inline char *fmt_i64(char *p, int64_t v)
 }
 
 /*
+ * The decimals of a fraction from 000 to 999: its 3 digits and, as the
+ * fourth byte, how many are left once trailing zeros are trimmed (0 for
+ * 000): 120 -> "120" and 2.  Copied 4 bytes at a time, the count byte
+ * past the digits is written over by what follows.
+ */
+#define FRAC3_E(i, j, k) { '0' + (i), '0' + (j), '0' + (k), (k) ? 3 : (j) ? 2 : (i) ? 1 : 0 }
+#define FRAC3_10(i, j)                                                                         \
+	FRAC3_E(i, j, 0), FRAC3_E(i, j, 1), FRAC3_E(i, j, 2), FRAC3_E(i, j, 3), FRAC3_E(i, j, 4), \
+		FRAC3_E(i, j, 5), FRAC3_E(i, j, 6), FRAC3_E(i, j, 7), FRAC3_E(i, j, 8),          \
+		FRAC3_E(i, j, 9)
+#define FRAC3_100(i)                                                                          \
+	FRAC3_10(i, 0), FRAC3_10(i, 1), FRAC3_10(i, 2), FRAC3_10(i, 3), FRAC3_10(i, 4),        \
+		FRAC3_10(i, 5), FRAC3_10(i, 6), FRAC3_10(i, 7), FRAC3_10(i, 8), FRAC3_10(i, 9)
+static const char frac3[1000][4] = {
+	FRAC3_100(0), FRAC3_100(1), FRAC3_100(2), FRAC3_100(3), FRAC3_100(4),
+	FRAC3_100(5), FRAC3_100(6), FRAC3_100(7), FRAC3_100(8), FRAC3_100(9),
+};
+
+/*
  * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
  * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
- * The six decimals are three digit pairs; the pairs after the last non-zero
- * one are left out, then a trailing zero of the last pair kept.  The digits
- * of ms / 100 are kept in w from one call to the next: times in a column
- * are sorted, so most share them with the one before (p needs room for 21
- * bytes past the sign: the kept digits are copied 20 bytes at a time).
+ * The six decimals are two groups of three from frac3[]: both are stored
+ * (the second over the first's count byte), and the length is the first's
+ * count when the second is 000 (times in whole microseconds), else 3 and
+ * the second's count; no branch on the digits.  The digits of ms / 100
+ * are kept in w from one call to the next: times in a column are sorted,
+ * so most share them with the one before (p needs room for 21 bytes past
+ * the sign: the kept digits are copied 20 bytes at a time).
  */
 static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
-	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo, d1, d2;
-	unsigned n, last;
+	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo;
 
-	if (ns < 0)
-		*p++ = '-';
+	*p = '-';
+	p += ns < 0;
 	if (ms >= 100) {
 		uint64_t h = ms / 100;
 
@@ -309,25 +329,12 @@ static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 	}
 	if (!frac)
 		return p;
-	*p++ = '.';
-	hi = frac / 10000;
-	lo = frac - hi * 10000;
-	d1 = lo / 100;
-	d2 = lo - d1 * 100;
-	memcpy(p, digits2 + 2 * hi, 2);
-	memcpy(p + 2, digits2 + 2 * d1, 2);
-	memcpy(p + 4, digits2 + 2 * d2, 2);
-	if (d2) {
-		n = 6;
-		last = d2;
-	} else if (d1) {
-		n = 4;
-		last = d1;
-	} else {
-		n = 2;
-		last = hi;
-	}
-	return p + n - (last % 10 == 0);
+	hi = frac / 1000;
+	lo = frac - hi * 1000;
+	*p = '.';
+	memcpy(p + 1, frac3[hi], 4);
+	memcpy(p + 4, frac3[lo], 4);
+	return p + 1 + (lo ? 3 + (unsigned)frac3[lo][3] : (unsigned)frac3[hi][3]);
 }
 
 /* An element writer has no ctx: its error is only latched (its owner redoes the work). */

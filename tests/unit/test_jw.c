@@ -1022,6 +1022,50 @@ static void test_ns_ms_many(void)
 	}
 }
 
+/*
+ * Every fraction of a millisecond, 0 to 999,999 ns (each place of the last
+ * non-zero decimal, each group of three digits at 000), after integer
+ * parts of 1 to 14 digits and both signs, in bulk columns (one value of
+ * 5 a single call) against the snprintf reference.
+ */
+static void test_ns_ms_every_fraction(void)
+{
+	static const uint64_t ms_of[] = { 0, 7, 42, 100, 999, 4567, 123456, 99999999, 100000000,
+					   9223372036853ull };
+	enum { N = 1000 };
+	int64_t t[N];
+	static char expect[N * 32 + 8];
+	struct membuf b = { 0 };
+	uint32_t f0, i;
+
+	for (f0 = 0; f0 < 1000000; f0 += N) {
+		struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+		size_t o = 0;
+
+		expect[o++] = '[';
+		pc_jw_arr_begin(w);
+		for (i = 0; i < N; i++) {
+			uint64_t ms = ms_of[(f0 / N + i) % PC_ARRAY_SIZE(ms_of)];
+			uint64_t mag = ms * 1000000 + f0 + i;
+
+			t[i] = (i & 1) ? -(int64_t)mag : (int64_t)mag;
+			if (i)
+				expect[o++] = ',';
+			ref_ns_ms(t[i], expect + o, sizeof(expect) - o);
+			o += strlen(expect + o);
+			if (i % 5 == 4) {
+				pc_jw_ns_ms_s(w, t + i - 4, 4, PC_NO_TIME, "null");
+				pc_jw_ns_ms(w, t[i]);
+			}
+		}
+		pc_jw_arr_end(w);
+		expect[o++] = ']';
+		expect[o] = 0;
+		PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+		mem_reset(&b);
+	}
+}
+
 /* Element writers, their elements appended to an array, and values written again. */
 static void test_elems(void)
 {
@@ -1127,6 +1171,7 @@ int main(void)
 	test_escaper_all_bytes();
 	test_escaper_stream();
 	test_ns_ms_sequence();
+	test_ns_ms_every_fraction();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
