@@ -564,6 +564,14 @@ static inline uint64_t special8(uint64_t x)
 	return ((x - ONES * 0x20) | (q - ONES) | (b - ONES) | x) & HIGHS;
 }
 
+/* The same for the 4 bytes of x. */
+static inline uint32_t special4(uint32_t x)
+{
+	uint32_t q = x ^ (0x01010101u * '"'), b = x ^ (0x01010101u * '\\');
+
+	return ((x - 0x20202020u) | (q - 0x01010101u) | (b - 0x01010101u) | x) & 0x80808080u;
+}
+
 #if PC_JW_SSE2
 /*
  * The 16 bytes at p, and in *mask one bit per byte that may need more than
@@ -630,18 +638,31 @@ static char *escape_into(char *d, const unsigned char *p, size_t i, size_t len, 
 		unsigned c;
 
 #if PC_JW_SSE2
-		for (; i + 16 <= len; i += 16, d += 16) {
-			unsigned m;
+		/*
+		 * A '"' or '\\' (JSON text in a string has many) is escaped
+		 * here, and the next block starts after it.
+		 */
+		while (i + 16 <= len) {
+			unsigned m, k;
 			__m128i x = load16(p + i, &m);
 
 			_mm_storeu_si128((__m128i *)(void *)d, x);
-			if (m) {
-				unsigned k = (unsigned)__builtin_ctz(m);
-
+			if (!m) {
+				i += 16;
+				d += 16;
+				continue;
+			}
+			k = (unsigned)__builtin_ctz(m);
+			c = p[i + k];
+			if (c != '"' && c != '\\') {
 				i += k;
 				d += k;
 				break;
 			}
+			d[k] = '\\';
+			d[k + 1] = (char)c;
+			i += k + 1;
+			d += k + 2;
 		}
 #endif
 		while (i < len && !byte_class[p[i]])
@@ -752,6 +773,34 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 	}
 	d = w->buf + w->len;
 	*d++ = '"';
+	if (len < 16 && len >= 4) {
+		/* two words that overlap, or meet, cover it: no loop over its bytes */
+		if (len >= 8) {
+			uint64_t a, b;
+
+			memcpy(&a, p, 8);
+			memcpy(&b, p + len - 8, 8);
+			if (!special8(a) && !special8(b)) {
+				memcpy(d, &a, 8);
+				memcpy(d + len - 8, &b, 8);
+				d[len] = '"';
+				w->len += len + 2;
+				return;
+			}
+		} else {
+			uint32_t a, b;
+
+			memcpy(&a, p, 4);
+			memcpy(&b, p + len - 4, 4);
+			if (!special4(a) && !special4(b)) {
+				memcpy(d, &a, 4);
+				memcpy(d + len - 4, &b, 4);
+				d[len] = '"';
+				w->len += len + 2;
+				return;
+			}
+		}
+	}
 #if PC_JW_SSE2
 	if (len >= 16) {
 		unsigned m;

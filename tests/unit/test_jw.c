@@ -942,6 +942,58 @@ static void test_escaper_stream(void)
 }
 
 /*
+ * Two bytes that need care in one string of 1 to 40 bytes, at every pair
+ * of positions: a '"' or '\\' (escaped inside the 16-byte loop) followed
+ * by another of them, a control byte or a UTF-8 sequence (which leave
+ * that loop) or DEL, in the same block or the next.
+ */
+static void test_escaper_pairs(void)
+{
+	static const char *const second[] = { "\"", "\\", "\n", "\x01", "\xc3\xa9", "\x1f", "\x7f", "\xf0\x9f\x98\x80" };
+	struct membuf b = { 0 };
+	char *expect = malloc(400000);
+	unsigned char in[64];
+	size_t len, a, c, k, q;
+
+	if (!expect) {
+		PC_CHECK(0);
+		return;
+	}
+	for (len = 1; len <= 40; len++) {
+		for (q = 0; q < 2; q++) {
+			struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+			size_t o = 0;
+
+			expect[o++] = '[';
+			pc_jw_arr_begin(w);
+			for (a = 0; a < len; a++) {
+				for (c = a + 1; c <= len; c++) {
+					for (k = 0; k < PC_ARRAY_SIZE(second); k++) {
+						size_t sl = strlen(second[k]), n;
+
+						memset(in, 'a' + (int)(len % 26), sizeof(in));
+						in[a] = q ? '\\' : '"';
+						/* the second at c, or after the end (c == len) */
+						memcpy(in + c, second[k], sl);
+						n = c + sl > len ? c + sl : len;
+						pc_jw_str(w, (const char *)in, n);
+						if (o > 1)
+							expect[o++] = ',';
+						o += ref_escape(in, n, expect + o);
+					}
+				}
+			}
+			pc_jw_arr_end(w);
+			expect[o++] = ']';
+			expect[o] = 0;
+			PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+			mem_reset(&b);
+		}
+	}
+	free(expect);
+}
+
+/*
  * Many times through one writer (bulk and single), sorted and not, signs
  * mixed, crossing the hundreds of ms the writer keeps from one value to the
  * next: each as the reference formats it.
@@ -1172,6 +1224,7 @@ int main(void)
 	test_escaper_stream();
 	test_ns_ms_sequence();
 	test_ns_ms_every_fraction();
+	test_escaper_pairs();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
