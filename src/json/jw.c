@@ -754,13 +754,54 @@ static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_
 }
 
 /*
+ * The body of a string of fewer than 16 bytes at d, and its closing quote,
+ * when none of its bytes needs care: returns the end, else NULL (bytes
+ * may have been written at d).  From 4 bytes on two words that overlap,
+ * or meet, cover it: no loop over its bytes.  d needs room for 17 bytes.
+ */
+static inline char *plain_short(char *d, const unsigned char *p, size_t len)
+{
+	if (len >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, p, 8);
+		memcpy(&b, p + len - 8, 8);
+		if (special8(a) | special8(b))
+			return NULL;
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, p, 4);
+		memcpy(&b, p + len - 4, 4);
+		if (special4(a) | special4(b))
+			return NULL;
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else {
+		size_t i;
+
+		for (i = 0; i < len; i++) {
+			if (byte_class[p[i]])
+				return NULL;
+			d[i] = (char)p[i];
+		}
+	}
+	d[len] = '"';
+	return d + len + 1;
+}
+
+/*
  * A string: when it fits in the buffer, its bytes are copied 16 (SSE2) or
  * 8 at a time while no block holds a byte that needs care; from the first
  * such byte on (or when it does not fit) string_rest() goes on.  Blocks are
  * stored before they are checked: bytes past the first special one are
- * beyond w->len and written over later.
+ * beyond w->len and written over later.  Strings of fewer than 16 bytes
+ * that need no care are written by put_string(), inlined where it is
+ * called.
  */
-static void put_string(struct pc_jw *w, const char *s, size_t len)
+static void put_string_long(struct pc_jw *w, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s; /* never classify plain char */
 	size_t i = 0;
@@ -773,34 +814,6 @@ static void put_string(struct pc_jw *w, const char *s, size_t len)
 	}
 	d = w->buf + w->len;
 	*d++ = '"';
-	if (len < 16 && len >= 4) {
-		/* two words that overlap, or meet, cover it: no loop over its bytes */
-		if (len >= 8) {
-			uint64_t a, b;
-
-			memcpy(&a, p, 8);
-			memcpy(&b, p + len - 8, 8);
-			if (!special8(a) && !special8(b)) {
-				memcpy(d, &a, 8);
-				memcpy(d + len - 8, &b, 8);
-				d[len] = '"';
-				w->len += len + 2;
-				return;
-			}
-		} else {
-			uint32_t a, b;
-
-			memcpy(&a, p, 4);
-			memcpy(&b, p + len - 4, 4);
-			if (!special4(a) && !special4(b)) {
-				memcpy(d, &a, 4);
-				memcpy(d + len - 4, &b, 4);
-				d[len] = '"';
-				w->len += len + 2;
-				return;
-			}
-		}
-	}
 #if PC_JW_SSE2
 	if (len >= 16) {
 		unsigned m;
@@ -850,6 +863,20 @@ special:
 #endif
 	w->len += i + 1;
 	string_rest(w, p, i, len);
+}
+
+static inline void put_string(struct pc_jw *w, const char *s, size_t len)
+{
+	if (len < 16 && BUF_SIZE - w->len >= 18) {
+		char *d = w->buf + w->len, *e = plain_short(d + 1, (const unsigned char *)s, len);
+
+		if (e) {
+			*d = '"';
+			w->len = (size_t)(e - w->buf);
+			return;
+		}
+	}
+	put_string_long(w, s, len);
 }
 
 struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *user)
@@ -997,6 +1024,7 @@ void pc_jw_key(struct pc_jw *w, const char *k)
 void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len)
 {
 	uint8_t *s = &w->st[w->depth];
+	int comma;
 
 	if (w->err)
 		return;
@@ -1004,12 +1032,26 @@ void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len)
 		misuse(w, "a key outside an object, after another key, or NULL");
 		return;
 	}
-	if (*s & F_COMMA)
-		put1(w, ',');
+	comma = (*s & F_COMMA) != 0;
 	*s |= F_COMMA;
-	put_string(w, k, len);
-	put1(w, ':');
 	w->key_pending = 1;
+	if (len < 16 && BUF_SIZE - w->len >= 20) { /* ',', the quoted key, ':' at once */
+		char *d = w->buf + w->len, *e;
+
+		*d = ',';
+		d += comma;
+		*d = '"';
+		e = plain_short(d + 1, (const unsigned char *)k, len);
+		if (e) {
+			*e++ = ':';
+			w->len = (size_t)(e - w->buf);
+			return;
+		}
+	}
+	if (comma)
+		put1(w, ',');
+	put_string_long(w, k, len);
+	put1(w, ':');
 }
 
 void pc_jw_str(struct pc_jw *w, const char *s, size_t len)

@@ -994,6 +994,72 @@ static void test_escaper_pairs(void)
 }
 
 /*
+ * Keys of 0 to 19 bytes, plain or with one byte that needs care at each
+ * position, in objects long enough that the buffer's end falls at every
+ * place of a key: each as ref_escape() writes it.
+ */
+static void test_keys(void)
+{
+	static const unsigned char odd[] = { '"', '\\', '\n', 0x01, 0x7f, 0xc3 /* + 0xa9 */ };
+	enum { ROUNDS = 1200 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	char *expect = malloc((size_t)ROUNDS * 20 * 8 * 40 + 16);
+	unsigned char k[24];
+	size_t o = 0, len, r, j;
+
+	if (!expect) {
+		PC_CHECK(0);
+		pc_jw_free(w);
+		return;
+	}
+	expect[o++] = '[';
+	pc_jw_arr_begin(w);
+	for (r = 0; r < ROUNDS; r++) {
+		if (r)
+			expect[o++] = ',';
+		expect[o++] = '{';
+		pc_jw_obj_begin(w);
+		for (len = 0; len < 20; len++) {
+			for (j = 0; j < 8; j++) {
+				size_t n = len, at = (r + j) % (len ? len : 1);
+
+				memset(k, 'k' + (int)(r % 10), sizeof(k));
+				if (j < PC_ARRAY_SIZE(odd) && len) {
+					k[at] = odd[j];
+					if (odd[j] == 0xc3) {
+						k[at + 1] = 0xa9;
+						n = len > at + 1 ? len : at + 2;
+					}
+				}
+				if (j == 7 && len)
+					pc_jw_key(w, (const char *)memcpy(k + 20, "ab", 3));
+				else
+					pc_jw_key_n(w, (const char *)k, n);
+				pc_jw_u64(w, len);
+				if (len || j)
+					expect[o++] = ',';
+				if (j == 7 && len)
+					o += ref_escape((const unsigned char *)"ab", 2, expect + o);
+				else
+					o += ref_escape(k, n, expect + o);
+				o += (size_t)sprintf(expect + o, ":%u", (unsigned)len);
+			}
+		}
+		pc_jw_obj_end(w);
+		expect[o++] = '}';
+	}
+	pc_jw_arr_end(w);
+	expect[o++] = ']';
+	expect[o] = 0;
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b.len, o + 1);
+	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
+	mem_reset(&b);
+	free(expect);
+}
+
+/*
  * Many times through one writer (bulk and single), sorted and not, signs
  * mixed, crossing the hundreds of ms the writer keeps from one value to the
  * next: each as the reference formats it.
@@ -1225,6 +1291,7 @@ int main(void)
 	test_ns_ms_sequence();
 	test_ns_ms_every_fraction();
 	test_escaper_pairs();
+	test_keys();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
