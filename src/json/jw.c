@@ -22,13 +22,19 @@
  * surrogates, code points above U+10FFFF, stray continuation bytes and
  * truncated sequences.  Runs of plain bytes are found 16 bytes at a time
  * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
- * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
+ * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).  Strings
+ * of fewer than 16 bytes are checked as two words that overlap, and one
+ * that needs no escape is written where it is called (keys with their
+ * comma, quotes and colon at once); a '"' or '\\' is escaped without
+ * leaving the 16-byte loop.
  *
- * Integers below 100 come from a table of digit pairs; larger ones are
- * computed 8 digits at a time in the lanes of one 64-bit word (swar8()),
- * stored whole with their leading zeros shifted out.  Big-endian targets
- * and PC_JW_SCALAR write two digits at a time from the table, their length
- * known first (from the bit length).
+ * Integers below 100 come from a table of their digits and count; larger
+ * ones are computed 8 digits at a time in the lanes of one 64-bit word
+ * (swar8()), stored whole with their leading zeros shifted out.  Big-endian
+ * targets and PC_JW_SCALAR write two digits at a time from a table of
+ * digit pairs, their length known first (from the bit length).  Times
+ * (ns as ms) take their six decimals as two groups of three from a table
+ * of 1,000 that holds each group's count once trailing zeros are trimmed.
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
@@ -133,11 +139,27 @@ static inline char *fmt_8(char *p, uint64_t v)
 }
 
 /*
- * Decimal digits of v at p; returns the end.  Below 100 from the pair
- * table; else the 8 digits of the last 8, whose leading zeros (the low
- * zero bytes of the digit word: its trailing zero bits / 8) are shifted
- * out before the word is stored whole; p needs room for 10 bytes (the
- * bytes past the end are left over, written over by what follows).
+ * 0 to 99: the digits, then as the fourth byte their count (copied 4
+ * bytes at a time, the count past the end is written over).
+ */
+#define SMALL2_1(i) { '0' + (i), 0, 0, 1 }
+#define SMALL2_2(i, j) { '0' + (i), '0' + (j), 0, 2 }
+#define SMALL2_10(i)                                                                         \
+	SMALL2_2(i, 0), SMALL2_2(i, 1), SMALL2_2(i, 2), SMALL2_2(i, 3), SMALL2_2(i, 4),       \
+		SMALL2_2(i, 5), SMALL2_2(i, 6), SMALL2_2(i, 7), SMALL2_2(i, 8), SMALL2_2(i, 9)
+static const char small2[100][4] = {
+	SMALL2_1(0), SMALL2_1(1), SMALL2_1(2), SMALL2_1(3), SMALL2_1(4),
+	SMALL2_1(5), SMALL2_1(6), SMALL2_1(7), SMALL2_1(8), SMALL2_1(9),
+	SMALL2_10(1), SMALL2_10(2), SMALL2_10(3), SMALL2_10(4), SMALL2_10(5),
+	SMALL2_10(6), SMALL2_10(7), SMALL2_10(8), SMALL2_10(9),
+};
+
+/*
+ * Decimal digits of v at p; returns the end.  Below 100 from small2[];
+ * else the 8 digits of the last 8, whose leading zeros (the low zero
+ * bytes of the digit word: its trailing zero bits / 8) are shifted out
+ * before the word is stored whole; p needs room for 10 bytes (the bytes
+ * past the end are left over, written over by what follows).
  */
 static inline char *fmt_u32(char *p, uint32_t v)
 {
@@ -145,8 +167,8 @@ static inline char *fmt_u32(char *p, uint32_t v)
 	unsigned z;
 
 	if (v < 100) {
-		memcpy(p, digits2 + 2 * v + (v < 10), 2);
-		return p + 1 + (v >= 10);
+		memcpy(p, small2[v], 4);
+		return p + small2[v][3];
 	}
 	if (PC_UNLIKELY(v >= 100000000)) { /* 9 or 10 digits */
 		uint32_t hi = v / 100000000; /* 1 to 42 */

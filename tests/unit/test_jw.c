@@ -949,7 +949,8 @@ static void test_escaper_stream(void)
  */
 static void test_escaper_pairs(void)
 {
-	static const char *const second[] = { "\"", "\\", "\n", "\x01", "\xc3\xa9", "\x1f", "\x7f", "\xf0\x9f\x98\x80" };
+	static const char *const second[] = { "\"",  "\\",   "\n",   "\x01",
+					      "\xc3\xa9", "\x1f", "\x7f", "\xf0\x9f\x98\x80" };
 	struct membuf b = { 0 };
 	char *expect = malloc(400000);
 	unsigned char in[64];
