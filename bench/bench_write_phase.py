@@ -39,7 +39,8 @@ def phase(script):
             tid, t = int(p[0]), float(p[1].rstrip(":"))
         except ValueError:
             continue
-        by[tid].append((t, p[3] if len(p) > 3 else "?"))
+        # without the compiler's suffixes (helper.lto_priv.0, col_job_run.part.0)
+        by[tid].append((t, p[3].split(".")[0] if len(p) > 3 else "?"))
     if not by:
         return None
     main = min(by)

@@ -22,13 +22,19 @@
  * surrogates, code points above U+10FFFF, stray continuation bytes and
  * truncated sequences.  Runs of plain bytes are found 16 bytes at a time
  * with SSE2 (x86-64's baseline), 8 at a time (in a 64-bit word) elsewhere;
- * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).
+ * PC_JW_SCALAR forces the latter (tests/unit/test_jw_scalar.c).  Strings
+ * of fewer than 16 bytes are checked as two words that overlap, and one
+ * that needs no escape is written where it is called (keys with their
+ * comma, quotes and colon at once); a '"' or '\\' is escaped without
+ * leaving the 16-byte loop.
  *
- * Integers below 100 come from a table of digit pairs; larger ones are
- * computed 8 digits at a time in the lanes of one 64-bit word (swar8()),
- * stored whole with their leading zeros shifted out.  Big-endian targets
- * and PC_JW_SCALAR write two digits at a time from the table, their length
- * known first (from the bit length).
+ * Integers below 100 come from a table of their digits and count; larger
+ * ones are computed 8 digits at a time in the lanes of one 64-bit word
+ * (swar8()), stored whole with their leading zeros shifted out.  Big-endian
+ * targets and PC_JW_SCALAR write two digits at a time from a table of
+ * digit pairs, their length known first (from the bit length).  Times
+ * (ns as ms) take their six decimals as two groups of three from a table
+ * of 1,000 that holds each group's count once trailing zeros are trimmed.
  *
  * Numbers never go through printf except doubles that are not integers
  * below 1e15, which use snprintf under a private "C" locale (uselocale), so
@@ -133,11 +139,27 @@ static inline char *fmt_8(char *p, uint64_t v)
 }
 
 /*
- * Decimal digits of v at p; returns the end.  Below 100 from the pair
- * table; else the 8 digits of the last 8, whose leading zeros (the low
- * zero bytes of the digit word: its trailing zero bits / 8) are shifted
- * out before the word is stored whole; p needs room for 10 bytes (the
- * bytes past the end are left over, written over by what follows).
+ * 0 to 99: the digits, then as the fourth byte their count (copied 4
+ * bytes at a time, the count past the end is written over).
+ */
+#define SMALL2_1(i) { '0' + (i), 0, 0, 1 }
+#define SMALL2_2(i, j) { '0' + (i), '0' + (j), 0, 2 }
+#define SMALL2_10(i)                                                                         \
+	SMALL2_2(i, 0), SMALL2_2(i, 1), SMALL2_2(i, 2), SMALL2_2(i, 3), SMALL2_2(i, 4),       \
+		SMALL2_2(i, 5), SMALL2_2(i, 6), SMALL2_2(i, 7), SMALL2_2(i, 8), SMALL2_2(i, 9)
+static const char small2[100][4] = {
+	SMALL2_1(0), SMALL2_1(1), SMALL2_1(2), SMALL2_1(3), SMALL2_1(4),
+	SMALL2_1(5), SMALL2_1(6), SMALL2_1(7), SMALL2_1(8), SMALL2_1(9),
+	SMALL2_10(1), SMALL2_10(2), SMALL2_10(3), SMALL2_10(4), SMALL2_10(5),
+	SMALL2_10(6), SMALL2_10(7), SMALL2_10(8), SMALL2_10(9),
+};
+
+/*
+ * Decimal digits of v at p; returns the end.  Below 100 from small2[];
+ * else the 8 digits of the last 8, whose leading zeros (the low zero
+ * bytes of the digit word: its trailing zero bits / 8) are shifted out
+ * before the word is stored whole; p needs room for 10 bytes (the bytes
+ * past the end are left over, written over by what follows).
  */
 static inline char *fmt_u32(char *p, uint32_t v)
 {
@@ -145,8 +167,8 @@ static inline char *fmt_u32(char *p, uint32_t v)
 	unsigned z;
 
 	if (v < 100) {
-		memcpy(p, digits2 + 2 * v + (v < 10), 2);
-		return p + 1 + (v >= 10);
+		memcpy(p, small2[v], 4);
+		return p + small2[v][3];
 	}
 	if (PC_UNLIKELY(v >= 100000000)) { /* 9 or 10 digits */
 		uint32_t hi = v / 100000000; /* 1 to 42 */
@@ -276,23 +298,43 @@ static inline char *fmt_i64(char *p, int64_t v)
 }
 
 /*
+ * The decimals of a fraction from 000 to 999: its 3 digits and, as the
+ * fourth byte, how many are left once trailing zeros are trimmed (0 for
+ * 000): 120 -> "120" and 2.  Copied 4 bytes at a time, the count byte
+ * past the digits is written over by what follows.
+ */
+#define FRAC3_E(i, j, k) { '0' + (i), '0' + (j), '0' + (k), (k) ? 3 : (j) ? 2 : (i) ? 1 : 0 }
+#define FRAC3_10(i, j)                                                                         \
+	FRAC3_E(i, j, 0), FRAC3_E(i, j, 1), FRAC3_E(i, j, 2), FRAC3_E(i, j, 3), FRAC3_E(i, j, 4), \
+		FRAC3_E(i, j, 5), FRAC3_E(i, j, 6), FRAC3_E(i, j, 7), FRAC3_E(i, j, 8),          \
+		FRAC3_E(i, j, 9)
+#define FRAC3_100(i)                                                                          \
+	FRAC3_10(i, 0), FRAC3_10(i, 1), FRAC3_10(i, 2), FRAC3_10(i, 3), FRAC3_10(i, 4),        \
+		FRAC3_10(i, 5), FRAC3_10(i, 6), FRAC3_10(i, 7), FRAC3_10(i, 8), FRAC3_10(i, 9)
+static const char frac3[1000][4] = {
+	FRAC3_100(0), FRAC3_100(1), FRAC3_100(2), FRAC3_100(3), FRAC3_100(4),
+	FRAC3_100(5), FRAC3_100(6), FRAC3_100(7), FRAC3_100(8), FRAC3_100(9),
+};
+
+/*
  * ns as ms: integer part, then up to 6 decimals with trailing zeros trimmed.
  * 1500000 -> "1.5", -1234500 -> "-1.2345", -500 -> "-0.0005".  At most 21 bytes.
- * The six decimals are three digit pairs; the pairs after the last non-zero
- * one are left out, then a trailing zero of the last pair kept.  The digits
- * of ms / 100 are kept in w from one call to the next: times in a column
- * are sorted, so most share them with the one before (p needs room for 21
- * bytes past the sign: the kept digits are copied 20 bytes at a time).
+ * The six decimals are two groups of three from frac3[]: both are stored
+ * (the second over the first's count byte), and the length is the first's
+ * count when the second is 000 (times in whole microseconds), else 3 and
+ * the second's count; no branch on the digits.  The digits of ms / 100
+ * are kept in w from one call to the next: times in a column are sorted,
+ * so most share them with the one before (p needs room for 21 bytes past
+ * the sign: the kept digits are copied 20 bytes at a time).
  */
 static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t ms = mag / 1000000;
-	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo, d1, d2;
-	unsigned n, last;
+	uint32_t frac = (uint32_t)(mag - ms * 1000000), hi, lo;
 
-	if (ns < 0)
-		*p++ = '-';
+	*p = '-';
+	p += ns < 0;
 	if (ms >= 100) {
 		uint64_t h = ms / 100;
 
@@ -309,25 +351,12 @@ static inline JW_INLINE char *fmt_ns_ms(struct pc_jw *w, char *p, int64_t ns)
 	}
 	if (!frac)
 		return p;
-	*p++ = '.';
-	hi = frac / 10000;
-	lo = frac - hi * 10000;
-	d1 = lo / 100;
-	d2 = lo - d1 * 100;
-	memcpy(p, digits2 + 2 * hi, 2);
-	memcpy(p + 2, digits2 + 2 * d1, 2);
-	memcpy(p + 4, digits2 + 2 * d2, 2);
-	if (d2) {
-		n = 6;
-		last = d2;
-	} else if (d1) {
-		n = 4;
-		last = d1;
-	} else {
-		n = 2;
-		last = hi;
-	}
-	return p + n - (last % 10 == 0);
+	hi = frac / 1000;
+	lo = frac - hi * 1000;
+	*p = '.';
+	memcpy(p + 1, frac3[hi], 4);
+	memcpy(p + 4, frac3[lo], 4);
+	return p + 1 + (lo ? 3 + (unsigned)frac3[lo][3] : (unsigned)frac3[hi][3]);
 }
 
 /* An element writer has no ctx: its error is only latched (its owner redoes the work). */
@@ -557,6 +586,14 @@ static inline uint64_t special8(uint64_t x)
 	return ((x - ONES * 0x20) | (q - ONES) | (b - ONES) | x) & HIGHS;
 }
 
+/* The same for the 4 bytes of x. */
+static inline uint32_t special4(uint32_t x)
+{
+	uint32_t q = x ^ (0x01010101u * '"'), b = x ^ (0x01010101u * '\\');
+
+	return ((x - 0x20202020u) | (q - 0x01010101u) | (b - 0x01010101u) | x) & 0x80808080u;
+}
+
 #if PC_JW_SSE2
 /*
  * The 16 bytes at p, and in *mask one bit per byte that may need more than
@@ -623,18 +660,31 @@ static char *escape_into(char *d, const unsigned char *p, size_t i, size_t len, 
 		unsigned c;
 
 #if PC_JW_SSE2
-		for (; i + 16 <= len; i += 16, d += 16) {
-			unsigned m;
+		/*
+		 * A '"' or '\\' (JSON text in a string has many) is escaped
+		 * here, and the next block starts after it.
+		 */
+		while (i + 16 <= len) {
+			unsigned m, k;
 			__m128i x = load16(p + i, &m);
 
 			_mm_storeu_si128((__m128i *)(void *)d, x);
-			if (m) {
-				unsigned k = (unsigned)__builtin_ctz(m);
-
+			if (!m) {
+				i += 16;
+				d += 16;
+				continue;
+			}
+			k = (unsigned)__builtin_ctz(m);
+			c = p[i + k];
+			if (c != '"' && c != '\\') {
 				i += k;
 				d += k;
 				break;
 			}
+			d[k] = '\\';
+			d[k + 1] = (char)c;
+			i += k + 1;
+			d += k + 2;
 		}
 #endif
 		while (i < len && !byte_class[p[i]])
@@ -726,13 +776,54 @@ static void string_rest(struct pc_jw *w, const unsigned char *p, size_t i, size_
 }
 
 /*
+ * The body of a string of fewer than 16 bytes at d, and its closing quote,
+ * when none of its bytes needs care: returns the end, else NULL (bytes
+ * may have been written at d).  From 4 bytes on two words that overlap,
+ * or meet, cover it: no loop over its bytes.  d needs room for 17 bytes.
+ */
+static inline char *plain_short(char *d, const unsigned char *p, size_t len)
+{
+	if (len >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, p, 8);
+		memcpy(&b, p + len - 8, 8);
+		if (special8(a) | special8(b))
+			return NULL;
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, p, 4);
+		memcpy(&b, p + len - 4, 4);
+		if (special4(a) | special4(b))
+			return NULL;
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else {
+		size_t i;
+
+		for (i = 0; i < len; i++) {
+			if (byte_class[p[i]])
+				return NULL;
+			d[i] = (char)p[i];
+		}
+	}
+	d[len] = '"';
+	return d + len + 1;
+}
+
+/*
  * A string: when it fits in the buffer, its bytes are copied 16 (SSE2) or
  * 8 at a time while no block holds a byte that needs care; from the first
  * such byte on (or when it does not fit) string_rest() goes on.  Blocks are
  * stored before they are checked: bytes past the first special one are
- * beyond w->len and written over later.
+ * beyond w->len and written over later.  Strings of fewer than 16 bytes
+ * that need no care are written by put_string(), inlined where it is
+ * called.
  */
-static void put_string(struct pc_jw *w, const char *s, size_t len)
+static void put_string_long(struct pc_jw *w, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s; /* never classify plain char */
 	size_t i = 0;
@@ -794,6 +885,20 @@ special:
 #endif
 	w->len += i + 1;
 	string_rest(w, p, i, len);
+}
+
+static inline void put_string(struct pc_jw *w, const char *s, size_t len)
+{
+	if (len < 16 && BUF_SIZE - w->len >= 18) {
+		char *d = w->buf + w->len, *e = plain_short(d + 1, (const unsigned char *)s, len);
+
+		if (e) {
+			*d = '"';
+			w->len = (size_t)(e - w->buf);
+			return;
+		}
+	}
+	put_string_long(w, s, len);
 }
 
 struct pc_jw *pc_jw_new(struct profconv_ctx *ctx, profconv_write_fn *fn, void *user)
@@ -941,6 +1046,7 @@ void pc_jw_key(struct pc_jw *w, const char *k)
 void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len)
 {
 	uint8_t *s = &w->st[w->depth];
+	int comma;
 
 	if (w->err)
 		return;
@@ -948,12 +1054,26 @@ void pc_jw_key_n(struct pc_jw *w, const char *k, size_t len)
 		misuse(w, "a key outside an object, after another key, or NULL");
 		return;
 	}
-	if (*s & F_COMMA)
-		put1(w, ',');
+	comma = (*s & F_COMMA) != 0;
 	*s |= F_COMMA;
-	put_string(w, k, len);
-	put1(w, ':');
 	w->key_pending = 1;
+	if (len < 16 && BUF_SIZE - w->len >= 20) { /* ',', the quoted key, ':' at once */
+		char *d = w->buf + w->len, *e;
+
+		*d = ',';
+		d += comma;
+		*d = '"';
+		e = plain_short(d + 1, (const unsigned char *)k, len);
+		if (e) {
+			*e++ = ':';
+			w->len = (size_t)(e - w->buf);
+			return;
+		}
+	}
+	if (comma)
+		put1(w, ',');
+	put_string_long(w, k, len);
+	put1(w, ':');
 }
 
 void pc_jw_str(struct pc_jw *w, const char *s, size_t len)

@@ -942,6 +942,125 @@ static void test_escaper_stream(void)
 }
 
 /*
+ * Two bytes that need care in one string of 1 to 40 bytes, at every pair
+ * of positions: a '"' or '\\' (escaped inside the 16-byte loop) followed
+ * by another of them, a control byte or a UTF-8 sequence (which leave
+ * that loop) or DEL, in the same block or the next.
+ */
+static void test_escaper_pairs(void)
+{
+	static const char *const second[] = { "\"",  "\\",   "\n",   "\x01",
+					      "\xc3\xa9", "\x1f", "\x7f", "\xf0\x9f\x98\x80" };
+	struct membuf b = { 0 };
+	char *expect = malloc(400000);
+	unsigned char in[64];
+	size_t len, a, c, k, q;
+
+	if (!expect) {
+		PC_CHECK(0);
+		return;
+	}
+	for (len = 1; len <= 40; len++) {
+		for (q = 0; q < 2; q++) {
+			struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+			size_t o = 0;
+
+			expect[o++] = '[';
+			pc_jw_arr_begin(w);
+			for (a = 0; a < len; a++) {
+				for (c = a + 1; c <= len; c++) {
+					for (k = 0; k < PC_ARRAY_SIZE(second); k++) {
+						size_t sl = strlen(second[k]), n;
+
+						memset(in, 'a' + (int)(len % 26), sizeof(in));
+						in[a] = q ? '\\' : '"';
+						/* the second at c, or after the end (c == len) */
+						memcpy(in + c, second[k], sl);
+						n = c + sl > len ? c + sl : len;
+						pc_jw_str(w, (const char *)in, n);
+						if (o > 1)
+							expect[o++] = ',';
+						o += ref_escape(in, n, expect + o);
+					}
+				}
+			}
+			pc_jw_arr_end(w);
+			expect[o++] = ']';
+			expect[o] = 0;
+			PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+			mem_reset(&b);
+		}
+	}
+	free(expect);
+}
+
+/*
+ * Keys of 0 to 19 bytes, plain or with one byte that needs care at each
+ * position, in objects long enough that the buffer's end falls at every
+ * place of a key: each as ref_escape() writes it.
+ */
+static void test_keys(void)
+{
+	static const unsigned char odd[] = { '"', '\\', '\n', 0x01, 0x7f, 0xc3 /* + 0xa9 */ };
+	enum { ROUNDS = 1200 };
+	struct membuf b = { 0 };
+	struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+	char *expect = malloc((size_t)ROUNDS * 20 * 8 * 40 + 16);
+	unsigned char k[24];
+	size_t o = 0, len, r, j;
+
+	if (!expect) {
+		PC_CHECK(0);
+		pc_jw_free(w);
+		return;
+	}
+	expect[o++] = '[';
+	pc_jw_arr_begin(w);
+	for (r = 0; r < ROUNDS; r++) {
+		if (r)
+			expect[o++] = ',';
+		expect[o++] = '{';
+		pc_jw_obj_begin(w);
+		for (len = 0; len < 20; len++) {
+			for (j = 0; j < 8; j++) {
+				size_t n = len, at = (r + j) % (len ? len : 1);
+
+				memset(k, 'k' + (int)(r % 10), sizeof(k));
+				if (j < PC_ARRAY_SIZE(odd) && len) {
+					k[at] = odd[j];
+					if (odd[j] == 0xc3) {
+						k[at + 1] = 0xa9;
+						n = len > at + 1 ? len : at + 2;
+					}
+				}
+				if (j == 7 && len)
+					pc_jw_key(w, (const char *)memcpy(k + 20, "ab", 3));
+				else
+					pc_jw_key_n(w, (const char *)k, n);
+				pc_jw_u64(w, len);
+				if (len || j)
+					expect[o++] = ',';
+				if (j == 7 && len)
+					o += ref_escape((const unsigned char *)"ab", 2, expect + o);
+				else
+					o += ref_escape(k, n, expect + o);
+				o += (size_t)sprintf(expect + o, ":%u", (unsigned)len);
+			}
+		}
+		pc_jw_obj_end(w);
+		expect[o++] = '}';
+	}
+	pc_jw_arr_end(w);
+	expect[o++] = ']';
+	expect[o] = 0;
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b.len, o + 1);
+	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
+	mem_reset(&b);
+	free(expect);
+}
+
+/*
  * Many times through one writer (bulk and single), sorted and not, signs
  * mixed, crossing the hundreds of ms the writer keeps from one value to the
  * next: each as the reference formats it.
@@ -1019,6 +1138,50 @@ static void test_ns_ms_many(void)
 		if (d)
 			snprintf(expect + n, sizeof(expect) - (size_t)n, ".%.*s", d, f);
 		check_ns(ns, expect);
+	}
+}
+
+/*
+ * Every fraction of a millisecond, 0 to 999,999 ns (each place of the last
+ * non-zero decimal, each group of three digits at 000), after integer
+ * parts of 1 to 14 digits and both signs, in bulk columns (one value of
+ * 5 a single call) against the snprintf reference.
+ */
+static void test_ns_ms_every_fraction(void)
+{
+	static const uint64_t ms_of[] = { 0, 7, 42, 100, 999, 4567, 123456, 99999999, 100000000,
+					   9223372036853ull };
+	enum { N = 1000 };
+	int64_t t[N];
+	static char expect[N * 32 + 8];
+	struct membuf b = { 0 };
+	uint32_t f0, i;
+
+	for (f0 = 0; f0 < 1000000; f0 += N) {
+		struct pc_jw *w = pc_jw_new(ctx, mem_write, &b);
+		size_t o = 0;
+
+		expect[o++] = '[';
+		pc_jw_arr_begin(w);
+		for (i = 0; i < N; i++) {
+			uint64_t ms = ms_of[(f0 / N + i) % PC_ARRAY_SIZE(ms_of)];
+			uint64_t mag = ms * 1000000 + f0 + i;
+
+			t[i] = (i & 1) ? -(int64_t)mag : (int64_t)mag;
+			if (i)
+				expect[o++] = ',';
+			ref_ns_ms(t[i], expect + o, sizeof(expect) - o);
+			o += strlen(expect + o);
+			if (i % 5 == 4) {
+				pc_jw_ns_ms_s(w, t + i - 4, 4, PC_NO_TIME, "null");
+				pc_jw_ns_ms(w, t[i]);
+			}
+		}
+		pc_jw_arr_end(w);
+		expect[o++] = ']';
+		expect[o] = 0;
+		PC_CHECK_EQ_STR(done(w, &b, 0), expect);
+		mem_reset(&b);
 	}
 }
 
@@ -1127,6 +1290,9 @@ int main(void)
 	test_escaper_all_bytes();
 	test_escaper_stream();
 	test_ns_ms_sequence();
+	test_ns_ms_every_fraction();
+	test_escaper_pairs();
+	test_keys();
 	PC_CHECK_EQ_INT(ctx->mem_used, 0); /* every writer was freed */
 	profconv_ctx_free(ctx);
 	return pc_test_done();
