@@ -319,6 +319,30 @@ void pc_pvb_copy(struct pc_pvb *b, uint32_t node)
 		pv->nodes[pv->len++] = pv->nodes[node + i];
 }
 
+void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span)
+{
+	struct pc_payloads *pv = &b->m->pv;
+	struct pc_val *parent;
+
+	if (b->err || !n)
+		return;
+	if (!b->depth || b->key != PC_NONE ||
+	    pv->nodes[b->open[b->depth - 1]].kind != PC_VAL_OBJ) {
+		pvb_fail(b, PROFCONV_ERR_INTERNAL, "members copied outside an object");
+		return;
+	}
+	if (pv->len > UINT32_MAX - 1 - span ||
+	    pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
+		    (size_t)pv->len + span)) {
+		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
+		return;
+	}
+	parent = &pv->nodes[b->open[b->depth - 1]];
+	parent->v.n += n;
+	memcpy(pv->nodes + pv->len, pv->nodes + first, (size_t)span * sizeof(*pv->nodes));
+	pv->len += span;
+}
+
 uint32_t pc_pvb_end(struct pc_pvb *b)
 {
 	if (!b->err && b->depth == 1)
