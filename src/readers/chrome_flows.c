@@ -753,6 +753,11 @@ struct flow_job {
 	struct adds ad;		  /* the fields to add, by slice (sort_by_slice()) */
 	uint64_t unbound;	  /* ends that bind no slice */
 	int err;
+	/* pc_chrome_refs_scan() after the binding, on its thread: its nodes
+	 * are mended before the fields are written (pc_chrome_flows_end()) */
+	int refs;
+	int refs_flow_keys;
+	uint32_t *refs_list, refs_n;
 	int started; /* on thread th */
 	int done;    /* (atomic) the thread's binding is done */
 	pthread_t th;
@@ -801,6 +806,9 @@ static void *flows_pair_run(void *arg)
 	struct flow_job *j = arg;
 
 	flows_pair(j);
+	if (j->refs && !j->err)
+		j->err = pc_chrome_refs_scan(j->r, j->ctx, &j->refs_list, &j->refs_n,
+					     &j->refs_flow_keys);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -825,6 +833,17 @@ int pc_chrome_flows_begin(struct rd *r, int overlap)
 	threaded = env && (env[0] == '0' || env[0] == '1') && !env[1] ? env[0] == '1'
 								       : r->nfl >= FLOW_THREAD_ENDS;
 	if (overlap && threaded && !r->ctx->opt.no_threads) {
+		const char *refs = getenv("PROFCONV_CHROME_EARLY_REFS");
+
+		/*
+		 * Which string values become plain strings is looked up on the
+		 * binding's thread too (pc_chrome_strings_or_refs()'s reading
+		 * part) when nothing after the fields makes markers or payloads:
+		 * no contexts (their markers), no blame.  The V8 weights, the
+		 * derived samples and their sort beside it change neither the
+		 * markers nor the payloads.  PROFCONV_CHROME_EARLY_REFS=0: never.
+		 */
+		j->refs = !r->any_contexts && !r->blame && !(refs && refs[0] == '0' && !refs[1]);
 		j->ctx = pc_ctx_worker(r->ctx);
 		if (j->ctx && pthread_create(&j->th, NULL, flows_pair_run, j) == 0)
 			j->started = 1;
@@ -834,8 +853,10 @@ int pc_chrome_flows_begin(struct rd *r, int overlap)
 			j->ctx = r->ctx;
 		}
 	}
-	if (!j->started)
+	if (!j->started) {
+		j->refs = 0;
 		flows_pair(j);
+	}
 	return 0;
 }
 
@@ -877,6 +898,7 @@ static void flows_job_free(struct rd *r)
 		return;
 	flows_join(r);
 	pc_free(r->ctx, j->ad.a);
+	pc_free(r->ctx, j->refs_list);
 	pc_free(r->ctx, j);
 	r->flow_job = NULL;
 }
@@ -899,6 +921,17 @@ int pc_chrome_flows_end(struct rd *r)
 		pc_note(r->ctx,
 			"%s: %llu flow events bind no slice (none open on their thread at their time)",
 			r->name, (unsigned long long)j->unbound);
+	/*
+	 * The nodes looked up on the binding's thread become plain strings
+	 * now, before the fields copy them: the copies come out as they would
+	 * have been mended after (the same texts; only the payload texts' rows
+	 * come in another order, which nothing writes).  Not when a flows' key
+	 * would be mended: the fields' own would be too.
+	 */
+	if (!err && j->refs && !j->refs_flow_keys) {
+		err = pc_chrome_refs_mend(r, j->refs_list, j->refs_n);
+		r->refs_mended = !err;
+	}
 	if (!err && j->ad.n) {
 		sfx = pc_calloc(r->ctx, r->nth, sizeof(*sfx));
 		if (!sfx)
