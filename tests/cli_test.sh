@@ -636,6 +636,17 @@ PY
 			fail "real cut, PROFCONV_CHROME_EARLY_REFS=$er"
 		cmp -s "$T/real.json" "$T/realer$er.json" || fail "PROFCONV_CHROME_EARLY_REFS=$er changed the output"
 	done
+	# a key with strings and numbers ("id" on the flows' slices): its
+	# strings are plain strings in the slices the flows' fields rebuilt too
+	for er in 0 1; do
+		PROFCONV_CHROME_FLOW_THREAD=1 PROFCONV_CHROME_EARLY_REFS=$er "$PC" -q --no-symbols "$C/y_synth_flow_refs.json" -o "$T/frefs$er.json" ||
+			fail "flow refs, PROFCONV_CHROME_EARLY_REFS=$er"
+		python3 - "$T/frefs$er.json" <<'PY' || fail "flow refs, PROFCONV_CHROME_EARLY_REFS=$er: ids"
+import json, sys
+ids = [d["id"] for t in json.load(open(sys.argv[1]))["threads"] for d in t["markers"]["data"]]
+assert sorted(map(str, ids)) == ["0x2a", "0x2b", "7"], ids
+PY
+	done
 	# without P samples, contexts or blame, the samples are shifted and
 	# sorted while that binding still runs: the output is the same with
 	# that never (PROFCONV_CHROME_EARLY_SORT=0) and always (=1)
