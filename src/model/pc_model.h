@@ -914,6 +914,9 @@ void pc_pvb_copy(struct pc_pvb *b, uint32_t node);
  * pc_pvb_copy() calls.
  */
 void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span);
+/* n members of the open object, member i keyed by text row keys[i] with the
+ * string-table reference rows[i]: as n pc_pvb_key_row() and pc_pvb_sref(). */
+void pc_pvb_srefs(struct pc_pvb *b, const uint32_t *keys, const uint32_t *rows, uint32_t n);
 /* Close the root; returns its node, or PC_NONE after an error. */
 uint32_t pc_pvb_end(struct pc_pvb *b);
 /* A one-node payload: a string scalar (PC_NONE on OOM). */

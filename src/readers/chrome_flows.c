@@ -623,6 +623,7 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 {
 	struct pc_markers *mk = &r->th[a[0].thread].t->markers;
 	uint32_t old = mk->payload[a[0].row], i, c, j, pl, cnt[4] = { 0, 0, 0, 0 }, tkey = PC_NONE;
+	uint32_t fkey[4], frow[4], nf = 0; /* the fields, one a kind (pc_pvb_srefs()) */
 	struct tmemo_slot *slot;
 	int named[4] = { 0, 0, 0, 0 }; /* FROM/TO entries say which flow they are */
 	struct pc_pvb b;
@@ -672,9 +673,9 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 			err = PROFCONV_ERR_NOMEM;
 			break;
 		}
-		pc_pvb_key_row(&b, row);
+		fkey[nf] = row;
 		if ((a[i].kind == F_ID || a[i].kind == F_TID) && j == i + 1) {
-			pc_pvb_sref(&b, a[i].ref); /* one id: its own string */
+			frow[nf++] = a[i].ref; /* one id: its own string */
 			continue;
 		}
 		slot = NULL;
@@ -689,7 +690,7 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 						? r->th[f->thread].t->markers.name[f->row]
 						: PC_NONE);
 			if (slot->thread != PC_NONE) {
-				pc_pvb_sref(&b, slot->row);
+				frow[nf++] = slot->row;
 				continue;
 			}
 		}
@@ -730,8 +731,10 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 			slot->row = row;
 			tm->n++;
 		}
-		pc_pvb_sref(&b, row);
+		frow[nf++] = row;
 	}
+	if (!err)
+		pc_pvb_srefs(&b, fkey, frow, nf);
 	pl = pc_pvb_end(&b);
 	if (err)
 		return err;
