@@ -581,12 +581,14 @@ int pc_chrome_refs_scan(const struct rd *r, struct profconv_ctx *ctx, uint32_t *
 	}
 	for (i = 0; any && i < r->nth && !err; i++) {
 		const struct pc_markers *mk = &r->th[i].t->markers;
+		const uint32_t *pay = mk->payload, nmk = mk->len, npv = m->pv.len;
 
-		for (k = 0; k < mk->len && !err; k++) {
-			uint32_t p = mk->payload[k], c, j;
+		for (k = 0; k < nmk && !err; k++) {
+			uint32_t p = pay[k], c, j;
 			const struct pc_val *o;
 
-			if (p == PC_NONE || p >= m->pv.len || (seen[p / 64] >> (p % 64) & 1))
+			/* (PC_NONE is past the nodes too) */
+			if (p >= npv || (seen[p / 64] >> (p % 64) & 1))
 				continue;
 			seen[p / 64] |= (uint64_t)1 << (p % 64);
 			if ((o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
