@@ -628,6 +628,25 @@ PY
 			fail "real cut, PROFCONV_CHROME_FLOW_THREAD=$ft"
 		cmp -s "$T/real.json" "$T/realft$ft.json" || fail "PROFCONV_CHROME_FLOW_THREAD=$ft changed the output"
 	done
+	# on that thread, after the binding, the string values that become
+	# plain strings are looked up too, and mended before the flows' fields
+	# copy them: the output is the same with that never (EARLY_REFS=0)
+	for er in 0 1; do
+		PROFCONV_CHROME_FLOW_THREAD=1 PROFCONV_CHROME_EARLY_REFS=$er "$PC" -q "$C/chromium156-cut.json.zst" -o "$T/realer$er.json" ||
+			fail "real cut, PROFCONV_CHROME_EARLY_REFS=$er"
+		cmp -s "$T/real.json" "$T/realer$er.json" || fail "PROFCONV_CHROME_EARLY_REFS=$er changed the output"
+	done
+	# a key with strings and numbers ("id" on the flows' slices): its
+	# strings are plain strings in the slices the flows' fields rebuilt too
+	for er in 0 1; do
+		PROFCONV_CHROME_FLOW_THREAD=1 PROFCONV_CHROME_EARLY_REFS=$er "$PC" -q --no-symbols "$C/y_synth_flow_refs.json" -o "$T/frefs$er.json" ||
+			fail "flow refs, PROFCONV_CHROME_EARLY_REFS=$er"
+		python3 - "$T/frefs$er.json" <<'PY' || fail "flow refs, PROFCONV_CHROME_EARLY_REFS=$er: ids"
+import json, sys
+ids = [d["id"] for t in json.load(open(sys.argv[1]))["threads"] for d in t["markers"]["data"]]
+assert sorted(map(str, ids)) == ["0x2a", "0x2b", "7"], ids
+PY
+	done
 	# without P samples, contexts or blame, the samples are shifted and
 	# sorted while that binding still runs: the output is the same with
 	# that never (PROFCONV_CHROME_EARLY_SORT=0) and always (=1)

@@ -319,6 +319,59 @@ void pc_pvb_copy(struct pc_pvb *b, uint32_t node)
 		pv->nodes[pv->len++] = pv->nodes[node + i];
 }
 
+void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span)
+{
+	struct pc_payloads *pv = &b->m->pv;
+	struct pc_val *parent;
+
+	if (b->err || !n)
+		return;
+	if (!b->depth || b->key != PC_NONE ||
+	    pv->nodes[b->open[b->depth - 1]].kind != PC_VAL_OBJ) {
+		pvb_fail(b, PROFCONV_ERR_INTERNAL, "members copied outside an object");
+		return;
+	}
+	if (pv->len > UINT32_MAX - 1 - span ||
+	    pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
+		    (size_t)pv->len + span)) {
+		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
+		return;
+	}
+	parent = &pv->nodes[b->open[b->depth - 1]];
+	parent->v.n += n;
+	memcpy(pv->nodes + pv->len, pv->nodes + first, (size_t)span * sizeof(*pv->nodes));
+	pv->len += span;
+}
+
+void pc_pvb_srefs(struct pc_pvb *b, const uint32_t *keys, const uint32_t *rows, uint32_t n)
+{
+	struct pc_payloads *pv = &b->m->pv;
+	uint32_t i;
+
+	if (b->err || !n)
+		return;
+	if (!b->depth || b->key != PC_NONE ||
+	    pv->nodes[b->open[b->depth - 1]].kind != PC_VAL_OBJ) {
+		pvb_fail(b, PROFCONV_ERR_INTERNAL, "members added outside an object");
+		return;
+	}
+	if (pv->len > UINT32_MAX - 1 - n ||
+	    pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
+		    (size_t)pv->len + n)) {
+		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
+		return;
+	}
+	pv->nodes[b->open[b->depth - 1]].v.n += n;
+	for (i = 0; i < n; i++) {
+		struct pc_val *v = &pv->nodes[pv->len++];
+
+		memset(v, 0, sizeof(*v));
+		v->kind = PC_VAL_SREF;
+		v->key = keys[i];
+		v->v.s = rows[i];
+	}
+}
+
 uint32_t pc_pvb_end(struct pc_pvb *b)
 {
 	if (!b->err && b->depth == 1)

@@ -907,6 +907,16 @@ void pc_pvb_arr_begin(struct pc_pvb *b);
 void pc_pvb_arr_end(struct pc_pvb *b);
 /* Copy the subtree at node (of this model) as the next value. */
 void pc_pvb_copy(struct pc_pvb *b, uint32_t node);
+/*
+ * Copy n members of an object, with their keys, as members of the open
+ * object: the nodes first .. first + span - 1 (n subtrees one after the
+ * other), appended in one go.  The same nodes as n pc_pvb_key_row() and
+ * pc_pvb_copy() calls.
+ */
+void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span);
+/* n members of the open object, member i keyed by text row keys[i] with the
+ * string-table reference rows[i]: as n pc_pvb_key_row() and pc_pvb_sref(). */
+void pc_pvb_srefs(struct pc_pvb *b, const uint32_t *keys, const uint32_t *rows, uint32_t n);
 /* Close the root; returns its node, or PC_NONE after an error. */
 uint32_t pc_pvb_end(struct pc_pvb *b);
 /* A one-node payload: a string scalar (PC_NONE on OOM). */

@@ -561,14 +561,70 @@ static int is_flow_row(const struct rd *r, const uint32_t *rows, uint32_t k)
 }
 
 /*
+ * The string rows of the lone flowFrom/flowTo texts made so far, by what
+ * the text is made of (describe()): the flow's key when named, the other
+ * end's thread and its slice's name (PC_NONE: none).  The same parts, the
+ * same text: the row pc_str_intern() gave it the first time, so the text
+ * is made and interned once (the string table's rows come in the same
+ * order).  Open addressing; a slot with thread PC_NONE is empty.
+ */
+struct tmemo_slot {
+	uint32_t key, thread, name, row;
+};
+
+struct tmemo {
+	struct tmemo_slot *s;
+	uint32_t n, cap; /* cap: a power of two, or 0 */
+};
+
+static struct tmemo_slot *tmemo_at(const struct tmemo *tm, uint32_t key, uint32_t thread,
+				   uint32_t name)
+{
+	uint64_t h = pc_hash64(((uint64_t)key << 32 | name) ^ ((uint64_t)thread << 17));
+	uint32_t i = (uint32_t)(h >> 20) & (tm->cap - 1);
+
+	for (;; i = (i + 1) & (tm->cap - 1)) {
+		struct tmemo_slot *x = &tm->s[i];
+
+		if (x->thread == PC_NONE ||
+		    (x->key == key && x->thread == thread && x->name == name))
+			return x;
+	}
+}
+
+/* Room for one more (0, or PROFCONV_ERR_NOMEM). */
+static int tmemo_room(struct rd *r, struct tmemo *tm)
+{
+	struct tmemo old = *tm;
+	uint32_t i;
+
+	if (tm->cap && (tm->n + 1) * 2 <= tm->cap)
+		return 0;
+	tm->cap = old.cap ? old.cap * 2 : 256;
+	tm->s = pc_alloc(r->ctx, (size_t)tm->cap * sizeof(*tm->s));
+	if (!tm->s) {
+		*tm = old;
+		return PROFCONV_ERR_NOMEM;
+	}
+	memset(tm->s, 0xff, (size_t)tm->cap * sizeof(*tm->s)); /* thread PC_NONE: empty */
+	for (i = 0; i < old.cap; i++)
+		if (old.s[i].thread != PC_NONE)
+			*tmemo_at(tm, old.s[i].key, old.s[i].thread, old.s[i].name) = old.s[i];
+	pc_free(r->ctx, old.s);
+	return 0;
+}
+
+/*
  * Slice (thread, row) gets the fields a[0..n) (sorted by kind).  rows: the
  * flows' key rows (key_row()).
  */
 static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct text *t,
-			uint32_t *rows, struct text *sfx)
+			uint32_t *rows, struct text *sfx, struct tmemo *tm)
 {
 	struct pc_markers *mk = &r->th[a[0].thread].t->markers;
 	uint32_t old = mk->payload[a[0].row], i, c, j, pl, cnt[4] = { 0, 0, 0, 0 }, tkey = PC_NONE;
+	uint32_t fkey[4], frow[4], nf = 0; /* the fields, one a kind (pc_pvb_srefs()) */
+	struct tmemo_slot *slot;
 	int named[4] = { 0, 0, 0, 0 }; /* FROM/TO entries say which flow they are */
 	struct pc_pvb b;
 	int err = 0;
@@ -589,15 +645,20 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 
 	pc_pvb_begin(&b, r->m, 0);
 	if (old != PC_NONE && pc_pv(r->m, old)->kind == PC_VAL_OBJ) {
-		for (i = 0, c = old + 1; i < pc_pv(r->m, old)->v.n;
-		     i++, c += pc_val_span(pc_pv(r->m, c))) {
-			uint32_t k = pc_pv(r->m, c)->key;
+		/* the old members in runs, each copied in one go */
+		uint32_t run = old + 1, nrun = 0, on = pc_pv(r->m, old)->v.n;
 
-			if (is_flow_row(r, rows, k))
-				continue; /* an args member of that name: the flow's wins */
-			pc_pvb_key_row(&b, k);
-			pc_pvb_copy(&b, c);
+		for (i = 0, c = old + 1; i < on; i++, c += pc_val_span(pc_pv(r->m, c))) {
+			if (!is_flow_row(r, rows, pc_pv(r->m, c)->key)) {
+				nrun++;
+				continue;
+			}
+			/* an args member of that name: the flow's wins */
+			pc_pvb_copy_members(&b, run, nrun, c - run);
+			run = c + pc_val_span(pc_pv(r->m, c));
+			nrun = 0;
 		}
+		pc_pvb_copy_members(&b, run, nrun, c - run);
 	} else {
 		pc_pvb_key_row(&b, r->row_type);
 		pc_pvb_str_row(&b, r->row_trace_event);
@@ -612,10 +673,26 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 			err = PROFCONV_ERR_NOMEM;
 			break;
 		}
-		pc_pvb_key_row(&b, row);
+		fkey[nf] = row;
 		if ((a[i].kind == F_ID || a[i].kind == F_TID) && j == i + 1) {
-			pc_pvb_sref(&b, a[i].ref); /* one id: its own string */
+			frow[nf++] = a[i].ref; /* one id: its own string */
 			continue;
+		}
+		slot = NULL;
+		if (j == i + 1) { /* one other end: its text made before? */
+			const struct flow_ev *f = &r->fl[a[i].ref];
+
+			err = tmemo_room(r, tm);
+			if (err)
+				break;
+			slot = tmemo_at(tm, named[a[i].kind] ? f->key : PC_NONE, f->thread,
+					f->row != PC_NONE
+						? r->th[f->thread].t->markers.name[f->row]
+						: PC_NONE);
+			if (slot->thread != PC_NONE) {
+				frow[nf++] = slot->row;
+				continue;
+			}
 		}
 		t->n = 0;
 		for (c = i; c < j && !err; c++) {
@@ -644,8 +721,20 @@ static int write_fields(struct rd *r, const struct fadd *a, uint32_t n, struct t
 			err = PROFCONV_ERR_NOMEM;
 			break;
 		}
-		pc_pvb_sref(&b, row);
+		if (slot) {
+			const struct flow_ev *f = &r->fl[a[i].ref];
+
+			slot->key = named[a[i].kind] ? f->key : PC_NONE;
+			slot->thread = f->thread;
+			slot->name = f->row != PC_NONE ? r->th[f->thread].t->markers.name[f->row]
+						       : PC_NONE;
+			slot->row = row;
+			tm->n++;
+		}
+		frow[nf++] = row;
 	}
+	if (!err)
+		pc_pvb_srefs(&b, fkey, frow, nf);
 	pl = pc_pvb_end(&b);
 	if (err)
 		return err;
@@ -667,6 +756,11 @@ struct flow_job {
 	struct adds ad;		  /* the fields to add, by slice (sort_by_slice()) */
 	uint64_t unbound;	  /* ends that bind no slice */
 	int err;
+	/* pc_chrome_refs_scan() after the binding, on its thread: its nodes
+	 * are mended before the fields are written (pc_chrome_flows_end()) */
+	int refs;
+	int refs_flow_keys;
+	uint32_t *refs_list, refs_n;
 	int started; /* on thread th */
 	int done;    /* (atomic) the thread's binding is done */
 	pthread_t th;
@@ -715,6 +809,9 @@ static void *flows_pair_run(void *arg)
 	struct flow_job *j = arg;
 
 	flows_pair(j);
+	if (j->refs && !j->err)
+		j->err = pc_chrome_refs_scan(j->r, j->ctx, &j->refs_list, &j->refs_n,
+					     &j->refs_flow_keys);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -739,6 +836,17 @@ int pc_chrome_flows_begin(struct rd *r, int overlap)
 	threaded = env && (env[0] == '0' || env[0] == '1') && !env[1] ? env[0] == '1'
 								       : r->nfl >= FLOW_THREAD_ENDS;
 	if (overlap && threaded && !r->ctx->opt.no_threads) {
+		const char *refs = getenv("PROFCONV_CHROME_EARLY_REFS");
+
+		/*
+		 * Which string values become plain strings is looked up on the
+		 * binding's thread too (pc_chrome_strings_or_refs()'s reading
+		 * part) when nothing after the fields makes markers or payloads:
+		 * no contexts (their markers), no blame.  The V8 weights, the
+		 * derived samples and their sort beside it change neither the
+		 * markers nor the payloads.  PROFCONV_CHROME_EARLY_REFS=0: never.
+		 */
+		j->refs = !r->any_contexts && !r->blame && !(refs && refs[0] == '0' && !refs[1]);
 		j->ctx = pc_ctx_worker(r->ctx);
 		if (j->ctx && pthread_create(&j->th, NULL, flows_pair_run, j) == 0)
 			j->started = 1;
@@ -748,8 +856,10 @@ int pc_chrome_flows_begin(struct rd *r, int overlap)
 			j->ctx = r->ctx;
 		}
 	}
-	if (!j->started)
+	if (!j->started) {
+		j->refs = 0;
 		flows_pair(j);
+	}
 	return 0;
 }
 
@@ -791,6 +901,7 @@ static void flows_job_free(struct rd *r)
 		return;
 	flows_join(r);
 	pc_free(r->ctx, j->ad.a);
+	pc_free(r->ctx, j->refs_list);
 	pc_free(r->ctx, j);
 	r->flow_job = NULL;
 }
@@ -799,6 +910,7 @@ int pc_chrome_flows_end(struct rd *r)
 {
 	struct flow_job *j = r->flow_job;
 	struct text t = { NULL, 0, 0 }, *sfx = NULL;
+	struct tmemo tm = { NULL, 0, 0 };
 	uint32_t rows[4] = { r->row_flow, r->row_tflow, PC_NONE, PC_NONE };
 	uint32_t i, k;
 	int err;
@@ -812,6 +924,17 @@ int pc_chrome_flows_end(struct rd *r)
 		pc_note(r->ctx,
 			"%s: %llu flow events bind no slice (none open on their thread at their time)",
 			r->name, (unsigned long long)j->unbound);
+	/*
+	 * The nodes looked up on the binding's thread become plain strings
+	 * now, before the fields copy them: the copies come out as they would
+	 * have been mended after (the same texts; only the payload texts' rows
+	 * come in another order, which nothing writes).  Not when a flows' key
+	 * would be mended: the fields' own would be too.
+	 */
+	if (!err && j->refs && !j->refs_flow_keys) {
+		err = pc_chrome_refs_mend(r, j->refs_list, j->refs_n);
+		r->refs_mended = !err;
+	}
 	if (!err && j->ad.n) {
 		sfx = pc_calloc(r->ctx, r->nth, sizeof(*sfx));
 		if (!sfx)
@@ -821,7 +944,7 @@ int pc_chrome_flows_end(struct rd *r)
 				    j->ad.a[k].row == j->ad.a[i].row;
 			     k++)
 				;
-			err = write_fields(r, j->ad.a + i, k - i, &t, rows, sfx);
+			err = write_fields(r, j->ad.a + i, k - i, &t, rows, sfx, &tm);
 		}
 		r->any_flow_slices = 1;
 	}
@@ -829,6 +952,7 @@ int pc_chrome_flows_end(struct rd *r)
 		pc_free(r->ctx, sfx[i].s);
 	pc_free(r->ctx, sfx);
 	pc_free(r->ctx, t.s);
+	pc_free(r->ctx, tm.s);
 	flows_job_free(r);
 	return err;
 }

@@ -531,45 +531,64 @@ static uint8_t arg_kinds(struct rd *r, const char *key)
  * references become plain strings again.  A payload may be shared by many
  * markers; one already mended is left as it is.
  */
-int pc_chrome_strings_or_refs(struct rd *r)
+/*
+ * The nodes pc_chrome_strings_or_refs() mends, in the order it mends them
+ * (markers in order, each payload root once, its members in order), into
+ * *out (allocated through ctx, *n of them; NULL when none).  It reads the
+ * markers' payload rows, the payload nodes and texts, the args keys' kinds
+ * and r->arg_seen, and changes nothing of r or the model, so it may run on
+ * a second thread while the caller's changes none of those
+ * (pc_chrome_flows_begin()).  flow_keys: 1 if a flows' key ("flowFrom",
+ * ...) would be mended (the flows' fields added later would be too), else
+ * 0.  0 or PROFCONV_ERR_NOMEM.
+ */
+int pc_chrome_refs_scan(const struct rd *r, struct profconv_ctx *ctx, uint32_t **out,
+			uint32_t *n, int *flow_keys)
 {
-	struct pc_model *m = r->m;
+	const struct pc_model *m = r->m;
 	uint8_t *plain;
 	uint64_t *seen = NULL; /* payload roots mended (or passed) already: a bit a node */
-	uint32_t i, k;
-	int any = 0;
+	uint32_t i, k, *list = NULL, cap = 0, len = 0;
+	int any = 0, err = 0;
 
+	*out = NULL;
+	*n = 0;
+	*flow_keys = 0;
 	if (!r->nkinds)
 		return 0;
-	plain = pc_calloc(r->ctx, r->nkinds, 1);
+	plain = pc_calloc(ctx, r->nkinds, 1);
 	if (!plain)
 		return PROFCONV_ERR_NOMEM;
 	for (i = 0; i < r->nkinds; i++) {
-		size_t len;
+		size_t klen;
 		const char *key;
 
 		if (!(r->kinds[i] & KIND_STR) || i == r->row_cat || i == r->row_flow ||
 		    i == r->row_tflow)
 			continue;
-		key = pc_pv_text(m, i, &len);
+		key = pc_pv_text(m, i, &klen);
 		plain[i] = r->kinds[i] != KIND_STR ||
-			   (i != r->row_contexts && pc_smap_get(&r->arg_seen, key, len) == PC_NONE);
+			   (i != r->row_contexts && pc_smap_get(&r->arg_seen, key, klen) == PC_NONE);
 		any |= plain[i];
+		if (plain[i] && pc_chrome_is_flow_key(key))
+			*flow_keys = 1;
 	}
 	/* most payloads are shared by many markers (the payload cache): each
 	 * root is looked through once */
-	if (any && !(seen = pc_calloc(r->ctx, m->pv.len / 64 + 1, sizeof(*seen)))) {
-		pc_free(r->ctx, plain);
+	if (any && !(seen = pc_calloc(ctx, m->pv.len / 64 + 1, sizeof(*seen)))) {
+		pc_free(ctx, plain);
 		return PROFCONV_ERR_NOMEM;
 	}
-	for (i = 0; any && i < r->nth; i++) {
+	for (i = 0; any && i < r->nth && !err; i++) {
 		const struct pc_markers *mk = &r->th[i].t->markers;
+		const uint32_t *pay = mk->payload, nmk = mk->len, npv = m->pv.len;
 
-		for (k = 0; k < mk->len; k++) {
-			uint32_t p = mk->payload[k], c, j;
+		for (k = 0; k < nmk && !err; k++) {
+			uint32_t p = pay[k], c, j;
 			const struct pc_val *o;
 
-			if (p == PC_NONE || p >= m->pv.len || (seen[p / 64] >> (p % 64) & 1))
+			/* (PC_NONE is past the nodes too) */
+			if (p >= npv || (seen[p / 64] >> (p % 64) & 1))
 				continue;
 			seen[p / 64] |= (uint64_t)1 << (p % 64);
 			if ((o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
@@ -578,25 +597,62 @@ int pc_chrome_strings_or_refs(struct rd *r)
 			    pc_pv(m, p + 1)->v.s != r->row_trace_event)
 				continue;
 			for (j = 0, c = p + 1; j < o->v.n; j++, c += pc_val_span(pc_pv(m, c))) {
-				struct pc_val *v = &m->pv.nodes[c];
-				uint32_t row;
+				const struct pc_val *v = &m->pv.nodes[c];
 
 				if (v->kind != PC_VAL_SREF || v->key >= r->nkinds || !plain[v->key])
 					continue;
-				row = pc_pv_text_intern(m, pc_str(m, v->v.s), m->strings.lens[v->v.s]);
-				if (row == PC_NONE) {
-					pc_free(r->ctx, seen);
-					pc_free(r->ctx, plain);
-					return PROFCONV_ERR_NOMEM;
+				if (pc_grow(ctx, (void **)&list, sizeof(*list), &cap, (size_t)len + 1)) {
+					err = PROFCONV_ERR_NOMEM;
+					break;
 				}
-				v->kind = PC_VAL_STR;
-				v->v.s = row;
+				list[len++] = c;
 			}
 		}
 	}
-	pc_free(r->ctx, seen);
-	pc_free(r->ctx, plain);
+	pc_free(ctx, seen);
+	pc_free(ctx, plain);
+	if (err) {
+		pc_free(ctx, list);
+		return err;
+	}
+	*out = list;
+	*n = len;
 	return 0;
+}
+
+/* The nodes of pc_chrome_refs_scan() become plain strings, in that order. */
+int pc_chrome_refs_mend(struct rd *r, const uint32_t *list, uint32_t n)
+{
+	struct pc_model *m = r->m;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pc_val *v = &m->pv.nodes[list[i]];
+		uint32_t row;
+
+		if (v->kind != PC_VAL_SREF)
+			continue;
+		row = pc_pv_text_intern(m, pc_str(m, v->v.s), m->strings.lens[v->v.s]);
+		if (row == PC_NONE)
+			return PROFCONV_ERR_NOMEM;
+		v->kind = PC_VAL_STR;
+		v->v.s = row;
+	}
+	return 0;
+}
+
+int pc_chrome_strings_or_refs(struct rd *r)
+{
+	uint32_t *list, n;
+	int flow_keys, err;
+
+	if (r->refs_mended) /* before the flows' fields (pc_chrome_flows_end()) */
+		return 0;
+	err = pc_chrome_refs_scan(r, r->ctx, &list, &n, &flow_keys);
+	if (!err)
+		err = pc_chrome_refs_mend(r, list, n);
+	pc_free(r->ctx, list);
+	return err;
 }
 
 int pc_chrome_add_schema(struct rd *r)

@@ -406,6 +406,7 @@ struct rd {
 	struct flow_ev *fl;
 	uint32_t nfl, fl_cap;
 	int any_flow_slices;
+	int refs_mended; /* pc_chrome_strings_or_refs() was done before the flows' fields */
 	struct flow_job *flow_job; /* pc_chrome_flows_begin() to _end() */
 	/* contexts */
 	struct ctx_state *cs; /* parallel to th */
@@ -561,6 +562,9 @@ int pc_chrome_keep_slice(struct rd *r, struct tinfo *ti, int64_t start, int64_t 
 int pc_chrome_close_open(struct rd *r);
 /* After the events: string values of keys that were not only strings become plain strings. */
 int pc_chrome_strings_or_refs(struct rd *r);
+int pc_chrome_refs_scan(const struct rd *r, struct profconv_ctx *ctx, uint32_t **out,
+			uint32_t *n, int *flow_keys);
+int pc_chrome_refs_mend(struct rd *r, const uint32_t *list, uint32_t n);
 /* After the events: the Trace (and Context) marker schemas. */
 int pc_chrome_add_schema(struct rd *r);
 /*
