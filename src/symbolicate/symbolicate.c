@@ -1547,7 +1547,8 @@ struct pc_symprep {
 	uint32_t nlibs, libs_cap;
 	uint8_t no_kallsyms;  /* as check_symbol_paths() will decide */
 	uint8_t broken;	      /* out of memory: no more jobs */
-	uint8_t running;
+	uint8_t running;      /* the worker was started (by the first job) */
+	uint8_t no_thread;    /* starting it failed: the caller does the work */
 	pthread_t th;
 	pthread_mutex_t mu;   /* guards jobs, njobs, jobs_cap, next, stop */
 	pthread_cond_t cv;
@@ -1709,6 +1710,17 @@ static void prep_add(struct pc_symprep *p, const struct pc_model *m, uint32_t li
 	p->job_of_lib[lib] = p->njobs;
 	p->jobs[p->njobs++] = j;
 	pthread_mutex_unlock(&p->mu);
+	/*
+	 * The worker starts with the first job: a reader whose frames name no
+	 * lib (a Chrome trace) never pays for a thread.  Without one, the
+	 * caller's thread finds the sources in pc_symprep_stop().
+	 */
+	if (!p->running && !p->no_thread) {
+		if (pthread_create(&p->th, NULL, prep_run, p) == 0)
+			p->running = 1;
+		else
+			p->no_thread = 1;
+	}
 	pthread_cond_signal(&p->cv);
 	return;
 nomem:
@@ -1809,13 +1821,6 @@ int pc_symprep_start(struct profconv_ctx *ctx, struct pc_model *m, struct pc_sym
 		pc_free(ctx, p);
 		return 0;
 	}
-	if (pthread_create(&p->th, NULL, prep_run, p) != 0) {
-		pthread_cond_destroy(&p->cv);
-		pthread_mutex_destroy(&p->mu);
-		pc_free(ctx, p);
-		return 0;
-	}
-	p->running = 1;
 	m->frame_hook = prep_frame;
 	m->frame_hook_user = p;
 	*out = p;
@@ -1833,13 +1838,15 @@ void pc_symprep_stop(struct pc_symprep *p, int finish)
 	if (finish && !p->broken)
 		prep_flush(p);
 	p->npend = 0;
-	if (p->running) {
+	if (p->running || (finish && p->njobs)) {
 		pthread_mutex_lock(&p->mu);
 		p->stop = finish ? 1 : 2;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 		if (finish)
 			prep_work(p);
+	}
+	if (p->running) {
 		pthread_join(p->th, NULL);
 		p->running = 0;
 	}
