@@ -33,7 +33,8 @@
  *
  * Args texts are checked once: one byte for byte the same as a text checked
  * before is taken as it is (skip_args()); numbers of up to 15 digits are
- * read inline (pc_jscan_int15()).
+ * read inline (pc_jscan_int15()), and a pid or tid written as the last
+ * one was is that number (repeat_number()).
  *
  * The scanner stops at the end of the array, or at the first error, which
  * travels in the last batch: the reader first handles the events before it,
@@ -84,8 +85,22 @@ struct okslot {
 	uint32_t id;	    /* the text's id (struct cev's aid): one per text remembered */
 };
 
+/*
+ * The last pid or tid read as it was written: its bytes and the one that
+ * ended it (1 to 8 in all, in w under mask), its length n (0: none) and
+ * its value.  The same bytes again make the same number, ended at the same
+ * place (what ends a number is a byte of its own), so most events' pid and
+ * tid, which repeat the last event's, are one compare (repeat_number()).
+ */
+struct numo {
+	uint64_t w, mask;
+	double d;
+	size_t n;
+};
+
 struct cscan {
 	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
+	struct numo num[2];	   /* the last pid, tid */
 	uint64_t *seen;		   /* SEEN_SLOTS hashes of args texts decoded, direct-mapped */
 	size_t args_at;		   /* the last event's args text: its offset in the event's text */
 	struct okslot *ok;	   /* args texts checked: OK_BUCKETS * OK_WAYS */
@@ -393,6 +408,44 @@ static inline int check_number(struct pc_jscan *js)
 	return pc_jscan_number(js, &d);
 }
 
+/*
+ * A pid or tid into v (absent so far) at the cursor: the same bytes as the
+ * last one (o) taken as that number, else member_value(), and a number
+ * that starts the value, of up to 7 bytes, remembered.
+ */
+static inline int repeat_number(struct pc_jscan *js, struct numo *o, struct cjv *v)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const char *from = js->p;
+	uint64_t w;
+	size_t n;
+	int err;
+
+	if (js->end - from < 8)
+		return member_value(js, v);
+	memcpy(&w, from, 8);
+	if (((w ^ o->w) & o->mask) == 0 && o->n) {
+		v->kind = CJ_NUM;
+		v->d = o->d;
+		js->p = from + o->n;
+		return 0;
+	}
+	err = member_value(js, v);
+	n = (size_t)(js->p - from);
+	if (!err && v->kind == CJ_NUM && n < 8 && ((unsigned)(*from - '0') < 10 || *from == '-')) {
+		/* (no whitespace before it: its newline would not be counted again) */
+		o->w = w;
+		o->mask = ~(uint64_t)0 >> (8 * (7 - n));
+		o->d = v->d;
+		o->n = n;
+	}
+	return err;
+#else
+	(void)o;
+	return member_value(js, v);
+#endif
+}
+
 /* A key of the 32 bytes at p, chained on the key h of those before them (never 0). */
 static inline uint64_t okey(const char *p, uint64_t h)
 {
@@ -633,10 +686,20 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				v = &e->dur;
 				break;
 			case K_PID:
-				v = &e->pid;
+				if (e->pid.kind == CJ_NONE) {
+					err = repeat_number(js, &s->num[0], &e->pid);
+					if (err)
+						return err;
+					goto next;
+				}
 				break;
 			case K_TID:
-				v = &e->tid;
+				if (e->tid.kind == CJ_NONE) {
+					err = repeat_number(js, &s->num[1], &e->tid);
+					if (err)
+						return err;
+					goto next;
+				}
 				break;
 			case K_ID:
 				v = &e->id;
