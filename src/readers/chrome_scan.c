@@ -672,7 +672,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 
 		for (;;) {
 			const char *key, *kfrom = js->p;
-			size_t kl, at = js->olen;
+			size_t kl, at;
 			struct cjv *v = NULL, dummy;
 			struct kguess *g = &s->guess[prev];
 			enum mkey mk;
@@ -694,6 +694,7 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 #endif
 			mk = fast_key(js);
 			if (mk == K_SLOW) {
+				at = js->olen;
 				err = pc_jscan_key(js, &key, &kl);
 				if (err)
 					return err;
