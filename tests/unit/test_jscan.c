@@ -1559,7 +1559,7 @@ static void test_chrome_key_guess(void)
 				}
 				convert_out(d1, &o1, m1, sizeof(m1));
 				convert_out(d2, &o2, m2, sizeof(m2));
-				if (strcmp(m1, m2) != 0 || o1.len != o2.len || memcmp(o1.p, o2.p, o1.len) != 0) {
+				if (strcmp(m1, m2) != 0 || o1.len != o2.len || (o1.len && memcmp(o1.p, o2.p, o1.len) != 0)) {
 					fprintf(stderr, "key guess '%s': '%s' (%zu bytes), untaught '%s' (%zu bytes)\n",
 						d1, m1, o1.len, m2, o2.len);
 					bad = 1;
