@@ -174,7 +174,6 @@ struct cscan {
 
 /* --- scanning an event --- */
 
-
 /* Which member a key names (compared as C strings, as cJSON compares them). */
 static enum mkey member_key(const char *k, size_t n)
 {
@@ -663,13 +662,12 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 	js->depth = 1;
 	{
 		int c_ = pc_jscan_ws(js);
+		enum mkey prev = K_START; /* the last key (the key guess is by it) */
 
 		if (c_ == '}') {
 			js->p++;
 			goto done;
 		}
-		enum mkey prev = K_START;
-
 		for (;;) {
 			const char *key, *kfrom = js->p;
 			size_t kl, at;
