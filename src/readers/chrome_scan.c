@@ -33,7 +33,8 @@
  *
  * Args texts are checked once: one byte for byte the same as a text checked
  * before is taken as it is (skip_args()); numbers of up to 15 digits are
- * read inline (pc_jscan_int15()).
+ * read inline (pc_jscan_int15()), and a pid or tid written as the last
+ * one was is that number (repeat_number()).
  *
  * The scanner stops at the end of the array, or at the first error, which
  * travels in the last batch: the reader first handles the events before it,
@@ -84,8 +85,66 @@ struct okslot {
 	uint32_t id;	    /* the text's id (struct cev's aid): one per text remembered */
 };
 
+enum mkey {
+	K_OTHER,
+	K_NAME,
+	K_CAT,
+	K_PH,
+	K_SCOPE,
+	K_TS,
+	K_DUR,
+	K_PID,
+	K_TID,
+	K_ID,
+	K_BIND_ID,
+	K_FLOW_IN,
+	K_FLOW_OUT,
+	K_BP,
+	K_ID2,
+	K_ARGS,
+	K_TTS,	/* tts, tdur, s: K_OTHER's (told apart for the key guess) */
+	K_TDUR,
+	K_S,
+	K_SLOW,	 /* not matched by fast_key(): read the key */
+	K_START, /* (before the first key: the key guess's) */
+	K_COUNT
+};
+
+/*
+ * The key guessed after a key (struct cscan's guess[], by the key before
+ * it): its '"', its bytes, its '"' and its ':' (len bytes in all, at most
+ * 8: w under mask), and the member it names.  Events of one kind write
+ * their keys in the same order (Chrome sorts them), so one compare most
+ * often takes a key and its ':' (scan_event()).  Nothing to guess: mask
+ * is all ones and w 0 (a key starts with '"').
+ */
+struct kguess {
+	uint64_t w, mask;
+	uint8_t len, mk;
+};
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KGUESS 1
+#else
+#define KGUESS 0
+#endif
+
+/*
+ * The last pid or tid read as it was written: its bytes and the one that
+ * ended it (1 to 8 in all, in w under mask), its length n (0: none) and
+ * its value.  The same bytes again make the same number, ended at the same
+ * place (what ends a number is a byte of its own), so most events' pid and
+ * tid, which repeat the last event's, are one compare (repeat_number()).
+ */
+struct numo {
+	uint64_t w, mask;
+	double d;
+	size_t n;
+};
+
 struct cscan {
 	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
+	struct numo num[2];	   /* the last pid, tid */
+	struct kguess guess[K_COUNT]; /* the key that came after each key last */
 	uint64_t *seen;		   /* SEEN_SLOTS hashes of args texts decoded, direct-mapped */
 	size_t args_at;		   /* the last event's args text: its offset in the event's text */
 	struct okslot *ok;	   /* args texts checked: OK_BUCKETS * OK_WAYS */
@@ -114,26 +173,6 @@ struct cscan {
 };
 
 /* --- scanning an event --- */
-
-enum mkey {
-	K_OTHER,
-	K_NAME,
-	K_CAT,
-	K_PH,
-	K_SCOPE,
-	K_TS,
-	K_DUR,
-	K_PID,
-	K_TID,
-	K_ID,
-	K_BIND_ID,
-	K_FLOW_IN,
-	K_FLOW_OUT,
-	K_BP,
-	K_ID2,
-	K_ARGS,
-	K_SLOW, /* not matched by fast_key(): read the key */
-};
 
 /* Which member a key names (compared as C strings, as cJSON compares them). */
 static enum mkey member_key(const char *k, size_t n)
@@ -246,14 +285,14 @@ static inline enum mkey fast_key(struct pc_jscan *js)
 		KEY_IS(4, K3('p', 'i', 'd'), K_PID);
 		break;
 	case 's':
-		KEY_IS(2, KB('s', 0) | KB('"', 1), K_OTHER);
+		KEY_IS(2, KB('s', 0) | KB('"', 1), K_S);
 		KEY_IS(6, K4('s', 'c', 'o', 'p') | KB('e', 4) | KB('"', 5), K_SCOPE);
 		break;
 	case 't':
 		KEY_IS(3, K2('t', 's'), K_TS);
 		KEY_IS(4, K3('t', 'i', 'd'), K_TID);
-		KEY_IS(4, K3('t', 't', 's'), K_OTHER);
-		KEY_IS(5, K4('t', 'd', 'u', 'r'), K_OTHER);
+		KEY_IS(4, K3('t', 't', 's'), K_TTS);
+		KEY_IS(5, K4('t', 'd', 'u', 'r'), K_TDUR);
 		break;
 	default:
 		break;
@@ -391,6 +430,44 @@ static inline int check_number(struct pc_jscan *js)
 	}
 #endif
 	return pc_jscan_number(js, &d);
+}
+
+/*
+ * A pid or tid into v (absent so far) at the cursor: the same bytes as the
+ * last one (o) taken as that number, else member_value(), and a number
+ * that starts the value, of up to 7 bytes, remembered.
+ */
+static inline int repeat_number(struct pc_jscan *js, struct numo *o, struct cjv *v)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const char *from = js->p;
+	uint64_t w;
+	size_t n;
+	int err;
+
+	if (js->end - from < 8)
+		return member_value(js, v);
+	memcpy(&w, from, 8);
+	if (((w ^ o->w) & o->mask) == 0 && o->n) {
+		v->kind = CJ_NUM;
+		v->d = o->d;
+		js->p = from + o->n;
+		return 0;
+	}
+	err = member_value(js, v);
+	n = (size_t)(js->p - from);
+	if (!err && v->kind == CJ_NUM && n < 8 && ((unsigned)(*from - '0') < 10 || *from == '-')) {
+		/* (no whitespace before it: its newline would not be counted again) */
+		o->w = w;
+		o->mask = ~(uint64_t)0 >> (8 * (7 - n));
+		o->d = v->d;
+		o->n = n;
+	}
+	return err;
+#else
+	(void)o;
+	return member_value(js, v);
+#endif
 }
 
 /* A key of the 32 bytes at p, chained on the key h of those before them (never 0). */
@@ -585,33 +662,63 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 	js->depth = 1;
 	{
 		int c_ = pc_jscan_ws(js);
+		enum mkey prev = K_START; /* the last key (the key guess is by it) */
 
 		if (c_ == '}') {
 			js->p++;
 			goto done;
 		}
 		for (;;) {
-			const char *key;
-			size_t kl, at = js->olen;
+			const char *key, *kfrom = js->p;
+			size_t kl, at;
 			struct cjv *v = NULL, dummy;
+			struct kguess *g = &s->guess[prev];
 			enum mkey mk;
+			uint64_t kw = 0;
 
 			if (c_ != '"')
 				return PC_JSCAN_BAD;
+#if KGUESS
+			/* the key that came after the last one the last time, and
+			 * its ':', in one compare: the same bytes, the same key */
+			if (LIKELY(js->end - kfrom >= 8)) {
+				memcpy(&kw, kfrom, 8);
+				if (LIKELY(((kw ^ g->w) & g->mask) == 0)) {
+					mk = (enum mkey)g->mk;
+					js->p = kfrom + g->len;
+					goto have_key;
+				}
+			}
+#endif
 			mk = fast_key(js);
 			if (mk == K_SLOW) {
+				at = js->olen;
 				err = pc_jscan_key(js, &key, &kl);
 				if (err)
 					return err;
 				mk = member_key(key, kl);
 				js->olen = at;
 			}
+#if KGUESS
+			else if (LIKELY(js->p < js->end && *js->p == ':') && js->p - kfrom <= 7 &&
+				 js->end - kfrom >= 8) {
+				/* guessed after prev from now on */
+				js->p++;
+				g->len = (uint8_t)(js->p - kfrom);
+				g->mask = ~(uint64_t)0 >> (8 * (8 - g->len));
+				g->w = kw & g->mask;
+				g->mk = (uint8_t)mk;
+				goto have_key;
+			}
+#endif
 			if (LIKELY(js->p < js->end && *js->p == ':'))
 				js->p++;
 			else if (pc_jscan_ws(js) == ':')
 				js->p++;
 			else
 				return PC_JSCAN_BAD;
+have_key:
+			prev = mk;
 			e->nmembers++;
 			switch (mk) {
 			case K_NAME:
@@ -633,10 +740,20 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 				v = &e->dur;
 				break;
 			case K_PID:
-				v = &e->pid;
+				if (e->pid.kind == CJ_NONE) {
+					err = repeat_number(js, &s->num[0], &e->pid);
+					if (err)
+						return err;
+					goto next;
+				}
 				break;
 			case K_TID:
-				v = &e->tid;
+				if (e->tid.kind == CJ_NONE) {
+					err = repeat_number(js, &s->num[1], &e->tid);
+					if (err)
+						return err;
+					goto next;
+				}
 				break;
 			case K_ID:
 				v = &e->id;
@@ -1072,6 +1189,7 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 {
 	struct cscan *s = pc_calloc(ctx, 1, sizeof(*s));
 	const char *env;
+	unsigned i;
 
 	*out = NULL;
 	if (!s)
@@ -1088,6 +1206,8 @@ int pc_chrome_scan_begin(struct profconv_ctx *ctx, struct pc_jpull *p, struct cs
 	env = getenv("PROFCONV_CHROME_LEAN");
 	s->lean_env = env && *env ? *env != '0' : -1;
 	s->h_empty = pc_chrome_hash("{}", 2);
+	for (i = 0; i < K_COUNT; i++)
+		s->guess[i].mask = ~(uint64_t)0; /* (and w 0: nothing guessed) */
 	*out = s;
 	if (!pc_input_any_thread(pc_jpull_input(p)) || ctx->opt.no_threads)
 		return 0;

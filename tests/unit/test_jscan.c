@@ -1358,6 +1358,225 @@ static void test_chrome_member_numbers(void)
 		}
 }
 
+/* The tokenizer's message for doc ("" when it accepts it), in msg. */
+static const char *jpull_message(const char *doc, char *msg, size_t cap)
+{
+	const struct pc_jtok *t;
+	struct pc_input *in;
+	struct pc_jpull *p;
+	int err;
+
+	pc_clear_error(ctx);
+	msg[0] = 0;
+	if (pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in))
+		return msg;
+	if (pc_jpull_new(ctx, in, NULL, &p)) {
+		pc_input_close(in);
+		return msg;
+	}
+	while (!(err = pc_jpull_next(p, &t)) && t->type != PC_JT_EOF)
+		;
+	if (err)
+		snprintf(msg, cap, "%s", profconv_errmsg(ctx));
+	pc_jpull_free(p);
+	pc_input_close(in);
+	pc_clear_error(ctx);
+	return msg;
+}
+
+/* The pid and tid of the thread whose markers include one named name (INT64_MIN: none). */
+static void thread_of(const char *doc, const char *name, int64_t *pid, int64_t *tid)
+{
+	struct profconv_profile *prof = NULL;
+	uint32_t i, k;
+
+	*pid = *tid = INT64_MIN;
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	if (profconv_read_mem(ctx, doc, strlen(doc), "t.json", &prof) == 0)
+		for (i = 0; i < prof->m.nthreads; i++) {
+			const struct pc_thread *t = prof->m.threads[i];
+
+			for (k = 0; k < t->markers.len; k++)
+				if (strcmp(pc_str(&prof->m, t->markers.name[k]), name) == 0) {
+					*pid = t->pid;
+					*tid = t->tid;
+				}
+		}
+	profconv_profile_free(prof);
+}
+
+/*
+ * A pid or tid whose bytes (and the byte after them) repeat the last
+ * event's is taken as the last one's number (chrome_scan.c's
+ * repeat_number()): every pair of values, the second a prefix, an
+ * extension, a fraction or an invalid spelling of the first, must give the
+ * thread the second alone gives, and a text refused must be refused with
+ * the tokenizer's message, also when the text is cut at each byte of the
+ * second event's pid and tid.
+ */
+static void test_chrome_repeat_ids(void)
+{
+	static const char *const vals[] = {
+		"1",	 "12",	  "123",    "1234567", "12345678", "1234568", "123456", "0",  "-0",
+		"-1",	 "-12",	  "1.5",    "1e3",     "1E3",	   "12.",     "01",	  "00", "1 ",
+		" 1",	 "1\n",	  "\"1\"",  "-",       "1x",	   "12345670", "7654321",
+	};
+	static const char *const tails[] = { ",\"ts\":2,\"dur\":1}]", "}]", "}\n]" };
+	size_t i, j, ti, cut;
+	int bad = 0;
+
+	for (ti = 0; ti < PC_ARRAY_SIZE(tails); ti++)
+		for (i = 0; i < PC_ARRAY_SIZE(vals); i++)
+			for (j = 0; j < PC_ARRAY_SIZE(vals) && !bad; j++) {
+				char one[256], two[512], ctl[512], m1[512], m2[512];
+				int64_t p1, t1, p2, t2;
+				size_t n2, at, k, end;
+
+				snprintf(one, sizeof(one),
+					 "[{\"name\":\"b\",\"ph\":\"X\",\"pid\":%s,\"tid\":%s,\"ts\":1,\"dur\":1%s",
+					 vals[j], vals[j], tails[ti]);
+				n2 = (size_t)snprintf(two, sizeof(two),
+						      "[{\"name\":\"a\",\"ph\":\"X\",\"pid\":%s,\"tid\":%s,\"ts\":1,\"dur\":1},"
+						      "{\"name\":\"b\",\"ph\":\"X\",\"pid\":%s,\"tid\":%s,\"ts\":1,\"dur\":1%s",
+						      vals[i], vals[i], vals[j], vals[j], tails[ti]);
+				jpull_message(two, m1, sizeof(m1));
+				snprintf(m2, sizeof(m2), "%s", convert(two));
+				if (strcmp(m1, m2) != 0) {
+					fprintf(stderr, "repeat ids '%s': tokenizer '%s', scanner '%s'\n", two, m1, m2);
+					bad = 1;
+				}
+				if (!m1[0]) {
+					thread_of(one, "b", &p1, &t1);
+					thread_of(two, "b", &p2, &t2);
+					if (p1 != p2 || t1 != t2 || p1 == INT64_MIN) {
+						fprintf(stderr, "repeat ids '%s': %lld/%lld, alone %lld/%lld\n", two,
+							(long long)p2, (long long)t2, (long long)p1, (long long)t1);
+						bad = 1;
+					}
+				}
+				/* cut at each byte of the second pid and tid: the same
+				 * message as with the first event's digits 1-8 made 9s
+				 * (which no value of the second starts with) */
+				at = (size_t)(strstr(strstr(two, "\"b\""), "\"pid\"") - two);
+				memcpy(ctl, two, n2 + 1);
+				for (k = 0; k < at; k++)
+					if (ctl[k] >= '1' && ctl[k] <= '8')
+						ctl[k] = '9';
+				snprintf(m1, sizeof(m1), "[%s]", vals[i]);
+				if (ti != 0 || j >= 8 || jpull_accepts(m1) != 1)
+					continue; /* (an error in the first event names its bytes) */
+				end = (size_t)(strstr(two + at, "\"ts\"") - two);
+				for (cut = at; cut < end && !bad; cut++) {
+					char c = two[cut];
+
+					two[cut] = ctl[cut] = 0;
+					snprintf(m1, sizeof(m1), "%s", convert(ctl));
+					snprintf(m2, sizeof(m2), "%s", convert(two));
+					if (strcmp(m1, m2) != 0) {
+						fprintf(stderr, "repeat ids cut '%s': '%s', without a repeat '%s'\n",
+							two, m2, m1);
+						bad = 1;
+					}
+					two[cut] = ctl[cut] = c;
+				}
+			}
+	PC_CHECK(!bad);
+}
+
+/* doc converted: its processed output in out (reset first), or its message in msg. */
+static void convert_out(const char *doc, struct membuf *out, char *msg, size_t cap)
+{
+	struct profconv_profile *prof = NULL;
+
+	mem_reset(out);
+	msg[0] = 0;
+	pc_clear_error(ctx);
+	profconv_set_option(ctx, "from", "chrome");
+	if (profconv_read_mem(ctx, doc, strlen(doc), "t.json", &prof))
+		snprintf(msg, cap, "%s", profconv_errmsg(ctx));
+	else if (profconv_write_cb(ctx, prof, PROFCONV_OUT_PROCESSED, mem_write, out))
+		snprintf(msg, cap, "write: %s", profconv_errmsg(ctx));
+	profconv_profile_free(prof);
+}
+
+/*
+ * The scanner guesses each key and its ':' from the key that came after
+ * the same key in the events before (chrome_scan.c's struct kguess): an
+ * event after one that taught it its keys (T) must convert, or be refused,
+ * exactly as after one of the same length and meaning that teaches nothing
+ * (T2: a space before each ':'), with each of its bytes changed (damaged
+ * keys, other keys, whitespace and escapes where the guess expects none),
+ * with its keys in other orders, and cut at every byte.
+ */
+static void test_chrome_key_guess(void)
+{
+	static const char t1[] = "{\"args\":{} ,\"cat\":\"c\" ,\"dur\":1 ,\"name\":\"t\" ,\"ph\":\"X\" ,"
+				 "\"pid\":1 ,\"s\":\"t\" ,\"tdur\":1 ,\"tid\":1 ,\"ts\":1 ,\"tts\":1 }";
+	static const char t2[] = "{\"args\" :{},\"cat\" :\"c\",\"dur\" :1,\"name\" :\"t\",\"ph\" :\"X\","
+				 "\"pid\" :1,\"s\" :\"t\",\"tdur\" :1,\"tid\" :1,\"ts\" :1,\"tts\" :1}";
+	static const char *const evs[] = {
+		"{\"args\":{\"x\":1},\"cat\":\"c\",\"dur\":2,\"name\":\"b\",\"ph\":\"X\",\"pid\":1,"
+		"\"s\":\"t\",\"tdur\":1,\"tid\":1,\"ts\":5,\"tts\":1}",
+		"{\"ts\":5,\"tid\":1,\"pid\":1,\"ph\":\"X\",\"name\":\"b\",\"dur\":2,\"cat\":\"c\","
+		"\"args\":{}}",
+		"{\"cat\":\"c\",\"args\":{},\"name\":\"b\",\"dur\":2,\"ph\":\"X\",\"tid\":1,\"pid\":1,"
+		"\"tts\":1,\"ts\":5}",
+		"{\"args\":{},\"cat\":\"c\",\"dur\":2,\"n\\u0061me\":\"b\",\"ph\":\"X\",\"pid\":1,"
+		"\"tid\":1,\"ts\":5,\"ts\":6}",
+		"{\"args\":{},\"cat\":\"c\",\"dur\":2,\"name\":\"b\",\"name\":\"c\",\"ph\":\"X\","
+		"\"pid\":1,\"bind_id\":1,\"flow_in\":true,\"tid\":1,\"id2\":{\"local\":\"0x1\"},\"ts\":5}",
+	};
+	static const char subst[] = { 'x', '"', ' ', '\\', ':', '}', 'd' };
+	struct membuf o1, o2;
+	char d1[1024], d2[1024], m1[512], m2[512];
+	size_t ei, at, si, n;
+	int bad = 0;
+
+	memset(&o1, 0, sizeof(o1));
+	memset(&o2, 0, sizeof(o2));
+	PC_CHECK_EQ_INT(strlen(t1), strlen(t2));
+	for (ei = 0; ei < PC_ARRAY_SIZE(evs) && !bad; ei++) {
+		size_t el = strlen(evs[ei]);
+
+		for (at = 0; at <= el && !bad; at++) {
+			for (si = 0; si <= PC_ARRAY_SIZE(subst) && !bad; si++) {
+				/* si == PC_ARRAY_SIZE(subst): the doc cut at at (then, at
+				 * the end, the event as it is) */
+				if (si < PC_ARRAY_SIZE(subst) && (at == el || evs[ei][at] == subst[si]))
+					continue;
+				n = (size_t)snprintf(d1, sizeof(d1), "[%s,%s,%s", t1, t1, evs[ei]);
+				snprintf(d2, sizeof(d2), "[%s,%s,%s", t2, t2, evs[ei]);
+				if (si < PC_ARRAY_SIZE(subst)) {
+					d1[n - el + at] = d2[n - el + at] = subst[si];
+					strcat(d1, "]");
+					strcat(d2, "]");
+				} else if (at < el) {
+					d1[n - el + at] = d2[n - el + at] = 0;
+				} else {
+					strcat(d1, "]");
+					strcat(d2, "]");
+				}
+				convert_out(d1, &o1, m1, sizeof(m1));
+				convert_out(d2, &o2, m2, sizeof(m2));
+				if (strcmp(m1, m2) != 0 || o1.len != o2.len || (o1.len && memcmp(o1.p, o2.p, o1.len) != 0)) {
+					fprintf(stderr, "key guess '%s': '%s' (%zu bytes), untaught '%s' (%zu bytes)\n",
+						d1, m1, o1.len, m2, o2.len);
+					bad = 1;
+				}
+				if (si == PC_ARRAY_SIZE(subst) && at == el) {
+					/* the event as it is converts, and its marker is there */
+					PC_CHECK_EQ_STR(m1, "");
+					PC_CHECK(o1.len > 0 && strstr(o1.p, "\"b\"") != NULL);
+				}
+			}
+		}
+	}
+	mem_reset(&o1);
+	mem_reset(&o2);
+	PC_CHECK(!bad);
+}
+
 /* The first byte of [p, e) that ends a plain string run, a byte at a time. */
 static const char *plain_ref(const char *p, const char *e)
 {
@@ -1548,7 +1767,7 @@ static void test_simd_paths(void)
 	{
 		size_t n, trail;
 
-		for (n = 0; n <= 40 && !bad; n++) {
+		for (n = 0; n <= 70 && !bad; n++) {
 			for (trail = 0; trail <= 20; trail++) {
 				size_t tl = 3 * (n + 2) + trail;
 				char *t = malloc(tl);
@@ -1666,6 +1885,8 @@ int main(void)
 	test_raw_rest();
 	test_chrome_errors();
 	test_chrome_member_numbers();
+	test_chrome_repeat_ids();
+	test_chrome_key_guess();
 	test_chrome_batches();
 	test_chrome_args_cache();
 	test_digit_runs();
