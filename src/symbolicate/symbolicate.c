@@ -1524,11 +1524,11 @@ static int job_init(struct profconv_ctx *ctx, struct lib_job *j, uint32_t lib)
  * the lib, and the lib is known as soon as a frame names it: early in a
  * perf.data, long before its last sample.  So while a reader reads, the
  * model's frame hook queues a job for each lib a frame needs symbols for,
- * and one worker thread runs find_source() for them in that order.  When
- * reading ends the caller's thread joins the worker until the queue is
- * empty, and pc_symbolicate_prepared() adopts every job whose
- * lib still has the identity it had when it was queued (name, path, ids,
- * kernel release): its source, its "passed over" text and its
+ * and one worker thread, started with the first job, runs find_source()
+ * for them in that order.  When reading ends the caller's thread joins the
+ * worker until the queue is empty, and pc_symbolicate_prepared() adopts
+ * every job whose lib still has the identity it had when it was queued
+ * (name, path, ids, kernel release): its source, its "passed over" text and its
  * diagnostics are exactly what find_source() would give now, so the output
  * and the notes do not depend on whether or when the prefetch ran.  Any
  * other lib is found as before.
