@@ -319,56 +319,55 @@ void pc_pvb_copy(struct pc_pvb *b, uint32_t node)
 		pv->nodes[pv->len++] = pv->nodes[node + i];
 }
 
-void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span)
+/*
+ * Room for n members of the open object, span nodes in all, appended in
+ * one go: the object's member count raised by n and the first new node
+ * returned (its nodes are the caller's to fill; pv->len already past
+ * them), or NULL after an error (what: the misuse's message).
+ */
+static struct pc_val *pvb_members(struct pc_pvb *b, uint32_t n, uint32_t span, const char *what)
 {
 	struct pc_payloads *pv = &b->m->pv;
-	struct pc_val *parent;
+	struct pc_val *first;
 
 	if (b->err || !n)
-		return;
+		return NULL;
 	if (!b->depth || b->key != PC_NONE ||
 	    pv->nodes[b->open[b->depth - 1]].kind != PC_VAL_OBJ) {
-		pvb_fail(b, PROFCONV_ERR_INTERNAL, "members copied outside an object");
-		return;
+		pvb_fail(b, PROFCONV_ERR_INTERNAL, what);
+		return NULL;
 	}
 	if (pv->len > UINT32_MAX - 1 - span ||
 	    pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
 		    (size_t)pv->len + span)) {
 		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
-		return;
+		return NULL;
 	}
-	parent = &pv->nodes[b->open[b->depth - 1]];
-	parent->v.n += n;
-	memcpy(pv->nodes + pv->len, pv->nodes + first, (size_t)span * sizeof(*pv->nodes));
+	pv->nodes[b->open[b->depth - 1]].v.n += n;
+	first = pv->nodes + pv->len;
 	pv->len += span;
+	return first;
+}
+
+void pc_pvb_copy_members(struct pc_pvb *b, uint32_t first, uint32_t n, uint32_t span)
+{
+	struct pc_val *d = pvb_members(b, n, span, "members copied outside an object");
+
+	/* (first + span is at most the old end: no overlap) */
+	if (d)
+		memcpy(d, b->m->pv.nodes + first, (size_t)span * sizeof(*d));
 }
 
 void pc_pvb_srefs(struct pc_pvb *b, const uint32_t *keys, const uint32_t *rows, uint32_t n)
 {
-	struct pc_payloads *pv = &b->m->pv;
+	struct pc_val *d = pvb_members(b, n, n, "members added outside an object");
 	uint32_t i;
 
-	if (b->err || !n)
-		return;
-	if (!b->depth || b->key != PC_NONE ||
-	    pv->nodes[b->open[b->depth - 1]].kind != PC_VAL_OBJ) {
-		pvb_fail(b, PROFCONV_ERR_INTERNAL, "members added outside an object");
-		return;
-	}
-	if (pv->len > UINT32_MAX - 1 - n ||
-	    pc_grow(b->m->ctx, (void **)&pv->nodes, sizeof(*pv->nodes), &pv->cap,
-		    (size_t)pv->len + n)) {
-		pvb_fail(b, PROFCONV_ERR_NOMEM, "out of memory");
-		return;
-	}
-	pv->nodes[b->open[b->depth - 1]].v.n += n;
-	for (i = 0; i < n; i++) {
-		struct pc_val *v = &pv->nodes[pv->len++];
-
-		memset(v, 0, sizeof(*v));
-		v->kind = PC_VAL_SREF;
-		v->key = keys[i];
-		v->v.s = rows[i];
+	for (i = 0; d && i < n; i++) {
+		memset(&d[i], 0, sizeof(d[i]));
+		d[i].kind = PC_VAL_SREF;
+		d[i].key = keys[i];
+		d[i].v.s = rows[i];
 	}
 }
 
