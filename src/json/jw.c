@@ -1211,29 +1211,23 @@ uint64_t pc_jw_tell(const struct pc_jw *w)
 	return w->flushed + w->len;
 }
 
-int pc_jw_again(struct pc_jw *w, uint64_t from, uint64_t to)
+size_t pc_jw_since(const struct pc_jw *w, uint64_t from, const char **s)
 {
-	const char *s;
+	uint64_t to = w->flushed + w->len;
+	const char *p;
 	size_t n;
 
-	if (w->err)
-		return 1; /* nothing is written any more */
-	if (from < w->flushed || to < from || to > w->flushed + w->len)
+	*s = NULL;
+	if (w->err || from < w->flushed || from >= to)
 		return 0;
-	s = w->buf + (from - w->flushed);
+	p = w->buf + (from - w->flushed);
 	n = (size_t)(to - from);
-	if (n && *s == ',') {
-		s++;
+	if (*p == ',') {
+		p++;
 		n--;
 	}
-	/* the comma and the copy must not flush the buffer the copy comes from */
-	if (!n || n + 1 > BUF_SIZE - w->len)
-		return 0;
-	if (begin_value(w))
-		return 1;
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
-	return 1;
+	*s = p;
+	return n;
 }
 
 void pc_jw_raw_elems(struct pc_jw *w, const char *json, size_t len)

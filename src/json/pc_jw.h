@@ -75,14 +75,14 @@ void pc_jw_raw(struct pc_jw *w, const char *json, size_t len);
 uint64_t pc_jw_replaced(const struct pc_jw *w);
 
 /*
- * Writing a value again: pc_jw_tell() before and after a value gives its
- * byte range [from, to) (with its comma, if it has one); pc_jw_again()
- * writes those bytes again as one value while they are still in the
- * writer's buffer and returns 1, else it writes nothing and returns 0 (the
- * caller then writes the value itself).  After an error it returns 1.
+ * The text of a value just written: pc_jw_tell() before the value, then
+ * pc_jw_since() gives its bytes (without the comma in front of it) and
+ * their length while they are all still in the writer's buffer, else 0
+ * (also after an error).  The bytes are valid until the next call that
+ * writes; pc_jw_raw() writes them again as one value.
  */
 uint64_t pc_jw_tell(const struct pc_jw *w);
-int pc_jw_again(struct pc_jw *w, uint64_t from, uint64_t to);
+size_t pc_jw_since(const struct pc_jw *w, uint64_t from, const char **s);
 
 /*
  * Containers open at once.  Above what any writer needs: a marker payload

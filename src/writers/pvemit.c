@@ -10,6 +10,9 @@
  */
 #include "writers/pc_pvemit.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static void scalar(struct pc_jw *w, const struct pc_model *m, const struct pc_val *v,
 		   const struct pc_pvemit *e)
 {
@@ -151,4 +154,76 @@ void pc_pv_emit_members(struct pc_jw *w, const struct pc_model *m, uint32_t obj,
 	if (v->kind != PC_VAL_OBJ)
 		return;
 	walk(w, m, obj + 1, obj + pc_val_span(v), 1, e, skip, skip_user);
+}
+
+/* --- payload texts written again (pc_pvmemo) --- */
+
+#define PC_PVMEMO_SLOTS	   1024 /* a power of 2 */
+#define PC_PVMEMO_TEXT	   (64 * 1024)
+#define PC_PVMEMO_TEXT_MAX 1024
+
+struct pc_pvmemo {
+	uint32_t pl[PC_PVMEMO_SLOTS]; /* the payload in the slot, or PC_NONE */
+	uint32_t off[PC_PVMEMO_SLOTS], len[PC_PVMEMO_SLOTS];
+	uint32_t used; /* bytes of text */
+	char text[PC_PVMEMO_TEXT];
+};
+
+static inline uint32_t memo_slot(uint32_t p)
+{
+	return (p * 2654435761u) >> 22; /* 32 - log2(PC_PVMEMO_SLOTS) */
+}
+
+static void memo_clear(struct pc_pvmemo *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < PC_PVMEMO_SLOTS; i++)
+		c->pl[i] = PC_NONE;
+	c->used = 0;
+}
+
+struct pc_pvmemo *pc_pvmemo_new(void)
+{
+	struct pc_pvmemo *c = malloc(sizeof(*c));
+
+	if (c)
+		memo_clear(c);
+	return c;
+}
+
+void pc_pvmemo_free(struct pc_pvmemo *c)
+{
+	free(c);
+}
+
+int pc_pvmemo_again(struct pc_pvmemo *c, struct pc_jw *w, uint32_t p)
+{
+	uint32_t slot = memo_slot(p);
+
+	if (!c || p == PC_NONE || c->pl[slot] != p)
+		return 0;
+	pc_jw_raw(w, c->text + c->off[slot], c->len[slot]);
+	return 1;
+}
+
+void pc_pvmemo_keep(struct pc_pvmemo *c, const struct pc_jw *w, uint32_t p, uint64_t from,
+		    uint64_t replaced)
+{
+	uint32_t slot = memo_slot(p);
+	const char *text;
+	size_t len;
+
+	if (!c || p == PC_NONE)
+		return;
+	len = pc_jw_since(w, from, &text);
+	if (!len || len > PC_PVMEMO_TEXT_MAX || pc_jw_replaced(w) != replaced)
+		return;
+	if (len > PC_PVMEMO_TEXT - c->used)
+		memo_clear(c);
+	memcpy(c->text + c->used, text, len);
+	c->pl[slot] = p;
+	c->off[slot] = c->used;
+	c->len[slot] = (uint32_t)len;
+	c->used += (uint32_t)len;
 }

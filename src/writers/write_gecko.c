@@ -1063,22 +1063,37 @@ static void write_marker_data(struct gt *g, struct pc_jw *w, const struct pc_mar
 	pc_jw_obj_end(w);
 }
 
-/* The rows of markers [first, end) into the array open in w. */
+/*
+ * The rows of markers [first, end) into the array open in w.  A payload
+ * written before (without a cause) is written again from its text
+ * (pc_pvmemo): its text depends only on it and the thread's maps.
+ */
 static void marker_rows(struct gt *g, struct pc_jw *w, const struct pc_markers *mk,
 			uint32_t first, uint32_t end)
 {
+	struct pc_pvmemo *memo = pc_pvmemo_new();
 	uint32_t i;
 
 	for (i = first; i < end; i++) {
+		uint32_t p = mk->payload[i];
+
 		pc_jw_arr_begin(w);
 		pc_jw_u64(w, IX(g->s->str_map, mk->name[i]));
 		time_or_null(w, mk->start[i]);
 		time_or_null(w, mk->end[i]);
 		pc_jw_u64(w, mk->phase[i]);
 		pc_jw_u64(w, mk->category[i]);
-		write_marker_data(g, w, mk, i);
+		if (p == PC_NONE || (mk->cause_stack && mk->cause_stack[i] != PC_NONE)) {
+			write_marker_data(g, w, mk, i);
+		} else if (!pc_pvmemo_again(memo, w, p)) {
+			uint64_t from = pc_jw_tell(w), replaced = pc_jw_replaced(w);
+
+			write_marker_data(g, w, mk, i);
+			pc_pvmemo_keep(memo, w, p, from, replaced);
+		}
 		pc_jw_arr_end(w);
 	}
+	pc_pvmemo_free(memo);
 }
 
 /*

@@ -958,12 +958,10 @@ static void write_marker_data(struct pc_jw *w, const struct pc_model *m,
 /*
  * The markers' data arrays are most of a Chrome trace's output, so they are
  * cut into jobs of MK_JOB markers (CK_MKDATA, among the column jobs) that
- * the helper thread (pc_write_helper.h) formats ahead of the writer.  A
- * payload that a marker shares with one of the last markers (readers may
- * give several markers one payload) is copied from where it was written,
- * while that is still in the writer's buffer.
+ * the helper thread (pc_write_helper.h) formats ahead of the writer.
+ * A job writes a payload that it wrote before again from its text
+ * (pc_pvmemo, pc_pvemit.h).
  */
-#define MEMO 16
 
 /*
  * Prefetching: a marker's payload nodes, the text rows of its strings and
@@ -1019,14 +1017,12 @@ static inline void pf_text(const struct pc_model *m, uint32_t p, int rows)
 static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
 		   uint32_t first, uint32_t end)
 {
-	uint32_t memo_pl[MEMO], i;
-	uint64_t memo_from[MEMO], memo_to[MEMO];
+	struct pc_pvmemo *memo = pc_pvmemo_new();
+	uint32_t i;
 
-	for (i = 0; i < MEMO; i++)
-		memo_pl[i] = PC_NONE;
 	for (i = first; i < end; i++) {
-		uint32_t p = mk->payload[i], slot = p % MEMO;
-		uint64_t from;
+		uint32_t p = mk->payload[i];
+		uint64_t from, replaced;
 
 		if (i + PF_NODES < mk->len)
 			pf_nodes(m, mk->payload[i + PF_NODES]);
@@ -1039,14 +1035,14 @@ static void mk_run(struct pc_jw *w, const struct pc_model *m, const struct pc_ma
 			write_marker_data(w, m, mk, i); /* null, or a cause of its own */
 			continue;
 		}
-		if (memo_pl[slot] == p && pc_jw_again(w, memo_from[slot], memo_to[slot]))
+		if (pc_pvmemo_again(memo, w, p))
 			continue;
 		from = pc_jw_tell(w);
+		replaced = pc_jw_replaced(w);
 		write_marker_data(w, m, mk, i);
-		memo_pl[slot] = p;
-		memo_from[slot] = from;
-		memo_to[slot] = pc_jw_tell(w);
+		pc_pvmemo_keep(memo, w, p, from, replaced);
 	}
+	pc_pvmemo_free(memo);
 }
 
 static void write_markers(struct pc_jw *w, const struct pc_model *m, const struct pc_markers *mk,
