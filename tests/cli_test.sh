@@ -587,6 +587,33 @@ chrome)
 	# array, B/E nesting, counters, derived samples); counts checked against
 	# the inputs themselves.
 	C="$here/fixtures/chrome"
+	# two traceEvents arrays: the events' memo tables are set up once, by
+	# the first (after its scanner starts), and the second's args texts,
+	# whose scanner ids start again from 1, must not find the first's
+	# payloads by those ids
+	cat >"$T/two.json" <<'EOF'
+{"traceEvents":[
+{"name":"A","cat":"c","ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"args":{"k":"first"}},
+{"name":"B","cat":"c","ph":"X","pid":1,"tid":1,"ts":3,"dur":1,"args":{"k":"second"}},
+{"name":"A","cat":"c","ph":"X","pid":1,"tid":1,"ts":5,"dur":1,"args":{"k":"first"}}
+],
+"traceEvents":[
+{"name":"C","cat":"c","ph":"X","pid":1,"tid":1,"ts":7,"dur":1,"args":{"k":"third"}},
+{"name":"D","cat":"c","ph":"X","pid":1,"tid":1,"ts":9,"dur":1,"args":{"k":"fourth"}},
+{"name":"C","cat":"c","ph":"X","pid":1,"tid":1,"ts":11,"dur":1,"args":{"k":"third"}}
+]}
+EOF
+	"$PC" -q --no-symbols "$T/two.json" -o "$T/two.out.json" || fail "two arrays: conversion"
+	python3 - "$T/two.out.json" <<'PY' || fail "two arrays: payloads differ from the events'"
+import json, sys
+o = json.load(open(sys.argv[1]))
+strs = o["shared"]["stringArray"]
+(t,) = o["threads"]
+m = t["markers"]
+got = [(strs[n], strs[d["k"]]) for n, d in zip(m["name"], m["data"])]
+want = [("A", "first"), ("B", "second"), ("A", "first"), ("C", "third"), ("D", "fourth"), ("C", "third")]
+assert got == want, got
+PY
 	# of two M events saying the same thing the first counts, as in the
 	# Firefox Profiler's importer (findEvent())
 	cat >"$T/meta.json" <<'EOF'

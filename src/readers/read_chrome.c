@@ -660,6 +660,49 @@ static int parse_rest(struct rd *r, uint64_t off, cJSON **out)
 }
 
 /*
+ * The events' memos and caches (label frames, payloads, args text ids,
+ * names, cats): set up once, by the first events array after its scanner
+ * has started (the first batch is scanned meanwhile: the pages of the
+ * tables are faulted in while this thread would wait for it), or before
+ * finish() when there was none.
+ */
+static int tables_init(struct rd *r)
+{
+	struct lf_slot *lf;
+	struct pl_slot *pl;
+	struct smemo *names, *catm;
+	uint32_t *aidm, i;
+
+	if (r->pl)
+		return 0;
+	lf = pc_alloc(r->ctx, LF_SLOTS * sizeof(*lf));
+	pl = pc_calloc(r->ctx, PL_SLOTS, sizeof(*pl));
+	names = pc_calloc(r->ctx, SMEMO_SLOTS, sizeof(*names));
+	catm = pc_calloc(r->ctx, SMEMO_SLOTS, sizeof(*catm));
+	aidm = pc_calloc(r->ctx, AID_SLOTS, sizeof(*aidm));
+	if (!lf || !pl || !names || !catm || !aidm) {
+		pc_free(r->ctx, lf);
+		pc_free(r->ctx, pl);
+		pc_free(r->ctx, names);
+		pc_free(r->ctx, catm);
+		pc_free(r->ctx, aidm);
+		return PROFCONV_ERR_NOMEM;
+	}
+	for (i = 0; i < SMEMO_SLOTS; i++)
+		names[i].len = catm[i].len = UINT32_MAX;
+	for (i = 0; i < PL_SLOTS; i++)
+		pl[i].pl = PC_NONE;
+	for (i = 0; i < LF_SLOTS; i++)
+		lf[i].frame = PC_NONE;
+	r->lf = lf;
+	r->pl = pl;
+	r->names = names;
+	r->catm = catm;
+	r->aidm = aidm;
+	return 0;
+}
+
+/*
  * The events array, from chrome_scan.c's batches (scanned on a thread of
  * its own while the previous ones are handled here, in file order).
  */
@@ -672,6 +715,11 @@ static int read_events(struct rd *r)
 
 	if (err)
 		return err;
+	err = tables_init(r);
+	if (err) {
+		pc_chrome_scan_end(s);
+		return err;
+	}
 	if (r->nevents) /* (another events array before: its args text ids) */
 		memset(r->aidm, 0, AID_SLOTS * sizeof(*r->aidm));
 	while (!err && (b = pc_chrome_scan_next(s)) != NULL) {
@@ -1147,7 +1195,6 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		      struct pc_text_out *blame, int json)
 {
 	struct rd r;
-	uint32_t i;
 	int err;
 
 	memset(&r, 0, sizeof(r));
@@ -1162,22 +1209,11 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	pc_smap_init(&r.cats, ctx);
 	pc_smap_init(&r.arg_seen, ctx);
 	pc_smap_init(&r.as_latest, ctx);
-	r.lf = pc_alloc(ctx, LF_SLOTS * sizeof(*r.lf));
 	pc_jscan_init(&r.v8js, ctx);
 	pc_jscan_init(&r.ajs, ctx);
-	r.pl = pc_calloc(ctx, PL_SLOTS, sizeof(*r.pl));
 	r.pl_set = PC_NONE;
-	r.names = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.names));
-	r.catm = pc_calloc(ctx, SMEMO_SLOTS, sizeof(*r.catm));
-	r.aidm = pc_calloc(ctx, AID_SLOTS, sizeof(*r.aidm));
-	for (i = 0; r.names && r.catm && i < SMEMO_SLOTS; i++)
-		r.names[i].len = r.catm[i].len = UINT32_MAX;
-	for (i = 0; r.pl && i < PL_SLOTS; i++)
-		r.pl[i].pl = PC_NONE;
-	err = r.lf && r.pl && r.names && r.catm && r.aidm ? pc_jpull_new(ctx, in, NULL, &r.p)
-						 : PROFCONV_ERR_NOMEM;
-	for (i = 0; r.lf && i < LF_SLOTS; i++)
-		r.lf[i].frame = PC_NONE;
+	/* (the memo tables: tables_init(), once the scanner runs) */
+	err = pc_jpull_new(ctx, in, NULL, &r.p);
 	if (!err) {
 		/* the categories the V8 samples use; trace categories follow */
 		r.cat_idle = pc_model_add_category(m, "Idle", "transparent");
@@ -1200,6 +1236,8 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 	}
 	if (!err)
 		err = read_top(&r);
+	if (!err)
+		err = tables_init(&r);
 	if (!err)
 		err = finish(&r);
 	rd_free(&r);
