@@ -55,6 +55,9 @@
 
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
+/* a batch's scratch from its start: an event begun before BATCH_BYTES
+ * must need more than the rest to make it grow */
+#define SCRATCH_BYTES (2 * BATCH_BYTES)
 #define NBATCH 4			/* in the ring */
 /* a batch the scanner begins while the reader has at most this many (the
  * one it handles included) leaves its args and fix-up to the reader */
@@ -363,6 +366,16 @@ static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 	}
 }
 
+/* scan_value(js, v, 0) for an event's member: a string's pointer, not its offset. */
+static int event_value(struct pc_jscan *js, struct cjv *v)
+{
+	int err = scan_value(js, v, 0);
+
+	if (!err && v->kind == CJ_STR)
+		v->s = pc_jscan_at(js, v->off);
+	return err;
+}
+
 /*
  * scan_value(js, v, 0) at a member's value, with the kinds most members
  * hold (a string, a number written without whitespace before it) read
@@ -374,12 +387,17 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 		unsigned char c = (unsigned char)*js->p;
 
 		if (c == '"') {
-			int err = pc_jscan_string(js, &v->off, &v->len);
+			size_t off;
+			int err = pc_jscan_string(js, &off, &v->len);
 
 			v->kind = CJ_STR;
-			if (!err && js->nul) /* cJSON's C string ends at the NUL */
-				v->len = strlen(pc_jscan_at(js, v->off));
-			return err;
+			if (err)
+				return err;
+			/* (where it stays: the batch's scratch does not move) */
+			v->s = pc_jscan_at(js, off);
+			if (js->nul) /* cJSON's C string ends at the NUL */
+				v->len = strlen(v->s);
+			return 0;
 		}
 		if ((unsigned)(c - '0') < 10 || c == '-') {
 			v->kind = CJ_NUM;
@@ -401,7 +419,7 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 			return pc_jscan_number(js, &v->d);
 		}
 	}
-	return scan_value(js, v, 0);
+	return event_value(js, v);
 }
 
 /*
@@ -784,7 +802,7 @@ have_key:
 						else if (strcmp(kk, "global") == 0 &&
 							 e->id2_global.kind == CJ_NONE)
 							w = &e->id2_global;
-						err = scan_value(js, w, 0);
+						err = event_value(js, w);
 					});
 					if (err)
 						return err;
@@ -805,13 +823,14 @@ have_key:
 						/* "{}" (half of a trace's events): what
 						 * skip_args() and the reader's batch_fix()
 						 * would find, without a lookup or a hash */
+						at = js->olen;
 						js->p = from + 2;
 						e->hargs = s->h_empty;
-						e->args.off = js->olen;
 						e->args.len = 2;
 						err = pc_jscan_put(js, from, 2);
 						if (err)
 							return err;
+						e->args.s = pc_jscan_at(js, at);
 						goto next;
 					}
 					err = skip_args(s, e);
@@ -821,11 +840,12 @@ have_key:
 						q++;
 					e->args_later = *q != '}';
 					/* its text: the reader's payload cache key */
-					e->args.off = js->olen;
+					at = js->olen;
 					e->args.len = (size_t)(js->p - from);
 					err = pc_jscan_put(js, from, e->args.len);
 					if (err)
 						return err;
+					e->args.s = pc_jscan_at(js, at);
 					goto next;
 				}
 				break;
@@ -915,8 +935,8 @@ static int keeps_text(const struct pc_jscan *js, const struct cev *e)
 {
 	if (e->ph.kind != CJ_STR || e->ph.len != 1)
 		return 0;
-	return pc_chrome_cjson_kind(*pc_jscan_at(js, e->ph.off),
-				    e->name.kind == CJ_STR ? pc_jscan_at(js, e->name.off) : NULL,
+	(void)js;
+	return pc_chrome_cjson_kind(*e->ph.s, e->name.kind == CJ_STR ? e->name.s : NULL,
 				    e->name.kind == CJ_STR ? e->name.len : 0);
 }
 
@@ -938,8 +958,9 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	struct cev *e = &r->e;
 	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
 	unsigned depth = js->depth, max_depth = js->max_depth;
-	uint32_t first = b->nargs;
+	uint32_t first = b->nargs, k;
 	size_t olen = js->olen;
+	struct carg *args = b->args;
 	int nl = js->nl, err;
 
 	if (e->aid) {
@@ -980,7 +1001,21 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	}
 	if (err)
 		return err;
+	/* the members' pointers (the scratch does not move), and the
+	 * events' before this one again if the members' array moved */
+	for (k = first; k < b->nargs; k++) {
+		struct carg *m = &b->args[k];
+
+		m->key = pc_jscan_at(js, m->koff);
+		if (m->v.kind == CJ_STR || m->v.kind == CJ_OBJ || m->v.kind == CJ_ARR)
+			m->v.s = pc_jscan_at(js, m->v.off);
+	}
+	if (b->args != args)
+		for (k = 0; k < b->n; k++)
+			if (b->ev[k].e.na)
+				b->ev[k].e.a = b->args + b->ev[k].a0;
 	r->a0 = first;
+	e->a = e->na ? b->args + first : NULL;
 	e->args_later = 0;
 	return 0;
 }
@@ -1007,7 +1042,6 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	r->off = off;
 	r->text = NULL;
 	r->len = 0;
-	r->keep = 0;
 	r->a0 = 0;
 	pc_jpull_window(s->p, &text, &len);
 	if (len && scan_event(s, &r->e, text, len, max_depth, &used) == 0) {
@@ -1031,12 +1065,13 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 			return err;
 	}
 	if (keeps_text(js, &r->e)) {
-		r->toff = js->olen;
+		size_t at = js->olen;
+
 		r->len = len;
 		err = pc_jscan_put(js, text, len);
 		if (err)
 			return err;
-		r->keep = 1;
+		r->text = pc_jscan_at(js, at);
 	} else if (r->e.args_later && !s->lean) {
 		err = pre_args(s, b, r, text);
 		if (err)
@@ -1046,53 +1081,18 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	return 0;
 }
 
-static void fix_str(const char *base, struct cjv *v)
+/*
+ * The keys of the reader's memos and payload cache, worked out on the
+ * scanner's thread when it is ahead (on the reader's, hashing the args
+ * text was a tenth of its time), else on the reader's.
+ */
+static void batch_hash(struct cbatch *b)
 {
-	if (v->kind == CJ_STR)
-		v->s = base + v->off; /* len: scan_value() cut it at a NUL */
-}
-
-/* The scratch no longer moves: offsets become pointers, and the strings' hashes. */
-static void batch_fix(struct cbatch *b)
-{
-	const char *base = b->scratch;
 	uint32_t i;
 
 	for (i = 0; i < b->n; i++) {
-		struct cevr *r = &b->ev[i];
-		struct cev *e = &r->e;
+		struct cev *e = &b->ev[i].e;
 
-		fix_str(base, &e->name);
-		fix_str(base, &e->cat);
-		fix_str(base, &e->ph);
-		fix_str(base, &e->scope);
-		fix_str(base, &e->ts);
-		fix_str(base, &e->dur);
-		fix_str(base, &e->pid);
-		fix_str(base, &e->tid);
-		fix_str(base, &e->id);
-		fix_str(base, &e->bind_id);
-		fix_str(base, &e->bp);
-		fix_str(base, &e->id2_local);
-		fix_str(base, &e->id2_global);
-		if (e->args.kind == CJ_OBJ)
-			e->args.s = base + e->args.off;
-		if (e->na && !e->args_later) { /* decoded by pre_args() */
-			struct carg *a = b->args + r->a0;
-			uint32_t k;
-
-			for (k = 0; k < e->na; k++) {
-				a[k].key = base + a[k].koff;
-				if (a[k].v.kind == CJ_STR || a[k].v.kind == CJ_OBJ || a[k].v.kind == CJ_ARR)
-					a[k].v.s = base + a[k].v.off;
-			}
-			e->a = a;
-		}
-		if (r->keep)
-			r->text = base + r->toff;
-		/* the keys of the reader's memos and payload cache, worked out on
-		 * this thread (on the reader's, hashing the args text was a tenth
-		 * of its time) */
 		if (e->name.kind == CJ_STR)
 			e->hname = pc_chrome_hash(e->name.s, e->name.len);
 		if (e->args.kind == CJ_OBJ && !e->hargs && !e->aid) /* (pre_args() has it) */
@@ -1100,6 +1100,27 @@ static void batch_fix(struct cbatch *b)
 		if (e->cat.kind == CJ_STR)
 			e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
 	}
+}
+
+/*
+ * A batch's scratch that pc_jscan_grow() replaced: kept until the batch is
+ * filled again, since its events point into it (keep_old of struct
+ * pc_jscan).
+ */
+static int keep_old(void *arg, char *old)
+{
+	struct cbatch *b = arg;
+
+	if (b->nold == PC_ARRAY_SIZE(b->old))
+		return PROFCONV_ERR_NOMEM; /* (cannot be: each one is twice the last) */
+	b->old[b->nold++] = old;
+	return 0;
+}
+
+static void free_old(struct profconv_ctx *ctx, struct cbatch *b)
+{
+	while (b->nold)
+		pc_free(ctx, b->old[--b->nold]);
 }
 
 /*
@@ -1116,10 +1137,23 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	b->nargs = 0;
 	b->end = 0;
 	b->err = 0;
+	free_old(s->ctx, b); /* (the reader is done with them) */
+	if (b->scap < SCRATCH_BYTES) {
+		/* room for the batch up front: its strings do not move */
+		pc_free(s->ctx, b->scratch);
+		b->scap = 0;
+		b->scratch = pc_alloc(s->ctx, SCRATCH_BYTES);
+		if (b->scratch)
+			b->scap = SCRATCH_BYTES;
+		else
+			err = PROFCONV_ERR_NOMEM;
+	}
 	js->out = b->scratch;
 	js->ocap = b->scap;
 	js->olen = 0;
-	if (!b->ev) {
+	js->keep_old = keep_old;
+	js->keep_arg = b;
+	if (!err && !b->ev) {
 		b->ev = pc_alloc(s->ctx, BATCH_EVENTS * sizeof(*b->ev));
 		if (!b->ev)
 			err = PROFCONV_ERR_NOMEM;
@@ -1151,10 +1185,11 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	b->scap = js->ocap;
 	js->out = NULL;
 	js->ocap = 0;
+	js->keep_old = NULL;
 	pc_input_progress(pc_jpull_input(s->p), &b->done, &b->total);
-	b->fixed = !s->lean;
-	if (b->fixed)
-		batch_fix(b);
+	b->hashed = !s->lean;
+	if (b->hashed)
+		batch_hash(b);
 }
 
 /* --- the thread and the ring --- */
@@ -1237,8 +1272,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->lean = s->lean_env > 0;
 		batch_fill(s, b);
 		s->ended = b->end;
-		if (!b->fixed)
-			batch_fix(b);
+		if (!b->hashed)
+			batch_hash(b);
 		return b;
 	}
 	pthread_mutex_lock(&s->mu);
@@ -1256,8 +1291,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->held = 1;
 	}
 	pthread_mutex_unlock(&s->mu);
-	if (b && !b->fixed)
-		batch_fix(b);
+	if (b && !b->hashed)
+		batch_hash(b);
 	return b;
 }
 
@@ -1280,6 +1315,7 @@ int pc_chrome_scan_end(struct cscan *s)
 	for (i = 0; i < NBATCH; i++) {
 		pc_free(s->ctx, s->b[i].ev);
 		pc_free(s->ctx, s->b[i].scratch);
+		free_old(s->ctx, &s->b[i]);
 		pc_free(s->ctx, s->b[i].args);
 	}
 	pc_free(s->ctx, s->seen);

@@ -236,7 +236,7 @@ struct cjv {
 		double d;      /* CJ_NUM */
 		const char *s; /* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
 				  CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
-		size_t off;    /* while scanning: where s will be in the batch's scratch */
+		size_t off;    /* pc_chrome_scan_args()'s: where s is in the scratch */
 	};
 };
 
@@ -279,8 +279,7 @@ struct cevr {
 	struct cev e;
 	uint64_t off;
 	const char *text;
-	size_t toff, len;
-	int keep;
+	size_t len;
 	uint32_t a0; /* e.a is the batch's args[a0..] when the scanner decoded them */
 };
 
@@ -324,10 +323,14 @@ struct cbatch {
 	uint32_t n;
 	char *scratch; /* every string the events point to */
 	size_t scap;
+	/* scratches the batch outgrew while it was filled, with strings
+	 * its events point to (freed when it is filled again) */
+	char *old[48];
+	unsigned nold;
 	struct carg *args; /* the args members the scanner decoded, events in order */
 	uint32_t nargs, args_cap;
 	int end;	      /* the last batch: the array ended, or err */
-	int fixed;	      /* batch_fix() done (else the reader does it) */
+	int hashed;	      /* batch_hash() done (else the reader does it) */
 	int err;	      /* the error the scanner stopped at (its ctx has the message) */
 	uint64_t done, total; /* the input's progress after this batch */
 };
