@@ -989,7 +989,7 @@ static void test_chrome_pre_args_lean(int lean)
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
 		PC_CHECK(!e2->args_later && e2->na == 0);
 		PC_CHECK(e0->name.kind == CJ_STR && strcmp(e0->name.s, "a") == 0);
-		PC_CHECK(e0->hname == pc_chrome_hash("a", 1) && e2->hname == pc_chrome_hash("c", 1));
+		PC_CHECK(e0->hname == pc_chrome_name_hash("a", 1) && e2->hname == pc_chrome_name_hash("c", 1));
 		/* (a text the scanner remembers has an id instead of a hash) */
 		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL && e0->aid != 0 &&
 			 e0->hargs == 0);
