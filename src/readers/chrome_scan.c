@@ -17,10 +17,17 @@
  * reader does, and the output, do not depend on the thread: when no thread
  * can be started (or the input is read through the caller's callback) the
  * same batches are filled on the caller's thread as they are asked for.
+ * A batch's scratch has its room reserved up front and does not move while
+ * the batch fills: the scanner writes each string's pointer as it decodes
+ * it.  An event that needs more than the room left (a huge args text)
+ * makes it grow into a new one, and the outgrown ones are kept until the
+ * batch is filled again (keep_old() through struct pc_jscan), so what
+ * points into them stays valid.
  *
  * Balance: the scanner also decodes the args of events whose args text it
- * has not seen (pre_args()) and fixes up each batch's offsets and hashes
- * (batch_fix()), work the reader would otherwise do, but only while it is
+ * has not seen (pre_args()) and works out each batch's hashes of names,
+ * cats and args texts (batch_hash()), work the reader would otherwise do,
+ * but only while it is
  * ahead: a batch it begins while the reader has no other batch waiting
  * (LEAN_FULL) leaves both to the reader's thread (pc_chrome_args(),
  * pc_chrome_scan_next()).  On a real trace the scan is the longer of the
@@ -60,7 +67,7 @@
 #define SCRATCH_BYTES (2 * BATCH_BYTES)
 #define NBATCH 4			/* in the ring */
 /* a batch the scanner begins while the reader has at most this many (the
- * one it handles included) leaves its args and fix-up to the reader */
+ * one it handles included) leaves its args and hashes to the reader */
 #define LEAN_FULL 1
 
 #if defined(__GNUC__)
@@ -168,7 +175,7 @@ struct cscan {
 	int ended;	    /* the scanner filled its last batch */
 	int stop;	    /* the reader wants no more */
 	int threaded;
-	int lean;	    /* the batch being filled leaves pre_args() and batch_fix() to the reader */
+	int lean;	    /* the batch being filled leaves pre_args() and batch_hash() to the reader */
 	int lean_env;	    /* PROFCONV_CHROME_LEAN: 0 never lean, 1 always, -1 by the ring */
 	pthread_t th;
 	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
@@ -519,7 +526,7 @@ static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const ch
 
 /*
  * At an event's args '{': check the object and skip it, e->aid the id
- * of the remembered text it is (0: none; batch_fix() hashes the texts
+ * of the remembered text it is (0: none; batch_hash() hashes the texts
  * without one).  Most args texts
  * of a trace repeat (the same frame, the same empty data): a text whose
  * bytes are those of one checked before (remembered, and found by its
@@ -651,9 +658,9 @@ static int skip_args(struct cscan *s, struct cev *e)
  * Scan the event text "{" + text[0..len) into e: check its syntax
  * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
  * uses and keep the args object's text (its members are decoded by the
- * reader when it needs them, pc_chrome_args()).  Strings are left as
- * offsets into the scratch, which holds the whole batch (batch_fix() makes
- * them pointers).  max_depth: containers that may be open.
+ * reader when it needs them, pc_chrome_args()).  Strings point into the
+ * scratch, which holds the whole batch and does not move while it fills.
+ * max_depth: containers that may be open.
  */
 static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t len,
 		      unsigned max_depth, size_t *used)
@@ -821,8 +828,8 @@ have_key:
 					if (js->end - from >= 2 && from[1] == '}' &&
 					    js->depth < js->max_depth) {
 						/* "{}" (half of a trace's events): what
-						 * skip_args() and the reader's batch_fix()
-						 * would find, without a lookup or a hash */
+						 * skip_args() and batch_hash() would find,
+						 * without a lookup or a hash */
 						at = js->olen;
 						js->p = from + 2;
 						e->hargs = s->h_empty;

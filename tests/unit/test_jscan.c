@@ -949,7 +949,7 @@ static void test_chrome_args_cache(void)
  * empty args to the reader.  That is when it is ahead of the reader
  * (PROFCONV_CHROME_LEAN=0 here: the first batch, which the reader waits
  * for, would be lean); a lean batch (=1) leaves every args text to the
- * reader and comes out of pc_chrome_scan_next() fixed up all the same.
+ * reader and comes out of pc_chrome_scan_next() hashed all the same.
  */
 static void test_chrome_pre_args_lean(int lean)
 {
@@ -984,7 +984,7 @@ static void test_chrome_pre_args_lean(int lean)
 	if (b && b->n == 3 && lean) {
 		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
 
-		/* nothing decoded by the scanner; pointers and hashes fixed up */
+		/* nothing decoded by the scanner; pointers and hashes there */
 		PC_CHECK(e0->args_later && e0->na == 0 && e0->a == NULL);
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
 		PC_CHECK(!e2->args_later && e2->na == 0);
