@@ -25,8 +25,8 @@
  * points into them stays valid.
  *
  * Balance: the scanner also decodes the args of events whose args text it
- * has not seen (pre_args()) and works out each batch's hashes of names,
- * cats and args texts (batch_hash()), work the reader would otherwise do,
+ * has not seen (pre_args()) and works out each batch's hashes of its
+ * cats (batch_hash()), work the reader would otherwise do,
  * but only while it is
  * ahead: a batch it begins while the reader has no other batch waiting
  * (LEAN_FULL) leaves both to the reader's thread (pc_chrome_args(),
@@ -526,7 +526,7 @@ static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const ch
 
 /*
  * At an event's args '{': check the object and skip it, e->aid the id
- * of the remembered text it is (0: none; batch_hash() hashes the texts
+ * of the remembered text it is (0: none; scan_event() hashes the texts
  * without one).  Most args texts
  * of a trace repeat (the same frame, the same empty data): a text whose
  * bytes are those of one checked before (remembered, and found by its
@@ -747,7 +747,18 @@ have_key:
 			e->nmembers++;
 			switch (mk) {
 			case K_NAME:
-				v = &e->name;
+				if (e->name.kind == CJ_NONE) {
+					/* the names' memo's key, from the bytes just
+					 * written (a few instructions: no pass of its
+					 * own on either thread) */
+					err = member_value(js, &e->name);
+					if (err)
+						return err;
+					if (e->name.kind == CJ_STR &&
+					    e->name.len <= sizeof(((struct smemo *)0)->s))
+						e->hname = pc_chrome_name_hash(e->name.s, e->name.len);
+					goto next;
+				}
 				break;
 			case K_CAT:
 				v = &e->cat;
@@ -849,6 +860,9 @@ have_key:
 					/* its text: the reader's payload cache key */
 					at = js->olen;
 					e->args.len = (size_t)(js->p - from);
+					if (!e->aid) /* (a text not remembered, long: hashed
+						      * while its bytes are at hand) */
+						e->hargs = pc_chrome_hash(from, e->args.len);
 					err = pc_jscan_put(js, from, e->args.len);
 					if (err)
 						return err;
@@ -1127,13 +1141,12 @@ static inline int same8(const char *a, const char *b, size_t n)
 #define CAT_RECENT 4 /* batch_hash()'s cats */
 
 /*
- * The keys of the reader's memos and payload cache, worked out on the
- * scanner's thread when it is ahead, else on the reader's: the names'
- * (pc_chrome_name_hash(), for the names' memo, which takes names of up
- * to sizeof(smemo.s) bytes), the cats' and the args texts' without an id
- * (pc_chrome_hash(): the payload cache's key).  A cat the same as one of
- * the last CAT_RECENT the batch hashed (95 % of a real trace's: a few
- * cats take turns) takes its hash: their bytes do not move.
+ * The cats' keys of the reader's memo and payload cache (pc_chrome_hash()),
+ * worked out on the scanner's thread when it is ahead, else on the
+ * reader's (the names' and the args texts' are worked out as they are
+ * scanned).  A cat the same as one of the last CAT_RECENT the batch hashed
+ * (95 % of a real trace's: a few cats take turns) takes its hash: their
+ * bytes do not move.
  */
 static void batch_hash(struct cbatch *b)
 {
@@ -1149,31 +1162,28 @@ static void batch_hash(struct cbatch *b)
 		rc[k].len = 0;
 	for (i = 0; i < b->n; i++) {
 		struct cev *e = &b->ev[i].e;
+		const char *c;
+		size_t n;
 
-		if (e->name.kind == CJ_STR && e->name.len <= sizeof(((struct smemo *)0)->s))
-			e->hname = pc_chrome_name_hash(e->name.s, e->name.len);
-		if (e->args.kind == CJ_OBJ && !e->hargs && !e->aid) /* (pre_args() has it) */
-			e->hargs = pc_chrome_hash(e->args.s, e->args.len);
-		if (e->cat.kind == CJ_STR) {
-			const char *c = e->cat.s;
-			size_t n = e->cat.len;
-
-			if (n < 8) {
-				e->hcat = pc_chrome_hash(c, n);
-				continue;
-			}
-			for (k = 0; k < CAT_RECENT; k++)
-				if (rc[k].len == n && same8(rc[k].s, c, n))
-					break;
-			if (k == CAT_RECENT) {
-				k = next;
-				next = (next + 1) % CAT_RECENT;
-				rc[k].s = c;
-				rc[k].len = n;
-				rc[k].h = pc_chrome_hash(c, n);
-			}
-			e->hcat = rc[k].h;
+		if (e->cat.kind != CJ_STR)
+			continue;
+		c = e->cat.s;
+		n = e->cat.len;
+		if (n < 8) {
+			e->hcat = pc_chrome_hash(c, n);
+			continue;
 		}
+		for (k = 0; k < CAT_RECENT; k++)
+			if (rc[k].len == n && same8(rc[k].s, c, n))
+				break;
+		if (k == CAT_RECENT) {
+			k = next;
+			next = (next + 1) % CAT_RECENT;
+			rc[k].s = c;
+			rc[k].len = n;
+			rc[k].h = pc_chrome_hash(c, n);
+		}
+		e->hcat = rc[k].h;
 	}
 }
 
