@@ -292,9 +292,10 @@ struct cev {
 	uint8_t args_later; /* args is an object with members not decoded yet */
 	/* pc_chrome_hash() of the args text and of the cat, which the reader's
 	 * payload cache and cats' memo look them up by, and
-	 * pc_chrome_name_hash() of the name (the names' memo's): worked out
-	 * with the batch (0: not a string / object, or a name too long for
-	 * the memo) */
+	 * pc_chrome_name_hash() of the name (the names' memo's): the name's
+	 * and the args text's worked out as the event is scanned, the cat's
+	 * with the batch (0: not a string / object, a name too long for the
+	 * memo, or an args text with an id) */
 	uint64_t hargs, hname, hcat;
 	/*
 	 * The scanner's id of the args text (0: none): two events with the
