@@ -103,9 +103,21 @@ int pc_jscan_grow(struct pc_jscan *s, size_t n)
 
 	while (cap < s->olen + n + 1)
 		cap *= 2;
-	b = pc_realloc(s->ctx, s->out, cap);
-	if (!b)
-		return PROFCONV_ERR_NOMEM;
+	if (s->keep_old && s->out) {
+		/* the old bytes stay where they are, for the pointers into them */
+		b = pc_alloc(s->ctx, cap);
+		if (!b)
+			return PROFCONV_ERR_NOMEM;
+		memcpy(b, s->out, s->olen);
+		if (s->keep_old(s->keep_arg, s->out)) {
+			pc_free(s->ctx, b);
+			return PROFCONV_ERR_NOMEM;
+		}
+	} else {
+		b = pc_realloc(s->ctx, s->out, cap);
+		if (!b)
+			return PROFCONV_ERR_NOMEM;
+	}
 	s->out = b;
 	s->ocap = cap;
 	return 0;

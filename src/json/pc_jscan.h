@@ -75,6 +75,15 @@ struct pc_jscan {
 	int checked;   /* the text was accepted before (by pc_jscan_skip()):
 			* pc_jscan_print() does not check it again; cleared
 			* by pc_jscan_start() */
+	/*
+	 * When set, a full out is not reallocated: pc_jscan_grow() allocates
+	 * a larger one, copies the bytes and hands the old one to
+	 * keep_old(keep_arg, old) instead of freeing it, so that pointers
+	 * into what was written stay valid (the Chrome scanner's batches).
+	 * 0, or PROFCONV_ERR_NOMEM and out left as it was.
+	 */
+	int (*keep_old)(void *keep_arg, char *old);
+	void *keep_arg;
 };
 
 void pc_jscan_init(struct pc_jscan *s, struct profconv_ctx *ctx);

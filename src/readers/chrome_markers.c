@@ -18,8 +18,9 @@
 
 /*
  * The memo slot for s[0..len), NULL when it is too long to remember; *hit:
- * it holds s.  h: pc_chrome_hash() of s when already worked out
- * (read_chrome.c's ev_ahead()), else 0.
+ * it holds s.  h: its hash when already worked out (the names' memo's
+ * pc_chrome_name_hash(), the cats' memo's pc_chrome_hash()), else 0 (then
+ * pc_chrome_hash()).
  */
 static struct smemo *smemo_slot(struct smemo *t, const char *s, size_t len, uint64_t h, int *hit)
 {
@@ -50,6 +51,8 @@ uint32_t pc_chrome_name_row(struct rd *r, const char *s, size_t len, uint64_t h)
 
 	if (!s)
 		return pc_chrome_intern(r, s);
+	if (!h && len <= sizeof(m->s))
+		h = pc_chrome_name_hash(s, len);
 	m = smemo_slot(r->names, s, len, h, &hit);
 	if (!m)
 		return pc_str_intern(r->m, s, len);

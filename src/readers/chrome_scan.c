@@ -17,10 +17,17 @@
  * reader does, and the output, do not depend on the thread: when no thread
  * can be started (or the input is read through the caller's callback) the
  * same batches are filled on the caller's thread as they are asked for.
+ * A batch's scratch has its room reserved up front and does not move while
+ * the batch fills: the scanner writes each string's pointer as it decodes
+ * it.  An event that needs more than the room left (a huge args text)
+ * makes it grow into a new one, and the outgrown ones are kept until the
+ * batch is filled again (keep_old() through struct pc_jscan), so what
+ * points into them stays valid.
  *
  * Balance: the scanner also decodes the args of events whose args text it
- * has not seen (pre_args()) and fixes up each batch's offsets and hashes
- * (batch_fix()), work the reader would otherwise do, but only while it is
+ * has not seen (pre_args()) and works out each batch's hashes of its
+ * cats (batch_hash()), work the reader would otherwise do,
+ * but only while it is
  * ahead: a batch it begins while the reader has no other batch waiting
  * (LEAN_FULL) leaves both to the reader's thread (pc_chrome_args(),
  * pc_chrome_scan_next()).  On a real trace the scan is the longer of the
@@ -55,9 +62,12 @@
 
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES ((size_t)256 << 10) /* scratch: start a new batch past this */
+/* a batch's scratch from its start: an event begun before BATCH_BYTES
+ * must need more than the rest to make it grow */
+#define SCRATCH_BYTES (2 * BATCH_BYTES)
 #define NBATCH 4			/* in the ring */
 /* a batch the scanner begins while the reader has at most this many (the
- * one it handles included) leaves its args and fix-up to the reader */
+ * one it handles included) leaves its args and hashes to the reader */
 #define LEAN_FULL 1
 
 #if defined(__GNUC__)
@@ -165,7 +175,7 @@ struct cscan {
 	int ended;	    /* the scanner filled its last batch */
 	int stop;	    /* the reader wants no more */
 	int threaded;
-	int lean;	    /* the batch being filled leaves pre_args() and batch_fix() to the reader */
+	int lean;	    /* the batch being filled leaves pre_args() and batch_hash() to the reader */
 	int lean_env;	    /* PROFCONV_CHROME_LEAN: 0 never lean, 1 always, -1 by the ring */
 	pthread_t th;
 	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
@@ -363,6 +373,16 @@ static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 	}
 }
 
+/* scan_value(js, v, 0) for an event's member: a string's pointer, not its offset. */
+static int event_value(struct pc_jscan *js, struct cjv *v)
+{
+	int err = scan_value(js, v, 0);
+
+	if (!err && v->kind == CJ_STR)
+		v->s = pc_jscan_at(js, v->off);
+	return err;
+}
+
 /*
  * scan_value(js, v, 0) at a member's value, with the kinds most members
  * hold (a string, a number written without whitespace before it) read
@@ -374,12 +394,17 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 		unsigned char c = (unsigned char)*js->p;
 
 		if (c == '"') {
-			int err = pc_jscan_string(js, &v->off, &v->len);
+			size_t off;
+			int err = pc_jscan_string(js, &off, &v->len);
 
 			v->kind = CJ_STR;
-			if (!err && js->nul) /* cJSON's C string ends at the NUL */
-				v->len = strlen(pc_jscan_at(js, v->off));
-			return err;
+			if (err)
+				return err;
+			/* (where it stays: the batch's scratch does not move) */
+			v->s = pc_jscan_at(js, off);
+			if (js->nul) /* cJSON's C string ends at the NUL */
+				v->len = strlen(v->s);
+			return 0;
 		}
 		if ((unsigned)(c - '0') < 10 || c == '-') {
 			v->kind = CJ_NUM;
@@ -401,7 +426,7 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 			return pc_jscan_number(js, &v->d);
 		}
 	}
-	return scan_value(js, v, 0);
+	return event_value(js, v);
 }
 
 /*
@@ -501,7 +526,7 @@ static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const ch
 
 /*
  * At an event's args '{': check the object and skip it, e->aid the id
- * of the remembered text it is (0: none; batch_fix() hashes the texts
+ * of the remembered text it is (0: none; scan_event() hashes the texts
  * without one).  Most args texts
  * of a trace repeat (the same frame, the same empty data): a text whose
  * bytes are those of one checked before (remembered, and found by its
@@ -633,9 +658,9 @@ static int skip_args(struct cscan *s, struct cev *e)
  * Scan the event text "{" + text[0..len) into e: check its syntax
  * (PC_JSCAN_BAD when it is not valid JSON), decode the members the reader
  * uses and keep the args object's text (its members are decoded by the
- * reader when it needs them, pc_chrome_args()).  Strings are left as
- * offsets into the scratch, which holds the whole batch (batch_fix() makes
- * them pointers).  max_depth: containers that may be open.
+ * reader when it needs them, pc_chrome_args()).  Strings point into the
+ * scratch, which holds the whole batch and does not move while it fills.
+ * max_depth: containers that may be open.
  */
 static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t len,
 		      unsigned max_depth, size_t *used)
@@ -722,7 +747,18 @@ have_key:
 			e->nmembers++;
 			switch (mk) {
 			case K_NAME:
-				v = &e->name;
+				if (e->name.kind == CJ_NONE) {
+					/* the names' memo's key, from the bytes just
+					 * written (a few instructions: no pass of its
+					 * own on either thread) */
+					err = member_value(js, &e->name);
+					if (err)
+						return err;
+					if (e->name.kind == CJ_STR &&
+					    e->name.len <= sizeof(((struct smemo *)0)->s))
+						e->hname = pc_chrome_name_hash(e->name.s, e->name.len);
+					goto next;
+				}
 				break;
 			case K_CAT:
 				v = &e->cat;
@@ -784,7 +820,7 @@ have_key:
 						else if (strcmp(kk, "global") == 0 &&
 							 e->id2_global.kind == CJ_NONE)
 							w = &e->id2_global;
-						err = scan_value(js, w, 0);
+						err = event_value(js, w);
 					});
 					if (err)
 						return err;
@@ -803,15 +839,16 @@ have_key:
 					if (js->end - from >= 2 && from[1] == '}' &&
 					    js->depth < js->max_depth) {
 						/* "{}" (half of a trace's events): what
-						 * skip_args() and the reader's batch_fix()
-						 * would find, without a lookup or a hash */
+						 * skip_args() and batch_hash() would find,
+						 * without a lookup or a hash */
+						at = js->olen;
 						js->p = from + 2;
 						e->hargs = s->h_empty;
-						e->args.off = js->olen;
 						e->args.len = 2;
 						err = pc_jscan_put(js, from, 2);
 						if (err)
 							return err;
+						e->args.s = pc_jscan_at(js, at);
 						goto next;
 					}
 					err = skip_args(s, e);
@@ -821,11 +858,15 @@ have_key:
 						q++;
 					e->args_later = *q != '}';
 					/* its text: the reader's payload cache key */
-					e->args.off = js->olen;
+					at = js->olen;
 					e->args.len = (size_t)(js->p - from);
+					if (!e->aid) /* (a text not remembered, long: hashed
+						      * while its bytes are at hand) */
+						e->hargs = pc_chrome_hash(from, e->args.len);
 					err = pc_jscan_put(js, from, e->args.len);
 					if (err)
 						return err;
+					e->args.s = pc_jscan_at(js, at);
 					goto next;
 				}
 				break;
@@ -915,8 +956,8 @@ static int keeps_text(const struct pc_jscan *js, const struct cev *e)
 {
 	if (e->ph.kind != CJ_STR || e->ph.len != 1)
 		return 0;
-	return pc_chrome_cjson_kind(*pc_jscan_at(js, e->ph.off),
-				    e->name.kind == CJ_STR ? pc_jscan_at(js, e->name.off) : NULL,
+	(void)js;
+	return pc_chrome_cjson_kind(*e->ph.s, e->name.kind == CJ_STR ? e->name.s : NULL,
 				    e->name.kind == CJ_STR ? e->name.len : 0);
 }
 
@@ -938,8 +979,9 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	struct cev *e = &r->e;
 	const char *a = text + s->args_at, *sp = js->p, *se = js->end;
 	unsigned depth = js->depth, max_depth = js->max_depth;
-	uint32_t first = b->nargs;
+	uint32_t first = b->nargs, k;
 	size_t olen = js->olen;
+	struct carg *args = b->args;
 	int nl = js->nl, err;
 
 	if (e->aid) {
@@ -980,7 +1022,21 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 	}
 	if (err)
 		return err;
+	/* the members' pointers (the scratch does not move), and the
+	 * events' before this one again if the members' array moved */
+	for (k = first; k < b->nargs; k++) {
+		struct carg *m = &b->args[k];
+
+		m->key = pc_jscan_at(js, m->koff);
+		if (m->v.kind == CJ_STR || m->v.kind == CJ_OBJ || m->v.kind == CJ_ARR)
+			m->v.s = pc_jscan_at(js, m->v.off);
+	}
+	if (b->args != args)
+		for (k = 0; k < b->n; k++)
+			if (b->ev[k].e.na)
+				b->ev[k].e.a = b->args + b->ev[k].a0;
 	r->a0 = first;
+	e->a = e->na ? b->args + first : NULL;
 	e->args_later = 0;
 	return 0;
 }
@@ -1007,7 +1063,6 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	r->off = off;
 	r->text = NULL;
 	r->len = 0;
-	r->keep = 0;
 	r->a0 = 0;
 	pc_jpull_window(s->p, &text, &len);
 	if (len && scan_event(s, &r->e, text, len, max_depth, &used) == 0) {
@@ -1031,12 +1086,13 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 			return err;
 	}
 	if (keeps_text(js, &r->e)) {
-		r->toff = js->olen;
+		size_t at = js->olen;
+
 		r->len = len;
 		err = pc_jscan_put(js, text, len);
 		if (err)
 			return err;
-		r->keep = 1;
+		r->text = pc_jscan_at(js, at);
 	} else if (r->e.args_later && !s->lean) {
 		err = pre_args(s, b, r, text);
 		if (err)
@@ -1046,60 +1102,110 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	return 0;
 }
 
-static void fix_str(const char *base, struct cjv *v)
+/* a[0..n) and b[0..n) hold the same bytes (n >= 8), inline: the first and
+ * last 8 bytes, 16 at a time in longer ones (cats are of 8 to 63). */
+static inline int same8(const char *a, const char *b, size_t n)
 {
-	if (v->kind == CJ_STR)
-		v->s = base + v->off; /* len: scan_value() cut it at a NUL */
+	uint64_t x, y, u, v;
+	size_t i;
+
+	if (n <= 16) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&u, a + n - 8, 8);
+		memcpy(&v, b + n - 8, 8);
+		return !((x ^ y) | (u ^ v));
+	}
+#ifdef PC_JSCAN_SSE2
+	for (i = 0; i + 16 < n; i += 16)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+						     _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) !=
+		    0xffff)
+			return 0;
+	return _mm_movemask_epi8(
+		       _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+				      _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16)))) == 0xffff;
+#else
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&u, a + n - 8, 8);
+	memcpy(&v, b + n - 8, 8);
+	return u == v;
+#endif
 }
 
-/* The scratch no longer moves: offsets become pointers, and the strings' hashes. */
-static void batch_fix(struct cbatch *b)
+#define CAT_RECENT 4 /* batch_hash()'s cats */
+
+/*
+ * The cats' keys of the reader's memo and payload cache (pc_chrome_hash()),
+ * worked out on the scanner's thread when it is ahead, else on the
+ * reader's (the names' and the args texts' are worked out as they are
+ * scanned).  A cat the same as one of the last CAT_RECENT the batch hashed
+ * (95 % of a real trace's: a few cats take turns) takes its hash: their
+ * bytes do not move.
+ */
+static void batch_hash(struct cbatch *b)
 {
-	const char *base = b->scratch;
+	struct {
+		const char *s;
+		size_t len; /* 0: none yet */
+		uint64_t h;
+	} rc[CAT_RECENT];
+	unsigned next = 0, k;
 	uint32_t i;
 
+	for (k = 0; k < CAT_RECENT; k++)
+		rc[k].len = 0;
 	for (i = 0; i < b->n; i++) {
-		struct cevr *r = &b->ev[i];
-		struct cev *e = &r->e;
+		struct cev *e = &b->ev[i].e;
+		const char *c;
+		size_t n;
 
-		fix_str(base, &e->name);
-		fix_str(base, &e->cat);
-		fix_str(base, &e->ph);
-		fix_str(base, &e->scope);
-		fix_str(base, &e->ts);
-		fix_str(base, &e->dur);
-		fix_str(base, &e->pid);
-		fix_str(base, &e->tid);
-		fix_str(base, &e->id);
-		fix_str(base, &e->bind_id);
-		fix_str(base, &e->bp);
-		fix_str(base, &e->id2_local);
-		fix_str(base, &e->id2_global);
-		if (e->args.kind == CJ_OBJ)
-			e->args.s = base + e->args.off;
-		if (e->na && !e->args_later) { /* decoded by pre_args() */
-			struct carg *a = b->args + r->a0;
-			uint32_t k;
-
-			for (k = 0; k < e->na; k++) {
-				a[k].key = base + a[k].koff;
-				if (a[k].v.kind == CJ_STR || a[k].v.kind == CJ_OBJ || a[k].v.kind == CJ_ARR)
-					a[k].v.s = base + a[k].v.off;
-			}
-			e->a = a;
+		if (e->cat.kind != CJ_STR)
+			continue;
+		c = e->cat.s;
+		n = e->cat.len;
+		if (n < 8) {
+			e->hcat = pc_chrome_hash(c, n);
+			continue;
 		}
-		if (r->keep)
-			r->text = base + r->toff;
-		/* the keys of the reader's memos and payload cache, worked out on
-		 * this thread (on the reader's, hashing the args text was a tenth
-		 * of its time) */
-		if (e->name.kind == CJ_STR)
-			e->hname = pc_chrome_hash(e->name.s, e->name.len);
-		if (e->args.kind == CJ_OBJ && !e->hargs && !e->aid) /* (pre_args() has it) */
-			e->hargs = pc_chrome_hash(e->args.s, e->args.len);
-		if (e->cat.kind == CJ_STR)
-			e->hcat = pc_chrome_hash(e->cat.s, e->cat.len);
+		for (k = 0; k < CAT_RECENT; k++)
+			if (rc[k].len == n && same8(rc[k].s, c, n))
+				break;
+		if (k == CAT_RECENT) {
+			k = next;
+			next = (next + 1) % CAT_RECENT;
+			rc[k].s = c;
+			rc[k].len = n;
+			rc[k].h = pc_chrome_hash(c, n);
+		}
+		e->hcat = rc[k].h;
 	}
+}
+
+/*
+ * A batch's scratch that pc_jscan_grow() replaced: kept until the batch is
+ * filled again, since its events point into it (keep_old of struct
+ * pc_jscan).
+ */
+static int keep_old(void *arg, char *old)
+{
+	struct cbatch *b = arg;
+
+	if (b->nold == PC_ARRAY_SIZE(b->old))
+		return PROFCONV_ERR_NOMEM; /* (cannot be: each one is twice the last) */
+	b->old[b->nold++] = old;
+	return 0;
+}
+
+static void free_old(struct profconv_ctx *ctx, struct cbatch *b)
+{
+	while (b->nold)
+		pc_free(ctx, b->old[--b->nold]);
 }
 
 /*
@@ -1116,10 +1222,23 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	b->nargs = 0;
 	b->end = 0;
 	b->err = 0;
+	free_old(s->ctx, b); /* (the reader is done with them) */
+	if (b->scap < SCRATCH_BYTES) {
+		/* room for the batch up front: its strings do not move */
+		pc_free(s->ctx, b->scratch);
+		b->scap = 0;
+		b->scratch = pc_alloc(s->ctx, SCRATCH_BYTES);
+		if (b->scratch)
+			b->scap = SCRATCH_BYTES;
+		else
+			err = PROFCONV_ERR_NOMEM;
+	}
 	js->out = b->scratch;
 	js->ocap = b->scap;
 	js->olen = 0;
-	if (!b->ev) {
+	js->keep_old = keep_old;
+	js->keep_arg = b;
+	if (!err && !b->ev) {
 		b->ev = pc_alloc(s->ctx, BATCH_EVENTS * sizeof(*b->ev));
 		if (!b->ev)
 			err = PROFCONV_ERR_NOMEM;
@@ -1151,10 +1270,11 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	b->scap = js->ocap;
 	js->out = NULL;
 	js->ocap = 0;
+	js->keep_old = NULL;
 	pc_input_progress(pc_jpull_input(s->p), &b->done, &b->total);
-	b->fixed = !s->lean;
-	if (b->fixed)
-		batch_fix(b);
+	b->hashed = !s->lean;
+	if (b->hashed)
+		batch_hash(b);
 }
 
 /* --- the thread and the ring --- */
@@ -1237,8 +1357,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->lean = s->lean_env > 0;
 		batch_fill(s, b);
 		s->ended = b->end;
-		if (!b->fixed)
-			batch_fix(b);
+		if (!b->hashed)
+			batch_hash(b);
 		return b;
 	}
 	pthread_mutex_lock(&s->mu);
@@ -1256,8 +1376,8 @@ struct cbatch *pc_chrome_scan_next(struct cscan *s)
 		s->held = 1;
 	}
 	pthread_mutex_unlock(&s->mu);
-	if (b && !b->fixed)
-		batch_fix(b);
+	if (b && !b->hashed)
+		batch_hash(b);
 	return b;
 }
 
@@ -1280,6 +1400,7 @@ int pc_chrome_scan_end(struct cscan *s)
 	for (i = 0; i < NBATCH; i++) {
 		pc_free(s->ctx, s->b[i].ev);
 		pc_free(s->ctx, s->b[i].scratch);
+		free_old(s->ctx, &s->b[i]);
 		pc_free(s->ctx, s->b[i].args);
 	}
 	pc_free(s->ctx, s->seen);

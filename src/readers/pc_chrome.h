@@ -90,6 +90,38 @@ static inline uint64_t pc_chrome_hash(const char *s, size_t len)
 	return pc_hash_mem(s, len);
 }
 
+/*
+ * The names' memo's hash (pc_chrome_name_row()): the length and the first,
+ * middle and last 8 bytes (4 and 4 in a name of 4 to 7 bytes), a few
+ * instructions where pc_chrome_hash() takes a step per 8 bytes; the memo
+ * compares the bytes, and a trace's few hundred names do not share these.
+ * Never 0.
+ */
+static inline uint64_t pc_chrome_name_hash(const char *s, size_t len)
+{
+	uint64_t a = 0, z = 0, m = 0, h;
+
+	if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&z, s + len - 8, 8);
+		if (len > 16)
+			memcpy(&m, s + len / 2 - 4, 8);
+	} else if (len >= 4) {
+		uint32_t x, y;
+
+		memcpy(&x, s, 4);
+		memcpy(&y, s + len - 4, 4);
+		a = x;
+		z = y;
+	} else if (len) {
+		a = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		    (uint64_t)(unsigned char)s[len - 1] << 16;
+	}
+	h = ((a ^ len) * 0x9e3779b97f4a7c15ULL) ^ (z * 0xff51afd7ed558ccdULL) ^
+	    (m * 0xc4ceb9fe1a85ec53ULL);
+	return pc_hash64(h) | 1; /* (every bit into the memo's slot) */
+}
+
 /* Per-thread reader state. */
 struct tinfo {
 	struct pc_thread *t;
@@ -236,7 +268,7 @@ struct cjv {
 		double d;      /* CJ_NUM */
 		const char *s; /* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
 				  CJ_OBJ/CJ_ARR args members: cJSON's unformatted text */
-		size_t off;    /* while scanning: where s will be in the batch's scratch */
+		size_t off;    /* pc_chrome_scan_args()'s: where s is in the scratch */
 	};
 };
 
@@ -258,9 +290,12 @@ struct cev {
 			 * decoded by the reader when it needs them (pc_chrome_args()) */
 	uint32_t na;
 	uint8_t args_later; /* args is an object with members not decoded yet */
-	/* pc_chrome_hash() of the args text, the name and the cat, which the
-	 * reader's payload cache and memos look them up by: worked out by the
-	 * scanner with the batch (0: not a string / object) */
+	/* pc_chrome_hash() of the args text and of the cat, which the reader's
+	 * payload cache and cats' memo look them up by, and
+	 * pc_chrome_name_hash() of the name (the names' memo's): the name's
+	 * and the args text's worked out as the event is scanned, the cat's
+	 * with the batch (0: not a string / object, a name too long for the
+	 * memo, or an args text with an id) */
 	uint64_t hargs, hname, hcat;
 	/*
 	 * The scanner's id of the args text (0: none): two events with the
@@ -279,8 +314,7 @@ struct cevr {
 	struct cev e;
 	uint64_t off;
 	const char *text;
-	size_t toff, len;
-	int keep;
+	size_t len;
 	uint32_t a0; /* e.a is the batch's args[a0..] when the scanner decoded them */
 };
 
@@ -324,10 +358,14 @@ struct cbatch {
 	uint32_t n;
 	char *scratch; /* every string the events point to */
 	size_t scap;
+	/* scratches the batch outgrew while it was filled, with strings
+	 * its events point to (freed when it is filled again) */
+	char *old[48];
+	unsigned nold;
 	struct carg *args; /* the args members the scanner decoded, events in order */
 	uint32_t nargs, args_cap;
 	int end;	      /* the last batch: the array ended, or err */
-	int fixed;	      /* batch_fix() done (else the reader does it) */
+	int hashed;	      /* batch_hash() done (else the reader does it) */
 	int err;	      /* the error the scanner stopped at (its ctx has the message) */
 	uint64_t done, total; /* the input's progress after this batch */
 };
@@ -538,7 +576,7 @@ static inline int64_t pc_chrome_to_i64(double d)
 }
 
 /* chrome_markers.c: slices, instants, payloads and their cache, the schema */
-/* An event's name's string row (len bytes, pc_chrome_hash() h or 0), through a memo. */
+/* An event's name's string row (len bytes, pc_chrome_name_hash() h or 0), through a memo. */
 uint32_t pc_chrome_name_row(struct rd *r, const char *s, size_t len, uint64_t h);
 /* The category of an event's cat. */
 uint16_t pc_chrome_ev_category(struct rd *r, const struct cev *e);

@@ -949,7 +949,7 @@ static void test_chrome_args_cache(void)
  * empty args to the reader.  That is when it is ahead of the reader
  * (PROFCONV_CHROME_LEAN=0 here: the first batch, which the reader waits
  * for, would be lean); a lean batch (=1) leaves every args text to the
- * reader and comes out of pc_chrome_scan_next() fixed up all the same.
+ * reader and comes out of pc_chrome_scan_next() hashed all the same.
  */
 static void test_chrome_pre_args_lean(int lean)
 {
@@ -984,12 +984,12 @@ static void test_chrome_pre_args_lean(int lean)
 	if (b && b->n == 3 && lean) {
 		const struct cev *e0 = &b->ev[0].e, *e1 = &b->ev[1].e, *e2 = &b->ev[2].e;
 
-		/* nothing decoded by the scanner; pointers and hashes fixed up */
+		/* nothing decoded by the scanner; pointers and hashes there */
 		PC_CHECK(e0->args_later && e0->na == 0 && e0->a == NULL);
 		PC_CHECK(e1->args_later && e1->na == 0 && e1->a == NULL);
 		PC_CHECK(!e2->args_later && e2->na == 0);
 		PC_CHECK(e0->name.kind == CJ_STR && strcmp(e0->name.s, "a") == 0);
-		PC_CHECK(e0->hname == pc_chrome_hash("a", 1) && e2->hname == pc_chrome_hash("c", 1));
+		PC_CHECK(e0->hname == pc_chrome_name_hash("a", 1) && e2->hname == pc_chrome_name_hash("c", 1));
 		/* (a text the scanner remembers has an id instead of a hash) */
 		PC_CHECK(e0->args.kind == CJ_OBJ && e0->args.s != NULL && e0->aid != 0 &&
 			 e0->hargs == 0);
@@ -1031,6 +1031,121 @@ static void test_chrome_pre_args_lean(int lean)
 	pc_free(ctx, ra);
 	pc_jpull_free(p);
 	pc_input_close(in);
+}
+
+/*
+ * A batch's scratch is reserved up front and its events point into it; an
+ * event that needs more than the room left (a name of 300,000 bytes, an
+ * args text of 700,000, decoded by the scanner too when it is ahead) makes
+ * it grow, two and three times within that event, while the events before
+ * it, their args members, a counter's kept text and the big event's own
+ * name point into the old ones: each must still read as it was written
+ * (the AddressSanitizer build also sees any pointer into freed memory).
+ */
+static void test_chrome_scratch_grows(int lean)
+{
+	size_t big_name = 300000, big_arg = 700000, cap = big_name + big_arg + 4096, n = 0, i;
+	char *doc = malloc(cap);
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	const struct pc_jtok *t;
+	const char *saved = getenv("PROFCONV_CHROME_LEAN");
+	char *keep = saved ? strdup(saved) : NULL;
+	uint32_t nb = 0, nev = 0;
+
+	if (!doc)
+		return;
+	n += (size_t)snprintf(doc + n, cap - n, "[");
+	for (i = 0; i < 5; i++)
+		n += (size_t)snprintf(doc + n, cap - n,
+				      "{\"ph\":\"X\",\"name\":\"name%zu\",\"cat\":\"category.%zu\",\"ts\":%zu,"
+				      "\"pid\":1,\"tid\":1,\"args\":{\"k%zu\":\"v%zu\",\"o\":[%zu]}},",
+				      i, i, i, i, i, i);
+	n += (size_t)snprintf(doc + n, cap - n,
+			      "{\"ph\":\"C\",\"name\":\"counter\",\"ts\":5,\"pid\":1,\"args\":{\"v\":5}},"
+			      "{\"ph\":\"X\",\"ts\":6,\"pid\":1,\"tid\":1,\"name\":\"");
+	memset(doc + n, 'n', big_name);
+	n += big_name;
+	n += (size_t)snprintf(doc + n, cap - n, "\",\"cat\":\"big\",\"args\":{\"s\":\"");
+	memset(doc + n, 'x', big_arg);
+	n += big_arg;
+	n += (size_t)snprintf(doc + n, cap - n,
+			      "\"}},{\"ph\":\"X\",\"name\":\"after\",\"ts\":7,\"pid\":1,\"tid\":1}]");
+	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, n, "t.json", &in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
+	if (keep)
+		setenv("PROFCONV_CHROME_LEAN", keep, 1);
+	else
+		unsetenv("PROFCONV_CHROME_LEAN");
+	free(keep);
+	while ((b = pc_chrome_scan_next(sc)) != NULL) {
+		PC_CHECK_EQ_INT(b->err, 0);
+		for (i = 0; i < b->n; i++, nev++) {
+			const struct cev *e = &b->ev[i].e;
+			char want[64];
+
+			if (nev < 5) {
+				snprintf(want, sizeof(want), "name%zu", (size_t)nev);
+				PC_CHECK_EQ_STR(e->name.s, want);
+				PC_CHECK(e->hname == pc_chrome_name_hash(want, strlen(want)));
+				snprintf(want, sizeof(want), "category.%zu", (size_t)nev);
+				PC_CHECK_EQ_STR(e->cat.s, want);
+				PC_CHECK(e->hcat == pc_chrome_hash(want, strlen(want)));
+				snprintf(want, sizeof(want), "{\"k%zu\":\"v%zu\",\"o\":[%zu]}", (size_t)nev,
+					 (size_t)nev, (size_t)nev);
+				PC_CHECK(e->args.len == strlen(want) &&
+					 memcmp(e->args.s, want, e->args.len) == 0);
+				if (!lean) { /* (decoded by the scanner: a text not seen) */
+					PC_CHECK(e->na == 2 && e->a != NULL && !e->args_later);
+					if (e->na == 2 && e->a) {
+						snprintf(want, sizeof(want), "v%zu", (size_t)nev);
+						PC_CHECK_EQ_STR(e->a[0].v.s, want);
+						PC_CHECK_EQ_STR(e->a[1].key, "o");
+						snprintf(want, sizeof(want), "[%zu]", (size_t)nev);
+						PC_CHECK_EQ_STR(e->a[1].v.s, want);
+					}
+				}
+			} else if (nev == 5) {
+				PC_CHECK_EQ_STR(e->name.s, "counter");
+				PC_CHECK(b->ev[i].text != NULL && b->ev[i].len > 20 &&
+					 memcmp(b->ev[i].text, "\"ph\":\"C\",\"name\":\"counter\"", 25) == 0);
+			} else if (nev == 6) {
+				size_t k, bad = 0;
+
+				PC_CHECK(e->name.kind == CJ_STR && e->name.len == big_name &&
+					 strlen(e->name.s) == big_name);
+				for (k = 0; k < big_name && e->name.kind == CJ_STR; k++)
+					bad += e->name.s[k] != 'n';
+				PC_CHECK(bad == 0);
+				PC_CHECK_EQ_STR(e->cat.s, "big");
+				PC_CHECK(e->args.kind == CJ_OBJ && e->args.len == big_arg + 8 &&
+					 memcmp(e->args.s, "{\"s\":\"xxx", 9) == 0 &&
+					 memcmp(e->args.s + big_arg + 5, "x\"}", 3) == 0);
+				if (!lean && e->na == 1 && e->a) {
+					PC_CHECK(e->a[0].v.len == big_arg && e->a[0].v.s[0] == 'x' &&
+						 e->a[0].v.s[big_arg - 1] == 'x' && e->a[0].v.s[big_arg] == 0);
+				} else {
+					PC_CHECK(lean && e->args_later);
+				}
+			} else {
+				PC_CHECK_EQ_STR(e->name.s, "after");
+			}
+		}
+		nb++;
+		if (b->end)
+			break;
+	}
+	PC_CHECK_EQ_INT(nev, 8);
+	PC_CHECK(nb >= 2); /* (the big event fills its batch) */
+	PC_CHECK_EQ_INT(pc_chrome_scan_end(sc), 0);
+	pc_jpull_free(p);
+	pc_input_close(in);
+	free(doc);
 }
 
 /*
@@ -1892,6 +2007,8 @@ int main(void)
 	test_digit_runs();
 	test_chrome_pre_args_lean(0);
 	test_chrome_pre_args_lean(1);
+	test_chrome_scratch_grows(0);
+	test_chrome_scratch_grows(1);
 	test_chrome_empty_args();
 	test_chrome_args_ids();
 	test_chrome_keys();
