@@ -10,6 +10,7 @@
  *
  *   pc_input_peek()    look at the next bytes without consuming them
  *   pc_input_read()    consume bytes sequentially (short only at EOF)
+ *   pc_input_borrow()  consume bytes without a copy (a plain file: mapped)
  *   pc_input_skip()    consume and discard
  *   pc_input_pread()   random access; only when pc_input_can_seek()
  *   pc_input_spool()   make a non-seekable input seekable by copying the
