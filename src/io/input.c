@@ -26,7 +26,7 @@
 #define PEEK_MIN (256u << 10)
 #define RAW_BUFS 65536
 /* what pc_input_borrow() maps at a time of a plain regular file */
-#define MAP_WINDOW ((size_t)8 << 20)
+#define MAP_WINDOW ((size_t)4 << 20)
 
 enum src_kind { SRC_FD, SRC_ARCHIVE, SRC_MEM, SRC_CB };
 
