@@ -367,9 +367,9 @@ static void test_other_calls(void)
 	pc_input_set_map_window(in, 4096);
 	/* the peek's bytes, then mapped ones, up to a point inside a page */
 	while (total < PEEK + 10000) {
-		PC_CHECK_EQ_INT(pc_input_borrow(in, PEEK + 10000 - total < 3000 ? PEEK + 10000 - total : 3000,
-						&b, &got),
-				0);
+		size_t want = PEEK + 10000 - total < 3000 ? PEEK + 10000 - total : 3000;
+
+		PC_CHECK_EQ_INT(pc_input_borrow(in, want, &b, &got), 0);
 		PC_CHECK(got > 0 && memcmp(b, doc + total, got) == 0);
 		if (!got)
 			break;
@@ -390,8 +390,7 @@ static void test_other_calls(void)
 	PC_CHECK(got > 0 && memcmp(b, doc + PEEK + 13050, got) == 0);
 	PC_CHECK_EQ_INT(pc_input_skip(in, 1000, &sk), 0);
 	PC_CHECK_EQ_INT(pc_input_read(in, buf, 10, &got), 0);
-	PC_CHECK(got == 10 &&
-		 memcmp(buf, doc + pc_input_offset(in) - 10, 10) == 0);
+	PC_CHECK(got == 10 && memcmp(buf, doc + pc_input_offset(in) - 10, 10) == 0);
 	/* to the end: every byte counted once */
 	do {
 		PC_CHECK_EQ_INT(pc_input_borrow(in, 4000, &b, &got), 0);
