@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@
 #define DETECT	 512
 #define PEEK_MIN (256u << 10)
 #define RAW_BUFS 65536
+/* what pc_input_borrow() maps at a time of a plain regular file */
+#define MAP_WINDOW ((size_t)4 << 20)
 
 enum src_kind { SRC_FD, SRC_ARCHIVE, SRC_MEM, SRC_CB };
 
@@ -62,6 +65,23 @@ struct pc_input {
 	/* progress: bytes pulled from the underlying file, its size (0 unknown) */
 	uint64_t raw_done, raw_total, raw_reported;
 	int cancelled; /* the cancel callback asked to stop */
+
+	/*
+	 * pc_input_borrow() of a plain regular file: a read-only mapping of
+	 * the file bytes [map_off, map_off + map_len), map_window bytes at a
+	 * time (0: read() instead), while the file's size and times are what
+	 * the open's fstat() gave (f_*).  fd_moved: the fd's offset is not
+	 * where the next read() must start (the bytes lent were not read),
+	 * so src_read() seeks first.
+	 */
+	int mappable;
+	size_t map_window;
+	unsigned char *map;
+	size_t map_len;
+	uint64_t map_off;
+	int fd_moved;
+	uint64_t f_size;
+	struct timespec f_mtime, f_ctime;
 };
 
 #define PROGRESS_STEP (1u << 20)
@@ -240,6 +260,14 @@ static int src_read(struct pc_input *in, void *dst, size_t n, size_t *got)
 		return 0;
 	}
 	case SRC_FD:
+		if (in->fd_moved) {
+			/* after lent bytes: where the stream stands (the peek
+			 * buffer is empty then) */
+			if (lseek(in->fd, (off_t)(in->offset + (in->len - in->pos) - in->base),
+				  SEEK_SET) < 0)
+				return io_fail(in, "seek failed");
+			in->fd_moved = 0;
+		}
 		return fd_read(in, dst, n, got);
 	case SRC_CB: {
 		size_t done = 0;
@@ -344,6 +372,140 @@ int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got)
 			in->eof = 1;
 	}
 	*got = k + more;
+	cancel_check(in);
+	return 0;
+}
+
+/* Drop the window pc_input_borrow() lent from. */
+static void unmap_window(struct pc_input *in)
+{
+	if (in->map) {
+		munmap(in->map, in->map_len);
+		in->map = NULL;
+		in->map_len = 0;
+	}
+}
+
+static size_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (size_t)ps : 4096;
+}
+
+/*
+ * Whether the file is still as the open found it: its size and its
+ * modification and change times.  A file written, truncated or grown since
+ * is read with read() from then on: a mapping's pages past the end of a
+ * file fault with SIGBUS, and read() says where the input ends.
+ */
+static int file_unchanged(const struct pc_input *in)
+{
+	struct stat st;
+
+	return fstat(in->fd, &st) == 0 && (uint64_t)st.st_size == in->f_size &&
+	       st.st_mtim.tv_sec == in->f_mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == in->f_mtime.tv_nsec &&
+	       st.st_ctim.tv_sec == in->f_ctime.tv_sec &&
+	       st.st_ctim.tv_nsec == in->f_ctime.tv_nsec;
+}
+
+/*
+ * Map the window of the file that holds file offset fo: from fo's page
+ * for map_window bytes, never past the file's size.  0 when mapped; 1 when
+ * fo is at or past the end or the file cannot be mapped.
+ */
+static int map_window(struct pc_input *in, uint64_t fo)
+{
+	uint64_t at;
+	size_t len;
+	void *m;
+
+	unmap_window(in);
+	if (fo >= in->f_size)
+		return 1;
+	at = fo - fo % page_size();
+	len = in->f_size - at < in->map_window ? (size_t)(in->f_size - at) : in->map_window;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, (off_t)at);
+	if (m == MAP_FAILED)
+		return 1;
+	in->map = m;
+	in->map_off = at;
+	in->map_len = len;
+	return 0;
+}
+
+int pc_input_lends(const struct pc_input *in)
+{
+	return in->kind == SRC_FD && in->mappable && in->map_window;
+}
+
+void pc_input_set_map_window(struct pc_input *in, size_t bytes)
+{
+	size_t page = page_size();
+
+	in->map_window = bytes ? (bytes + page - 1) / page * page : 0;
+}
+
+int pc_input_borrow(struct pc_input *in, size_t n, const unsigned char **out, size_t *got)
+{
+	size_t have = in->len - in->pos, k;
+	uint64_t fo;
+	int err;
+
+	*out = NULL;
+	*got = 0;
+	cancel_check(in);
+	if (have || in->eof || !pc_input_lends(in)) {
+		/* the bytes peeked at open, lent from the peek buffer; at its
+		 * end (and for inputs that are not mapped) read() into it */
+		if (!have && !in->eof) {
+			if (n > BUF_MAX)
+				n = BUF_MAX;
+			if (in->cap < n) {
+				void *nb = pc_realloc(in->ctx, in->buf, n);
+
+				if (!nb)
+					return PROFCONV_ERR_NOMEM;
+				in->buf = nb;
+				in->cap = n;
+			}
+			in->pos = in->len = 0;
+			err = src_read(in, in->buf, n, &k);
+			if (err)
+				return in->ctx->status;
+			if (k < n)
+				in->eof = 1;
+			in->len = k;
+			have = k;
+		}
+		k = have < n ? have : n;
+		*out = in->buf + in->pos;
+		in->pos += k;
+		in->offset += k;
+		*got = k;
+		cancel_check(in);
+		return 0;
+	}
+	fo = in->offset - in->base;
+	if (!file_unchanged(in) ||
+	    ((!in->map || fo < in->map_off || fo >= in->map_off + in->map_len) &&
+	     map_window(in, fo))) {
+		/* changed since the open, at its end (read() tells whether it
+		 * grew) or not mappable: read() from here on */
+		unmap_window(in);
+		in->map_window = 0;
+		return pc_input_borrow(in, n, out, got);
+	}
+	k = (size_t)(in->map_off + in->map_len - fo);
+	if (k > n)
+		k = n;
+	*out = in->map + (size_t)(fo - in->map_off);
+	in->pos = in->len = 0; /* the peek buffer names no stream offsets now */
+	in->offset += k;
+	in->fd_moved = 1;
+	*got = k;
+	progress(in, k);
 	cancel_check(in);
 	return 0;
 }
@@ -460,6 +622,7 @@ int pc_input_seek(struct pc_input *in, uint64_t off)
 	in->eof = 0;
 	if (in->kind == SRC_FD && lseek(in->fd, (off_t)(off - in->base), SEEK_SET) < 0)
 		return io_fail(in, "seek failed");
+	in->fd_moved = 0;
 	return 0;
 }
 
@@ -560,6 +723,7 @@ int pc_input_spool_bounded(struct pc_input *in, pc_spool_need_fn *need, void *us
 	in->fd = fd;
 	in->own_fd = 1;
 	in->kind = SRC_FD;
+	in->mappable = 0; /* (the spool file is read) */
 	in->seekable = 1;
 	in->base = base;
 	in->size = base + total;
@@ -663,6 +827,7 @@ static int finish_open(struct pc_input *in)
 	in->filter = sniff_filter(p, n);
 	if (!in->filter)
 		return 0;
+	in->mappable = 0; /* what is lent is what libarchive undoes */
 	in->raw_kind = in->kind;
 	in->mem_pos = n; /* memory: the peek read [0, n) */
 	/* Hand the peeked bytes to libarchive, then read through it. */
@@ -687,6 +852,12 @@ static struct pc_input *new_input(struct profconv_ctx *ctx, const char *name)
 	in->ctx = ctx;
 	in->fd = -1;
 	in->size = UINT64_MAX;
+	{
+		/* PROFCONV_INPUT_MAP=0: read() plain files too (to compare) */
+		const char *e = getenv("PROFCONV_INPUT_MAP");
+
+		in->map_window = e && strcmp(e, "0") == 0 ? 0 : MAP_WINDOW;
+	}
 	in->name = pc_strdup(ctx, name);
 	if (!in->name) {
 		pc_free(ctx, in);
@@ -704,6 +875,10 @@ static void probe_fd(struct pc_input *in)
 
 		in->raw_total = (uint64_t)st.st_size;
 		if (cur >= 0) {
+			in->mappable = 1;
+			in->f_size = (uint64_t)st.st_size;
+			in->f_mtime = st.st_mtim;
+			in->f_ctime = st.st_ctim;
 			in->seekable = 1;
 			in->base = 0;
 			in->size = (uint64_t)st.st_size;
@@ -829,6 +1004,7 @@ void pc_input_close(struct pc_input *in)
 		ctx->progress(ctx->progress_user, in->raw_done, in->raw_total);
 	if (in->ar)
 		archive_read_free(in->ar);
+	unmap_window(in);
 	if (in->own_fd && in->fd >= 0)
 		close(in->fd);
 	pc_free(ctx, in->pre);

@@ -10,6 +10,7 @@
  *
  *   pc_input_peek()    look at the next bytes without consuming them
  *   pc_input_read()    consume bytes sequentially (short only at EOF)
+ *   pc_input_borrow()  consume bytes without a copy (a plain file: mapped)
  *   pc_input_skip()    consume and discard
  *   pc_input_pread()   random access; only when pc_input_can_seek()
  *   pc_input_spool()   make a non-seekable input seekable by copying the
@@ -63,6 +64,20 @@ const unsigned char *pc_input_peek(struct pc_input *in, size_t want, size_t *ava
 void pc_input_consume(struct pc_input *in, size_t n);
 /* Read up to n bytes; *got < n only at EOF.  0 or error. */
 int pc_input_read(struct pc_input *in, void *buf, size_t n, size_t *got);
+/*
+ * Consume up to n bytes without copying them: *out points at them, valid
+ * until the next call on in.  *got is 0 only at EOF (it may be less than n
+ * elsewhere).  A plain regular file (an fd or path, nothing undone) lends
+ * them from a read-only mapping of a window of the file (pc_input_lends());
+ * any other input, and a file past the size fstat() gave, from the peek
+ * buffer read() fills.  Offsets, progress and the other calls behave as
+ * with pc_input_read().  0 or error.
+ */
+int pc_input_borrow(struct pc_input *in, size_t n, const unsigned char **out, size_t *got);
+/* Whether pc_input_borrow() maps the file (else it reads into a buffer). */
+int pc_input_lends(const struct pc_input *in);
+/* The bytes a window maps (rounded up to pages); 0: never map (tests). */
+void pc_input_set_map_window(struct pc_input *in, size_t bytes);
 /* Skip n bytes; *got < n only at EOF. 0 or error. */
 int pc_input_skip(struct pc_input *in, uint64_t n, uint64_t *got);
 uint64_t pc_input_offset(const struct pc_input *in);

@@ -5,7 +5,9 @@
  * The parser keeps one chunk of input in buf[pos..end).  No token ever
  * points into buf: strings and number texts are copied into the scratch
  * buffer s as they are scanned, so a token may straddle any number of chunk
- * boundaries and buf is simply overwritten by the next read.
+ * boundaries and buf is simply overwritten by the next read.  A plain
+ * regular file's chunks are not read at all: the input lends them from a
+ * mapping of the file (pc_input_borrow()), valid until the next fill.
  *
  * The grammar is a small state machine (enum state) plus a stack of open
  * containers; a ',' is consumed by prepare() in front of the token that
@@ -51,8 +53,10 @@ struct pc_jpull {
 	struct pc_input *in;
 	const char *name;
 
-	unsigned char *buf;
+	const unsigned char *buf; /* the chunk: own, or lent by the input */
+	unsigned char *own;	  /* the chunk read() fills, when not lent */
 	size_t bufsize;
+	int lend; /* the input lends its chunks (pc_input_borrow()) */
 	const unsigned char *pos, *end;
 	uint64_t buf_off; /* input offset of buf[0] */
 	int eof;
@@ -210,11 +214,21 @@ static int fill(struct pc_jpull *p)
 			return err;
 	}
 	p->buf_off += (uint64_t)(p->end - p->buf);
-	p->pos = p->end = p->buf;
-	p->cap_from = p->buf;
-	err = pc_input_read(p->in, p->buf, p->bufsize, &got);
-	if (err)
-		return err;
+	p->pos = p->end = p->buf; /* (what an error leaves: cur_off() = buf_off) */
+	if (p->lend) {
+		const unsigned char *b = NULL;
+
+		err = pc_input_borrow(p->in, p->bufsize, &b, &got);
+		if (err)
+			return err;
+		p->buf = b;
+	} else {
+		p->buf = p->own;
+		err = pc_input_read(p->in, p->own, p->bufsize, &got);
+		if (err)
+			return err;
+	}
+	p->pos = p->cap_from = p->buf;
 	p->end = p->buf + got;
 	if (!got)
 		p->eof = 1;
@@ -1042,13 +1056,17 @@ int pc_jpull_new(struct profconv_ctx *ctx, struct pc_input *in, const struct pc_
 	p->line = 1;
 	p->state = ST_START;
 	p->cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	p->buf = pc_alloc(ctx, p->bufsize);
+	p->lend = pc_input_lends(in);
+	if (!p->lend)
+		p->own = pc_alloc(ctx, p->bufsize);
 	p->stack = pc_alloc(ctx, p->max_depth);
 	p->opened = pc_calloc(ctx, p->max_depth, sizeof(*p->opened));
-	if (!p->buf || !p->stack || !p->opened || grow_buf(p, &p->s, &p->scap, 256)) {
+	if ((!p->lend && !p->own) || !p->stack || !p->opened ||
+	    grow_buf(p, &p->s, &p->scap, 256)) {
 		pc_jpull_free(p);
 		return PROFCONV_ERR_NOMEM;
 	}
+	p->buf = p->own ? p->own : (const unsigned char *)"";
 	p->pos = p->end = p->buf;
 	*out = p;
 	return 0;
@@ -1060,7 +1078,7 @@ void pc_jpull_free(struct pc_jpull *p)
 		return;
 	if (p->cloc != (locale_t)0)
 		freelocale(p->cloc);
-	pc_free(p->ctx, p->buf);
+	pc_free(p->ctx, p->own);
 	pc_free(p->ctx, p->stack);
 	pc_free(p->ctx, p->opened);
 	pc_free(p->ctx, p->s);
@@ -1248,7 +1266,8 @@ static int recheck(struct pc_jpull *p, const char *obj, size_t len, uint64_t off
 		return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL, "jpull: recheck at depth %u",
 			       depth);
 	sub.in = NULL;
-	sub.buf = (unsigned char *)(uintptr_t)obj;
+	sub.buf = (const unsigned char *)obj;
+	sub.own = NULL;
 	sub.bufsize = len;
 	sub.pos = sub.buf;
 	sub.end = sub.buf + len;

@@ -2,7 +2,8 @@
 /*
  * pc_jpull.h - a streaming JSON pull tokenizer over a struct pc_input.
  *
- * The input is read in chunks (256 KiB by default) and never held whole.
+ * The input is read in chunks (256 KiB by default) and never held whole; a
+ * plain file's chunks are lent from a mapping of it (pc_input_borrow()).
  * Each pc_jpull_next() yields one token: object/array begin and end, a key,
  * a string, a number, true, false or null, with the byte offset and the
  * 1-based line and byte column of its first byte.  Syntax is checked
