@@ -74,6 +74,9 @@ void cli_progress_clear(void);
  * signal ignored when this is called (nohup) stays ignored.
  */
 void cli_cleanup_on_signals(struct profconv_ctx *ctx);
+/* An input cut short while mapped (SIGBUS): a message naming input (NULL:
+ * "an input"), the temporary output removed, exit status 1. */
+void cli_on_sigbus(const char *input);
 
 /* Write s as a JSON string (UTF-8 checked; invalid bytes become U+FFFD). */
 void cli_json_str(FILE *f, const char *s);

@@ -443,6 +443,58 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * SIGBUS: the library reads a plain JSON file through a mapping of it, and
+ * a file cut short by another process while a chunk of it is being read
+ * faults there (it checks the file's size and times before each chunk, so
+ * only a cut in that fraction of a millisecond).  Say so and exit 1 rather
+ * than die of the signal: remove the temporary output file as above, and
+ * write the message with write(), which is async-signal-safe.
+ */
+static const char *sigbus_input; /* the conversion's input, when one */
+
+static void put_err(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n) {
+		ssize_t k = write(2, s, n);
+
+		if (k <= 0)
+			break;
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+static void on_sigbus(int sig)
+{
+	const char *tmp = signal_ctx ? profconv_pending_output(signal_ctx) : "";
+
+	(void)sig;
+	if (tmp[0])
+		unlink(tmp);
+	put_err("profconv: error: ");
+	if (sigbus_input) {
+		put_err(sigbus_input);
+		put_err(": ");
+	}
+	put_err("an input file changed (was cut short) while it was read; "
+		"PROFCONV_INPUT_MAP=0 reads inputs with read() instead of mapping them\n");
+	_exit(1);
+}
+
+void cli_on_sigbus(const char *input)
+{
+	struct sigaction sa;
+
+	sigbus_input = input && strcmp(input, "-") != 0 ? input : NULL;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 void cli_cleanup_on_signals(struct profconv_ctx *ctx)
 {
 	struct sigaction sa, old;
@@ -530,6 +582,7 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 		return err == PROFCONV_ERR_USAGE ? 2 : 1;
 	}
 	cli_cleanup_on_signals(ctx);
+	cli_on_sigbus(input);
 #if defined(__GLIBC__)
 	/*
 	 * One conversion, then the exit: glibc's heap grows 4 MiB at a time
@@ -716,6 +769,7 @@ int main(int argc, char **argv)
 		fputs("profconv: out of memory\n", stderr);
 		return 1;
 	}
+	cli_on_sigbus(NULL); /* (a single conversion names its input) */
 	if (argc >= 2 && strcmp(argv[1], "gecko-dump") == 0) {
 		profconv_ctx_free(ctx);
 		return cli_gecko_dump(argc - 1, argv + 1);

@@ -376,7 +376,13 @@ PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx);
  * compression and a tar or zip holding one file are undone first.
  * On success *out is set; caller owns it, free with profconv_profile_free().
  * On failure *out is NULL.  A NULL ctx, path or out is PROFCONV_ERR_USAGE
- * (without a ctx, no message).  [ctx]
+ * (without a ctx, no message).  A plain (uncompressed) JSON file, by path
+ * or fd, is read through a read-only mapping of it: a file that changes
+ * while it is read is read with read() from then on, but one cut short by
+ * another process in the instant a mapped part is being read raises
+ * SIGBUS in the reading thread (the CLI reports it as an error);
+ * PROFCONV_INPUT_MAP=0 in the environment reads every file with read().
+ * [ctx]
  */
 PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 				    struct profconv_profile **out);

@@ -1419,6 +1419,25 @@ PY
 	rc=$?
 	[ "$rc" = 143 ] || fail "killed by SIGTERM: exit status $rc, expected 143"
 	[ -z "$(ls "$T/sig")" ] || fail "files left after SIGTERM: $(ls "$T/sig")"
+	# SIGBUS (what reading a mapped input that another process cut short
+	# raises): the error names the input, exit status 1, no temporary file
+	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>"$T/err" &
+	pid=$!
+	i=0
+	while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -STOP "$pid" 2>/dev/null
+	ls "$T/sig" | grep -q 'out.json.tmp-' || fail "SIGBUS: the temporary file was never seen"
+	kill -BUS "$pid"
+	kill -CONT "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "SIGBUS: exit status $rc, expected 1"
+	grep -q "^profconv: error: $T/big.json: an input file changed (was cut short) while it was read" "$T/err" ||
+		fail "SIGBUS: $(cat "$T/err")"
+	[ -z "$(ls "$T/sig")" ] || fail "files left after SIGBUS: $(ls "$T/sig")"
 	;;
 perf-y)
 	# A real recording: converts, matches perf script sample by sample and
