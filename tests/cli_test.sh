@@ -1404,36 +1404,30 @@ PY
 	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>/dev/null &&
 		fail "no such directory: converted anyway"
 	mkdir "$T/sig"
-	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" &
-	pid=$!
-	i=0
-	while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	kill -STOP "$pid" 2>/dev/null
-	ls "$T/sig" | grep -q 'out.json.tmp-' || fail "the temporary file was never seen"
-	kill -TERM "$pid"
-	kill -CONT "$pid"
-	wait "$pid"
-	rc=$?
+	# a signal while the temporary file is being written: convert, stop the
+	# process as soon as the file appears, queue signal $1, let it run;
+	# rc: its exit status
+	signal_while_writing() {
+		"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>"$T/err" &
+		pid=$!
+		i=0
+		while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
+			sleep 0.01
+			i=$((i + 1))
+		done
+		kill -STOP "$pid" 2>/dev/null
+		ls "$T/sig" | grep -q 'out.json.tmp-' || fail "SIG$1: the temporary file was never seen"
+		kill -"$1" "$pid"
+		kill -CONT "$pid"
+		wait "$pid"
+		rc=$?
+	}
+	signal_while_writing TERM
 	[ "$rc" = 143 ] || fail "killed by SIGTERM: exit status $rc, expected 143"
 	[ -z "$(ls "$T/sig")" ] || fail "files left after SIGTERM: $(ls "$T/sig")"
 	# SIGBUS (what reading a mapped input that another process cut short
 	# raises): the error names the input, exit status 1, no temporary file
-	"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>"$T/err" &
-	pid=$!
-	i=0
-	while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	kill -STOP "$pid" 2>/dev/null
-	ls "$T/sig" | grep -q 'out.json.tmp-' || fail "SIGBUS: the temporary file was never seen"
-	kill -BUS "$pid"
-	kill -CONT "$pid"
-	wait "$pid"
-	rc=$?
+	signal_while_writing BUS
 	[ "$rc" = 1 ] || fail "SIGBUS: exit status $rc, expected 1"
 	grep -q "^profconv: error: $T/big.json: an input file changed (was cut short) while it was read" "$T/err" ||
 		fail "SIGBUS: $(cat "$T/err")"
