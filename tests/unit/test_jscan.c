@@ -943,6 +943,30 @@ static void test_chrome_args_cache(void)
 }
 
 /*
+ * A Chrome scanner over doc[0..len) (opts o, or NULL) at its first token,
+ * begun with PROFCONV_CHROME_LEAN set to lean (0 or 1), the environment as
+ * it was afterwards.
+ */
+static void scan_begin(const char *doc, size_t len, const struct pc_jpull_opts *o, int lean,
+		       struct pc_input **in, struct pc_jpull **p, struct cscan **sc)
+{
+	const struct pc_jtok *t;
+	const char *saved = getenv("PROFCONV_CHROME_LEAN");
+	char *keep = saved ? strdup(saved) : NULL;
+
+	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
+	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, len, "t.json", in), 0);
+	PC_CHECK_EQ_INT(pc_jpull_new(ctx, *in, o, p), 0);
+	PC_CHECK_EQ_INT(pc_jpull_next(*p, &t), 0);
+	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, *p, sc), 0);
+	if (keep)
+		setenv("PROFCONV_CHROME_LEAN", keep, 1);
+	else
+		unsetenv("PROFCONV_CHROME_LEAN");
+	free(keep);
+}
+
+/*
  * The scanner decodes the args of an event whose args text it has not seen
  * (the members pc_chrome_scan_args() gives the reader for the same text,
  * with their strings in the batch), and leaves a text seen before and an
@@ -963,22 +987,10 @@ static void test_chrome_pre_args_lean(int lean)
 	struct pc_jpull *p;
 	struct cscan *sc;
 	struct cbatch *b;
-	const struct pc_jtok *t;
 	struct carg *ra = NULL;
 	uint32_t nra = 0, cra = 0, na = 0, k;
-	const char *saved = getenv("PROFCONV_CHROME_LEAN");
-	char *keep = saved ? strdup(saved) : NULL;
 
-	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
-	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
-	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
-	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
-	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
-	if (keep)
-		setenv("PROFCONV_CHROME_LEAN", keep, 1);
-	else
-		unsetenv("PROFCONV_CHROME_LEAN");
-	free(keep);
+	scan_begin(doc, strlen(doc), NULL, lean, &in, &p, &sc);
 	b = pc_chrome_scan_next(sc);
 	PC_CHECK(b != NULL && b->n == 3);
 	if (b && b->n == 3 && lean) {
@@ -1050,9 +1062,6 @@ static void test_chrome_scratch_grows(int lean)
 	struct pc_jpull *p;
 	struct cscan *sc;
 	struct cbatch *b;
-	const struct pc_jtok *t;
-	const char *saved = getenv("PROFCONV_CHROME_LEAN");
-	char *keep = saved ? strdup(saved) : NULL;
 	uint32_t nb = 0, nev = 0;
 
 	if (!doc)
@@ -1073,16 +1082,7 @@ static void test_chrome_scratch_grows(int lean)
 	n += big_arg;
 	n += (size_t)snprintf(doc + n, cap - n,
 			      "\"}},{\"ph\":\"X\",\"name\":\"after\",\"ts\":7,\"pid\":1,\"tid\":1}]");
-	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
-	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, n, "t.json", &in), 0);
-	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, NULL, &p), 0);
-	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
-	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
-	if (keep)
-		setenv("PROFCONV_CHROME_LEAN", keep, 1);
-	else
-		unsetenv("PROFCONV_CHROME_LEAN");
-	free(keep);
+	scan_begin(doc, n, NULL, lean, &in, &p, &sc);
 	while ((b = pc_chrome_scan_next(sc)) != NULL) {
 		PC_CHECK_EQ_INT(b->err, 0);
 		for (i = 0; i < b->n; i++, nev++) {
@@ -1162,22 +1162,10 @@ static int scan_empty_args(const char *doc, unsigned max_depth, int lean)
 	struct pc_jpull *p;
 	struct cscan *sc;
 	struct cbatch *b;
-	const struct pc_jtok *t;
-	const char *saved = getenv("PROFCONV_CHROME_LEAN");
-	char *keep = saved ? strdup(saved) : NULL;
 	int err;
 
 	pc_clear_error(ctx);
-	setenv("PROFCONV_CHROME_LEAN", lean ? "1" : "0", 1);
-	PC_CHECK_EQ_INT(pc_input_open_mem(ctx, doc, strlen(doc), "t.json", &in), 0);
-	PC_CHECK_EQ_INT(pc_jpull_new(ctx, in, &o, &p), 0);
-	PC_CHECK_EQ_INT(pc_jpull_next(p, &t), 0);
-	PC_CHECK_EQ_INT(pc_chrome_scan_begin(ctx, p, &sc), 0);
-	if (keep)
-		setenv("PROFCONV_CHROME_LEAN", keep, 1);
-	else
-		unsetenv("PROFCONV_CHROME_LEAN");
-	free(keep);
+	scan_begin(doc, strlen(doc), &o, lean, &in, &p, &sc);
 	b = pc_chrome_scan_next(sc);
 	PC_CHECK(b != NULL);
 	if (b && !b->err) {

@@ -26,6 +26,22 @@ static const char *done(struct pc_jw *w, struct membuf *b, int expect_err)
 	return b->p ? b->p : "";
 }
 
+/*
+ * Close the array open in w and finish it: the output must be expect[0..o)
+ * (the array's text without its ']'), the ']' and the newline.  expect
+ * needs room for 2 more bytes.
+ */
+static void finish_array(struct pc_jw *w, struct membuf *b, char *expect, size_t o)
+{
+	pc_jw_arr_end(w);
+	expect[o++] = ']';
+	expect[o] = 0;
+	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
+	PC_CHECK_EQ_INT(b->len, o + 1);
+	PC_CHECK(b->len == o + 1 && memcmp(b->p, expect, o) == 0);
+	mem_reset(b);
+}
+
 /* One string value written as a document. */
 static void check_str(const char *in, size_t len, const char *expect, uint64_t expect_repl)
 {
@@ -930,13 +946,7 @@ static void test_escaper_stream(void)
 			expect[o++] = ',';
 		o += ref_escape(in, len, expect + o);
 	}
-	pc_jw_arr_end(w);
-	expect[o++] = ']';
-	expect[o] = 0;
-	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
-	PC_CHECK_EQ_INT(b.len, o + 1);
-	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
-	mem_reset(&b);
+	finish_array(w, &b, expect, o);
 	free(in);
 	free(expect);
 }
@@ -1050,13 +1060,7 @@ static void test_keys(void)
 		pc_jw_obj_end(w);
 		expect[o++] = '}';
 	}
-	pc_jw_arr_end(w);
-	expect[o++] = ']';
-	expect[o] = 0;
-	PC_CHECK_EQ_INT(pc_jw_finish(w), 0);
-	PC_CHECK_EQ_INT(b.len, o + 1);
-	PC_CHECK(b.len == o + 1 && memcmp(b.p, expect, o) == 0);
-	mem_reset(&b);
+	finish_array(w, &b, expect, o);
 	free(expect);
 }
 
