@@ -451,7 +451,6 @@ int pc_input_borrow(struct pc_input *in, size_t n, const unsigned char **out, si
 {
 	size_t have = in->len - in->pos, k;
 	uint64_t fo;
-	int err;
 
 	*out = NULL;
 	*got = 0;
@@ -459,30 +458,15 @@ int pc_input_borrow(struct pc_input *in, size_t n, const unsigned char **out, si
 	if (have || in->eof || !pc_input_lends(in)) {
 		/* the bytes peeked at open, lent from the peek buffer; at its
 		 * end (and for inputs that are not mapped) read() into it */
-		if (!have && !in->eof) {
-			if (n > BUF_MAX)
-				n = BUF_MAX;
-			if (in->cap < n) {
-				void *nb = pc_realloc(in->ctx, in->buf, n);
+		const unsigned char *b = have ? in->buf + in->pos : pc_input_peek(in, n, &have);
 
-				if (!nb)
-					return PROFCONV_ERR_NOMEM;
-				in->buf = nb;
-				in->cap = n;
-			}
-			in->pos = in->len = 0;
-			err = src_read(in, in->buf, n, &k);
-			if (err)
-				return in->ctx->status;
-			if (k < n)
-				in->eof = 1;
-			in->len = k;
-			have = k;
+		if (!b) {
+			cancel_check(in);
+			return in->ctx->status;
 		}
 		k = have < n ? have : n;
-		*out = in->buf + in->pos;
-		in->pos += k;
-		in->offset += k;
+		*out = b;
+		pc_input_consume(in, k);
 		*got = k;
 		cancel_check(in);
 		return 0;
