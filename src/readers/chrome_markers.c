@@ -517,7 +517,6 @@ int pc_chrome_close_open(struct rd *r)
 	return err;
 }
 
-/* The Trace schema: type, cat and every args key seen. */
 /* The kinds of values an args key had (0: none seen). */
 static uint8_t arg_kinds(struct rd *r, const char *key)
 {
@@ -526,14 +525,6 @@ static uint8_t arg_kinds(struct rd *r, const char *key)
 	return row != PC_NONE && row < r->nkinds ? r->kinds[row] : 0;
 }
 
-/*
- * Trace payloads hold their string values as string-table references
- * (format unique-string: a repeated value is written once, in the string
- * table).  A key that also had numbers or booleans, or that did not make
- * it into the schema (more than MAX_ARG_KEYS keys), gets format string: its
- * references become plain strings again.  A payload may be shared by many
- * markers; one already mended is left as it is.
- */
 /*
  * The nodes pc_chrome_strings_or_refs() mends, in the order it mends them
  * (markers in order, each payload root once, its members in order), into
@@ -644,6 +635,14 @@ int pc_chrome_refs_mend(struct rd *r, const uint32_t *list, uint32_t n)
 	return 0;
 }
 
+/*
+ * Trace payloads hold their string values as string-table references
+ * (format unique-string: a repeated value is written once, in the string
+ * table).  A key that also had numbers or booleans, or that did not make
+ * it into the schema (more than MAX_ARG_KEYS keys), gets format string: its
+ * references become plain strings again.  A payload may be shared by many
+ * markers; one already mended is left as it is.
+ */
 int pc_chrome_strings_or_refs(struct rd *r)
 {
 	uint32_t *list, n;
@@ -658,6 +657,7 @@ int pc_chrome_strings_or_refs(struct rd *r)
 	return err;
 }
 
+/* The Trace schema: type, cat and every args key seen. */
 int pc_chrome_add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
