@@ -23,7 +23,10 @@
  * for the inputs that finished (without the end line: report merge
  * --expect then sees the shard did not finish), and the command dies of
  * the signal.  The signals are taken by a thread of their own (sigwait), so
- * all of this is ordinary code, not a handler's.
+ * all of this is ordinary code, not a handler's.  SIGBUS (an input cut
+ * short while it was read through a mapping) is handed to that thread too:
+ * the same, except that the error names the inputs in progress and the
+ * exit status is 1.
  *
  * A report line (the version of profconv that wrote it, and the shard,
  * "1/1" without --shard):
@@ -101,6 +104,8 @@ struct batch {
 	int finished; /* every input is done: a signal now just ends the command */
 	atomic_int caught; /* the signal the signal thread took, from sigwait() on */
 	sigset_t sigs; /* the signals the signal thread takes */
+	int busfwd;    /* the one of them SIGBUS is handed on as (cli_sigbus_forward()) */
+	int map_inputs; /* SIGBUS is handled so: plain JSON inputs read through a mapping */
 	time_t started;
 	pthread_mutex_t lock;
 	/* symbol files opened once for all the conversions (NULL: none) */
@@ -345,6 +350,8 @@ static void convert_one(struct batch *b, struct item *it, int first)
 		refuse(it, ctx, "%s: is also the output %s; not converted", it->input, it->output);
 		return;
 	}
+	if (b->map_inputs)
+		profconv_set_option(ctx, "input-map", "yes");
 	pthread_mutex_lock(&b->lock);
 	it->ctx = ctx;
 	pthread_mutex_unlock(&b->lock);
@@ -647,6 +654,44 @@ static void remove_temporary(const struct batch *b, const struct item *it)
 	closedir(d);
 }
 
+/*
+ * SIGBUS, handed on by the thread that faulted (cli_sigbus_forward()): an
+ * input cut short while a conversion read it through a mapping.  The error
+ * names the inputs in progress (which one faulted is not known here), the
+ * temporary files are removed and the report written as for the other
+ * signals, and the command exits 1.  Called with the lock held.
+ */
+static void bus_stop(struct batch *b)
+{
+	size_t i, done = 0, busy = 0;
+
+	pthread_mutex_lock(&print_lock);
+	cli_progress_clear();
+	fputs("profconv: error: ", stderr);
+	for (i = 0; i < b->ntodo; i++) {
+		const struct item *it = b->todo[i];
+
+		if (!b->finished && it->ctx) {
+			fprintf(stderr, "%s%s", busy++ ? " or " : "", it->input);
+			if (it->writing)
+				remove_temporary(b, it);
+		}
+		done += it->done;
+	}
+	fprintf(stderr,
+		"%san input file changed (was cut short) while it was read; "
+		"PROFCONV_INPUT_MAP=0 reads inputs with read() instead of mapping them\n",
+		busy ? ": " : "");
+	if (!b->finished) {
+		fprintf(stderr, "profconv: stopped: %zu of %zu inputs finished%s\n", done, b->ntodo,
+			b->report ? "; the report lists them" : "");
+		if (b->report_f)
+			write_report(b->report_f, b->report, b->todo, b->ntodo, b->shard, 1);
+	}
+	fflush(stderr);
+	_exit(1);
+}
+
 static const char *signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
@@ -664,6 +709,8 @@ static void *signal_thread(void *arg)
 		;
 	atomic_store(&b->caught, sig);
 	pthread_mutex_lock(&b->lock); /* held till the end: no worker starts or ends an input */
+	if (sig == b->busfwd)
+		bus_stop(b);
 	if (b->finished)
 		goto die; /* the report is being written: the signal's default action */
 	b->stop = 1;
@@ -846,9 +893,25 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		if (sigaction(handled[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
 			sigaddset(&bt.sigs, handled[i]);
 	}
+	/* and SIGBUS, handed on by the thread that faulted (main.c's on_sigbus()) */
+	bt.busfwd = SIGRTMIN;
+	sigaddset(&bt.sigs, bt.busfwd);
 	pthread_sigmask(SIG_BLOCK, &bt.sigs, NULL);
-	have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
-	if (!have_sigth)
+	{
+		/* a SIGBUS sent to the process is not the signal thread's to
+		 * handle: it would wait in the handler for itself */
+		sigset_t bus;
+
+		sigemptyset(&bus);
+		sigaddset(&bus, SIGBUS);
+		pthread_sigmask(SIG_BLOCK, &bus, NULL);
+		have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
+		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+	}
+	bt.map_inputs = have_sigth;
+	if (have_sigth)
+		cli_sigbus_forward(bt.busfwd);
+	else
 		pthread_sigmask(SIG_UNBLOCK, &bt.sigs, NULL); /* no thread: as by default */
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&th[started], NULL, worker, &bt) == 0)
@@ -863,6 +926,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 	 * default.  (Cancelling the thread could lose a signal it has just
 	 * taken.)  A signal being handled holds the lock and ends the process.
 	 */
+	cli_sigbus_forward(0); /* nothing is read any more */
 	pthread_mutex_lock(&bt.lock);
 	stopping = have_sigth && signal_came(&bt);
 	bt.finished = !stopping;

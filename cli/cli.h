@@ -77,6 +77,10 @@ void cli_cleanup_on_signals(struct profconv_ctx *ctx);
 /* An input cut short while mapped (SIGBUS): a message naming input (NULL:
  * "an input"), the temporary output removed, exit status 1. */
 void cli_on_sigbus(const char *input);
+/* Batch mode (batch.c): SIGBUS is handed on as signal sig, which the batch's
+ * signal thread takes (it knows the conversions in progress); the thread
+ * that faulted waits there.  0: handled as cli_on_sigbus() says. */
+void cli_sigbus_forward(int sig);
 
 /* Write s as a JSON string (UTF-8 checked; invalid bytes become U+FFFD). */
 void cli_json_str(FILE *f, const char *s);

@@ -444,14 +444,16 @@ static void on_signal(int sig)
 }
 
 /*
- * SIGBUS: the library reads a plain JSON file through a mapping of it, and
- * a file cut short by another process while a chunk of it is being read
- * faults there (it checks the file's size and times before each chunk, so
- * only a cut in that fraction of a millisecond).  Say so and exit 1 rather
+ * SIGBUS: the library reads a plain JSON file through a mapping of it (the
+ * CLI asks for that: option "input-map"), and a file cut short by another
+ * process while a mapped chunk of it is being read faults there (it checks
+ * the file's size and times before each chunk, which catches only a cut
+ * made before it).  Say so and exit 1 rather
  * than die of the signal: remove the temporary output file as above, and
  * write the message with write(), which is async-signal-safe.
  */
 static const char *sigbus_input; /* the conversion's input, when one */
+static volatile sig_atomic_t sigbus_forward; /* cli_sigbus_forward()'s signal */
 
 static void put_err(const char *s)
 {
@@ -472,6 +474,13 @@ static void on_sigbus(int sig)
 	const char *tmp = signal_ctx ? profconv_pending_output(signal_ctx) : "";
 
 	(void)sig;
+	if (sigbus_forward) {
+		/* a batch: its signal thread ends the process; returning would
+		 * fault again */
+		kill(getpid(), sigbus_forward);
+		for (;;)
+			pause();
+	}
 	if (tmp[0])
 		unlink(tmp);
 	put_err("profconv: error: ");
@@ -493,6 +502,11 @@ void cli_on_sigbus(const char *input)
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+}
+
+void cli_sigbus_forward(int sig)
+{
+	sigbus_forward = sig;
 }
 
 void cli_cleanup_on_signals(struct profconv_ctx *ctx)
@@ -583,6 +597,8 @@ static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *
 	}
 	cli_cleanup_on_signals(ctx);
 	cli_on_sigbus(input);
+	/* plain JSON files through a mapping: SIGBUS is handled just above */
+	profconv_set_option(ctx, "input-map", "yes");
 #if defined(__GLIBC__)
 	/*
 	 * One conversion, then the exit: glibc's heap grows 4 MiB at a time

@@ -271,6 +271,15 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 helper threads); for callers that run as
  *                 many conversions at once as there are CPUs.  The output
  *                 is the same.
+ *   "input-map"   "no" (default) or "yes": read plain (uncompressed) JSON
+ *                 files through read-only mappings, 4 MiB at a time, rather
+ *                 than copy them with read() (less kernel time on big
+ *                 traces; the same output).  A file changed since the open
+ *                 is read with read() from then on, but one cut short by
+ *                 another process while a mapped part of it is being read
+ *                 raises SIGBUS in the reading thread: ask for it only when
+ *                 the process handles SIGBUS, as the profconv command does.
+ *                 PROFCONV_INPUT_MAP=0 in the environment turns it off.
  *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the
  *                 output in the same pass; "auto" compresses what
  *                 profconv_write_path() writes to FILE.gz (gzip) or
@@ -376,13 +385,13 @@ PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx);
  * compression and a tar or zip holding one file are undone first.
  * On success *out is set; caller owns it, free with profconv_profile_free().
  * On failure *out is NULL.  A NULL ctx, path or out is PROFCONV_ERR_USAGE
- * (without a ctx, no message).  A plain (uncompressed) JSON file, by path
- * or fd, is read through a read-only mapping of it: a file that changes
- * while it is read is read with read() from then on, but one cut short by
- * another process in the instant a mapped part is being read raises
- * SIGBUS in the reading thread (the CLI reports it as an error);
- * PROFCONV_INPUT_MAP=0 in the environment reads every file with read().
- * [ctx]
+ * (without a ctx, no message).  With option "input-map" "yes", a plain
+ * (uncompressed) JSON file, by path or fd, is read through read-only
+ * mappings of it instead of read(); a file cut short by another process
+ * while it is being read then raises SIGBUS in the reading thread (with
+ * read() it is an error about the input's end), so only a caller that
+ * handles SIGBUS should ask for it (the CLI does, and reports it as an
+ * error).  [ctx]
  */
 PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 				    struct profconv_profile **out);

@@ -135,6 +135,25 @@ for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
     if any(l.get("end") for l in lines):
         fail("%s: a stopped batch's report has an end line" % sig.name)
 
+# SIGBUS (what reading a mapped input that another process cut short
+# raises, in whichever thread read it): the batch stops as for SIGTERM,
+# but the error names the input in progress and the exit status is 1
+rc, err = run(signal.SIGBUS, "out")
+if rc != 1:
+    fail("SIGBUS: exit %s, expected 1: %s" % (rc, err))
+left = sorted(os.listdir("out"))
+if left not in (["a.json", "b.json"], ["a.json", "b.json", "big.json"]):
+    fail("SIGBUS: the output folder holds %s" % left)
+want = ("profconv: error: in/big.json: an input file changed (was cut short) while it was read; "
+        "PROFCONV_INPUT_MAP=0 reads inputs with read() instead of mapping them\n"
+        "profconv: stopped: %d of 4 inputs finished; the report lists them\n" % len(left))
+if left == ["a.json", "b.json"] and want not in err:
+    fail("SIGBUS: %r" % err)
+lines = [json.loads(l) for l in open("r.jsonl")]
+got = [(l["input"], l["status"], l["output"]) for l in lines if "input" in l]
+if got != [("in/" + n, "ok", "out/" + n) for n in left] or any(l.get("end") for l in lines):
+    fail("SIGBUS: report %s" % got)
+
 # nohup: an ignored SIGHUP stays ignored (the batch goes on to the end)
 rc, err = run(signal.SIGHUP, "out2", ignore=True)
 if rc != 0:

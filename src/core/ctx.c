@@ -326,6 +326,8 @@ int pc_ctx_set_option(struct profconv_ctx *ctx, const char *key, const char *val
 		o->no_threads = !yes;
 		return err;
 	}
+	if (strcmp(key, "input-map") == 0)
+		return yes_no(ctx, key, value, "yes", "no", &o->input_map);
 	if (strcmp(key, "host-symbols") == 0) {
 		int yes = 1, err = yes_no(ctx, key, value, "yes", "no", &yes);
 

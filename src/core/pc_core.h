@@ -72,6 +72,7 @@ struct pc_options {
 	char *symbol_cache;  /* "symbol-cache" DIR: the persistent symbol cache, or NULL */
 	char compress[8];    /* "compress": "" (auto, by the output's name), none, gzip, zstd */
 	int no_threads;	     /* "threads" "no": no helper threads, all on the caller's */
+	int input_map;	     /* "input-map" "yes": plain JSON files read through a mapping */
 	struct pc_kv *fmt; /* format options, in the order first set */
 	unsigned nfmt;
 };

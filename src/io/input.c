@@ -837,10 +837,13 @@ static struct pc_input *new_input(struct profconv_ctx *ctx, const char *name)
 	in->fd = -1;
 	in->size = UINT64_MAX;
 	{
-		/* PROFCONV_INPUT_MAP=0: read() plain files too (to compare) */
+		/* option "input-map" (off by default: a file cut short while it
+		 * is read through the mapping raises SIGBUS, which only a caller
+		 * that handles it may risk); PROFCONV_INPUT_MAP=0: read() plain
+		 * files even so (to compare) */
 		const char *e = getenv("PROFCONV_INPUT_MAP");
 
-		in->map_window = e && strcmp(e, "0") == 0 ? 0 : MAP_WINDOW;
+		in->map_window = ctx->opt.input_map && !(e && strcmp(e, "0") == 0) ? MAP_WINDOW : 0;
 	}
 	in->name = pc_strdup(ctx, name);
 	if (!in->name) {
