@@ -39,7 +39,11 @@
  * both always, =1 never (the tests run both ways).
  *
  * Args texts are checked once: one byte for byte the same as a text checked
- * before is taken as it is (skip_args()); numbers of up to 15 digits are
+ * before is taken as it is (skip_args()), and an event's args.s points to
+ * the remembered text's bytes instead of a copy in the batch's scratch
+ * (when they fill their store, okb, a new one starts and the old one is
+ * kept with the batch being filled, keep_old(), so it outlives every
+ * batch that points into it); numbers of up to 15 digits are
  * read inline (pc_jscan_int15()), and a pid or tid written as the last
  * one was is that number (repeat_number()).
  *
@@ -166,6 +170,7 @@ struct cscan {
 	uint64_t h_empty;	   /* pc_chrome_hash() of "{}" */
 	uint32_t okseq;		   /* the last text id given (ids stop short of wrapping) */
 	int ok_hit;		   /* the last args text was a remembered one */
+	const char *ok_text;	   /* the last args text's bytes in okb, or NULL (not remembered) */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
@@ -184,6 +189,8 @@ struct cscan {
 	pthread_mutex_t mu; /* guards fill, take, full, ended, stop */
 	pthread_cond_t cv;
 };
+
+static int keep_old(void *arg, char *old);
 
 /* --- scanning an event --- */
 
@@ -614,10 +621,12 @@ static int skip_args(struct cscan *s, struct cev *e)
 			js->nl |= f->nl;
 			e->aid = f->id; /* (the reader hashes the text only if it needs to) */
 			s->ok_hit = 1;
+			s->ok_text = s->okb + f->off;
 			return 0;
 		}
 	}
 	s->ok_hit = 0;
+	s->ok_text = NULL;
 	js->nl = 0;
 	err = pc_jscan_skip(js);
 	if (err)
@@ -630,11 +639,22 @@ static int skip_args(struct cscan *s, struct cev *e)
 		struct okslot *o = &s->ok[bk * OK_WAYS + s->okrr[bk]];
 
 		s->okrr[bk] = (uint8_t)((s->okrr[bk] + 1) % OK_WAYS);
-		if (s->okn + len > OK_BYTES) { /* all forgotten */
+		if (s->okn + len > OK_BYTES) {
+			/* all forgotten, and their bytes kept with the batch
+			 * (events of it and of the batches before it point to
+			 * them: keep_old()) */
+			char *nb = pc_alloc(s->ctx, OK_BYTES);
+
+			if (!nb || keep_old(s->cur, s->okb)) {
+				pc_free(s->ctx, nb);
+				return PROFCONV_ERR_NOMEM;
+			}
+			s->okb = nb;
 			memset(s->ok, 0, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
 			s->okn = 0;
 		}
 		memcpy(s->okb + s->okn, from, len);
+		s->ok_text = s->okb + s->okn;
 		o->key = (uint32_t)k[tier];
 		o->id = e->aid = s->okseq < UINT32_MAX ? ++s->okseq : 0;
 		o->off = (uint32_t)s->okn;
@@ -894,14 +914,10 @@ have_key:
 						/* "{}" (half of a trace's events): what
 						 * skip_args() and batch_hash() would find,
 						 * without a lookup or a hash */
-						at = js->olen;
 						js->p = from + 2;
 						e->hargs = s->h_empty;
 						e->args.len = 2;
-						err = pc_jscan_put(js, from, 2);
-						if (err)
-							return err;
-						e->args.s = pc_jscan_at(js, at);
+						e->args.s = "{}";
 						goto next;
 					}
 					err = skip_args(s, e);
@@ -910,12 +926,19 @@ have_key:
 					while (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')
 						q++;
 					e->args_later = *q != '}';
-					/* its text: the reader's payload cache key */
-					at = js->olen;
+					/* its text: the reader's payload cache key (the
+					 * remembered text's bytes, which stay where they
+					 * are until the reader is done with the batch, or
+					 * a copy in the scratch) */
 					e->args.len = (uint32_t)(js->p - from);
 					if (!e->aid) /* (a text not remembered, long: hashed
 						      * while its bytes are at hand) */
 						e->hargs = pc_chrome_hash(from, e->args.len);
+					if (s->ok_text) {
+						e->args.s = s->ok_text;
+						goto next;
+					}
+					at = js->olen;
 					err = pc_jscan_put(js, from, e->args.len);
 					if (err)
 						return err;
@@ -1256,7 +1279,8 @@ static int keep_old(void *arg, char *old)
 	struct cbatch *b = arg;
 
 	if (b->nold == PC_ARRAY_SIZE(b->old))
-		return PROFCONV_ERR_NOMEM; /* (cannot be: each one is twice the last) */
+		return PROFCONV_ERR_NOMEM; /* (cannot be: each scratch is twice the last,
+					    * and a batch fills okb at most once) */
 	b->old[b->nold++] = old;
 	return 0;
 }
