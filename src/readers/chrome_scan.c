@@ -866,7 +866,10 @@ have_key:
 								: &x->bp;
 
 				if (*k == CJ_NONE) {
-					err = member_value(js, &dummy);
+					/* (rare: not member_value(), which is
+					 * inlined where the members most events
+					 * have are read) */
+					err = event_value(js, &dummy);
 					if (err)
 						return err;
 					*k = dummy.kind;
