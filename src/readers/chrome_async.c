@@ -16,15 +16,16 @@
 
 static int async_key(const struct cev *e, int64_t pid, char *key, size_t cap)
 {
-	const struct cjv *id = &e->id;
-	const char *cat = pc_chrome_cv_str(&e->cat), *scope = pc_chrome_cv_str(&e->scope);
+	const struct cevx *x = pc_chrome_x(e);
+	const struct cjv *id = &x->id;
+	const char *cat = pc_chrome_cv_str(&e->cat), *scope = pc_chrome_cv_str(&x->scope);
 	char idt[64];
 	struct kbuf it = { idt, 0, sizeof(idt) }, k = { key, 0, cap };
 	int local = 0;
 
-	if (e->id2.kind == CJ_OBJ) {
-		local = e->id2_local.kind != CJ_NONE;
-		id = local ? &e->id2_local : &e->id2_global;
+	if (x->id2) {
+		local = x->id2_local.kind != CJ_NONE;
+		id = local ? &x->id2_local : &x->id2_global;
 	}
 	idt[0] = 0;
 	if (id->kind == CJ_STR) {

@@ -975,15 +975,16 @@ int pc_chrome_flows_bind(struct rd *r)
 static int flow_key(const struct cev *e, int bind, int64_t pid, const char *cat, const char *name,
 		    char *key, size_t cap)
 {
-	const struct cjv *id = bind ? &e->bind_id : &e->id;
+	const struct cevx *x = pc_chrome_x(e);
+	const struct cjv *id = bind ? &x->bind_id : &x->id;
 	char idt[128];
 	struct kbuf it = { idt, 0, sizeof(idt) }, k = { key, 0, cap };
 	int local = 0;
 
 	idt[0] = 0;
-	if (id->kind == CJ_NONE && e->id2.kind == CJ_OBJ) {
-		local = e->id2_local.kind != CJ_NONE;
-		id = local ? &e->id2_local : &e->id2_global;
+	if (id->kind == CJ_NONE && x->id2) {
+		local = x->id2_local.kind != CJ_NONE;
+		id = local ? &x->id2_local : &x->id2_global;
 	}
 	if (id->kind == CJ_NUM && id->d >= 0 && id->d < 1.8446744073709552e19) {
 		pc_chrome_kb_hex(&it, (unsigned long long)id->d);
@@ -1025,7 +1026,7 @@ int pc_chrome_flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, i
 {
 	char key[600];
 	uint32_t row;
-	int enclosing = ev->bp.kind == CJ_STR && strcmp(ev->bp.s, "e") == 0;
+	int enclosing = pc_chrome_x(ev)->bp_e;
 
 	if (flow_key(ev, 0, pid, cat, name, key, sizeof(key)))
 		return pc_warn(r->ctx, W_BAD_EVENT, &(struct pc_loc){ r->name, off, 0, 0 },
@@ -1047,12 +1048,13 @@ int pc_chrome_flow_event(struct rd *r, struct tinfo *ti, const struct cev *ev, i
 int pc_chrome_flow_v2(struct rd *r, struct tinfo *ti, const struct cev *e, int64_t ts, uint32_t row,
 		      uint32_t *out)
 {
-	int in = e->flow_in.kind == CJ_TRUE, on = e->flow_out.kind == CJ_TRUE;
+	const struct cevx *x = pc_chrome_x(e);
+	int in = x->flow_in == CJ_TRUE, on = x->flow_out == CJ_TRUE;
 	char key[600];
 	uint32_t k;
 
 	*out = 0;
-	if (e->bind_id.kind == CJ_NONE || (!in && !on) ||
+	if (x->bind_id.kind == CJ_NONE || (!in && !on) ||
 	    flow_key(e, 1, 0, NULL, NULL, key, sizeof(key)))
 		return 0;
 	k = pc_str_intern_z(r->m, key);

@@ -39,7 +39,11 @@
  * both always, =1 never (the tests run both ways).
  *
  * Args texts are checked once: one byte for byte the same as a text checked
- * before is taken as it is (skip_args()); numbers of up to 15 digits are
+ * before is taken as it is (skip_args()), and an event's args.s points to
+ * the remembered text's bytes instead of a copy in the batch's scratch
+ * (when they fill their store, okb, a new one starts and the old one is
+ * kept with the batch being filled, keep_old(), so it outlives every
+ * batch that points into it); numbers of up to 15 digits are
  * read inline (pc_jscan_int15()), and a pid or tid written as the last
  * one was is that number (repeat_number()).
  *
@@ -87,12 +91,14 @@
 #define OK_BYTES ((size_t)1 << 20)
 #define OK_MAX ((size_t)256)
 
+/* (16 bytes: a bucket's OK_WAYS slots are one cache line) */
 struct okslot {
-	uint64_t key;	    /* okey() of the text's first bytes (0: empty) */
-	uint32_t off, len;  /* the text: okb[off..off + len) */
-	unsigned room;	    /* containers that could open (max_depth - depth) when checked */
-	int nl;		    /* it holds a newline (in whitespace) */
-	uint32_t id;	    /* the text's id (struct cev's aid): one per text remembered */
+	uint32_t key;  /* okey() of the text's first bytes, its low half (0: empty) */
+	uint32_t off;  /* the text: okb[off..off + len) */
+	uint32_t id;   /* the text's id (struct cev's aid): one per text remembered */
+	uint16_t len;  /* (< OK_MAX) */
+	uint8_t room;  /* ok_room() when checked */
+	uint8_t nl;    /* it holds a newline (in whitespace) */
 };
 
 enum mkey {
@@ -155,19 +161,21 @@ struct cscan {
 	struct profconv_ctx *ctx;  /* the scanner's (pc_ctx_worker()) */
 	struct numo num[2];	   /* the last pid, tid */
 	struct kguess guess[K_COUNT]; /* the key that came after each key last */
-	uint64_t *seen;		   /* SEEN_SLOTS hashes of args texts decoded, direct-mapped */
+	uint32_t *seen;		   /* SEEN_SLOTS hashes' high halves of args texts decoded, direct-mapped */
 	size_t args_at;		   /* the last event's args text: its offset in the event's text */
 	struct okslot *ok;	   /* args texts checked: OK_BUCKETS * OK_WAYS */
-	unsigned *okrr;		   /* each bucket's next way to replace */
+	uint8_t *okrr;		   /* each bucket's next way to replace */
 	char *okb;		   /* their bytes: OK_BYTES */
 	size_t okn;		   /* bytes of okb used */
 	uint64_t h_empty;	   /* pc_chrome_hash() of "{}" */
 	uint32_t okseq;		   /* the last text id given (ids stop short of wrapping) */
 	int ok_hit;		   /* the last args text was a remembered one */
+	const char *ok_text;	   /* the last args text's bytes in okb, or NULL (not remembered) */
 	struct profconv_ctx *rctx; /* the reader's (the caller's) */
 	struct pc_jpull *p;
 	struct pc_jscan js;
 	struct cbatch b[NBATCH];
+	struct cbatch *cur; /* the batch being filled */
 	unsigned fill;	    /* the batch the scanner fills next */
 	unsigned take;	    /* the batch the reader takes next */
 	unsigned full;	    /* batches filled and not yet given back */
@@ -182,7 +190,24 @@ struct cscan {
 	pthread_cond_t cv;
 };
 
+static int keep_old(void *arg, char *old);
+
 /* --- scanning an event --- */
+
+const struct cevx pc_chrome_no_x = { .scope = { .kind = CJ_NONE } };
+
+/* e's block of the members most events lack (each absent), made on first use. */
+static struct cevx *ev_x(struct cscan *s, struct cev *e)
+{
+	if (!e->x) {
+		struct cbatch *b = s->cur;
+
+		/* (room for one an event: the batch's events are at most BATCH_EVENTS) */
+		e->x = &b->xs[b->nx++];
+		memset(e->x, 0, sizeof(*e->x)); /* (CJ_NONE) */
+	}
+	return e->x;
+}
 
 /* Which member a key names (compared as C strings, as cJSON compares them). */
 static enum mkey member_key(const char *k, size_t n)
@@ -350,11 +375,15 @@ static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 
 	v->kind = value_kind(c);
 	switch (v->kind) {
-	case CJ_STR:
-		c = pc_jscan_string(js, &v->off, &v->len);
+	case CJ_STR: {
+		size_t len;
+
+		c = pc_jscan_string(js, &v->off, &len);
 		if (!c && js->nul) /* cJSON's C string ends at the NUL */
-			v->len = strlen(pc_jscan_at(js, v->off));
+			len = strlen(pc_jscan_at(js, v->off));
+		v->len = (uint32_t)len; /* (an event is at most EVENT_MAX bytes) */
 		return c;
+	}
 	case CJ_NUM:
 		return pc_jscan_number(js, &v->d);
 	case CJ_OBJ:
@@ -364,7 +393,7 @@ static int scan_value(struct pc_jscan *js, struct cjv *v, int print)
 			c = pc_jscan_print(js);
 			if (c)
 				return c;
-			v->len = js->olen - v->off;
+			v->len = (uint32_t)(js->olen - v->off);
 			return pc_jscan_put(js, "", 1); /* a NUL after the text */
 		}
 		return pc_jscan_skip(js);
@@ -394,8 +423,8 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 		unsigned char c = (unsigned char)*js->p;
 
 		if (c == '"') {
-			size_t off;
-			int err = pc_jscan_string(js, &off, &v->len);
+			size_t off, len;
+			int err = pc_jscan_string(js, &off, &len);
 
 			v->kind = CJ_STR;
 			if (err)
@@ -403,7 +432,8 @@ static inline int member_value(struct pc_jscan *js, struct cjv *v)
 			/* (where it stays: the batch's scratch does not move) */
 			v->s = pc_jscan_at(js, off);
 			if (js->nul) /* cJSON's C string ends at the NUL */
-				v->len = strlen(v->s);
+				len = strlen(v->s);
+			v->len = (uint32_t)len;
 			return 0;
 		}
 		if ((unsigned)(c - '0') < 10 || c == '-') {
@@ -510,15 +540,26 @@ static inline uint64_t okey(const char *p, uint64_t h)
 	return h | 1;
 }
 
+/*
+ * The containers that could open in an args text (max_depth - depth) as
+ * the slots keep it: a text shorter than OK_MAX = 256 bytes opens at most
+ * 127, so any room of 128 or more checks it the same way, and 255 stands
+ * for them all.
+ */
+static inline uint8_t ok_room(unsigned room)
+{
+	return room < 255 ? (uint8_t)room : 255;
+}
+
 /* The slot of a remembered args text with key k at from (avail bytes there), or NULL. */
 static inline struct okslot *ok_find(const struct cscan *s, uint64_t k, const char *from, size_t avail,
-				     unsigned room)
+				     uint8_t room)
 {
 	struct okslot *o = &s->ok[(size_t)(k >> 52) * OK_WAYS];
 	unsigned w;
 
 	for (w = 0; w < OK_WAYS; w++)
-		if (o[w].key == k && o[w].len <= avail && o[w].room == room &&
+		if (o[w].key == (uint32_t)k && o[w].len <= avail && o[w].room == room &&
 		    memcmp(s->okb + o[w].off, from, o[w].len) == 0)
 			return &o[w];
 	return NULL;
@@ -548,17 +589,22 @@ static int skip_args(struct cscan *s, struct cev *e)
 	const char *from = js->p;
 	struct okslot *f;
 	size_t avail = (size_t)(js->end - from), len;
-	unsigned room = js->max_depth - js->depth, tier;
+	uint8_t room = ok_room(js->max_depth - js->depth);
+	unsigned tier;
 	uint64_t k[3] = { 0, 0, 0 };
 	int nl = js->nl, err;
 
 	if (avail >= OK_KEY) {
 		if (PC_UNLIKELY(!s->ok)) {
-			s->ok = pc_calloc(s->ctx, OK_BUCKETS * OK_WAYS, sizeof(*s->ok));
-			s->okrr = pc_calloc(s->ctx, OK_BUCKETS, sizeof(*s->okrr));
+			/* (cleared here: a fresh mapping's zero pages read
+			 * first by the lookups and written later fault twice) */
+			s->ok = pc_alloc(s->ctx, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
+			s->okrr = pc_alloc(s->ctx, OK_BUCKETS * sizeof(*s->okrr));
 			s->okb = pc_alloc(s->ctx, OK_BYTES);
 			if (!s->ok || !s->okrr || !s->okb)
 				return PROFCONV_ERR_NOMEM; /* (freed by pc_chrome_scan_end()) */
+			memset(s->ok, 0, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
+			memset(s->okrr, 0, OK_BUCKETS * sizeof(*s->okrr));
 		}
 		k[0] = okey(from, 0);
 		f = ok_find(s, k[0], from, avail, room);
@@ -575,10 +621,12 @@ static int skip_args(struct cscan *s, struct cev *e)
 			js->nl |= f->nl;
 			e->aid = f->id; /* (the reader hashes the text only if it needs to) */
 			s->ok_hit = 1;
+			s->ok_text = s->okb + f->off;
 			return 0;
 		}
 	}
 	s->ok_hit = 0;
+	s->ok_text = NULL;
 	js->nl = 0;
 	err = pc_jscan_skip(js);
 	if (err)
@@ -590,18 +638,29 @@ static int skip_args(struct cscan *s, struct cev *e)
 		size_t bk = (size_t)(k[tier] >> 52);
 		struct okslot *o = &s->ok[bk * OK_WAYS + s->okrr[bk]];
 
-		s->okrr[bk] = (s->okrr[bk] + 1) % OK_WAYS;
-		if (s->okn + len > OK_BYTES) { /* all forgotten */
+		s->okrr[bk] = (uint8_t)((s->okrr[bk] + 1) % OK_WAYS);
+		if (s->okn + len > OK_BYTES) {
+			/* all forgotten, and their bytes kept with the batch
+			 * (events of it and of the batches before it point to
+			 * them: keep_old()) */
+			char *nb = pc_alloc(s->ctx, OK_BYTES);
+
+			if (!nb || keep_old(s->cur, s->okb)) {
+				pc_free(s->ctx, nb);
+				return PROFCONV_ERR_NOMEM;
+			}
+			s->okb = nb;
 			memset(s->ok, 0, OK_BUCKETS * OK_WAYS * sizeof(*s->ok));
 			s->okn = 0;
 		}
 		memcpy(s->okb + s->okn, from, len);
-		o->key = k[tier];
+		s->ok_text = s->okb + s->okn;
+		o->key = (uint32_t)k[tier];
 		o->id = e->aid = s->okseq < UINT32_MAX ? ++s->okseq : 0;
 		o->off = (uint32_t)s->okn;
-		o->len = (uint32_t)len;
+		o->len = (uint16_t)len;
 		o->room = room;
-		o->nl = js->nl;
+		o->nl = (uint8_t)js->nl;
 		s->okn += len;
 	}
 	js->nl |= nl;
@@ -670,12 +729,12 @@ static int scan_event(struct cscan *s, struct cev *e, const char *text, size_t l
 	int err = 0;
 
 	/* each member absent (only kind is read of an absent member; a memset
-	 * of the whole struct was a tenth of the scan) */
+	 * of the whole struct was a tenth of the scan; those of x when it is
+	 * made) */
 	e->nmembers = 0;
-	e->name.kind = e->cat.kind = e->ph.kind = e->scope.kind = e->ts.kind = CJ_NONE;
-	e->dur.kind = e->pid.kind = e->tid.kind = e->id.kind = e->bind_id.kind = CJ_NONE;
-	e->flow_in.kind = e->flow_out.kind = e->bp.kind = e->id2.kind = e->id2_local.kind = CJ_NONE;
-	e->id2_global.kind = e->args.kind = CJ_NONE;
+	e->name.kind = e->cat.kind = e->ph.kind = e->ts.kind = CJ_NONE;
+	e->dur.kind = e->pid.kind = e->tid.kind = e->args.kind = CJ_NONE;
+	e->x = NULL;
 	e->na = 0;
 	e->args_later = 0;
 	e->a = NULL;
@@ -767,7 +826,7 @@ have_key:
 				v = &e->ph;
 				break;
 			case K_SCOPE:
-				v = &e->scope;
+				v = &ev_x(s, e)->scope;
 				break;
 			case K_TS:
 				v = &e->ts;
@@ -792,34 +851,51 @@ have_key:
 				}
 				break;
 			case K_ID:
-				v = &e->id;
+				v = &ev_x(s, e)->id;
 				break;
 			case K_BIND_ID:
-				v = &e->bind_id;
+				v = &ev_x(s, e)->bind_id;
 				break;
 			case K_FLOW_IN:
-				v = &e->flow_in;
-				break;
 			case K_FLOW_OUT:
-				v = &e->flow_out;
+			case K_BP: {
+				/* only their kinds are kept (and whether bp is "e") */
+				struct cevx *x = ev_x(s, e);
+				uint8_t *k = mk == K_FLOW_IN	? &x->flow_in
+					     : mk == K_FLOW_OUT ? &x->flow_out
+								: &x->bp;
+
+				if (*k == CJ_NONE) {
+					/* (rare: not member_value(), which is
+					 * inlined where the members most events
+					 * have are read) */
+					err = event_value(js, &dummy);
+					if (err)
+						return err;
+					*k = dummy.kind;
+					if (mk == K_BP)
+						x->bp_e = dummy.kind == CJ_STR &&
+							  strcmp(dummy.s, "e") == 0;
+					goto next;
+				}
 				break;
-			case K_BP:
-				v = &e->bp;
-				break;
+			}
 			case K_ID2:
-				if (e->id2.kind == CJ_NONE && pc_jscan_ws(js) == '{') {
-					e->id2.kind = CJ_OBJ;
+				if ((!e->x || !e->x->id2) && pc_jscan_ws(js) == '{') {
+					struct cevx *x = ev_x(s, e);
+
+					x->id2 = 1;
 					SCAN_OBJECT(js, err, k2, l2, {
 						const char *kk = pc_jscan_at(js, k2);
 						struct cjv *w = &dummy;
 
 						(void)l2;
 						if (strcmp(kk, "local") == 0 &&
-						    e->id2_local.kind == CJ_NONE)
-							w = &e->id2_local;
+						    x->id2_local.kind == CJ_NONE)
+							w = &x->id2_local;
 						else if (strcmp(kk, "global") == 0 &&
-							 e->id2_global.kind == CJ_NONE)
-							w = &e->id2_global;
+							 x->id2_global.kind == CJ_NONE)
+							w = &x->id2_global;
 						err = event_value(js, w);
 					});
 					if (err)
@@ -841,14 +917,10 @@ have_key:
 						/* "{}" (half of a trace's events): what
 						 * skip_args() and batch_hash() would find,
 						 * without a lookup or a hash */
-						at = js->olen;
 						js->p = from + 2;
 						e->hargs = s->h_empty;
 						e->args.len = 2;
-						err = pc_jscan_put(js, from, 2);
-						if (err)
-							return err;
-						e->args.s = pc_jscan_at(js, at);
+						e->args.s = "{}";
 						goto next;
 					}
 					err = skip_args(s, e);
@@ -857,12 +929,19 @@ have_key:
 					while (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')
 						q++;
 					e->args_later = *q != '}';
-					/* its text: the reader's payload cache key */
-					at = js->olen;
-					e->args.len = (size_t)(js->p - from);
+					/* its text: the reader's payload cache key (the
+					 * remembered text's bytes, which stay where they
+					 * are until the reader is done with the batch, or
+					 * a copy in the scratch) */
+					e->args.len = (uint32_t)(js->p - from);
 					if (!e->aid) /* (a text not remembered, long: hashed
 						      * while its bytes are at hand) */
 						e->hargs = pc_chrome_hash(from, e->args.len);
+					if (s->ok_text) {
+						e->args.s = s->ok_text;
+						goto next;
+					}
+					at = js->olen;
 					err = pc_jscan_put(js, from, e->args.len);
 					if (err)
 						return err;
@@ -990,18 +1069,22 @@ static int pre_args(struct cscan *s, struct cbatch *b, struct cevr *r, const cha
 		if (s->ok_hit)
 			return 0;
 	} else {
-		uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len), *slot;
+		uint64_t h = e->hargs ? e->hargs : pc_chrome_hash(a, e->args.len);
+		uint32_t *slot, hi = (uint32_t)(h >> 32) | 1;
 
 		e->hargs = h;
 		if (!s->seen) {
-			s->seen = pc_calloc(s->ctx, SEEN_SLOTS, sizeof(*s->seen));
+			s->seen = pc_alloc(s->ctx, SEEN_SLOTS * sizeof(*s->seen));
 			if (!s->seen)
 				return PROFCONV_ERR_NOMEM;
+			memset(s->seen, 0, SEEN_SLOTS * sizeof(*s->seen)); /* (see skip_args()) */
 		}
+		/* (a text taken for one seen by its slot and the hash's high
+		 * half is only left to the reader) */
 		slot = &s->seen[(size_t)(h ^ h >> 32) & (SEEN_SLOTS - 1)];
-		if (*slot == h)
+		if (*slot == hi)
 			return 0;
-		*slot = h;
+		*slot = hi;
 	}
 	/* pc_chrome_args()'s pc_jscan_start(), the scratch kept */
 	js->p = a;
@@ -1057,6 +1140,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	unsigned depth = pc_jpull_depth(s->p);
 	unsigned max_depth = pc_jpull_max_depth(s->p) - (depth - 1);
 	size_t olen = js->olen, used, len;
+	uint32_t nx = b->nx;
 	const char *text;
 	int err;
 
@@ -1070,6 +1154,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 		pc_jpull_consume_object(s->p, used, js->nl);
 	} else {
 		js->olen = olen;
+		b->nx = nx;
 		err = pc_jpull_raw_rest(s->p, &text, &len, EVENT_MAX);
 		if (err)
 			return err;
@@ -1088,7 +1173,7 @@ static int scan_one(struct cscan *s, struct cbatch *b, const struct pc_jtok *t)
 	if (keeps_text(js, &r->e)) {
 		size_t at = js->olen;
 
-		r->len = len;
+		r->len = (uint32_t)len; /* (at most EVENT_MAX) */
 		err = pc_jscan_put(js, text, len);
 		if (err)
 			return err;
@@ -1197,7 +1282,8 @@ static int keep_old(void *arg, char *old)
 	struct cbatch *b = arg;
 
 	if (b->nold == PC_ARRAY_SIZE(b->old))
-		return PROFCONV_ERR_NOMEM; /* (cannot be: each one is twice the last) */
+		return PROFCONV_ERR_NOMEM; /* (cannot be: each scratch is twice the last,
+					    * and a batch fills okb at most once) */
 	b->old[b->nold++] = old;
 	return 0;
 }
@@ -1219,6 +1305,7 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 	int err = 0;
 
 	b->n = 0;
+	b->nx = 0;
 	b->nargs = 0;
 	b->end = 0;
 	b->err = 0;
@@ -1243,6 +1330,12 @@ static void batch_fill(struct cscan *s, struct cbatch *b)
 		if (!b->ev)
 			err = PROFCONV_ERR_NOMEM;
 	}
+	if (!err && !b->xs) {
+		b->xs = pc_alloc(s->ctx, BATCH_EVENTS * sizeof(*b->xs));
+		if (!b->xs)
+			err = PROFCONV_ERR_NOMEM;
+	}
+	s->cur = b;
 	while (!err && b->n < BATCH_EVENTS && js->olen < BATCH_BYTES &&
 	       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		t = pc_jpull_next_object(s->p);
@@ -1399,6 +1492,7 @@ int pc_chrome_scan_end(struct cscan *s)
 	}
 	for (i = 0; i < NBATCH; i++) {
 		pc_free(s->ctx, s->b[i].ev);
+		pc_free(s->ctx, s->b[i].xs);
 		pc_free(s->ctx, s->b[i].scratch);
 		free_old(s->ctx, &s->b[i]);
 		pc_free(s->ctx, s->b[i].args);

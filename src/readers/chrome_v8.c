@@ -582,6 +582,7 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 	static const char *const args_keys[] = { "data" };
 	static const char *const start_key[] = { "startTime" };
 	const struct cev *e = &ev->e;
+	const struct cjv *id = &pc_chrome_x(e)->id;
 	struct pc_jscan *js = &r->v8js;
 	const char *args, *data;
 	struct pc_jscan_it it;
@@ -589,13 +590,13 @@ int pc_chrome_profile_event(struct rd *r, struct tinfo *ti, const struct cevr *e
 	struct v8prof *pf;
 	int err, ok;
 
-	if (e->id.kind == CJ_STR)
-		pc_snprintf(idbuf, sizeof(idbuf), "%s", e->id.s);
-	else if (e->id.kind == CJ_NUM)
+	if (id->kind == CJ_STR)
+		pc_snprintf(idbuf, sizeof(idbuf), "%s", id->s);
+	else if (id->kind == CJ_NUM)
 		pc_snprintf(idbuf, sizeof(idbuf), "0x%llx",
-			    e->id.d >= 0 && e->id.d < 1.8446744073709552e19
-				    ? (unsigned long long)e->id.d
-				    : (unsigned long long)pc_chrome_to_i64(e->id.d));
+			    id->d >= 0 && id->d < 1.8446744073709552e19
+				    ? (unsigned long long)id->d
+				    : (unsigned long long)pc_chrome_to_i64(id->d));
 	else
 		return pc_warn(r->ctx, W_BAD_EVENT, NULL, "%s: a %s event without an id", r->name,
 			       name);

@@ -263,7 +263,7 @@ enum cjk { CJ_NONE = 0 /* absent */, CJ_NUM, CJ_STR, CJ_TRUE, CJ_FALSE, CJ_NULL,
 
 struct cjv {
 	uint8_t kind; /* enum cjk */
-	size_t len;   /* of s */
+	uint32_t len; /* of s (an event is at most EVENT_MAX bytes) */
 	union {
 		double d;      /* CJ_NUM */
 		const char *s; /* CJ_STR: decoded, ends at its first NUL (cJSON's C string);
@@ -281,15 +281,30 @@ struct carg {
 	struct cjv v;
 };
 
+/*
+ * The members most events lack, kept apart from struct cev (the scanner's
+ * batch has a block for each event that has any of them, struct cev's x):
+ * the records the scanner writes and the reader reads for every event stay
+ * small (a record is written and read once per event, and the ring's
+ * records are fresh memory the first time round).
+ */
+struct cevx {
+	struct cjv scope, id, bind_id, id2_local, id2_global;
+	uint8_t flow_in, flow_out, bp; /* their kinds (enum cjk) */
+	uint8_t bp_e;		       /* bp is "e" */
+	uint8_t id2;		       /* id2 is an object (id2_local, id2_global: its members) */
+};
+
 /* The members of one event the reader uses (the first of each name, as cJSON finds them). */
 struct cev {
-	uint32_t nmembers;
-	struct cjv name, cat, ph, scope, ts, dur, pid, tid, id, bind_id, flow_in, flow_out, bp, id2,
-		id2_local, id2_global, args; /* args.s: the object's text, as it is in the trace */
+	struct cjv name, cat, ph, ts, dur, pid, tid,
+		args; /* args.s: the object's text, as it is in the trace */
+	/* scope, id, bind_id, flow_in, flow_out, bp, id2 and id2's local
+	 * and global: NULL when the event has none of them
+	 * (pc_chrome_x() reads them) */
+	struct cevx *x;
 	struct carg *a; /* args members in order (duplicates too), when args is an object;
 			 * decoded by the reader when it needs them (pc_chrome_args()) */
-	uint32_t na;
-	uint8_t args_later; /* args is an object with members not decoded yet */
 	/* pc_chrome_hash() of the args text and of the cat, which the reader's
 	 * payload cache and cats' memo look them up by, and
 	 * pc_chrome_name_hash() of the name (the names' memo's): the name's
@@ -297,6 +312,8 @@ struct cev {
 	 * with the batch (0: not a string / object, a name too long for the
 	 * memo, or an args text with an id) */
 	uint64_t hargs, hname, hcat;
+	uint32_t nmembers;
+	uint32_t na;
 	/*
 	 * The scanner's id of the args text (0: none): two events with the
 	 * same id have args texts byte for byte the same (chrome_scan.c's
@@ -306,7 +323,17 @@ struct cev {
 	 * within one events array.
 	 */
 	uint32_t aid;
+	uint8_t args_later; /* args is an object with members not decoded yet */
 };
+
+/* Every member of struct cevx absent (an event whose x is NULL). */
+extern const struct cevx pc_chrome_no_x;
+
+/* The members of struct cevx of e (all absent when it has none). */
+static inline const struct cevx *pc_chrome_x(const struct cev *e)
+{
+	return e->x ? e->x : &pc_chrome_no_x;
+}
 
 /* A scanned event: its members, where it began, and for the kinds handled
  * with cJSON its text after the '{' (else text is NULL). */
@@ -314,7 +341,7 @@ struct cevr {
 	struct cev e;
 	uint64_t off;
 	const char *text;
-	size_t len;
+	uint32_t len;
 	uint32_t a0; /* e.a is the batch's args[a0..] when the scanner decoded them */
 };
 
@@ -356,6 +383,8 @@ static inline int pc_chrome_cjson_kind(char ph, const char *name, size_t name_le
 struct cbatch {
 	struct cevr *ev;
 	uint32_t n;
+	struct cevx *xs; /* the events' x blocks, xs[0..nx) (room for one an event) */
+	uint32_t nx;
 	char *scratch; /* every string the events point to */
 	size_t scap;
 	/* scratches the batch outgrew while it was filled, with strings

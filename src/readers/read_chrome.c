@@ -529,7 +529,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 			return r->ctx->status ? r->ctx->status : PROFCONV_ERR_NOMEM;
 		end = pc_time_add(ts, pc_chrome_us_to_ns(dur));
 		err = pc_chrome_push_marker_set(r, ti, nm, ts, end, PC_PHASE_INTERVAL, c, pl, set);
-		if (!err && e->bind_id.kind != CJ_NONE)
+		if (!err && e->x && e->x->bind_id.kind != CJ_NONE)
 			err = pc_chrome_flow_v2(r, ti, e, ts, ti->t->markers.len - 1, &fl);
 		if (!err && r->blame)
 			err = pc_chrome_add_cslice(r, ti, nm, ts, end, set, 0, r->norder++);
@@ -552,7 +552,7 @@ static int handle_event(struct rd *r, const struct cevr *ev)
 		b->order = r->norder++;
 		b->flow = 0;
 		ti->nopen++;
-		return e->bind_id.kind != CJ_NONE
+		return e->x && e->x->bind_id.kind != CJ_NONE
 			       ? pc_chrome_flow_v2(r, ti, e, ts, PC_NONE, &b->flow)
 			       : 0;
 	}

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <cJSON.h>
 
@@ -1149,6 +1150,87 @@ static void test_chrome_scratch_grows(int lean)
 }
 
 /*
+ * An args text the scanner remembers is not copied into the batch: the
+ * event's args.s points to the remembered bytes (okb in chrome_scan.c).
+ * When they fill their 1 MiB, the next text starts a new store and the old
+ * one is kept with the batch being filled until that batch is filled
+ * again, so the events of that batch and of the batches before it that
+ * the reader still holds or has not taken yet read their texts as they
+ * were written.  Here 4,800 texts of 239 bytes, after the 64th each
+ * followed by the text (i % 64) again (a remembered one, at the start of
+ * the store), fill the store in the ninth batch, while the reader, slow
+ * on each batch, holds an earlier one: every text must read back whole.
+ * With the store cleared and written again from its start (as when the
+ * texts were copied), the texts given again before it filled read the new
+ * texts' bytes; with the old store freed at once, the AddressSanitizer
+ * build sees the reads of freed memory.
+ */
+static void test_chrome_args_store_fills(void)
+{
+	size_t ntext = 4800, cap = ntext * 2 * 400 + 64, n = 0, i, nev = 0;
+	size_t *want_text = malloc(2 * ntext * sizeof(*want_text));
+	char *doc = malloc(cap);
+	struct pc_input *in;
+	struct pc_jpull *p;
+	struct cscan *sc;
+	struct cbatch *b;
+	uint32_t bad = 0, nb = 0;
+	char pad[212];
+
+	if (!doc || !want_text) {
+		free(doc);
+		free(want_text);
+		return;
+	}
+	memset(pad, 'p', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = 0; /* {"text":"%08zu","pad":"%s"}: 239 bytes */
+	n += (size_t)snprintf(doc + n, cap - n, "[");
+	for (i = 0; i < ntext; i++) {
+		size_t k, t;
+
+		for (k = 0; k < (i >= 64 ? 2u : 1u); k++) {
+			t = k ? i % 64 : i;
+			want_text[nev] = t;
+			n += (size_t)snprintf(doc + n, cap - n,
+					      "%s{\"ph\":\"X\",\"name\":\"n\",\"ts\":%zu,\"pid\":1,"
+					      "\"tid\":1,\"args\":{\"text\":\"%08zu\",\"pad\":\"%s\"}}",
+					      nev ? "," : "", nev, t, pad);
+			nev++;
+		}
+	}
+	n += (size_t)snprintf(doc + n, cap - n, "]");
+	scan_begin(doc, n, NULL, 0, &in, &p, &sc);
+	nev = 0;
+	while ((b = pc_chrome_scan_next(sc)) != NULL) {
+		struct timespec slow = { 0, 10 * 1000 * 1000 };
+
+		PC_CHECK_EQ_INT(b->err, 0);
+		/* (the scanner fills the ring meanwhile) */
+		if (nb++ < 10)
+			nanosleep(&slow, NULL);
+		for (i = 0; i < b->n; i++, nev++) {
+			const struct cev *e = &b->ev[i].e;
+			char want[300];
+			int wl = snprintf(want, sizeof(want), "{\"text\":\"%08zu\",\"pad\":\"%s\"}",
+					  want_text[nev], pad);
+
+			bad += !(e->args.kind == CJ_OBJ && e->args.len == (uint32_t)wl &&
+				 memcmp(e->args.s, want, (size_t)wl) == 0);
+		}
+		if (b->end)
+			break;
+	}
+	PC_CHECK_EQ_INT(nev, 2 * ntext - 64);
+	PC_CHECK_EQ_INT(bad, 0);
+	PC_CHECK(nb >= 9);
+	PC_CHECK_EQ_INT(pc_chrome_scan_end(sc), 0);
+	pc_jpull_free(p);
+	pc_input_close(in);
+	free(doc);
+	free(want_text);
+}
+
+/*
  * "args":{} (half of a real trace's events) is taken without the args
  * cache and its hash is set without hashing: the same text, hash and
  * flags as any other args object, in lean batches and not; and an empty
@@ -1997,6 +2079,7 @@ int main(void)
 	test_chrome_pre_args_lean(1);
 	test_chrome_scratch_grows(0);
 	test_chrome_scratch_grows(1);
+	test_chrome_args_store_fills();
 	test_chrome_empty_args();
 	test_chrome_args_ids();
 	test_chrome_keys();
