@@ -272,7 +272,7 @@ struct thread_state {
 	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen;
 	 * raw_first is the leaf frame's entry in the chain's own order */
 	uint64_t *raw_ips;
-	uint32_t *raw_frames;
+	uint32_t *raw_frames; /* (p->wf: 0 for a frame) */
 	uint8_t *raw_kernel;
 	uint32_t raw_nr, raw_cap, raw_first, raw_gen;
 	int raw_ok;
@@ -371,7 +371,7 @@ struct icache_ent {
 	uint64_t addr;
 	uint64_t tag;	/* map generation << 32 | pid */
 	uint32_t flags; /* as the frame cache's */
-	uint32_t frame; /* PC_NONE = empty */
+	uint32_t frame; /* PC_NONE = empty (p->wf: 0, its frame is the worker's) */
 };
 
 /*
@@ -513,8 +513,19 @@ struct perf {
 	struct ftab ftab;
 	int ftab_on;
 	struct perf_stacks *stk; /* perf_stacks.c: NULL until the first chain */
-	uint32_t *frames;
-	uint32_t frames_cap;
+	uint32_t *frames;	 /* a chain's frames (p->wf: FDESC words, fwords of them) */
+	uint32_t frames_cap, fwords;
+	/*
+	 * Where frames are made: the model and ctx (p->m and p->ctx), or, while
+	 * wf, the stack worker's own model and ctx: then the worker makes the
+	 * frames (the frame cache and table, the funcs and frames are its) from
+	 * what the reader found for each entry (key, lib and flags: FDESC), and
+	 * the reader keeps only the maps, the address cache and the rest
+	 * (perf_stacks.c).
+	 */
+	struct pc_model *fm;
+	struct profconv_ctx *fctx;
+	int wf;
 
 	uint16_t cat_user, cat_kernel;
 	int64_t first_sample, last_sample;
@@ -654,15 +665,42 @@ void perf_unwind_free(struct perf *p);
 int perf_unwind_report(struct perf *p);
 /*
  * perf_stacks.c: a resolved chain (frame rows, leaf first; none: the empty
- * stack) of a thread, or a one-frame stack, interned in the order submitted,
+ * stack; while p->wf FDESC entries, of all but the last nshared, which are
+ * the thread's previous chain's first, root first) of a thread, or a
+ * one-frame stack, interned in the order submitted,
  * maybe on a second thread; *ticket stands for its stack until
  * perf_stacks_end(), which makes the model's stack rows and puts the stacks
  * in place of the tickets in the samples, the markers' causes and the open
  * sched_switch stretches.  PC_NONE is the empty stack throughout.
  */
 int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
-		      uint32_t nframes, uint32_t *ticket);
-int perf_stacks_root(struct perf *p, uint32_t frame, uint32_t *ticket);
+		      uint32_t nwords, uint32_t nframes, uint32_t nshared, uint32_t *ticket);
+int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uint32_t *ticket);
+/* Before the first chain's frames are resolved: may start the worker, with
+ * frames made on it (p->wf).  0 or error. */
+int perf_stacks_begin(struct perf *p);
+/* The reader is about to change what the worker reads (a string, a lib):
+ * the worker finishes what it was given first.  0 or error. */
+int perf_stacks_quiesce(struct perf *p);
+/* The worker's: a new func's name, a number the reader turns into the
+ * string row at perf_stacks_quiesce() (p->wf), and a frame made. */
+uint32_t perf_stacks_hexname(struct perf *p, uint64_t key);
+int perf_stacks_frame_made(struct perf *p, uint32_t row, const struct pc_frame_key *k);
+/* A frame entry for the worker (p->wf): FD_HIT | the address cache's slot
+ * that holds it; or the slot it fills (FD_NOSLOT: none), the key's two
+ * halves and the lib (+1, 0 for none) with the flags (caller, kernel) in
+ * the top two bits: at most FDESC_WORDS words. */
+#define FDESC_WORDS 4
+#define FD_HIT 0x80000000u
+#define FD_NOSLOT 0x7fffffffu
+#define FDESC_LIB_MAX ((1u << 30) - 3) /* (the word is never PC_NONE) */
+/* The frame of an entry made on the worker (read_perf.c). */
+uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf);
+/* A prefetch of the frame cache's slot for an entry (none before the cache). */
+void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf);
+/* The model's string row of s, as pc_str_intern_z() (perf_stacks_quiesce()
+ * first when it would add one while the worker makes frames). */
+uint32_t perf_str_intern_z(struct perf *p, const char *s);
 int perf_stacks_end(struct perf *p);
 void perf_stacks_free(struct perf *p);
 

@@ -51,17 +51,17 @@ struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint3
 			return &t->ents[row];
 		/* the address in another lib: its name is this one's */
 		if (t->ents[row].func != PC_NONE)
-			*name = p->m->funcs.name[t->ents[row].func];
+			*name = p->fm->funcs.name[t->ents[row].func];
 		row = pc_itab_find(&t->index, h, ftab_eq, t->ents, &k, &slot);
 		if (row != PC_NONE)
 			return &t->ents[row];
 	}
 	if (t->len >= (1u << 30)) {
-		pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
+		pc_fail(p->fctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
 		return NULL;
 	}
-	if (pc_grow(p->ctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1) ||
-	    pc_itab_insert(p->ctx, &t->index, slot, h, t->len))
+	if (pc_grow(p->fctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1) ||
+	    pc_itab_insert(p->fctx, &t->index, slot, h, t->len))
 		return NULL;
 	e = &t->ents[t->len++];
 	e->key = key;

@@ -50,7 +50,15 @@ struct stk_thread {
 	uint32_t nlast, last_cap;
 };
 
+/* the new frames the worker made in one chunk, for the model's frame hook */
+struct hook_list {
+	uint32_t *row, *lib;
+	uint64_t *address;
+	uint32_t n, cap;
+};
+
 struct perf_stacks {
+	struct perf *p;
 	struct profconv_ctx *rctx; /* the reader's */
 	const char *path;	   /* the recording's, for messages */
 	struct profconv_ctx *ctx;  /* for the tables: rctx, or the worker's once it runs */
@@ -90,6 +98,27 @@ struct perf_stacks {
 	uint64_t wbase;		     /* where the worker's ctx's count started */
 	int stop;		     /* no more chunks (mu) */
 	int failed;		     /* copy of err for the reader (mu) */
+	/*
+	 * Frames made on the worker (p->wf): its own model (pm) has the funcs
+	 * and frames, numbered as the model's will be; a new func's name is a
+	 * number, hk[number] its key, which the reader turns into a string
+	 * row (hexrow[number]) whenever the worker has finished what it was
+	 * given (perf_stacks_quiesce()): before the reader adds a string, so
+	 * the string table's order is that of reading on one thread.  The
+	 * frame hook is called by the reader for each chunk's new frames.
+	 */
+	int wf, hook;
+	struct pc_model *pm;
+	uint64_t *hk;	    /* the worker's */
+	uint32_t nhk, hk_cap;
+	uint32_t *hexrow;   /* the reader's */
+	uint32_t nhex_done, hexrow_cap;
+	uint32_t *fbuf;	    /* the worker's: a job's frames */
+	uint32_t fbuf_cap;
+	uint32_t *islot;    /* the worker's: by address cache slot, its frame (FD_HIT) */
+	uint32_t wslot;	    /* the worker's: the chunk it interns */
+	struct hook_list hl[NCHUNK];
+	uint64_t nreplayed; /* the reader's: chunks whose new frames it hooked */
 };
 
 /* --- the path index (see struct path_slot) --- */
@@ -311,11 +340,16 @@ static int intern_chain(struct perf_stacks *s, struct stk_thread *ts, const uint
 
 /*
  * Intern one job: w0 is JOB_ROOT (a one-frame path, no thread state), or
- * the thread's number (from 1); frames[0..n) leaf first.  Its stack goes to
- * res[ndone++].  0, or NOMEM / LIMIT (ctx set).
+ * the thread's number (from 1); frames[0..n) leaf first, or while the
+ * worker makes the frames (wf) the FDESC entries (nw words) of frames[0..n
+ * - nsh), the last nsh frames being the first nsh (root first) of the
+ * thread's previous job.  Its stack goes to res[ndone++].  0, or NOMEM /
+ * LIMIT (ctx set).
  */
-static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames, uint32_t n)
+static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames, uint32_t n,
+		      uint32_t nsh, uint32_t nw)
 {
+	struct stk_thread *ts = NULL;
 	uint32_t stack = PC_NONE;
 	int err = 0;
 
@@ -324,11 +358,7 @@ static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames
 	if (s->ndone >= s->res_cap &&
 	    pc_grow(s->ctx, (void **)&s->res, sizeof(*s->res), &s->res_cap, (size_t)s->ndone + 1))
 		return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-	if (w0 == JOB_ROOT) {
-		stack = path_root(s, frames[0]);
-		if (stack == PC_NONE)
-			err = s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-	} else {
+	if (w0 != JOB_ROOT) {
 		uint32_t ix = w0 - 1;
 
 		if (ix >= s->nth) {
@@ -340,7 +370,68 @@ static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames
 			memset(s->th + k, 0, (size_t)(ix + 1 - k) * sizeof(*s->th));
 			s->nth = ix + 1;
 		}
-		err = intern_chain(s, &s->th[ix], frames, n, &stack);
+		ts = &s->th[ix];
+	}
+	if (s->wf) {
+		/* FDESC entries: the frames are made here */
+		uint32_t i, at, nd = n - nsh;
+
+		if (nsh > n || (nsh && (!ts || nsh > ts->nlast)))
+			return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
+				       "%s: a chain shares %u frames of %u", s->path, nsh,
+				       ts ? ts->nlast : 0);
+		if (n > s->fbuf_cap &&
+		    pc_grow(s->ctx, (void **)&s->fbuf, sizeof(*s->fbuf), &s->fbuf_cap, n))
+			return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
+		if (!s->islot) {
+			s->islot = pc_alloc(s->ctx, ((size_t)1 << ICACHE_BITS) * sizeof(*s->islot));
+			if (!s->islot)
+				return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
+			memset(s->islot, 0xff, ((size_t)1 << ICACHE_BITS) * sizeof(*s->islot));
+		}
+		/* the frame cache's slots of the misses, so that theirs overlap */
+		for (at = 0; at < nw; at++)
+			if (!(frames[at] & FD_HIT) && at + FDESC_WORDS <= nw) {
+				perf_frame_prefetch(s->p, (uint64_t)frames[at + 2] << 32 | frames[at + 1],
+						    frames[at + 3]);
+				at += FDESC_WORDS - 1;
+			}
+		for (i = at = 0; i < nd; i++) {
+			uint32_t w = at < nw ? frames[at] : FD_HIT | PC_NONE, f;
+
+			if (w & FD_HIT) {
+				w &= ~FD_HIT;
+				f = w < (1u << ICACHE_BITS) ? s->islot[w] : PC_NONE;
+				at++;
+				if (f == PC_NONE)
+					return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
+						       "%s: a frame of an empty slot", s->path);
+			} else {
+				if (at + FDESC_WORDS > nw ||
+				    (w != FD_NOSLOT && w >= (1u << ICACHE_BITS)))
+					return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
+						       "%s: a bad frame entry", s->path);
+				f = perf_frame_of(s->p, (uint64_t)frames[at + 2] << 32 | frames[at + 1],
+						  frames[at + 3]);
+				if (f == PC_NONE)
+					return s->ctx->status ? s->ctx->status
+							      : PROFCONV_ERR_NOMEM;
+				if (w != FD_NOSLOT)
+					s->islot[w] = f;
+				at += FDESC_WORDS;
+			}
+			s->fbuf[i] = f;
+		}
+		for (i = 0; i < nsh; i++)
+			s->fbuf[n - 1 - i] = ts->last_frames[i];
+		frames = s->fbuf;
+	}
+	if (!ts) {
+		stack = path_root(s, frames[0]);
+		if (stack == PC_NONE)
+			err = s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
+	} else {
+		err = intern_chain(s, ts, frames, n, &stack);
 	}
 	if (err)
 		return err;
@@ -365,11 +456,19 @@ static void *worker_run(void *arg)
 			break; /* stopped, and nothing left */
 		c = s->chunk[s->nfinished % NCHUNK];
 		n = s->chunk_len[s->nfinished % NCHUNK];
+		s->wslot = (uint32_t)(s->nfinished % NCHUNK);
 		pthread_mutex_unlock(&s->mu);
-		for (at = 0; at < n && !s->err; at += 2 + c[at + 1]) {
-			err = intern_job(s, c[at], c + at + 2, c[at + 1]);
+		/* (the reader hooked this slot's frames before filling it again) */
+		s->hl[s->wslot].n = 0;
+		for (at = 0; at < n && !s->err;) {
+			/* (wf: the shared frames and the entries' words too) */
+			uint32_t nf = c[at + 1], nsh = s->wf ? c[at + 2] : 0;
+			uint32_t nw = s->wf ? c[at + 3] : nf, hdr = s->wf ? 4 : 2;
+
+			err = intern_job(s, c[at], c + at + hdr, nf, nsh, nw);
 			if (err)
 				s->err = err;
+			at += hdr + nw;
 		}
 		pthread_mutex_lock(&s->mu);
 		s->wmem = s->ctx->mem_used - s->wbase;
@@ -379,6 +478,98 @@ static void *worker_run(void *arg)
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
+}
+
+/* The reader makes frames again (p->wf off; the worker's model, if any,
+ * is freed with the reader's ctx: its memory was adopted, or was never
+ * the worker's to use). */
+static void frames_back(struct perf_stacks *s)
+{
+	struct perf *p = s->p;
+
+	p->wf = s->wf = 0;
+	p->fm = p->m;
+	p->fctx = p->ctx;
+}
+
+/* Call the model's frame hook for the frames the worker made in chunks
+ * [nreplayed, upto), in the order made (the reader's thread). */
+static void replay_hooks(struct perf_stacks *s, uint64_t upto)
+{
+	struct pc_model *m = s->p->m;
+
+	for (; s->nreplayed < upto; s->nreplayed++) {
+		const struct hook_list *l = &s->hl[s->nreplayed % NCHUNK];
+		struct pc_frame_key k;
+		uint32_t i;
+
+		if (!m->frame_hook)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.native_symbol = PC_NONE;
+		for (i = 0; i < l->n; i++) {
+			k.lib = l->lib[i];
+			k.address = l->address[i];
+			m->frame_hook(m->frame_hook_user, m, l->row[i], &k);
+		}
+	}
+}
+
+/* The worker's names so far made string rows, in the order it numbered
+ * them (the worker has finished all it was given).  0 or error. */
+static int materialize_names(struct perf_stacks *s)
+{
+	struct perf *p = s->p;
+	uint32_t i;
+
+	if (s->nhk > s->hexrow_cap &&
+	    pc_grow(s->rctx, (void **)&s->hexrow, sizeof(*s->hexrow), &s->hexrow_cap, s->nhk))
+		return PROFCONV_ERR_NOMEM;
+	for (i = s->nhex_done; i < s->nhk; i++) {
+		s->hexrow[i] = pc_str_add_hex(p->m, s->hk[i]);
+		if (s->hexrow[i] == PC_NONE)
+			return s->rctx->status ? s->rctx->status : PROFCONV_ERR_NOMEM;
+	}
+	s->nhex_done = s->nhk;
+	return 0;
+}
+
+uint32_t perf_stacks_hexname(struct perf *p, uint64_t key)
+{
+	struct perf_stacks *s = p->stk;
+
+	if (s->nhk == PC_NONE - 1 ||
+	    (s->nhk == s->hk_cap &&
+	     pc_grow(s->ctx, (void **)&s->hk, sizeof(*s->hk), &s->hk_cap, (size_t)s->nhk + 1)))
+		return PC_NONE;
+	s->hk[s->nhk] = key;
+	return s->nhk++;
+}
+
+int perf_stacks_frame_made(struct perf *p, uint32_t row, const struct pc_frame_key *k)
+{
+	struct perf_stacks *s = p->stk;
+	struct hook_list *l = &s->hl[s->wslot];
+
+	if (!s->hook)
+		return 0;
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap;
+
+		if (pc_grow(s->ctx, (void **)&l->row, sizeof(*l->row), &cap, (size_t)l->n + 1))
+			return PROFCONV_ERR_NOMEM;
+		cap = l->cap;
+		if (pc_grow(s->ctx, (void **)&l->lib, sizeof(*l->lib), &cap, (size_t)l->n + 1) ||
+		    pc_grow(s->ctx, (void **)&l->address, sizeof(*l->address), &l->cap,
+			    (size_t)l->n + 1))
+			return PROFCONV_ERR_NOMEM;
+	}
+	l->row[l->n] = row;
+	l->lib[l->n] = k->lib;
+	/* as stored (pc_frame_add_new() normalizes it) */
+	l->address[l->n] = k->address > (uint64_t)INT64_MAX ? PC_NO_ADDRESS : k->address;
+	l->n++;
+	return 0;
 }
 
 /*
@@ -391,7 +582,7 @@ static void *worker_run(void *arg)
  * adds is counted in the reader's ctx too, at every chunk handed over, so
  * that the reader's allocations meet the limit as well.
  */
-static void worker_start(struct perf_stacks *s)
+static void worker_start(struct perf_stacks *s, int wf)
 {
 	struct profconv_ctx *w;
 	unsigned i;
@@ -421,6 +612,15 @@ static void worker_start(struct perf_stacks *s)
 		pc_clear_error(s->rctx);
 		goto undo;
 	}
+	if (wf) {
+		/* the frames' model: the worker's (perf_stacks_end() moves its
+		 * funcs and frames to the reader's) */
+		s->pm = pc_model_new(w);
+		if (!s->pm) {
+			pc_clear_error(w);
+			goto undo;
+		}
+	}
 	if (pthread_mutex_init(&s->mu, NULL))
 		goto undo;
 	if (pthread_cond_init(&s->cv, NULL)) {
@@ -428,7 +628,16 @@ static void worker_start(struct perf_stacks *s)
 		goto undo;
 	}
 	s->ctx = w;
+	if (s->pm) {
+		struct perf *p = s->p;
+
+		s->wf = p->wf = 1;
+		s->hook = p->m->frame_hook != NULL;
+		p->fm = s->pm;
+		p->fctx = w;
+	}
 	if (pthread_create(&s->th_id, NULL, worker_run, s)) {
+		frames_back(s);
 		s->ctx = s->rctx;
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
@@ -446,6 +655,8 @@ undo:
 		pc_free(s->rctx, s->chunk[i]);
 		s->chunk[i] = NULL;
 	}
+	pc_model_free(s->pm);
+	s->pm = NULL;
 	profconv_ctx_free(w);
 }
 
@@ -465,6 +676,7 @@ static void mirror_mem(struct perf_stacks *s)
  * 0, or the worker's error (it has stopped interning). */
 static int hand_over(struct perf_stacks *s)
 {
+	uint64_t done;
 	int failed;
 
 	pthread_mutex_lock(&s->mu);
@@ -475,10 +687,50 @@ static int hand_over(struct perf_stacks *s)
 	while (s->nfilled - s->nfinished == NCHUNK && !s->failed)
 		pthread_cond_wait(&s->cv, &s->mu);
 	failed = s->failed;
+	done = s->nfinished;
 	pthread_mutex_unlock(&s->mu);
 	s->cur = s->chunk[s->nfilled % NCHUNK];
 	s->used = 0;
+	if (s->wf && !failed)
+		replay_hooks(s, done); /* (before the next chunk's slot is filled) */
 	return failed;
+}
+
+/* Hand the chunk being filled over and wait until the worker has interned
+ * every chunk (it then waits for the next).  0, or the worker's error. */
+static int drain(struct perf_stacks *s)
+{
+	uint64_t done;
+	int failed;
+
+	pthread_mutex_lock(&s->mu);
+	mirror_mem(s);
+	if (s->used) {
+		s->chunk_len[s->nfilled % NCHUNK] = s->used;
+		s->nfilled++;
+		pthread_cond_broadcast(&s->cv);
+	}
+	while (s->nfinished != s->nfilled && !s->failed)
+		pthread_cond_wait(&s->cv, &s->mu);
+	failed = s->failed;
+	done = s->nfinished;
+	pthread_mutex_unlock(&s->mu);
+	s->cur = s->chunk[s->nfilled % NCHUNK];
+	s->used = 0;
+	if (!failed)
+		replay_hooks(s, done);
+	return failed;
+}
+
+int perf_stacks_quiesce(struct perf *p)
+{
+	struct perf_stacks *s = p->stk;
+	int err;
+
+	if (!s || !s->wf)
+		return 0;
+	err = s->running ? drain(s) : 0;
+	return err ? err : materialize_names(s);
 }
 
 /* Stop the worker after what was handed over; its ctx is adopted (its
@@ -548,6 +800,7 @@ static int stacks_get(struct perf *p, struct perf_stacks **out)
 		s = pc_calloc(p->ctx, 1, sizeof(*s));
 		if (!s)
 			return PROFCONV_ERR_NOMEM;
+		s->p = p;
 		s->rctx = s->ctx = p->ctx;
 		s->path = p->path;
 		s->data_size = p->data_size;
@@ -560,10 +813,11 @@ static int stacks_get(struct perf *p, struct perf_stacks **out)
 	return 0;
 }
 
-/* Submit a job of n frames (leaf first) with first word w0; *ticket is
- * its number.  0, or an error (ctx set). */
-static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t n,
-		  uint32_t *ticket)
+/* Submit a job of n frames (leaf first) with first word w0 (wf: the
+ * entries of the first n - nsh, nw words, see intern_job()); *ticket is its
+ * number.  0, or an error (ctx set). */
+static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t nw, uint32_t n,
+		  uint32_t nsh, uint32_t *ticket)
 {
 	struct perf_stacks *s;
 	int err = stacks_get(p, &s);
@@ -573,31 +827,39 @@ static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t 
 	if (s->njobs == PC_NONE - 1)
 		return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many stacks", p->path);
 	if (!s->running && !s->tried && s->njobs >= s->thread_after)
-		worker_start(s);
+		worker_start(s, 0);
 	if (!s->running) {
-		err = intern_job(s, w0, frames, n);
+		err = intern_job(s, w0, frames, n, 0, nw);
 		if (err)
 			return err;
 	} else {
-		if (2 + (size_t)n > CHUNK_WORDS)
+		/* (FDESC entries while the worker makes the frames) */
+		uint32_t hdr = s->wf ? 4 : 2;
+		size_t words = (size_t)nw + hdr;
+
+		if (words > CHUNK_WORDS)
 			return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL,
 				       "%s: a callchain of %u frames", p->path, n);
-		if (s->used + 2 + n > CHUNK_WORDS) {
+		if (s->used + words > CHUNK_WORDS) {
 			err = hand_over(s);
 			if (err)
 				return err;
 		}
 		s->cur[s->used] = w0;
 		s->cur[s->used + 1] = n;
-		memcpy(s->cur + s->used + 2, frames, (size_t)n * sizeof(*frames));
-		s->used += 2 + n;
+		if (s->wf) {
+			s->cur[s->used + 2] = nsh;
+			s->cur[s->used + 3] = nw;
+		}
+		memcpy(s->cur + s->used + hdr, frames, (size_t)nw * sizeof(*frames));
+		s->used += (uint32_t)words;
 	}
 	*ticket = s->njobs++;
 	return 0;
 }
 
 int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
-		      uint32_t nframes, uint32_t *ticket)
+		      uint32_t nwords, uint32_t nframes, uint32_t nshared, uint32_t *ticket)
 {
 	int err;
 
@@ -612,7 +874,7 @@ int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *f
 				       p->path);
 		ts->stk_ix = ++s->nthreads_seen;
 	}
-	err = submit(p, ts->stk_ix, frames, nframes, ticket);
+	err = submit(p, ts->stk_ix, frames, nwords, nframes, nshared, ticket);
 	/* the empty stack is known now (its job only resets the thread's state):
 	 * a cause of PC_NONE is no cause */
 	if (!err && !nframes)
@@ -620,9 +882,73 @@ int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *f
 	return err;
 }
 
-int perf_stacks_root(struct perf *p, uint32_t frame, uint32_t *ticket)
+int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uint32_t *ticket)
 {
-	return submit(p, JOB_ROOT, &frame, 1, ticket);
+	return submit(p, JOB_ROOT, frame, nwords, 1, 0, ticket);
+}
+
+/*
+ * Whether the worker may make the frames too: when it starts before the
+ * first frame (a recording of THREAD_AT_ONCE or more, or
+ * PROFCONV_PERF_STACK_THREAD=0) of a model with no func and no frame, with
+ * the reader's frame table (not PROFCONV_PERF_FRAME_TABLE=off), and not
+ * under PROFCONV_PERF_FRAME_THREAD=off.  The frame cache and table, the
+ * funcs and frames are then the worker's; the reader finds each entry's
+ * lib and key.  The reading thread was the conversion's critical path.
+ */
+static int frames_may_move(const struct perf *p)
+{
+	const char *e = getenv("PROFCONV_PERF_FRAME_TABLE"), *f;
+
+	if (p->fcache || p->m->funcs.len || p->m->frames.len || (e && strcmp(e, "off") == 0))
+		return 0;
+	f = getenv("PROFCONV_PERF_FRAME_THREAD");
+	return !(f && strcmp(f, "off") == 0);
+}
+
+int perf_stacks_begin(struct perf *p)
+{
+	struct perf_stacks *s;
+	int err = stacks_get(p, &s);
+
+	if (err)
+		return err;
+	if (!s->running && !s->tried && s->njobs >= s->thread_after)
+		worker_start(s, frames_may_move(p));
+	return 0;
+}
+
+/*
+ * After the worker stopped (its ctx adopted): the frames it made become the
+ * model's (names made string rows, the hooks called), and the reader makes
+ * frames again.  0 or error.
+ */
+static int frames_end(struct perf *p, struct perf_stacks *s)
+{
+	struct pc_model *pm = s->pm;
+	struct pc_func_table *ft;
+	uint32_t i, max = 0;
+	int err;
+
+	if (!pm)
+		return 0;
+	pm->ctx = p->ctx; /* (what it holds was counted in the worker's, now the reader's) */
+	s->pm = NULL;
+	replay_hooks(s, s->nfinished);
+	err = materialize_names(s);
+	ft = &pm->funcs;
+	for (i = 0; !err && i < ft->len; i++) {
+		ft->name[i] = s->hexrow[ft->name[i]];
+		if (ft->name[i] > max || !i)
+			max = ft->name[i];
+	}
+	/* as pc_func_add_new() of these names would have left it (no row indexed) */
+	ft->pending_name_max = ft->len ? max : 0;
+	if (!err)
+		pc_model_take_frames(p->m, pm);
+	pc_model_free(pm);
+	frames_back(s);
+	return err;
 }
 
 /* Our rows into the model's stack table; res[] turned into its rows. */
@@ -676,6 +1002,8 @@ int perf_stacks_end(struct perf *p)
 	err = worker_stop(s);
 	if (!err && s->err)
 		err = s->err;
+	if (!err)
+		err = frames_end(p, s);
 	if (!err && s->ndone != s->njobs)
 		err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
 			      "%s: %u of %u callchains interned", p->path, s->ndone, s->njobs);
@@ -712,6 +1040,21 @@ void perf_stacks_free(struct perf *p)
 	if (!s)
 		return;
 	worker_stop(s);
+	if (s->pm) {
+		s->pm->ctx = p->ctx;
+		pc_model_free(s->pm);
+		s->pm = NULL;
+	}
+	frames_back(s);
+	for (i = 0; i < NCHUNK; i++) {
+		pc_free(p->ctx, s->hl[i].row);
+		pc_free(p->ctx, s->hl[i].lib);
+		pc_free(p->ctx, s->hl[i].address);
+	}
+	pc_free(p->ctx, s->hk);
+	pc_free(p->ctx, s->hexrow);
+	pc_free(p->ctx, s->fbuf);
+	pc_free(p->ctx, s->islot);
 	for (i = 0; i < s->nth; i++) {
 		pc_free(p->ctx, s->th[i].last_frames);
 		pc_free(p->ctx, s->th[i].last_stacks);
