@@ -79,43 +79,6 @@ static void free_thread(struct profconv_ctx *ctx, struct pc_thread *t)
 	pc_free(ctx, t);
 }
 
-static void free_funcs(struct profconv_ctx *ctx, struct pc_model *m)
-{
-	pc_free(ctx, m->funcs.name);
-	pc_free(ctx, m->funcs.resource);
-	pc_free(ctx, m->funcs.source);
-	pc_free(ctx, m->funcs.line);
-	pc_free(ctx, m->funcs.column);
-	pc_free(ctx, m->funcs.is_js);
-	pc_free(ctx, m->funcs.relevant_for_js);
-	pc_itab_free(ctx, &m->funcs.index);
-}
-
-static void free_frames(struct profconv_ctx *ctx, struct pc_model *m)
-{
-	pc_free(ctx, m->frames.address);
-	pc_free(ctx, m->frames.lib);
-	pc_free(ctx, m->frames.func);
-	pc_free(ctx, m->frames.native_symbol);
-	pc_free(ctx, m->frames.line);
-	pc_free(ctx, m->frames.column);
-	pc_free(ctx, m->frames.category);
-	pc_free(ctx, m->frames.subcategory);
-	pc_free(ctx, m->frames.inline_depth);
-	pc_itab_free(ctx, &m->frames.index);
-	pc_free(ctx, m->frames.inner_window_id);
-}
-
-void pc_model_take_frames(struct pc_model *dst, struct pc_model *src)
-{
-	free_funcs(dst->ctx, dst);
-	free_frames(dst->ctx, dst);
-	dst->funcs = src->funcs;
-	dst->frames = src->frames;
-	memset(&src->funcs, 0, sizeof(src->funcs));
-	memset(&src->frames, 0, sizeof(src->frames));
-}
-
 void pc_model_free(struct pc_model *m)
 {
 	struct profconv_ctx *ctx;
@@ -138,7 +101,14 @@ void pc_model_free(struct pc_model *m)
 	pc_free(ctx, m->resources.lib);
 	pc_itab_free(ctx, &m->resources.index);
 
-	free_funcs(ctx, m);
+	pc_free(ctx, m->funcs.name);
+	pc_free(ctx, m->funcs.resource);
+	pc_free(ctx, m->funcs.source);
+	pc_free(ctx, m->funcs.line);
+	pc_free(ctx, m->funcs.column);
+	pc_free(ctx, m->funcs.is_js);
+	pc_free(ctx, m->funcs.relevant_for_js);
+	pc_itab_free(ctx, &m->funcs.index);
 
 	pc_free(ctx, m->native_symbols.lib);
 	pc_free(ctx, m->native_symbols.address);
@@ -154,7 +124,17 @@ void pc_model_free(struct pc_model *m)
 	pc_free(ctx, m->sources.source_map_url);
 	pc_free(ctx, m->sources.content);
 
-	free_frames(ctx, m);
+	pc_free(ctx, m->frames.address);
+	pc_free(ctx, m->frames.lib);
+	pc_free(ctx, m->frames.func);
+	pc_free(ctx, m->frames.native_symbol);
+	pc_free(ctx, m->frames.line);
+	pc_free(ctx, m->frames.column);
+	pc_free(ctx, m->frames.category);
+	pc_free(ctx, m->frames.subcategory);
+	pc_free(ctx, m->frames.inline_depth);
+	pc_itab_free(ctx, &m->frames.index);
+	pc_free(ctx, m->frames.inner_window_id);
 
 	pc_free(ctx, m->stacks.frame);
 	pc_free(ctx, m->stacks.prefix);
@@ -906,7 +886,7 @@ static uint32_t frame_push_row(struct pc_model *m, const struct pc_frame_key *k,
 	if (index >= 0 && t->indexed == row)
 		t->indexed = t->len;
 	if (m->frame_hook)
-		m->frame_hook(m->frame_hook_user, m, row, k);
+		m->frame_hook(m->frame_hook_user, m, row);
 	return row;
 }
 

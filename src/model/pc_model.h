@@ -583,8 +583,6 @@ struct pc_meta {
 	uint32_t more;
 };
 
-struct pc_frame_key;
-
 struct pc_model {
 	struct profconv_ctx *ctx;
 	/*
@@ -625,15 +623,11 @@ struct pc_model {
 	const char *reader; /* static: the registry name of the reader that filled it */
 	/*
 	 * Optional: while set, called after each frame row is added, on the
-	 * thread that adds it, with the row's key as stored (so that it need
-	 * not read the frame columns: the perf reader calls it itself for rows
-	 * its stack worker made in a model of its own, see perf_stacks.c).
-	 * The symbol prefetch (pc_symprep_start()) uses it to learn which libs
-	 * the frames need while a reader is still reading; it must not change
-	 * the model.
+	 * thread that adds it.  The symbol prefetch (pc_symprep_start()) uses
+	 * it to learn which libs the frames need while a reader is still
+	 * reading; it must not change the model.
 	 */
-	void (*frame_hook)(void *user, const struct pc_model *m, uint32_t row,
-			   const struct pc_frame_key *k);
+	void (*frame_hook)(void *user, const struct pc_model *m, uint32_t row);
 	void *frame_hook_user;
 };
 
@@ -660,10 +654,6 @@ uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v);
 /* The row of string s if the index has it, else PC_NONE; never for a string
  * that starts with "0x" (pc_str_add_hex() rows may be pending): PC_NONE. */
 uint32_t pc_str_find(const struct pc_model *m, const char *s, size_t len);
-/* dst's func and frame tables, both empty, become src's (whose become
- * empty); both models' ctxs must count the same memory (one adopted the
- * other's).  The perf reader's stack worker fills src. */
-void pc_model_take_frames(struct pc_model *dst, struct pc_model *src);
 static inline const char *pc_str(const struct pc_model *m, uint32_t i)
 {
 	return m->strings.ptr[i];

@@ -516,14 +516,13 @@ struct perf {
 	uint32_t *frames;	 /* a chain's frames (p->wf: FDESC words, fwords of them) */
 	uint32_t frames_cap, fwords;
 	/*
-	 * Where frames are made: the model and ctx (p->m and p->ctx), or, while
-	 * wf, the stack worker's own model and ctx: then the worker makes the
-	 * frames (the frame cache and table, the funcs and frames are its) from
-	 * what the reader found for each entry (key, lib and flags: FDESC), and
-	 * the reader keeps only the maps, the address cache and the rest
-	 * (perf_stacks.c).
+	 * While wf, the stack worker finds the frames (the frame cache and
+	 * table are its, with fctx its ctx, else p->ctx) from what the reader
+	 * found for each entry (key, lib and flags: FDESC), and numbers the new
+	 * ones, which the reader adds to the model in that order
+	 * (perf_stacks.c); the reader keeps the maps, the address cache and the
+	 * rest.
 	 */
-	struct pc_model *fm;
 	struct profconv_ctx *fctx;
 	int wf;
 
@@ -625,10 +624,13 @@ void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);
 /*
  * perf_frames.c: (key, lib)'s entry, made (func and frames PC_NONE) when
- * new, and then *name is the name string of key's func in another lib, or
- * PC_NONE when key has none yet.  NULL on OOM.
+ * new, and then *other is the func of key's entry in another lib (whose
+ * name is this key's too), or PC_NONE when key has none yet.  NULL on OOM
+ * (p->fctx set).
  */
-struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name);
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *other);
+/* A prefetch of key's first slot in the frame table's index. */
+void perf_ftab_prefetch(const struct perf *p, uint64_t key);
 void perf_ftab_free(struct perf *p);
 
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);
@@ -679,13 +681,16 @@ int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uin
 /* Before the first chain's frames are resolved: may start the worker, with
  * frames made on it (p->wf).  0 or error. */
 int perf_stacks_begin(struct perf *p);
-/* The reader is about to change what the worker reads (a string, a lib):
- * the worker finishes what it was given first.  0 or error. */
+/* The reader is about to add a string: the worker finishes what it was
+ * given first, and the reader adds its new frames (their names).  0 or
+ * error. */
 int perf_stacks_quiesce(struct perf *p);
-/* The worker's: a new func's name, a number the reader turns into the
- * string row at perf_stacks_quiesce() (p->wf), and a frame made. */
-uint32_t perf_stacks_hexname(struct perf *p, uint64_t key);
-int perf_stacks_frame_made(struct perf *p, uint32_t row, const struct pc_frame_key *k);
+/* The worker's (p->wf): the row number of a new frame of (key, lib) with
+ * flags (caller | kernel << 1), of func *func or, when PC_NONE, of a new
+ * one numbered here (named as func other's, or by the key), for the reader
+ * to make with perf_frame_make().  PC_NONE: out of memory (p->fctx set). */
+uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint32_t flags,
+			       uint32_t *func, uint32_t other);
 /* A frame entry for the worker (p->wf): FD_HIT | the address cache's slot
  * that holds it; or the slot it fills (FD_NOSLOT: none), the key's two
  * halves and the lib (+1, 0 for none) with the flags (caller, kernel) in
@@ -694,8 +699,11 @@ int perf_stacks_frame_made(struct perf *p, uint32_t row, const struct pc_frame_k
 #define FD_HIT 0x80000000u
 #define FD_NOSLOT 0x7fffffffu
 #define FDESC_LIB_MAX ((1u << 30) - 3) /* (the word is never PC_NONE) */
-/* The frame of an entry made on the worker (read_perf.c). */
+/* read_perf.c: the frame of an entry, on the worker; a frame added to the
+ * model (see there). */
 uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf);
+uint32_t perf_frame_make(struct perf *p, uint32_t lib, uint64_t key, int in_kernel, int is_caller,
+			 uint32_t *func, uint32_t other);
 /* A prefetch of the frame cache's slot for an entry (none before the cache). */
 void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf);
 /* The model's string row of s, as pc_str_intern_z() (perf_stacks_quiesce()

@@ -227,9 +227,6 @@ uint32_t perf_lib_for(struct perf *p, const char *file, const uint8_t *inline_id
 	lib.resource = pc_resource_intern(p->m, lib.name, PC_NONE, PC_RES_LIBRARY, p->m->libs.len);
 	if (lib.resource == PC_NONE)
 		return PC_NONE;
-	/* the worker reads the libs' rows while it makes frames */
-	if (perf_stacks_quiesce(p))
-		return PC_NONE;
 	row = pc_lib_add(p->m, &lib);
 	if (row == PC_NONE)
 		return PC_NONE;

@@ -50,10 +50,18 @@ struct stk_thread {
 	uint32_t nlast, last_cap;
 };
 
-/* the new frames the worker made in one chunk, for the model's frame hook */
-struct hook_list {
-	uint32_t *row, *lib;
-	uint64_t *address;
+/* A new frame the worker numbered (perf_stacks_new_frame()), for the reader
+ * to add: its key, lib, flags (caller | kernel << 1, FR_NEWFUNC), its func
+ * (new when FR_NEWFUNC: then named as func other's, or by the key). */
+struct frec {
+	uint64_t key;
+	uint32_t lib, func, other, flags;
+};
+#define FR_NEWFUNC 4u
+
+/* the new frames the worker numbered in one chunk */
+struct frec_list {
+	struct frec *r;
 	uint32_t n, cap;
 };
 
@@ -99,26 +107,23 @@ struct perf_stacks {
 	int stop;		     /* no more chunks (mu) */
 	int failed;		     /* copy of err for the reader (mu) */
 	/*
-	 * Frames made on the worker (p->wf): its own model (pm) has the funcs
-	 * and frames, numbered as the model's will be; a new func's name is a
-	 * number, hk[number] its key, which the reader turns into a string
-	 * row (hexrow[number]) whenever the worker has finished what it was
-	 * given (perf_stacks_quiesce()): before the reader adds a string, so
-	 * the string table's order is that of reading on one thread.  The
-	 * frame hook is called by the reader for each chunk's new frames.
+	 * Frames found on the worker (p->wf): it numbers the new funcs and
+	 * frames as the model will (nfunc, nframe), and lists them by chunk;
+	 * the reader adds them to the model in that order once the chunk is
+	 * interned (replay_frames()), and before it adds a string of its own
+	 * it waits for the worker to finish what it was given
+	 * (perf_stacks_quiesce()), so the string table's order is that of
+	 * reading on one thread, and the model is the reader's alone.
 	 */
-	int wf, hook;
-	struct pc_model *pm;
-	uint64_t *hk;	    /* the worker's */
-	uint32_t nhk, hk_cap;
-	uint32_t *hexrow;   /* the reader's */
-	uint32_t nhex_done, hexrow_cap;
+	int wf;
+	uint32_t nfunc, nframe; /* the worker's */
+	uint32_t rframe;	/* the reader's: frames added */
 	uint32_t *fbuf;	    /* the worker's: a job's frames */
 	uint32_t fbuf_cap;
 	uint32_t *islot;    /* the worker's: by address cache slot, its frame (FD_HIT) */
 	uint32_t wslot;	    /* the worker's: the chunk it interns */
-	struct hook_list hl[NCHUNK];
-	uint64_t nreplayed; /* the reader's: chunks whose new frames it hooked */
+	struct frec_list fl[NCHUNK];
+	uint64_t nreplayed; /* the reader's: chunks whose new frames it added */
 };
 
 /* --- the path index (see struct path_slot) --- */
@@ -458,8 +463,8 @@ static void *worker_run(void *arg)
 		n = s->chunk_len[s->nfinished % NCHUNK];
 		s->wslot = (uint32_t)(s->nfinished % NCHUNK);
 		pthread_mutex_unlock(&s->mu);
-		/* (the reader hooked this slot's frames before filling it again) */
-		s->hl[s->wslot].n = 0;
+		/* (the reader added this slot's frames before filling it again) */
+		s->fl[s->wslot].n = 0;
 		for (at = 0; at < n && !s->err;) {
 			/* (wf: the shared frames and the entries' words too) */
 			uint32_t nf = c[at + 1], nsh = s->wf ? c[at + 2] : 0;
@@ -480,96 +485,62 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
-/* The reader makes frames again (p->wf off; the worker's model, if any,
- * is freed with the reader's ctx: its memory was adopted, or was never
- * the worker's to use). */
+/* The reader makes frames again (p->wf off). */
 static void frames_back(struct perf_stacks *s)
 {
 	struct perf *p = s->p;
 
 	p->wf = s->wf = 0;
-	p->fm = p->m;
 	p->fctx = p->ctx;
 }
 
-/* Call the model's frame hook for the frames the worker made in chunks
- * [nreplayed, upto), in the order made (the reader's thread). */
-static void replay_hooks(struct perf_stacks *s, uint64_t upto)
-{
-	struct pc_model *m = s->p->m;
-
-	for (; s->nreplayed < upto; s->nreplayed++) {
-		const struct hook_list *l = &s->hl[s->nreplayed % NCHUNK];
-		struct pc_frame_key k;
-		uint32_t i;
-
-		if (!m->frame_hook)
-			continue;
-		memset(&k, 0, sizeof(k));
-		k.native_symbol = PC_NONE;
-		for (i = 0; i < l->n; i++) {
-			k.lib = l->lib[i];
-			k.address = l->address[i];
-			m->frame_hook(m->frame_hook_user, m, l->row[i], &k);
-		}
-	}
-}
-
-/* The worker's names so far made string rows, in the order it numbered
- * them (the worker has finished all it was given).  0 or error. */
-static int materialize_names(struct perf_stacks *s)
+/* Add the frames the worker numbered in chunks [nreplayed, upto) to the
+ * model, in the order numbered (the reader's thread).  0 or error. */
+static int replay_frames(struct perf_stacks *s, uint64_t upto)
 {
 	struct perf *p = s->p;
-	uint32_t i;
 
-	if (s->nhk > s->hexrow_cap &&
-	    pc_grow(s->rctx, (void **)&s->hexrow, sizeof(*s->hexrow), &s->hexrow_cap, s->nhk))
-		return PROFCONV_ERR_NOMEM;
-	for (i = s->nhex_done; i < s->nhk; i++) {
-		s->hexrow[i] = pc_str_add_hex(p->m, s->hk[i]);
-		if (s->hexrow[i] == PC_NONE)
-			return s->rctx->status ? s->rctx->status : PROFCONV_ERR_NOMEM;
+	for (; s->nreplayed < upto; s->nreplayed++) {
+		const struct frec_list *l = &s->fl[s->nreplayed % NCHUNK];
+		uint32_t i;
+
+		for (i = 0; i < l->n; i++) {
+			const struct frec *r = &l->r[i];
+			uint32_t func = r->flags & FR_NEWFUNC ? PC_NONE : r->func;
+			uint32_t row = perf_frame_make(p, r->lib, r->key, (int)(r->flags >> 1 & 1),
+						       (int)(r->flags & 1), &func, r->other);
+
+			if (row == PC_NONE)
+				return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
+			if (row != s->rframe++ || func != r->func)
+				return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
+					       "%s: frame %u made as %u", p->path, row, s->rframe - 1);
+		}
 	}
-	s->nhex_done = s->nhk;
 	return 0;
 }
 
-uint32_t perf_stacks_hexname(struct perf *p, uint64_t key)
+uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint32_t flags,
+			       uint32_t *func, uint32_t other)
 {
 	struct perf_stacks *s = p->stk;
+	struct frec_list *l = &s->fl[s->wslot];
+	struct frec *r;
 
-	if (s->nhk == PC_NONE - 1 ||
-	    (s->nhk == s->hk_cap &&
-	     pc_grow(s->ctx, (void **)&s->hk, sizeof(*s->hk), &s->hk_cap, (size_t)s->nhk + 1)))
+	if (l->n == l->cap &&
+	    pc_grow(s->ctx, (void **)&l->r, sizeof(*l->r), &l->cap, (size_t)l->n + 1))
 		return PC_NONE;
-	s->hk[s->nhk] = key;
-	return s->nhk++;
-}
-
-int perf_stacks_frame_made(struct perf *p, uint32_t row, const struct pc_frame_key *k)
-{
-	struct perf_stacks *s = p->stk;
-	struct hook_list *l = &s->hl[s->wslot];
-
-	if (!s->hook)
-		return 0;
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap;
-
-		if (pc_grow(s->ctx, (void **)&l->row, sizeof(*l->row), &cap, (size_t)l->n + 1))
-			return PROFCONV_ERR_NOMEM;
-		cap = l->cap;
-		if (pc_grow(s->ctx, (void **)&l->lib, sizeof(*l->lib), &cap, (size_t)l->n + 1) ||
-		    pc_grow(s->ctx, (void **)&l->address, sizeof(*l->address), &l->cap,
-			    (size_t)l->n + 1))
-			return PROFCONV_ERR_NOMEM;
+	r = &l->r[l->n++];
+	r->key = key;
+	r->lib = lib;
+	r->other = other;
+	r->flags = flags;
+	if (*func == PC_NONE) {
+		*func = s->nfunc++;
+		r->flags |= FR_NEWFUNC;
 	}
-	l->row[l->n] = row;
-	l->lib[l->n] = k->lib;
-	/* as stored (pc_frame_add_new() normalizes it) */
-	l->address[l->n] = k->address > (uint64_t)INT64_MAX ? PC_NO_ADDRESS : k->address;
-	l->n++;
-	return 0;
+	r->func = *func;
+	return s->nframe++;
 }
 
 /*
@@ -612,15 +583,6 @@ static void worker_start(struct perf_stacks *s, int wf)
 		pc_clear_error(s->rctx);
 		goto undo;
 	}
-	if (wf) {
-		/* the frames' model: the worker's (perf_stacks_end() moves its
-		 * funcs and frames to the reader's) */
-		s->pm = pc_model_new(w);
-		if (!s->pm) {
-			pc_clear_error(w);
-			goto undo;
-		}
-	}
 	if (pthread_mutex_init(&s->mu, NULL))
 		goto undo;
 	if (pthread_cond_init(&s->cv, NULL)) {
@@ -628,12 +590,10 @@ static void worker_start(struct perf_stacks *s, int wf)
 		goto undo;
 	}
 	s->ctx = w;
-	if (s->pm) {
+	if (wf) {
 		struct perf *p = s->p;
 
-		s->wf = p->wf = 1;
-		s->hook = p->m->frame_hook != NULL;
-		p->fm = s->pm;
+		s->wf = p->wf = p->ftab_on = 1;
 		p->fctx = w;
 	}
 	if (pthread_create(&s->th_id, NULL, worker_run, s)) {
@@ -655,8 +615,6 @@ undo:
 		pc_free(s->rctx, s->chunk[i]);
 		s->chunk[i] = NULL;
 	}
-	pc_model_free(s->pm);
-	s->pm = NULL;
 	profconv_ctx_free(w);
 }
 
@@ -691,9 +649,8 @@ static int hand_over(struct perf_stacks *s)
 	pthread_mutex_unlock(&s->mu);
 	s->cur = s->chunk[s->nfilled % NCHUNK];
 	s->used = 0;
-	if (s->wf && !failed)
-		replay_hooks(s, done); /* (before the next chunk's slot is filled) */
-	return failed;
+	/* (before the next chunk's slot is filled) */
+	return failed ? failed : replay_frames(s, done);
 }
 
 /* Hand the chunk being filled over and wait until the worker has interned
@@ -717,20 +674,14 @@ static int drain(struct perf_stacks *s)
 	pthread_mutex_unlock(&s->mu);
 	s->cur = s->chunk[s->nfilled % NCHUNK];
 	s->used = 0;
-	if (!failed)
-		replay_hooks(s, done);
-	return failed;
+	return failed ? failed : replay_frames(s, done);
 }
 
 int perf_stacks_quiesce(struct perf *p)
 {
 	struct perf_stacks *s = p->stk;
-	int err;
 
-	if (!s || !s->wf)
-		return 0;
-	err = s->running ? drain(s) : 0;
-	return err ? err : materialize_names(s);
+	return s && s->wf && s->running ? drain(s) : 0;
 }
 
 /* Stop the worker after what was handed over; its ctx is adopted (its
@@ -918,36 +869,16 @@ int perf_stacks_begin(struct perf *p)
 	return 0;
 }
 
-/*
- * After the worker stopped (its ctx adopted): the frames it made become the
- * model's (names made string rows, the hooks called), and the reader makes
- * frames again.  0 or error.
- */
-static int frames_end(struct perf *p, struct perf_stacks *s)
+/* After the worker stopped: the frames it numbered are added, and the
+ * reader makes frames again.  0 or error. */
+static int frames_end(struct perf_stacks *s)
 {
-	struct pc_model *pm = s->pm;
-	struct pc_func_table *ft;
-	uint32_t i, max = 0;
-	int err;
+	int err = 0;
 
-	if (!pm)
-		return 0;
-	pm->ctx = p->ctx; /* (what it holds was counted in the worker's, now the reader's) */
-	s->pm = NULL;
-	replay_hooks(s, s->nfinished);
-	err = materialize_names(s);
-	ft = &pm->funcs;
-	for (i = 0; !err && i < ft->len; i++) {
-		ft->name[i] = s->hexrow[ft->name[i]];
-		if (ft->name[i] > max || !i)
-			max = ft->name[i];
+	if (s->wf) {
+		err = replay_frames(s, s->nfinished);
+		frames_back(s);
 	}
-	/* as pc_func_add_new() of these names would have left it (no row indexed) */
-	ft->pending_name_max = ft->len ? max : 0;
-	if (!err)
-		pc_model_take_frames(p->m, pm);
-	pc_model_free(pm);
-	frames_back(s);
 	return err;
 }
 
@@ -1003,7 +934,7 @@ int perf_stacks_end(struct perf *p)
 	if (!err && s->err)
 		err = s->err;
 	if (!err)
-		err = frames_end(p, s);
+		err = frames_end(s);
 	if (!err && s->ndone != s->njobs)
 		err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
 			      "%s: %u of %u callchains interned", p->path, s->ndone, s->njobs);
@@ -1040,19 +971,9 @@ void perf_stacks_free(struct perf *p)
 	if (!s)
 		return;
 	worker_stop(s);
-	if (s->pm) {
-		s->pm->ctx = p->ctx;
-		pc_model_free(s->pm);
-		s->pm = NULL;
-	}
 	frames_back(s);
-	for (i = 0; i < NCHUNK; i++) {
-		pc_free(p->ctx, s->hl[i].row);
-		pc_free(p->ctx, s->hl[i].lib);
-		pc_free(p->ctx, s->hl[i].address);
-	}
-	pc_free(p->ctx, s->hk);
-	pc_free(p->ctx, s->hexrow);
+	for (i = 0; i < NCHUNK; i++)
+		pc_free(p->ctx, s->fl[i].r);
 	pc_free(p->ctx, s->fbuf);
 	pc_free(p->ctx, s->islot);
 	for (i = 0; i < s->nth; i++) {

@@ -428,21 +428,62 @@ static inline uint32_t frame_variant(const struct perf *p, int mapped, uint64_t 
 }
 
 /*
+ * The frame of (key, lib) (lib PC_NONE: an absolute address in no mapping)
+ * in the mode and place given, added to the model, and first its func when
+ * *func is PC_NONE (then set): named as func other's (the same key in
+ * another lib), or by the key's hex.  Before symbolication every address is
+ * its own func, named by its hex address (lib-relative when a mapping
+ * covers it, absolute otherwise).  is_caller marks a return address: the
+ * frame stores address - 1 (the front-end's "nudge"), the func keeps the
+ * address itself.  The frame row, or PC_NONE (ctx set, else out of memory).
+ */
+uint32_t perf_frame_make(struct perf *p, uint32_t lib, uint64_t key, int in_kernel, int is_caller,
+			 uint32_t *func, uint32_t other)
+{
+	struct pc_frame_key k;
+
+	if (*func == PC_NONE) {
+		struct pc_func_key fk;
+
+		/* the frame table asks for each key's name once: pc_str_add_hex() */
+		fk.name = other != PC_NONE ? p->m->funcs.name[other] : pc_str_add_hex(p->m, key);
+		if (fk.name == PC_NONE)
+			return PC_NONE;
+		fk.source = PC_NONE;
+		fk.line = fk.column = 0;
+		fk.is_js = fk.relevant_for_js = 0;
+		fk.resource = lib != PC_NONE ? p->m->libs.rows[lib].resource : PC_NONE;
+		*func = pc_func_add_new(p->m, &fk);
+		if (*func == PC_NONE)
+			return PC_NONE;
+	}
+	memset(&k, 0, sizeof(k));
+	if (lib != PC_NONE) {
+		k.address = is_caller && key ? key - 1 : key;
+	} else {
+		k.address = PC_NO_ADDRESS;
+	}
+	k.lib = lib;
+	k.func = *func;
+	k.native_symbol = PC_NONE;
+	k.category = in_kernel ? p->cat_kernel : p->cat_user;
+	k.subcategory = 0;
+	return pc_frame_add_new(p->m, &k);
+}
+
+/*
  * The frame of a lib-relative key (lib PC_NONE: an absolute address in no
- * mapping), made if new, in p->fm with p->fctx: on the reading thread, or
- * on the stack worker while p->wf (perf_frame_of()).  Before symbolication
- * every address is its own func, named by its hex address (lib-relative
- * when a mapping covers it, absolute otherwise).  is_caller marks a return
- * address: the frame stores address - 1 (the front-end's "nudge"), the
- * func keeps the address itself.
+ * mapping), through the frame cache and table (perf_frame_make() when new),
+ * or while p->wf on the worker, a row number for perf_stacks.c to make
+ * (perf_stacks_new_frame()).  PC_NONE on error (p->fctx set).
  */
 static uint32_t frame_for_key(struct perf *p, uint32_t lib, uint64_t key, int in_kernel,
 			      int is_caller)
 {
-	uint32_t flags = (uint32_t)(is_caller | in_kernel << 1), h, v = 0;
+	uint32_t flags = (uint32_t)(is_caller | in_kernel << 1), h, v, other;
 	int mapped = lib != PC_NONE;
 	struct fcache_ent *ce;
-	struct ftab_ent *fe = NULL;
+	struct ftab_ent *fe;
 	struct pc_func_key fk;
 	struct pc_frame_key k;
 	char name[24];
@@ -455,15 +496,21 @@ static uint32_t frame_for_key(struct perf *p, uint32_t lib, uint64_t key, int in
 		return ce->frame;
 
 	if (p->ftab_on) {
-		fe = perf_ftab_get(p, key, lib, &fk.name);
+		fe = perf_ftab_get(p, key, lib, &other);
 		if (!fe)
 			return PC_NONE;
 		v = frame_variant(p, mapped, key, in_kernel, is_caller);
-		if (fe->frame[v] != PC_NONE) {
-			ce->frame = fe->frame[v];
-			goto cached;
+		if (fe->frame[v] == PC_NONE) {
+			fe->frame[v] = p->wf ? perf_stacks_new_frame(p, lib, key, flags, &fe->func, other)
+					     : perf_frame_make(p, lib, key, in_kernel, is_caller,
+							       &fe->func, other);
+			if (fe->frame[v] == PC_NONE)
+				return PC_NONE;
 		}
+		ce->frame = fe->frame[v];
+		goto cached;
 	}
+	/* (PROFCONV_PERF_FRAME_TABLE=off, or the model had rows: it interns) */
 	memset(&k, 0, sizeof(k));
 	if (mapped) {
 		k.address = is_caller && key ? key - 1 : key;
@@ -471,36 +518,20 @@ static uint32_t frame_for_key(struct perf *p, uint32_t lib, uint64_t key, int in
 		k.address = PC_NO_ADDRESS;
 	}
 	k.lib = lib;
-	k.func = fe ? fe->func : PC_NONE;
-	if (k.func == PC_NONE) {
-		/* the frame table asks for each key's name once: pc_str_add_hex(),
-		 * or on the worker a number for the reader to make it from */
-		if (!fe)
-			fk.name = pc_str_intern(p->m, name, hex_name(name, key));
-		else if (fk.name == PC_NONE)
-			fk.name = p->wf ? perf_stacks_hexname(p, key) : pc_str_add_hex(p->m, key);
-		if (fk.name == PC_NONE)
-			return PC_NONE;
-		fk.source = PC_NONE;
-		fk.line = fk.column = 0;
-		fk.is_js = fk.relevant_for_js = 0;
-		fk.resource = mapped ? p->m->libs.rows[lib].resource : PC_NONE;
-		k.func = fe ? pc_func_add_new(p->fm, &fk) : pc_func_intern(p->m, &fk);
-		if (k.func == PC_NONE)
-			return PC_NONE;
-		if (fe)
-			fe->func = k.func;
-	}
+	fk.name = pc_str_intern(p->m, name, hex_name(name, key));
+	if (fk.name == PC_NONE)
+		return PC_NONE;
+	fk.source = PC_NONE;
+	fk.line = fk.column = 0;
+	fk.is_js = fk.relevant_for_js = 0;
+	fk.resource = mapped ? p->m->libs.rows[lib].resource : PC_NONE;
+	k.func = pc_func_intern(p->m, &fk);
+	if (k.func == PC_NONE)
+		return PC_NONE;
 	k.native_symbol = PC_NONE;
 	k.category = in_kernel ? p->cat_kernel : p->cat_user;
 	k.subcategory = 0;
-	if (fe) {
-		ce->frame = fe->frame[v] = pc_frame_add_new(p->fm, &k);
-		if (p->wf && ce->frame != PC_NONE && perf_stacks_frame_made(p, ce->frame, &k))
-			return PC_NONE;
-	} else {
-		ce->frame = pc_frame_intern(p->m, &k);
-	}
+	ce->frame = pc_frame_intern(p->m, &k);
 cached:
 	ce->addr = key;
 	ce->lib = lib;
@@ -544,8 +575,11 @@ uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf)
 
 void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf)
 {
+	/* (the frame table's too: most of a system-wide recording's entries
+	 * that miss the address cache miss the frame cache as well) */
 	if (p->fcache)
 		__builtin_prefetch(&p->fcache[fcache_slot(p, key, (lf & 0x3fffffffu) - 1, lf >> 30)]);
+	perf_ftab_prefetch(p, key);
 }
 
 /* An entry's FDESC word (flags as the frame cache's: caller | kernel << 1);
@@ -646,10 +680,21 @@ static int fcache_first(struct perf *p)
 	 * table knows which are new (PROFCONV_PERF_FRAME_TABLE=off: the model
 	 * interns them, as the tests compare) */
 	e = getenv("PROFCONV_PERF_FRAME_TABLE");
-	p->ftab_on = p->fm->funcs.len == 0 && p->fm->frames.len == 0 && !(e && strcmp(e, "off") == 0);
+	/* (on the worker, p->wf, it is on: frames_may_move()) */
+	if (!p->wf)
+		p->ftab_on = p->m->funcs.len == 0 && p->m->frames.len == 0 &&
+			     !(e && strcmp(e, "off") == 0);
 	for (i = 0; i < n; i++)
 		p->fcache[i].frame = PC_NONE;
 	p->fcache_bits = bits;
+	/* the frame table's index sized for a frame per 96 bytes of data (a
+	 * system-wide recording makes about one per 100: 162 k in 16.5 MB),
+	 * up to 2^18 (4 MiB of slots), instead of doubling (rehashing) up to
+	 * there from 64 slots */
+	if (p->ftab_on && p->data_size &&
+	    pc_itab_reserve(p->fctx, &p->ftab.index,
+			    p->data_size / 96 < (1u << 18) ? (uint32_t)(p->data_size / 96) : 1u << 18))
+		return PROFCONV_ERR_NOMEM;
 	/* (on the worker, p->wf, the reader makes its own) */
 	return p->wf || p->icache ? 0 : icache_first(p, bits);
 }
@@ -2043,7 +2088,7 @@ static int read_perf(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	p.event = pc_opt(ctx, "event");
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
-	p.m = p.fm = m;
+	p.m = m;
 	p.fctx = ctx;
 	p.path = pc_input_name(in);
 	err = perf_parse(&p);
@@ -2074,7 +2119,7 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	p.event = pc_opt(ctx, "event");
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
-	p.m = p.fm = m;
+	p.m = m;
 	p.fctx = ctx;
 	p.path = pc_input_name(in);
 	p.info_only = 1;

@@ -1768,14 +1768,14 @@ static void prep_flush(struct pc_symprep *p)
 }
 
 /* The model's frame hook: a frame that will be looked up names its lib. */
-static void prep_frame(void *user, const struct pc_model *m, uint32_t row,
-		       const struct pc_frame_key *k)
+static void prep_frame(void *user, const struct pc_model *m, uint32_t row)
 {
 	struct pc_symprep *p = user;
-	uint32_t lib = k->lib;
+	const struct pc_frame_table *ft = &m->frames;
+	uint32_t lib = ft->lib[row];
 
-	if (lib == PC_NONE || lib >= m->libs.len || k->inline_depth != 0 ||
-	    k->address == PC_NO_ADDRESS || k->native_symbol != PC_NONE)
+	if (lib == PC_NONE || lib >= m->libs.len || ft->inline_depth[row] != 0 ||
+	    ft->address[row] == PC_NO_ADDRESS || ft->native_symbol[row] != PC_NONE)
 		return;
 	if (p->broken)
 		return;
@@ -1786,7 +1786,7 @@ static void prep_frame(void *user, const struct pc_model *m, uint32_t row,
 	}
 	p->pend_job[p->npend] = p->jobs[p->job_of_lib[lib]];
 	p->pend_row[p->npend] = row;
-	p->pend_addr[p->npend] = k->address;
+	p->pend_addr[p->npend] = ft->address[row];
 	if (++p->npend == PREP_PEND)
 		prep_flush(p);
 }
