@@ -394,8 +394,9 @@ static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames
 				return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
 			memset(s->islot, 0xff, ((size_t)1 << ICACHE_BITS) * sizeof(*s->islot));
 		}
-		/* the frame cache's slots of the misses, so that theirs overlap */
-		for (at = 0; at < nw; at++)
+		/* the frame cache's slots of the misses, so that theirs overlap
+		 * (none when every entry was a hit: one word each) */
+		for (at = 0; nw > nd && at < nw; at++)
 			if (!(frames[at] & FD_HIT) && at + FDESC_WORDS <= nw) {
 				perf_frame_prefetch(s->p, (uint64_t)frames[at + 2] << 32 | frames[at + 1],
 						    frames[at + 3]);

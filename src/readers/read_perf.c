@@ -556,8 +556,9 @@ static inline uint32_t addr_key(struct process *pr, struct process *kernel, uint
 	return mp->lib;
 }
 
-/* Frame for one address of a callchain (see frame_for_key()). */
-static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process *kernel,
+/* Frame for one address of a callchain (see frame_for_key()); kept out of
+ * resolve_entries()'s loop, which calls it on a cache miss only. */
+static __attribute__((noinline)) uint32_t resolve_frame(struct perf *p, struct process *pr, struct process *kernel,
 			      uint64_t addr, int in_kernel, int is_caller)
 {
 	uint64_t key;
@@ -699,12 +700,18 @@ static int fcache_first(struct perf *p)
 	return p->wf || p->icache ? 0 : icache_first(p, bits);
 }
 
-static inline struct icache_ent *icache_at(const struct perf *p, uint64_t addr, uint64_t tag,
-					   uint32_t flags)
+static inline uint32_t icache_ix(const struct perf *p, uint64_t addr, uint64_t tag,
+				 uint32_t flags)
 {
 	uint64_t h = (addr ^ tag << 7 ^ (uint64_t)flags << 62) * 0x9e3779b97f4a7c15ULL;
 
-	return &p->icache[h >> (64 - p->icache_bits)];
+	return (uint32_t)(h >> (64 - p->icache_bits));
+}
+
+static inline struct icache_ent *icache_at(const struct perf *p, uint64_t addr, uint64_t tag,
+					   uint32_t flags)
+{
+	return &p->icache[icache_ix(p, addr, tag, flags)];
 }
 
 /*
@@ -784,7 +791,8 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
  * flags, looked up in the maps.  ts's raw_frames tell frames (0) from
  * context markers (PC_NONE).  0, or -1 (ctx set).
  */
-static int resolve_entries_d(struct perf *p, const struct sample *s, struct process *pr,
+static __attribute__((noinline)) int resolve_entries_d(struct perf *p, const struct sample *s,
+						     struct process *pr,
 			     struct process *kernel, struct thread_state *ts, uint32_t from,
 			     uint32_t to, int *in_kernel, uint32_t *nframes, uint32_t *first)
 {
@@ -797,7 +805,7 @@ static int resolve_entries_d(struct perf *p, const struct sample *s, struct proc
 
 	for (i = from; i < to; i++) {
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i), key;
-		uint32_t lf, flags;
+		uint32_t lf, flags, ix;
 		struct icache_ent *ie;
 
 		raw_ips[top - i] = ip;
@@ -808,9 +816,10 @@ static int resolve_entries_d(struct perf *p, const struct sample *s, struct proc
 			continue;
 		}
 		flags = (uint32_t)((n > 0) | kern << 1);
-		ie = icache_at(p, ip, tag, flags);
+		ix = icache_ix(p, ip, tag, flags);
+		ie = &p->icache[ix];
 		if (ie->frame != PC_NONE && ie->addr == ip && ie->tag == tag && ie->flags == flags) {
-			frames[w++] = FD_HIT | (uint32_t)(ie - p->icache);
+			frames[w++] = FD_HIT | ix;
 		} else {
 			lf = fdesc_word(p, addr_key(pr, kernel, ip, kern, &key), flags);
 			if (lf == PC_NONE) {
@@ -821,7 +830,7 @@ static int resolve_entries_d(struct perf *p, const struct sample *s, struct proc
 			ie->tag = tag;
 			ie->flags = flags;
 			ie->frame = 0;
-			frames[w] = (uint32_t)(ie - p->icache);
+			frames[w] = ix;
 			fdesc_put(frames + w + 1, key, lf);
 			w += FDESC_WORDS;
 		}
@@ -853,9 +862,6 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 	uint32_t nr = (uint32_t)s->nr, shared = 0, split, old_split, first = PC_NONE;
 	int in_kernel = 0, wf = p->wf;
 	size_t words = ((size_t)s->nr + 1) * (wf ? FDESC_WORDS : 1);
-	int (*resolve)(struct perf *, const struct sample *, struct process *, struct process *,
-		       struct thread_state *, uint32_t, uint32_t, int *, uint32_t *, uint32_t *) =
-		wf ? resolve_entries_d : resolve_entries;
 
 	if (words > p->frames_cap &&
 	    pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap, words))
@@ -889,12 +895,16 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 			    &ts->raw_cap, nr))
 			return PROFCONV_ERR_NOMEM;
 	}
-	if (resolve(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first))
+	if (wf ? resolve_entries_d(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first)
+	       : resolve_entries(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first))
 		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 	if (split < nr && (!nframes || old_split <= ts->raw_first ||
 			   ts->raw_kernel[shared - 1] != (uint8_t)in_kernel)) {
 		/* not the same frames after all: resolve the rest too */
-		if (resolve(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes, &first))
+		if (wf ? resolve_entries_d(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes,
+					   &first)
+		       : resolve_entries(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes,
+					 &first))
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 		split = nr;
 	}
