@@ -678,8 +678,8 @@ int perf_unwind_report(struct perf *p);
 int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
 		      uint32_t nwords, uint32_t nframes, uint32_t nshared, uint32_t *ticket);
 int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uint32_t *ticket);
-/* Before the first chain's frames are resolved: may start the worker, with
- * frames made on it (p->wf).  0 or error. */
+/* Before the first chain's frames are resolved: may start the worker, and
+ * have it find the frames (p->wf).  0 or error. */
 int perf_stacks_begin(struct perf *p);
 /* The reader is about to add a string: the worker finishes what it was
  * given first, and the reader adds its new frames (their names).  0 or
@@ -704,7 +704,8 @@ uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint3
 uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf);
 uint32_t perf_frame_make(struct perf *p, uint32_t lib, uint64_t key, int in_kernel, int is_caller,
 			 uint32_t *func, uint32_t other);
-/* A prefetch of the frame cache's slot for an entry (none before the cache). */
+/* A prefetch of the frame cache's and the frame table's index's slots for
+ * an entry (none before they are made). */
 void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf);
 /* The model's string row of s, as pc_str_intern_z() (perf_stacks_quiesce()
  * first when it would add one while the worker makes frames). */
