@@ -715,23 +715,6 @@ static inline struct icache_ent *icache_at(const struct perf *p, uint64_t addr, 
 }
 
 /*
- * Entry k of a chain (root first) into a thread's raw arrays: its address
- * and kern, the mode it is read in.  For a context marker, which has no
- * frame (PC_NONE), the mode of the entries after it (0 or 1); else -1.
- * (kern by value: a byte store through a pointer could alias it.)
- */
-static inline int raw_entry(uint64_t *raw_ips, uint8_t *raw_kernel, uint32_t *raw_frames,
-			    uint32_t k, uint64_t ip, int kern)
-{
-	raw_ips[k] = ip;
-	raw_kernel[k] = (uint8_t)kern;
-	if (ip < CTX_MAX)
-		return -1;
-	raw_frames[k] = PC_NONE;
-	return ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
-}
-
-/*
  * Entries [from, to) of s's callchain resolved, each stored in ts's raw
  * arrays root first (entry i at nr - 1 - i: its address, its frame, PC_NONE
  * for a context marker, and its mode), the frames appended to p->frames;
@@ -755,10 +738,13 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i);
 		uint32_t f = PC_NONE, flags;
 		struct icache_ent *ie = NULL;
-		int hit = 0, mk = raw_entry(raw_ips, raw_kernel, raw_frames, top - i, ip, kern);
+		int hit = 0;
 
-		if (mk >= 0) {
-			kern = mk;
+		raw_ips[top - i] = ip;
+		raw_kernel[top - i] = (uint8_t)kern;
+		if (ip >= CTX_MAX) {
+			kern = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
+			raw_frames[top - i] = PC_NONE;
 			continue;
 		}
 		flags = (uint32_t)((n > 0) | kern << 1);
@@ -821,10 +807,12 @@ static __attribute__((noinline)) int resolve_entries_d(struct perf *p, const str
 		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i), key;
 		uint32_t lf, flags, ix;
 		struct icache_ent *ie;
-		int mk = raw_entry(raw_ips, raw_kernel, raw_frames, top - i, ip, kern);
 
-		if (mk >= 0) {
-			kern = mk;
+		raw_ips[top - i] = ip;
+		raw_kernel[top - i] = (uint8_t)kern;
+		if (ip >= CTX_MAX) {
+			kern = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
+			raw_frames[top - i] = PC_NONE;
 			continue;
 		}
 		flags = (uint32_t)((n > 0) | kern << 1);
