@@ -1560,10 +1560,7 @@ perf-frame-table)
 	# Byte for byte the same, processed and Gecko, without symbols (every
 	# recording: leaf and caller addresses, user and kernel, unmapped ones,
 	# remaps, pipes) and with them (the symbolicator's lookups then enter
-	# the reader's rows in the model's indexes).  The same with the stack
-	# worker started at the first chain (PROFCONV_PERF_STACK_THREAD=0),
-	# which then finds and numbers the frames while the reader adds them
-	# and its own strings in reading order (perf_stacks.c).
+	# the reader's rows in the model's indexes).
 	for c in $(cd "$FX" && ls y_*.data i_*.data y_*.data.zst) "$here/../examples/workload.perf.data" \
 		"y_pie.data --no-host-symbols --symbol-dir $FX/src" \
 		"y_dwarf.data.zst --no-host-symbols --symbol-dir $FX/src --symbol-dir $FX/dwarf-syms" \
@@ -1577,10 +1574,6 @@ perf-frame-table)
 			PROFCONV_PERF_FRAME_TABLE=off expect_rc 0 "$PC" -q $sy --to $to "$@" "$in" -o "$T/off.json" 2>/dev/null
 			expect_rc 0 "$PC" -q $sy --to $to "$@" "$in" -o "$T/on.json" 2>/dev/null
 			cmp -s "$T/off.json" "$T/on.json" || fail "$c --to $to: the frame table converts differently"
-			PROFCONV_PERF_STACK_THREAD=0 expect_rc 0 "$PC" -q $sy --to $to "$@" "$in" \
-				-o "$T/on.json" 2>/dev/null
-			cmp -s "$T/off.json" "$T/on.json" ||
-				fail "$c --to $to: frames found on the stack worker convert differently"
 		done
 	done
 	# y_synth_frames.data (make_synth.py), checked by hand: 15 frames, 10

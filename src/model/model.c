@@ -406,16 +406,6 @@ uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v)
 	return row;
 }
 
-uint32_t pc_str_find(const struct pc_model *m, const char *s, size_t len)
-{
-	struct str_key k = { s, len };
-	uint32_t slot;
-
-	if (len > UINT32_MAX - 1 || starts_0x(s, len))
-		return PC_NONE;
-	return pc_itab_find(&m->strings.index, str_hash(s, len), str_eq, &m->strings, &k, &slot);
-}
-
 /* --- categories and libs --- */
 
 uint16_t pc_model_add_category(struct pc_model *m, const char *name, const char *color)

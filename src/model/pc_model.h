@@ -651,9 +651,6 @@ uint32_t pc_str_intern_z(struct pc_model *m, const char *s);
  * a string starting with "0x" could find it.  Its index or PC_NONE.
  */
 uint32_t pc_str_add_hex(struct pc_model *m, uint64_t v);
-/* The row of string s if the index has it, else PC_NONE; never for a string
- * that starts with "0x" (pc_str_add_hex() rows may be pending): PC_NONE. */
-uint32_t pc_str_find(const struct pc_model *m, const char *s, size_t len);
 static inline const char *pc_str(const struct pc_model *m, uint32_t i)
 {
 	return m->strings.ptr[i];

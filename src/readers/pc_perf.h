@@ -272,7 +272,7 @@ struct thread_state {
 	 * read in (1: kernel); valid when raw_ok and the maps are still raw_gen;
 	 * raw_first is the leaf frame's entry in the chain's own order */
 	uint64_t *raw_ips;
-	uint32_t *raw_frames; /* (p->wf: 0 for a frame) */
+	uint32_t *raw_frames;
 	uint8_t *raw_kernel;
 	uint32_t raw_nr, raw_cap, raw_first, raw_gen;
 	int raw_ok;
@@ -371,7 +371,7 @@ struct icache_ent {
 	uint64_t addr;
 	uint64_t tag;	/* map generation << 32 | pid */
 	uint32_t flags; /* as the frame cache's */
-	uint32_t frame; /* PC_NONE = empty (p->wf: 0, its frame is the worker's) */
+	uint32_t frame; /* PC_NONE = empty */
 };
 
 /*
@@ -513,18 +513,8 @@ struct perf {
 	struct ftab ftab;
 	int ftab_on;
 	struct perf_stacks *stk; /* perf_stacks.c: NULL until the first chain */
-	uint32_t *frames;	 /* a chain's frames (p->wf: FDESC words, fwords of them) */
-	uint32_t frames_cap, fwords;
-	/*
-	 * While wf, the stack worker finds the frames (the frame cache and
-	 * table are its, with fctx its ctx, else p->ctx) from what the reader
-	 * found for each entry (key, lib and flags: FDESC), and numbers the new
-	 * ones, which the reader adds to the model in that order
-	 * (perf_stacks.c); the reader keeps the maps, the address cache and the
-	 * rest.
-	 */
-	struct profconv_ctx *fctx;
-	int wf;
+	uint32_t *frames;
+	uint32_t frames_cap;
 
 	uint16_t cat_user, cat_kernel;
 	int64_t first_sample, last_sample;
@@ -624,13 +614,10 @@ void perf_free_qchunks(struct perf *p, struct qchunk *c);
 struct process *perf_get_process(struct perf *p, int32_t pid);
 /*
  * perf_frames.c: (key, lib)'s entry, made (func and frames PC_NONE) when
- * new, and then *other is the func of key's entry in another lib (whose
- * name is this key's too), or PC_NONE when key has none yet.  NULL on OOM
- * (p->fctx set).
+ * new, and then *name is the name string of key's func in another lib, or
+ * PC_NONE when key has none yet.  NULL on OOM.
  */
-struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *other);
-/* A prefetch of key's first slot in the frame table's index. */
-void perf_ftab_prefetch(const struct perf *p, uint64_t key);
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name);
 void perf_ftab_free(struct perf *p);
 
 struct thread_state *perf_get_thread(struct perf *p, int32_t pid, int32_t tid);
@@ -667,49 +654,15 @@ void perf_unwind_free(struct perf *p);
 int perf_unwind_report(struct perf *p);
 /*
  * perf_stacks.c: a resolved chain (frame rows, leaf first; none: the empty
- * stack; while p->wf FDESC entries, of all but the last nshared, which are
- * the thread's previous chain's first, root first) of a thread, or a
- * one-frame stack, interned in the order submitted,
+ * stack) of a thread, or a one-frame stack, interned in the order submitted,
  * maybe on a second thread; *ticket stands for its stack until
  * perf_stacks_end(), which makes the model's stack rows and puts the stacks
  * in place of the tickets in the samples, the markers' causes and the open
  * sched_switch stretches.  PC_NONE is the empty stack throughout.
  */
 int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
-		      uint32_t nwords, uint32_t nframes, uint32_t nshared, uint32_t *ticket);
-int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uint32_t *ticket);
-/* Before the first chain's frames are resolved: may start the worker, and
- * have it find the frames (p->wf).  0 or error. */
-int perf_stacks_begin(struct perf *p);
-/* The reader is about to add a string: the worker finishes what it was
- * given first, and the reader adds its new frames (their names).  0 or
- * error. */
-int perf_stacks_quiesce(struct perf *p);
-/* The worker's (p->wf): the row number of a new frame of (key, lib) with
- * flags (caller | kernel << 1), of func *func or, when PC_NONE, of a new
- * one numbered here (named as func other's, or by the key), for the reader
- * to make with perf_frame_make().  PC_NONE: out of memory (p->fctx set). */
-uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint32_t flags,
-			       uint32_t *func, uint32_t other);
-/* A frame entry for the worker (p->wf): FD_HIT | the address cache's slot
- * that holds it; or the slot it fills (FD_NOSLOT: none), the key's two
- * halves and the lib (+1, 0 for none) with the flags (caller, kernel) in
- * the top two bits: at most FDESC_WORDS words. */
-#define FDESC_WORDS 4
-#define FD_HIT 0x80000000u
-#define FD_NOSLOT 0x7fffffffu
-#define FDESC_LIB_MAX ((1u << 30) - 3) /* (the word is never PC_NONE) */
-/* read_perf.c: the frame of an entry, on the worker; a frame added to the
- * model (see there). */
-uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf);
-uint32_t perf_frame_make(struct perf *p, uint32_t lib, uint64_t key, int in_kernel, int is_caller,
-			 uint32_t *func, uint32_t other);
-/* A prefetch of the frame cache's and the frame table's index's slots for
- * an entry (none before they are made). */
-void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf);
-/* The model's string row of s, as pc_str_intern_z() (perf_stacks_quiesce()
- * first when it would add one while the worker makes frames). */
-uint32_t perf_str_intern_z(struct perf *p, const char *s);
+		      uint32_t nframes, uint32_t *ticket);
+int perf_stacks_root(struct perf *p, uint32_t frame, uint32_t *ticket);
 int perf_stacks_end(struct perf *p);
 void perf_stacks_free(struct perf *p);
 

@@ -35,32 +35,33 @@ static int ftab_eq(const void *table, uint32_t row, const void *key)
 	return e->key == k->key && (k->any_lib || e->lib == k->lib);
 }
 
-struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *other)
+struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint32_t *name)
 {
 	struct ftab *t = &p->ftab;
 	struct ftab_key k = { key, lib, 0 }, any = { key, PC_NONE, 1 };
 	struct ftab_ent *e;
 	uint32_t h = ftab_hash(key), row, slot;
 
-	*other = PC_NONE;
+	*name = PC_NONE;
 	/* the key's first entry in any lib: nearly always the one, or none
 	 * (then slot is where it goes: the probe run ends there for both) */
 	row = pc_itab_find(&t->index, h, ftab_eq, t->ents, &any, &slot);
 	if (row != PC_NONE) {
 		if (t->ents[row].lib == lib)
 			return &t->ents[row];
-		/* the address in another lib: its func's name is this one's */
-		*other = t->ents[row].func;
+		/* the address in another lib: its name is this one's */
+		if (t->ents[row].func != PC_NONE)
+			*name = p->m->funcs.name[t->ents[row].func];
 		row = pc_itab_find(&t->index, h, ftab_eq, t->ents, &k, &slot);
 		if (row != PC_NONE)
 			return &t->ents[row];
 	}
 	if (t->len >= (1u << 30)) {
-		pc_fail(p->fctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
+		pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "more than 2^30 frames");
 		return NULL;
 	}
-	if (pc_grow(p->fctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1) ||
-	    pc_itab_insert(p->fctx, &t->index, slot, h, t->len))
+	if (pc_grow(p->ctx, (void **)&t->ents, sizeof(*t->ents), &t->cap, (size_t)t->len + 1) ||
+	    pc_itab_insert(p->ctx, &t->index, slot, h, t->len))
 		return NULL;
 	e = &t->ents[t->len++];
 	e->key = key;
@@ -68,14 +69,6 @@ struct ftab_ent *perf_ftab_get(struct perf *p, uint64_t key, uint32_t lib, uint3
 	e->func = PC_NONE;
 	e->frame[0] = e->frame[1] = e->frame[2] = e->frame[3] = PC_NONE;
 	return e;
-}
-
-void perf_ftab_prefetch(const struct perf *p, uint64_t key)
-{
-	const struct pc_itab *x = &p->ftab.index;
-
-	if (x->slots)
-		__builtin_prefetch(&x->slots[ftab_hash(key) & x->mask]);
 }
 
 void perf_ftab_free(struct perf *p)

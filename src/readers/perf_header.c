@@ -221,7 +221,7 @@ static int add_build_id(struct perf *p, const char *path, const unsigned char *i
 			int kernel)
 {
 	struct build_id *b;
-	uint32_t s = perf_str_intern_z(p, path);
+	uint32_t s = pc_str_intern_z(p->m, path);
 
 	if (s == PC_NONE)
 		return PROFCONV_ERR_NOMEM;

@@ -157,8 +157,8 @@ static int set_lib_ids(struct perf *p, struct pc_lib *lib, const uint8_t *id, si
 		idlen = 20; /* build ids are at most 20 bytes (SHA-1) */
 	breakpad_id(bp, id, idlen);
 	hex(code, id, idlen, 0);
-	lib->breakpad_id = perf_str_intern_z(p, bp);
-	lib->code_id = perf_str_intern_z(p, code);
+	lib->breakpad_id = pc_str_intern_z(p->m, bp);
+	lib->code_id = pc_str_intern_z(p->m, code);
 	return lib->breakpad_id == PC_NONE || lib->code_id == PC_NONE ? PROFCONV_ERR_NOMEM : 0;
 }
 
@@ -198,7 +198,7 @@ uint32_t perf_lib_for(struct perf *p, const char *file, const uint8_t *inline_id
 		if (t && name[0] == '[')
 			t[1] = 0;
 	}
-	path = perf_str_intern_z(p, name);
+	path = pc_str_intern_z(p->m, name);
 	if (path == PC_NONE)
 		return PC_NONE;
 	for (i = 0; i < p->nlib_keys; i++)
@@ -213,13 +213,13 @@ uint32_t perf_lib_for(struct perf *p, const char *file, const uint8_t *inline_id
 	}
 	memset(&lib, 0, sizeof(lib));
 	lib.path = path;
-	lib.name = perf_str_intern_z(p, base_name(name));
+	lib.name = pc_str_intern_z(p->m, base_name(name));
 	lib.debug_path = path;
 	lib.debug_name = lib.name;
 	lib.code_id = PC_NONE;
-	lib.arch = p->f_arch ? perf_str_intern_z(p, p->f_arch) : PC_NONE;
+	lib.arch = p->f_arch ? pc_str_intern_z(p->m, p->f_arch) : PC_NONE;
 	lib.is_kernel = (uint8_t)kernel;
-	lib.breakpad_id = perf_str_intern_z(p, "");
+	lib.breakpad_id = pc_str_intern_z(p->m, "");
 	if (id && idlen && set_lib_ids(p, &lib, id, idlen))
 		return PC_NONE;
 	if (lib.name == PC_NONE || lib.breakpad_id == PC_NONE)

@@ -40,7 +40,7 @@ static int offcpu_marker(struct perf *p, struct thread_state *ts, int64_t start,
 	if (!t)
 		return PROFCONV_ERR_NOMEM;
 	pc_marker_row_init(&r);
-	r.name = perf_str_intern_z(p, end == PC_NO_TIME ? "Switched out" : "Off-CPU");
+	r.name = pc_str_intern_z(p->m, end == PC_NO_TIME ? "Switched out" : "Off-CPU");
 	r.start = start;
 	r.end = end;
 	r.phase = end == PC_NO_TIME ? PC_PHASE_INSTANT : PC_PHASE_INTERVAL;

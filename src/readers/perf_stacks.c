@@ -50,23 +50,7 @@ struct stk_thread {
 	uint32_t nlast, last_cap;
 };
 
-/* A new frame the worker numbered (perf_stacks_new_frame()), for the reader
- * to add: its key, lib, flags (caller | kernel << 1, FR_NEWFUNC), its func
- * (new when FR_NEWFUNC: then named as func other's, or by the key). */
-struct frec {
-	uint64_t key;
-	uint32_t lib, func, other, flags;
-};
-#define FR_NEWFUNC 4u
-
-/* the new frames the worker numbered in one chunk */
-struct frec_list {
-	struct frec *r;
-	uint32_t n, cap;
-};
-
 struct perf_stacks {
-	struct perf *p;
 	struct profconv_ctx *rctx; /* the reader's */
 	const char *path;	   /* the recording's, for messages */
 	struct profconv_ctx *ctx;  /* for the tables: rctx, or the worker's once it runs */
@@ -106,24 +90,6 @@ struct perf_stacks {
 	uint64_t wbase;		     /* where the worker's ctx's count started */
 	int stop;		     /* no more chunks (mu) */
 	int failed;		     /* copy of err for the reader (mu) */
-	/*
-	 * Frames found on the worker (p->wf): it numbers the new funcs and
-	 * frames as the model will (nfunc, nframe), and lists them by chunk;
-	 * the reader adds them to the model in that order once the chunk is
-	 * interned (replay_frames()), and before it adds a string of its own
-	 * it waits for the worker to finish what it was given
-	 * (perf_stacks_quiesce()), so the string table's order is that of
-	 * reading on one thread, and the model is the reader's alone.
-	 */
-	int wf;
-	uint32_t nfunc, nframe; /* the worker's */
-	uint32_t rframe;	/* the reader's: frames added */
-	uint32_t *fbuf;	    /* the worker's: a job's frames */
-	uint32_t fbuf_cap;
-	uint32_t *islot;    /* the worker's: by address cache slot, its frame (FD_HIT) */
-	uint32_t wslot;	    /* the worker's: the chunk it interns */
-	struct frec_list fl[NCHUNK];
-	uint64_t nreplayed; /* the reader's: chunks whose new frames it added */
 };
 
 /* --- the path index (see struct path_slot) --- */
@@ -345,16 +311,11 @@ static int intern_chain(struct perf_stacks *s, struct stk_thread *ts, const uint
 
 /*
  * Intern one job: w0 is JOB_ROOT (a one-frame path, no thread state), or
- * the thread's number (from 1); frames[0..n) leaf first, or while the
- * worker makes the frames (wf) the FDESC entries (nw words) of frames[0..n
- * - nsh), the last nsh frames being the first nsh (root first) of the
- * thread's previous job.  Its stack goes to res[ndone++].  0, or NOMEM /
- * LIMIT (ctx set).
+ * the thread's number (from 1); frames[0..n) leaf first.  Its stack goes to
+ * res[ndone++].  0, or NOMEM / LIMIT (ctx set).
  */
-static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames, uint32_t n,
-		      uint32_t nsh, uint32_t nw)
+static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames, uint32_t n)
 {
-	struct stk_thread *ts = NULL;
 	uint32_t stack = PC_NONE;
 	int err = 0;
 
@@ -363,7 +324,11 @@ static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames
 	if (s->ndone >= s->res_cap &&
 	    pc_grow(s->ctx, (void **)&s->res, sizeof(*s->res), &s->res_cap, (size_t)s->ndone + 1))
 		return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-	if (w0 != JOB_ROOT) {
+	if (w0 == JOB_ROOT) {
+		stack = path_root(s, frames[0]);
+		if (stack == PC_NONE)
+			err = s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
+	} else {
 		uint32_t ix = w0 - 1;
 
 		if (ix >= s->nth) {
@@ -375,69 +340,7 @@ static int intern_job(struct perf_stacks *s, uint32_t w0, const uint32_t *frames
 			memset(s->th + k, 0, (size_t)(ix + 1 - k) * sizeof(*s->th));
 			s->nth = ix + 1;
 		}
-		ts = &s->th[ix];
-	}
-	if (s->wf) {
-		/* FDESC entries: the frames are made here */
-		uint32_t i, at, nd = n - nsh;
-
-		if (nsh > n || (nsh && (!ts || nsh > ts->nlast)))
-			return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
-				       "%s: a chain shares %u frames of %u", s->path, nsh,
-				       ts ? ts->nlast : 0);
-		if (n > s->fbuf_cap &&
-		    pc_grow(s->ctx, (void **)&s->fbuf, sizeof(*s->fbuf), &s->fbuf_cap, n))
-			return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-		if (!s->islot) {
-			s->islot = pc_alloc(s->ctx, ((size_t)1 << ICACHE_BITS) * sizeof(*s->islot));
-			if (!s->islot)
-				return s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-			memset(s->islot, 0xff, ((size_t)1 << ICACHE_BITS) * sizeof(*s->islot));
-		}
-		/* the frame cache's slots of the misses, so that theirs overlap
-		 * (none when every entry was a hit: one word each) */
-		for (at = 0; nw > nd && at < nw; at++)
-			if (!(frames[at] & FD_HIT) && at + FDESC_WORDS <= nw) {
-				perf_frame_prefetch(s->p, (uint64_t)frames[at + 2] << 32 | frames[at + 1],
-						    frames[at + 3]);
-				at += FDESC_WORDS - 1;
-			}
-		for (i = at = 0; i < nd; i++) {
-			uint32_t w = at < nw ? frames[at] : FD_HIT | PC_NONE, f;
-
-			if (w & FD_HIT) {
-				w &= ~FD_HIT;
-				f = w < (1u << ICACHE_BITS) ? s->islot[w] : PC_NONE;
-				at++;
-				if (f == PC_NONE)
-					return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
-						       "%s: a frame of an empty slot", s->path);
-			} else {
-				if (at + FDESC_WORDS > nw ||
-				    (w != FD_NOSLOT && w >= (1u << ICACHE_BITS)))
-					return pc_fail(s->ctx, PROFCONV_ERR_INTERNAL, NULL,
-						       "%s: a bad frame entry", s->path);
-				f = perf_frame_of(s->p, (uint64_t)frames[at + 2] << 32 | frames[at + 1],
-						  frames[at + 3]);
-				if (f == PC_NONE)
-					return s->ctx->status ? s->ctx->status
-							      : PROFCONV_ERR_NOMEM;
-				if (w != FD_NOSLOT)
-					s->islot[w] = f;
-				at += FDESC_WORDS;
-			}
-			s->fbuf[i] = f;
-		}
-		for (i = 0; i < nsh; i++)
-			s->fbuf[n - 1 - i] = ts->last_frames[i];
-		frames = s->fbuf;
-	}
-	if (!ts) {
-		stack = path_root(s, frames[0]);
-		if (stack == PC_NONE)
-			err = s->ctx->status ? s->ctx->status : PROFCONV_ERR_NOMEM;
-	} else {
-		err = intern_chain(s, ts, frames, n, &stack);
+		err = intern_chain(s, &s->th[ix], frames, n, &stack);
 	}
 	if (err)
 		return err;
@@ -462,19 +365,11 @@ static void *worker_run(void *arg)
 			break; /* stopped, and nothing left */
 		c = s->chunk[s->nfinished % NCHUNK];
 		n = s->chunk_len[s->nfinished % NCHUNK];
-		s->wslot = (uint32_t)(s->nfinished % NCHUNK);
 		pthread_mutex_unlock(&s->mu);
-		/* (the reader added this slot's frames before filling it again) */
-		s->fl[s->wslot].n = 0;
-		for (at = 0; at < n && !s->err;) {
-			/* (wf: the shared frames and the entries' words too) */
-			uint32_t nf = c[at + 1], nsh = s->wf ? c[at + 2] : 0;
-			uint32_t nw = s->wf ? c[at + 3] : nf, hdr = s->wf ? 4 : 2;
-
-			err = intern_job(s, c[at], c + at + hdr, nf, nsh, nw);
+		for (at = 0; at < n && !s->err; at += 2 + c[at + 1]) {
+			err = intern_job(s, c[at], c + at + 2, c[at + 1]);
 			if (err)
 				s->err = err;
-			at += hdr + nw;
 		}
 		pthread_mutex_lock(&s->mu);
 		s->wmem = s->ctx->mem_used - s->wbase;
@@ -484,64 +379,6 @@ static void *worker_run(void *arg)
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
-}
-
-/* The reader makes frames again (p->wf off). */
-static void frames_back(struct perf_stacks *s)
-{
-	struct perf *p = s->p;
-
-	p->wf = s->wf = 0;
-	p->fctx = p->ctx;
-}
-
-/* Add the frames the worker numbered in chunks [nreplayed, upto) to the
- * model, in the order numbered (the reader's thread).  0 or error. */
-static int replay_frames(struct perf_stacks *s, uint64_t upto)
-{
-	struct perf *p = s->p;
-
-	for (; s->nreplayed < upto; s->nreplayed++) {
-		const struct frec_list *l = &s->fl[s->nreplayed % NCHUNK];
-		uint32_t i;
-
-		for (i = 0; i < l->n; i++) {
-			const struct frec *r = &l->r[i];
-			uint32_t func = r->flags & FR_NEWFUNC ? PC_NONE : r->func;
-			uint32_t row = perf_frame_make(p, r->lib, r->key, (int)(r->flags >> 1 & 1),
-						       (int)(r->flags & 1), &func, r->other);
-
-			if (row == PC_NONE)
-				return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-			if (row != s->rframe++ || func != r->func)
-				return pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
-					       "%s: frame %u made as %u", p->path, row, s->rframe - 1);
-		}
-	}
-	return 0;
-}
-
-uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint32_t flags,
-			       uint32_t *func, uint32_t other)
-{
-	struct perf_stacks *s = p->stk;
-	struct frec_list *l = &s->fl[s->wslot];
-	struct frec *r;
-
-	if (l->n == l->cap &&
-	    pc_grow(s->ctx, (void **)&l->r, sizeof(*l->r), &l->cap, (size_t)l->n + 1))
-		return PC_NONE;
-	r = &l->r[l->n++];
-	r->key = key;
-	r->lib = lib;
-	r->other = other;
-	r->flags = flags;
-	if (*func == PC_NONE) {
-		*func = s->nfunc++;
-		r->flags |= FR_NEWFUNC;
-	}
-	r->func = *func;
-	return s->nframe++;
 }
 
 /*
@@ -554,7 +391,7 @@ uint32_t perf_stacks_new_frame(struct perf *p, uint32_t lib, uint64_t key, uint3
  * adds is counted in the reader's ctx too, at every chunk handed over, so
  * that the reader's allocations meet the limit as well.
  */
-static void worker_start(struct perf_stacks *s, int wf)
+static void worker_start(struct perf_stacks *s)
 {
 	struct profconv_ctx *w;
 	unsigned i;
@@ -591,14 +428,7 @@ static void worker_start(struct perf_stacks *s, int wf)
 		goto undo;
 	}
 	s->ctx = w;
-	if (wf) {
-		struct perf *p = s->p;
-
-		s->wf = p->wf = p->ftab_on = 1;
-		p->fctx = w;
-	}
 	if (pthread_create(&s->th_id, NULL, worker_run, s)) {
-		frames_back(s);
 		s->ctx = s->rctx;
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
@@ -635,7 +465,6 @@ static void mirror_mem(struct perf_stacks *s)
  * 0, or the worker's error (it has stopped interning). */
 static int hand_over(struct perf_stacks *s)
 {
-	uint64_t done;
 	int failed;
 
 	pthread_mutex_lock(&s->mu);
@@ -646,43 +475,10 @@ static int hand_over(struct perf_stacks *s)
 	while (s->nfilled - s->nfinished == NCHUNK && !s->failed)
 		pthread_cond_wait(&s->cv, &s->mu);
 	failed = s->failed;
-	done = s->nfinished;
 	pthread_mutex_unlock(&s->mu);
 	s->cur = s->chunk[s->nfilled % NCHUNK];
 	s->used = 0;
-	/* (before the next chunk's slot is filled) */
-	return failed ? failed : replay_frames(s, done);
-}
-
-/* Hand the chunk being filled over and wait until the worker has interned
- * every chunk (it then waits for the next).  0, or the worker's error. */
-static int drain(struct perf_stacks *s)
-{
-	uint64_t done;
-	int failed;
-
-	pthread_mutex_lock(&s->mu);
-	mirror_mem(s);
-	if (s->used) {
-		s->chunk_len[s->nfilled % NCHUNK] = s->used;
-		s->nfilled++;
-		pthread_cond_broadcast(&s->cv);
-	}
-	while (s->nfinished != s->nfilled && !s->failed)
-		pthread_cond_wait(&s->cv, &s->mu);
-	failed = s->failed;
-	done = s->nfinished;
-	pthread_mutex_unlock(&s->mu);
-	s->cur = s->chunk[s->nfilled % NCHUNK];
-	s->used = 0;
-	return failed ? failed : replay_frames(s, done);
-}
-
-int perf_stacks_quiesce(struct perf *p)
-{
-	struct perf_stacks *s = p->stk;
-
-	return s && s->wf && s->running ? drain(s) : 0;
+	return failed;
 }
 
 /* Stop the worker after what was handed over; its ctx is adopted (its
@@ -752,7 +548,6 @@ static int stacks_get(struct perf *p, struct perf_stacks **out)
 		s = pc_calloc(p->ctx, 1, sizeof(*s));
 		if (!s)
 			return PROFCONV_ERR_NOMEM;
-		s->p = p;
 		s->rctx = s->ctx = p->ctx;
 		s->path = p->path;
 		s->data_size = p->data_size;
@@ -765,11 +560,10 @@ static int stacks_get(struct perf *p, struct perf_stacks **out)
 	return 0;
 }
 
-/* Submit a job of n frames (leaf first) with first word w0 (wf: the
- * entries of the first n - nsh, nw words, see intern_job()); *ticket is its
- * number.  0, or an error (ctx set). */
-static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t nw, uint32_t n,
-		  uint32_t nsh, uint32_t *ticket)
+/* Submit a job of n frames (leaf first) with first word w0; *ticket is
+ * its number.  0, or an error (ctx set). */
+static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t n,
+		  uint32_t *ticket)
 {
 	struct perf_stacks *s;
 	int err = stacks_get(p, &s);
@@ -779,39 +573,31 @@ static int submit(struct perf *p, uint32_t w0, const uint32_t *frames, uint32_t 
 	if (s->njobs == PC_NONE - 1)
 		return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: too many stacks", p->path);
 	if (!s->running && !s->tried && s->njobs >= s->thread_after)
-		worker_start(s, 0);
+		worker_start(s);
 	if (!s->running) {
-		err = intern_job(s, w0, frames, n, 0, nw);
+		err = intern_job(s, w0, frames, n);
 		if (err)
 			return err;
 	} else {
-		/* (FDESC entries while the worker makes the frames) */
-		uint32_t hdr = s->wf ? 4 : 2;
-		size_t words = (size_t)nw + hdr;
-
-		if (words > CHUNK_WORDS)
+		if (2 + (size_t)n > CHUNK_WORDS)
 			return pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL,
 				       "%s: a callchain of %u frames", p->path, n);
-		if (s->used + words > CHUNK_WORDS) {
+		if (s->used + 2 + n > CHUNK_WORDS) {
 			err = hand_over(s);
 			if (err)
 				return err;
 		}
 		s->cur[s->used] = w0;
 		s->cur[s->used + 1] = n;
-		if (s->wf) {
-			s->cur[s->used + 2] = nsh;
-			s->cur[s->used + 3] = nw;
-		}
-		memcpy(s->cur + s->used + hdr, frames, (size_t)nw * sizeof(*frames));
-		s->used += (uint32_t)words;
+		memcpy(s->cur + s->used + 2, frames, (size_t)n * sizeof(*frames));
+		s->used += 2 + n;
 	}
 	*ticket = s->njobs++;
 	return 0;
 }
 
 int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *frames,
-		      uint32_t nwords, uint32_t nframes, uint32_t nshared, uint32_t *ticket)
+		      uint32_t nframes, uint32_t *ticket)
 {
 	int err;
 
@@ -826,7 +612,7 @@ int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *f
 				       p->path);
 		ts->stk_ix = ++s->nthreads_seen;
 	}
-	err = submit(p, ts->stk_ix, frames, nwords, nframes, nshared, ticket);
+	err = submit(p, ts->stk_ix, frames, nframes, ticket);
 	/* the empty stack is known now (its job only resets the thread's state):
 	 * a cause of PC_NONE is no cause */
 	if (!err && !nframes)
@@ -834,53 +620,9 @@ int perf_stacks_chain(struct perf *p, struct thread_state *ts, const uint32_t *f
 	return err;
 }
 
-int perf_stacks_root(struct perf *p, const uint32_t *frame, uint32_t nwords, uint32_t *ticket)
+int perf_stacks_root(struct perf *p, uint32_t frame, uint32_t *ticket)
 {
-	return submit(p, JOB_ROOT, frame, nwords, 1, 0, ticket);
-}
-
-/*
- * Whether the worker may make the frames too: when it starts before the
- * first frame (a recording of THREAD_AT_ONCE or more, or
- * PROFCONV_PERF_STACK_THREAD=0) of a model with no func and no frame, with
- * the reader's frame table (not PROFCONV_PERF_FRAME_TABLE=off), and not
- * under PROFCONV_PERF_FRAME_THREAD=off.  The frame cache and table, the
- * funcs and frames are then the worker's; the reader finds each entry's
- * lib and key.  The reading thread was the conversion's critical path.
- */
-static int frames_may_move(const struct perf *p)
-{
-	const char *e = getenv("PROFCONV_PERF_FRAME_TABLE"), *f;
-
-	if (p->fcache || p->m->funcs.len || p->m->frames.len || (e && strcmp(e, "off") == 0))
-		return 0;
-	f = getenv("PROFCONV_PERF_FRAME_THREAD");
-	return !(f && strcmp(f, "off") == 0);
-}
-
-int perf_stacks_begin(struct perf *p)
-{
-	struct perf_stacks *s;
-	int err = stacks_get(p, &s);
-
-	if (err)
-		return err;
-	if (!s->running && !s->tried && s->njobs >= s->thread_after)
-		worker_start(s, frames_may_move(p));
-	return 0;
-}
-
-/* After the worker stopped: the frames it numbered are added, and the
- * reader makes frames again.  0 or error. */
-static int frames_end(struct perf_stacks *s)
-{
-	int err = 0;
-
-	if (s->wf) {
-		err = replay_frames(s, s->nfinished);
-		frames_back(s);
-	}
-	return err;
+	return submit(p, JOB_ROOT, &frame, 1, ticket);
 }
 
 /* Our rows into the model's stack table; res[] turned into its rows. */
@@ -934,8 +676,6 @@ int perf_stacks_end(struct perf *p)
 	err = worker_stop(s);
 	if (!err && s->err)
 		err = s->err;
-	if (!err)
-		err = frames_end(s);
 	if (!err && s->ndone != s->njobs)
 		err = pc_fail(p->ctx, PROFCONV_ERR_INTERNAL, NULL,
 			      "%s: %u of %u callchains interned", p->path, s->ndone, s->njobs);
@@ -972,11 +712,6 @@ void perf_stacks_free(struct perf *p)
 	if (!s)
 		return;
 	worker_stop(s);
-	frames_back(s);
-	for (i = 0; i < NCHUNK; i++)
-		pc_free(p->ctx, s->fl[i].r);
-	pc_free(p->ctx, s->fbuf);
-	pc_free(p->ctx, s->islot);
 	for (i = 0; i < s->nth; i++) {
 		pc_free(p->ctx, s->th[i].last_frames);
 		pc_free(p->ctx, s->th[i].last_stacks);

@@ -428,66 +428,32 @@ static inline uint32_t frame_variant(const struct perf *p, int mapped, uint64_t 
 }
 
 /*
- * The frame of (key, lib) (lib PC_NONE: an absolute address in no mapping)
- * in the mode and place given, added to the model, and first its func when
- * *func is PC_NONE (then set): named as func other's (the same key in
- * another lib), or by the key's hex.  Before symbolication every address is
- * its own func, named by its hex address (lib-relative when a mapping
- * covers it, absolute otherwise).  is_caller marks a return address: the
- * frame stores address - 1 (the front-end's "nudge"), the func keeps the
- * address itself.  The frame row, or PC_NONE (ctx set, else out of memory).
+ * Frame for one address of a callchain.  Before symbolication every
+ * address is its own func, named by its hex address (lib-relative when a
+ * mapping covers it, absolute otherwise).  is_caller marks a return
+ * address: the frame stores address - 1 (the front-end's "nudge"), the
+ * func keeps the address itself.
  */
-uint32_t perf_frame_make(struct perf *p, uint32_t lib, uint64_t key, int in_kernel, int is_caller,
-			 uint32_t *func, uint32_t other)
+static uint32_t resolve_frame(struct perf *p, struct process *pr, struct process *kernel,
+			      uint64_t addr, int in_kernel, int is_caller)
 {
-	struct pc_frame_key k;
-
-	if (*func == PC_NONE) {
-		struct pc_func_key fk;
-
-		/* the frame table asks for each key's name once: pc_str_add_hex() */
-		fk.name = other != PC_NONE ? p->m->funcs.name[other] : pc_str_add_hex(p->m, key);
-		if (fk.name == PC_NONE)
-			return PC_NONE;
-		fk.source = PC_NONE;
-		fk.line = fk.column = 0;
-		fk.is_js = fk.relevant_for_js = 0;
-		fk.resource = lib != PC_NONE ? p->m->libs.rows[lib].resource : PC_NONE;
-		*func = pc_func_add_new(p->m, &fk);
-		if (*func == PC_NONE)
-			return PC_NONE;
-	}
-	memset(&k, 0, sizeof(k));
-	if (lib != PC_NONE) {
-		k.address = is_caller && key ? key - 1 : key;
-	} else {
-		k.address = PC_NO_ADDRESS;
-	}
-	k.lib = lib;
-	k.func = *func;
-	k.native_symbol = PC_NONE;
-	k.category = in_kernel ? p->cat_kernel : p->cat_user;
-	k.subcategory = 0;
-	return pc_frame_add_new(p->m, &k);
-}
-
-/*
- * The frame of a lib-relative key (lib PC_NONE: an absolute address in no
- * mapping), through the frame cache and table (perf_frame_make() when new),
- * or while p->wf on the worker, a row number for perf_stacks.c to make
- * (perf_stacks_new_frame()).  PC_NONE on error (p->fctx set).
- */
-static uint32_t frame_for_key(struct perf *p, uint32_t lib, uint64_t key, int in_kernel,
-			      int is_caller)
-{
-	uint32_t flags = (uint32_t)(is_caller | in_kernel << 1), h, v, other;
-	int mapped = lib != PC_NONE;
+	const struct mapping *mp = perf_find_mapping(in_kernel ? kernel : pr, addr);
+	uint32_t lib = PC_NONE, flags = (uint32_t)(is_caller | in_kernel << 1), h, v = 0;
 	struct fcache_ent *ce;
-	struct ftab_ent *fe;
+	struct ftab_ent *fe = NULL;
 	struct pc_func_key fk;
 	struct pc_frame_key k;
 	char name[24];
+	uint64_t key;
 
+	if (!mp)
+		mp = perf_find_mapping(in_kernel ? pr : kernel, addr);
+	if (mp) {
+		lib = mp->lib;
+		key = addr - mp->rel_base;
+	} else {
+		key = addr;
+	}
 	if (!p->fcache && fcache_first(p))
 		return PC_NONE;
 	h = fcache_slot(p, key, lib, flags);
@@ -496,110 +462,54 @@ static uint32_t frame_for_key(struct perf *p, uint32_t lib, uint64_t key, int in
 		return ce->frame;
 
 	if (p->ftab_on) {
-		fe = perf_ftab_get(p, key, lib, &other);
+		fe = perf_ftab_get(p, key, lib, &fk.name);
 		if (!fe)
 			return PC_NONE;
-		v = frame_variant(p, mapped, key, in_kernel, is_caller);
-		if (fe->frame[v] == PC_NONE) {
-			fe->frame[v] = p->wf ? perf_stacks_new_frame(p, lib, key, flags, &fe->func, other)
-					     : perf_frame_make(p, lib, key, in_kernel, is_caller,
-							       &fe->func, other);
-			if (fe->frame[v] == PC_NONE)
-				return PC_NONE;
+		v = frame_variant(p, mp != NULL, key, in_kernel, is_caller);
+		if (fe->frame[v] != PC_NONE) {
+			ce->frame = fe->frame[v];
+			goto cached;
 		}
-		ce->frame = fe->frame[v];
-		goto cached;
 	}
-	/* (PROFCONV_PERF_FRAME_TABLE=off, or the model had rows: it interns) */
 	memset(&k, 0, sizeof(k));
-	if (mapped) {
+	if (mp) {
 		k.address = is_caller && key ? key - 1 : key;
 	} else {
 		k.address = PC_NO_ADDRESS;
 	}
 	k.lib = lib;
-	fk.name = pc_str_intern(p->m, name, hex_name(name, key));
-	if (fk.name == PC_NONE)
-		return PC_NONE;
-	fk.source = PC_NONE;
-	fk.line = fk.column = 0;
-	fk.is_js = fk.relevant_for_js = 0;
-	fk.resource = mapped ? p->m->libs.rows[lib].resource : PC_NONE;
-	k.func = pc_func_intern(p->m, &fk);
-	if (k.func == PC_NONE)
-		return PC_NONE;
+	k.func = fe ? fe->func : PC_NONE;
+	if (k.func == PC_NONE) {
+		/* the frame table asks for each key's name once: pc_str_add_hex() */
+		if (!fe)
+			fk.name = pc_str_intern(p->m, name, hex_name(name, key));
+		else if (fk.name == PC_NONE)
+			fk.name = pc_str_add_hex(p->m, key);
+		if (fk.name == PC_NONE)
+			return PC_NONE;
+		fk.source = PC_NONE;
+		fk.line = fk.column = 0;
+		fk.is_js = fk.relevant_for_js = 0;
+		fk.resource = mp ? p->m->libs.rows[lib].resource : PC_NONE;
+		k.func = fe ? pc_func_add_new(p->m, &fk) : pc_func_intern(p->m, &fk);
+		if (k.func == PC_NONE)
+			return PC_NONE;
+		if (fe)
+			fe->func = k.func;
+	}
 	k.native_symbol = PC_NONE;
 	k.category = in_kernel ? p->cat_kernel : p->cat_user;
 	k.subcategory = 0;
-	ce->frame = pc_frame_intern(p->m, &k);
+	if (fe) {
+		ce->frame = fe->frame[v] = pc_frame_add_new(p->m, &k);
+	} else {
+		ce->frame = pc_frame_intern(p->m, &k);
+	}
 cached:
 	ce->addr = key;
 	ce->lib = lib;
 	ce->flags = flags;
 	return ce->frame;
-}
-
-/* The lib-relative key and lib of addr (PC_NONE: in no mapping, the key is
- * addr itself), looked up in the mode's maps first. */
-static inline uint32_t addr_key(struct process *pr, struct process *kernel, uint64_t addr,
-				int in_kernel, uint64_t *key)
-{
-	const struct mapping *mp = perf_find_mapping(in_kernel ? kernel : pr, addr);
-
-	if (!mp)
-		mp = perf_find_mapping(in_kernel ? pr : kernel, addr);
-	if (!mp) {
-		*key = addr;
-		return PC_NONE;
-	}
-	*key = addr - mp->rel_base;
-	return mp->lib;
-}
-
-/* Frame for one address of a callchain (see frame_for_key()); kept out of
- * resolve_entries()'s loop, which calls it on a cache miss only. */
-static __attribute__((noinline)) uint32_t resolve_frame(struct perf *p, struct process *pr, struct process *kernel,
-			      uint64_t addr, int in_kernel, int is_caller)
-{
-	uint64_t key;
-	uint32_t lib = addr_key(pr, kernel, addr, in_kernel, &key);
-
-	return frame_for_key(p, lib, key, in_kernel, is_caller);
-}
-
-uint32_t perf_frame_of(struct perf *p, uint64_t key, uint32_t lf)
-{
-	uint32_t lib = (lf & 0x3fffffffu) - 1;
-
-	return frame_for_key(p, lib, key, (int)(lf >> 31), (int)(lf >> 30 & 1));
-}
-
-void perf_frame_prefetch(const struct perf *p, uint64_t key, uint32_t lf)
-{
-	/* (the frame table's too: most of a system-wide recording's entries
-	 * that miss the address cache miss the frame cache as well) */
-	if (p->fcache)
-		__builtin_prefetch(&p->fcache[fcache_slot(p, key, (lf & 0x3fffffffu) - 1, lf >> 30)]);
-	perf_ftab_prefetch(p, key);
-}
-
-/* An entry's FDESC word (flags as the frame cache's: caller | kernel << 1);
- * PC_NONE when the lib is past FDESC_LIB_MAX (ctx set). */
-static inline uint32_t fdesc_word(struct perf *p, uint32_t lib, uint32_t flags)
-{
-	if (lib != PC_NONE && lib > FDESC_LIB_MAX) {
-		pc_fail(p->ctx, PROFCONV_ERR_LIMIT, NULL, "%s: more than %u libraries", p->path,
-			FDESC_LIB_MAX);
-		return PC_NONE;
-	}
-	return (lib + 1) | flags << 30;
-}
-
-static inline void fdesc_put(uint32_t *d, uint64_t key, uint32_t lf)
-{
-	d[0] = (uint32_t)key;
-	d[1] = (uint32_t)(key >> 32);
-	d[2] = lf;
 }
 
 /*
@@ -637,13 +547,30 @@ static inline uint32_t frame_cached(const struct perf *p, const struct process *
  * converting a 200 KiB recording.  It is only a cache: the frames made are
  * the same.  0, or NOMEM (ctx set).
  */
-/* The address cache: one entry per 8 of the frame cache's (fbits), at most
- * 2^ICACHE_BITS (256 KiB); always the reader's.  0, or NOMEM (ctx set). */
-static int icache_first(struct perf *p, unsigned fbits)
+static int fcache_first(struct perf *p)
 {
-	unsigned bits = fbits > 3 ? fbits - 3 : 1;
+	const char *e;
+	uint64_t want = p->data_size ? p->data_size / 64 : UINT64_MAX;
+	unsigned bits = FCACHE_BITS < 10 ? FCACHE_BITS : 10;
 	size_t i, n;
 
+	while (bits < FCACHE_BITS && ((uint64_t)1 << bits) < want)
+		bits++;
+	n = (size_t)1 << bits;
+	p->fcache = pc_alloc(p->ctx, n * sizeof(*p->fcache));
+	if (!p->fcache)
+		return PROFCONV_ERR_NOMEM;
+	/* every func and frame of the model will be this reader's: its frame
+	 * table knows which are new (PROFCONV_PERF_FRAME_TABLE=off: the model
+	 * interns them, as the tests compare) */
+	e = getenv("PROFCONV_PERF_FRAME_TABLE");
+	p->ftab_on = p->m->funcs.len == 0 && p->m->frames.len == 0 && !(e && strcmp(e, "off") == 0);
+	for (i = 0; i < n; i++)
+		p->fcache[i].frame = PC_NONE;
+	p->fcache_bits = bits;
+	/* the address cache: one entry per 8 of the frame cache's, at most
+	 * 2^ICACHE_BITS (192 KiB) */
+	bits = bits > 3 ? bits - 3 : 1;
 	if (bits > ICACHE_BITS)
 		bits = ICACHE_BITS;
 	n = (size_t)1 << bits;
@@ -657,61 +584,12 @@ static int icache_first(struct perf *p, unsigned fbits)
 	return 0;
 }
 
-static unsigned fcache_want_bits(const struct perf *p)
-{
-	uint64_t want = p->data_size ? p->data_size / 64 : UINT64_MAX;
-	unsigned bits = FCACHE_BITS < 10 ? FCACHE_BITS : 10;
-
-	while (bits < FCACHE_BITS && ((uint64_t)1 << bits) < want)
-		bits++;
-	return bits;
-}
-
-static int fcache_first(struct perf *p)
-{
-	const char *e;
-	unsigned bits = fcache_want_bits(p);
-	size_t i, n;
-
-	n = (size_t)1 << bits;
-	p->fcache = pc_alloc(p->fctx, n * sizeof(*p->fcache));
-	if (!p->fcache)
-		return PROFCONV_ERR_NOMEM;
-	/* every func and frame of the model will be this reader's: its frame
-	 * table knows which are new (PROFCONV_PERF_FRAME_TABLE=off: the model
-	 * interns them, as the tests compare) */
-	e = getenv("PROFCONV_PERF_FRAME_TABLE");
-	/* (on the worker, p->wf, it is on: frames_may_move()) */
-	if (!p->wf)
-		p->ftab_on = p->m->funcs.len == 0 && p->m->frames.len == 0 &&
-			     !(e && strcmp(e, "off") == 0);
-	for (i = 0; i < n; i++)
-		p->fcache[i].frame = PC_NONE;
-	p->fcache_bits = bits;
-	/* the frame table's index sized for a frame per 96 bytes of data (a
-	 * system-wide recording makes about one per 100: 162 k in 16.5 MB),
-	 * up to 2^18 (4 MiB of slots), instead of doubling (rehashing) up to
-	 * there from 64 slots */
-	if (p->ftab_on && p->data_size &&
-	    pc_itab_reserve(p->fctx, &p->ftab.index,
-			    p->data_size / 96 < (1u << 18) ? (uint32_t)(p->data_size / 96) : 1u << 18))
-		return PROFCONV_ERR_NOMEM;
-	/* (on the worker, p->wf, the reader makes its own) */
-	return p->wf || p->icache ? 0 : icache_first(p, bits);
-}
-
-static inline uint32_t icache_ix(const struct perf *p, uint64_t addr, uint64_t tag,
-				 uint32_t flags)
-{
-	uint64_t h = (addr ^ tag << 7 ^ (uint64_t)flags << 62) * 0x9e3779b97f4a7c15ULL;
-
-	return (uint32_t)(h >> (64 - p->icache_bits));
-}
-
 static inline struct icache_ent *icache_at(const struct perf *p, uint64_t addr, uint64_t tag,
 					   uint32_t flags)
 {
-	return &p->icache[icache_ix(p, addr, tag, flags)];
+	uint64_t h = (addr ^ tag << 7 ^ (uint64_t)flags << 62) * 0x9e3779b97f4a7c15ULL;
+
+	return &p->icache[h >> (64 - p->icache_bits)];
 }
 
 /*
@@ -783,69 +661,6 @@ static int resolve_entries(struct perf *p, const struct sample *s, struct proces
 }
 
 /*
- * resolve_entries() while the worker makes the frames (p->wf): each entry's
- * FDESC words appended to p->frames (p->fwords of them so far): an address
- * cache hit is its slot alone (FD_HIT), whose frame the worker has (it made
- * it at the entry that filled the slot, which it read before, jobs being
- * in order); a miss is the slot it fills, the key and the lib with the
- * flags, looked up in the maps.  ts's raw_frames tell frames (0) from
- * context markers (PC_NONE).  0, or -1 (ctx set).
- */
-static __attribute__((noinline)) int resolve_entries_d(struct perf *p, const struct sample *s,
-						     struct process *pr,
-			     struct process *kernel, struct thread_state *ts, uint32_t from,
-			     uint32_t to, int *in_kernel, uint32_t *nframes, uint32_t *first)
-{
-	uint32_t i, n = *nframes, w = p->fwords, *raw_frames = ts->raw_frames, *frames = p->frames,
-		    top = (uint32_t)s->nr - 1;
-	uint64_t *raw_ips = ts->raw_ips;
-	uint64_t tag = (uint64_t)p->map_gen << 32 | (uint32_t)pr->pid;
-	uint8_t *raw_kernel = ts->raw_kernel;
-	int kern = *in_kernel, ret = 0;
-
-	for (i = from; i < to; i++) {
-		uint64_t ip = ld64(p, s->ips + 8 * (size_t)i), key;
-		uint32_t lf, flags, ix;
-		struct icache_ent *ie;
-
-		raw_ips[top - i] = ip;
-		raw_kernel[top - i] = (uint8_t)kern;
-		if (ip >= CTX_MAX) {
-			kern = ip == CTX_KERNEL || ip == CTX_GUEST_KERNEL || ip == CTX_HV;
-			raw_frames[top - i] = PC_NONE;
-			continue;
-		}
-		flags = (uint32_t)((n > 0) | kern << 1);
-		ix = icache_ix(p, ip, tag, flags);
-		ie = &p->icache[ix];
-		if (ie->frame != PC_NONE && ie->addr == ip && ie->tag == tag && ie->flags == flags) {
-			frames[w++] = FD_HIT | ix;
-		} else {
-			lf = fdesc_word(p, addr_key(pr, kernel, ip, kern, &key), flags);
-			if (lf == PC_NONE) {
-				ret = -1;
-				break;
-			}
-			ie->addr = ip;
-			ie->tag = tag;
-			ie->flags = flags;
-			ie->frame = 0;
-			frames[w] = ix;
-			fdesc_put(frames + w + 1, key, lf);
-			w += FDESC_WORDS;
-		}
-		if (!n)
-			*first = i;
-		raw_frames[top - i] = 0;
-		n++;
-	}
-	p->fwords = w;
-	*nframes = n;
-	*in_kernel = kern;
-	return ret;
-}
-
-/*
  * Resolve a callchain to a stack: *out is its ticket (perf_stacks.c).  Frames
  * are collected leaf first (context markers set the mode of the frames after
  * them), then interned root first.  An empty chain (only markers) gives
@@ -858,17 +673,14 @@ static __attribute__((noinline)) int resolve_entries_d(struct perf *p, const str
 static int chain_to_stack(struct perf *p, const struct sample *s, struct process *pr,
 			  struct process *kernel, struct thread_state *ts, uint32_t *out)
 {
-	uint32_t nframes = 0, cap, k, nsh = 0;
+	uint32_t nframes = 0, cap, k;
 	uint32_t nr = (uint32_t)s->nr, shared = 0, split, old_split, first = PC_NONE;
-	int in_kernel = 0, wf = p->wf;
-	size_t words = ((size_t)s->nr + 1) * (wf ? FDESC_WORDS : 1);
+	int in_kernel = 0;
 
-	if (words > p->frames_cap &&
-	    pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap, words))
+	if ((size_t)s->nr + 1 > p->frames_cap &&
+	    pc_grow(p->ctx, (void **)&p->frames, sizeof(*p->frames), &p->frames_cap,
+		    (size_t)s->nr + 1))
 		return PROFCONV_ERR_NOMEM;
-	if (wf && !p->icache && icache_first(p, fcache_want_bits(p)))
-		return PROFCONV_ERR_NOMEM;
-	p->fwords = 0;
 	/*
 	 * The entries this chain ends with (its root part) that end the thread's
 	 * previous chain too, under the same maps: from the first of them on, if
@@ -889,41 +701,29 @@ static int chain_to_stack(struct perf *p, const struct sample *s, struct process
 		if (pc_grow(p->ctx, (void **)&ts->raw_ips, sizeof(*ts->raw_ips), &cap, nr))
 			return PROFCONV_ERR_NOMEM;
 		cap = ts->raw_cap;
-		if (pc_grow(p->ctx, (void **)&ts->raw_frames, sizeof(*ts->raw_frames), &cap, nr))
-			return PROFCONV_ERR_NOMEM;
-		if (pc_grow(p->ctx, (void **)&ts->raw_kernel, sizeof(*ts->raw_kernel),
+		if (pc_grow(p->ctx, (void **)&ts->raw_frames, sizeof(*ts->raw_frames), &cap, nr) ||
+		    pc_grow(p->ctx, (void **)&ts->raw_kernel, sizeof(*ts->raw_kernel),
 			    &ts->raw_cap, nr))
 			return PROFCONV_ERR_NOMEM;
 	}
-	if (wf ? resolve_entries_d(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first)
-	       : resolve_entries(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first))
+	if (resolve_entries(p, s, pr, kernel, ts, 0, split, &in_kernel, &nframes, &first))
 		return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 	if (split < nr && (!nframes || old_split <= ts->raw_first ||
 			   ts->raw_kernel[shared - 1] != (uint8_t)in_kernel)) {
 		/* not the same frames after all: resolve the rest too */
-		if (wf ? resolve_entries_d(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes,
-					   &first)
-		       : resolve_entries(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes,
-					 &first))
+		if (resolve_entries(p, s, pr, kernel, ts, split, nr, &in_kernel, &nframes, &first))
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
 		split = nr;
 	}
-	if (split < nr && wf) {
-		/* the worker has these frames: the first of the thread's previous job */
-		for (k = shared; k-- > 0;)
-			if (ts->raw_frames[k] != PC_NONE)
-				nsh++;
-	} else if (split < nr) {
+	if (split < nr)
 		for (k = shared; k-- > 0;)
 			if (ts->raw_frames[k] != PC_NONE)
 				p->frames[nframes++] = ts->raw_frames[k];
-	}
 	ts->raw_nr = nr;
 	ts->raw_first = first != PC_NONE ? first : nr;
 	ts->raw_gen = p->map_gen;
 	ts->raw_ok = 1;
-	return perf_stacks_chain(p, ts, p->frames, wf ? p->fwords : nframes, nframes + nsh, nsh,
-				 out);
+	return perf_stacks_chain(p, ts, p->frames, nframes, out);
 }
 
 /* The two hashes of s's chain (see struct cc_slot). */
@@ -969,12 +769,6 @@ static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct 
 			struct process *kernel, struct thread_state *ts, uint32_t *stack)
 {
 	*stack = PC_NONE;
-	if (!p->stk) {
-		int err = perf_stacks_begin(p);
-
-		if (err)
-			return err;
-	}
 	if (s->ips && s->nr) {
 		uint64_t h1, h2;
 		uint32_t slot = 0;
@@ -996,24 +790,12 @@ static int sample_stack(struct perf *p, uint16_t misc, struct sample *s, struct 
 		}
 	} else if (s->attr->sample_type & S_IP) {
 		unsigned mode = misc & MISC_CPUMODE_MASK;
-		int kern = mode == MISC_KERNEL || mode == MISC_GUEST_KERNEL;
-		uint32_t f, d[FDESC_WORDS];
+		uint32_t f = resolve_frame(p, pr, kernel, s->ip,
+					   mode == MISC_KERNEL || mode == MISC_GUEST_KERNEL, 0);
 
-		if (p->wf) {
-			uint64_t key;
-
-			/* (the worker makes the frame) */
-			f = fdesc_word(p, addr_key(pr, kernel, s->ip, kern, &key), (uint32_t)kern << 1);
-			if (f == PC_NONE)
-				return p->ctx->status;
-			d[0] = FD_NOSLOT;
-			fdesc_put(d + 1, key, f);
-			return perf_stacks_root(p, d, FDESC_WORDS, stack);
-		}
-		f = resolve_frame(p, pr, kernel, s->ip, kern, 0);
 		if (f == PC_NONE)
 			return p->ctx->status ? p->ctx->status : PROFCONV_ERR_NOMEM;
-		return perf_stacks_root(p, &f, 1, stack);
+		return perf_stacks_root(p, f, stack);
 	}
 	return 0;
 }
@@ -1127,22 +909,6 @@ static int handle_sample(struct perf *p, uint16_t misc, const unsigned char *b, 
 		return p->saw_switch ? 0 : perf_sched_switch(p, ts, s.attr, s.time, s.raw,
 							     s.raw_size, prefix, off);
 	return perf_sched_seen_running(p, ts, s.time);
-}
-
-uint32_t perf_str_intern_z(struct perf *p, const char *str)
-{
-	size_t len = strlen(str);
-
-	if (p->wf) {
-		uint32_t row = pc_str_find(p->m, str, len);
-
-		if (row != PC_NONE)
-			return row;
-		/* a new row (or a "0x" string): after the worker's names */
-		if (perf_stacks_quiesce(p))
-			return PC_NONE;
-	}
-	return pc_str_intern(p->m, str, len);
 }
 
 /* --- other kernel records --- */
@@ -1260,7 +1026,7 @@ static int handle_comm(struct perf *p, uint16_t misc, const unsigned char *b, si
 	pid = (int32_t)ld32(p, b);
 	tid = (int32_t)ld32(p, b + 4);
 	body_string(b + 8, size - 8, comm, sizeof(comm));
-	name = perf_str_intern_z(p, comm);
+	name = pc_str_intern_z(p->m, comm);
 	ts = perf_get_thread(p, pid, tid);
 	pr = perf_get_process(p, pid);
 	if (name == PC_NONE || !ts || !pr)
@@ -1353,7 +1119,7 @@ static int add_marker_for(struct perf *p, const struct sid *s, const char *name,
 	if (!t)
 		return PROFCONV_ERR_NOMEM;
 	pc_marker_row_init(&r);
-	r.name = perf_str_intern_z(p, name);
+	r.name = pc_str_intern_z(p->m, name);
 	r.start = start;
 	r.phase = PC_PHASE_INSTANT;
 	pc_pvb_begin(&b, p->m, 0);
@@ -1991,8 +1757,6 @@ static void perf_free(struct perf *p)
 	struct thread_state *ts, *ttmp;
 	struct id_map *e, *etmp;
 
-	/* first: the worker may be running (after an error), and makes frames */
-	perf_stacks_free(p);
 	pc_free(p->ctx, p->f_host);
 	pc_free(p->ctx, p->f_osrel);
 	pc_free(p->ctx, p->f_version);
@@ -2030,6 +1794,7 @@ static void perf_free(struct perf *p)
 	pc_free(p->ctx, p->fcache);
 	pc_free(p->ctx, p->icache);
 	perf_ftab_free(p);
+	perf_stacks_free(p);
 	pc_free(p->ctx, p->cc);
 	pc_free(p->ctx, p->zout);
 	pc_free(p->ctx, p->cmdline);
@@ -2099,7 +1864,6 @@ static int read_perf(struct profconv_ctx *ctx, struct pc_input *in, struct pc_mo
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
 	p.m = m;
-	p.fctx = ctx;
 	p.path = pc_input_name(in);
 	err = perf_parse(&p);
 	if (!err)
@@ -2130,7 +1894,6 @@ static int perf_info(struct profconv_ctx *ctx, struct pc_input *in, struct pc_te
 	p.weight_period = pc_opt(ctx, "weight") && strcmp(pc_opt(ctx, "weight"), "period") == 0;
 	p.uw.off = pc_opt(ctx, "unwind") && strcmp(pc_opt(ctx, "unwind"), "no") == 0;
 	p.m = m;
-	p.fctx = ctx;
 	p.path = pc_input_name(in);
 	p.info_only = 1;
 	err = perf_parse(&p);
