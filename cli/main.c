@@ -448,9 +448,9 @@ static void on_signal(int sig)
  * CLI asks for that: option "input-map"), and a file cut short by another
  * process while a mapped chunk of it is being read faults there (it checks
  * the file's size and times before each chunk, which catches only a cut
- * made before it).  Say so and exit 1 rather
- * than die of the signal: remove the temporary output file as above, and
- * write the message with write(), which is async-signal-safe.
+ * made before it).  Say so and exit 1 rather than die of the signal:
+ * remove the temporary output file as above, and write the message with
+ * write(), which is async-signal-safe.
  */
 static const char *sigbus_input; /* the conversion's input, when one */
 static volatile sig_atomic_t sigbus_forward; /* cli_sigbus_forward()'s signal */

@@ -389,9 +389,9 @@ PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx);
  * (uncompressed) JSON file, by path or fd, is read through read-only
  * mappings of it instead of read(); a file cut short by another process
  * while it is being read then raises SIGBUS in the reading thread (with
- * read() it is an error about the input's end), so only a caller that
- * handles SIGBUS should ask for it (the CLI does, and reports it as an
- * error).  [ctx]
+ * read() the input ends where it was cut, as any input cut short), so only
+ * a caller that handles SIGBUS should ask for it (the CLI does, and
+ * reports it as an error).  [ctx]
  */
 PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,
 				    struct profconv_profile **out);
