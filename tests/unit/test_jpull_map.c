@@ -417,7 +417,12 @@ static void test_option(void)
 	size_t len;
 	char *doc = make_doc(100000, &len);
 
-	PC_CHECK(c && doc && write_file(doc, len) == 0);
+	if (!c || !doc || write_file(doc, len) != 0) {
+		PC_CHECK(0);
+		profconv_ctx_free(c);
+		free(doc);
+		return;
+	}
 	PC_CHECK_EQ_INT(pc_input_open_path(c, path, &in), 0);
 	PC_CHECK(in && !pc_input_lends(in));
 	pc_input_close(in);
