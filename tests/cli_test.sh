@@ -1406,21 +1406,39 @@ PY
 	mkdir "$T/sig"
 	# a signal while the temporary file is being written: convert, stop the
 	# process as soon as the file appears, queue signal $1, let it run;
-	# rc: its exit status
+	# rc: its exit status.  The file lives some 40 ms: Python polls for it
+	# every half millisecond (a shell loop that runs ls every 10 ms missed
+	# it one time in three on a machine where starting a process is slow),
+	# and starts over, up to five times, if the conversion was done first.
 	signal_while_writing() {
-		"$PC" -q --no-symbols "$T/big.json" -o "$T/sig/out.json" 2>"$T/err" &
-		pid=$!
-		i=0
-		while ! ls "$T/sig" | grep -q 'out.json.tmp-' && [ $i -lt 3000 ]; do
-			sleep 0.01
-			i=$((i + 1))
-		done
-		kill -STOP "$pid" 2>/dev/null
-		ls "$T/sig" | grep -q 'out.json.tmp-' || fail "SIG$1: the temporary file was never seen"
-		kill -"$1" "$pid"
-		kill -CONT "$pid"
-		wait "$pid"
-		rc=$?
+		rc=$(python3 - "$PC" "$T/big.json" "$T/sig" "$1" 2>"$T/err" <<'PY'
+import os, signal, subprocess, sys, time
+pc, big, d, sig = sys.argv[1:]
+for attempt in range(5):
+    for n in os.listdir(d):
+        os.unlink(os.path.join(d, n))
+    p = subprocess.Popen([pc, "-q", "--no-symbols", big, "-o", os.path.join(d, "out.json")],
+                         stderr=subprocess.PIPE)
+    seen = False
+    while p.poll() is None:
+        if any(n.startswith("out.json.tmp-") for n in os.listdir(d)):
+            os.kill(p.pid, signal.SIGSTOP)
+            seen = any(n.startswith("out.json.tmp-") for n in os.listdir(d))
+            if seen:
+                os.kill(p.pid, getattr(signal, "SIG" + sig))
+            os.kill(p.pid, signal.SIGCONT)
+            break
+        time.sleep(0.0005)
+    err = p.communicate()[1]
+    if seen:
+        sys.stderr.buffer.write(err)
+        rc = p.returncode
+        print(128 - rc if rc < 0 else rc)
+        sys.exit(0)
+print("never")
+PY
+)
+		[ "$rc" != never ] || fail "SIG$1: the temporary file was never seen (5 tries)"
 	}
 	signal_while_writing TERM
 	[ "$rc" = 143 ] || fail "killed by SIGTERM: exit status $rc, expected 143"
