@@ -927,15 +927,15 @@ static size_t resv_len(size_t size)
  * two to 10,400 and 6,500 but added 5-7 MB to their peak (8 MiB: 4.7 MB
  * on the first, none on the second).  (Huge pages for blocks of
  * 128 KiB to 2 MiB, the rest of each in the cache, took the faults to 1,300
- * but not the time: on a virtual machine, clearing a fresh 2 MiB page cost
- * what the faults had; and they added 5 MB to the peak.)
- * Best fit; a larger mapping is split, its tail going back to the cache
- * whatever its size (64 slots: unmapping the small tails, and the writer
- * helper's buffers that found no slot when 32 were full, made 30 of the
- * 60 munmap() calls of a conversion of the real Chrome trace, each while
- * other threads ran).  The cache is process-wide
- * (one mutex; big blocks are few) and emptied when the last context is
- * freed, so a program that is done with the library keeps nothing.  Under
+ * but not the time on that machine; see the slabs below for one where they
+ * do.)  What is left of a slab when the next piece does not fit comes here
+ * too.  Best fit; a larger mapping is split, its tail going back to the
+ * cache whatever its size (64 slots: unmapping the small tails, and the
+ * writer helper's buffers that found no slot when 32 were full, made 30 of
+ * the 60 munmap() calls of a conversion of the real Chrome trace, each
+ * while other threads ran).  The cache is process-wide (one mutex; big
+ * blocks are few) and emptied when the last context is freed, so a
+ * program that is done with the library keeps nothing.  Under
  * AddressSanitizer the cached bytes are poisoned, so a use after free is
  * still caught as the munmap() would have caught it.
  */
@@ -949,6 +949,33 @@ static struct {
 static unsigned ncache;
 static size_t cache_bytes;
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Slabs: new blocks below 2 MiB are pieces cut, in order, from one 2 MiB
+ * mapping (2 MiB-aligned, asking for a huge page) at a time, and a piece
+ * that grows is copied into a bigger piece, from pages that are there
+ * already; what is left of a slab when the next piece does not fit goes to
+ * the cache.  One page fault for 2 MiB instead of 512: on a
+ * paravirtualized machine where a fault costs 11.5 us and a huge page the
+ * host backed before 0.28 us per 4 KiB (2026-11-27), the real Chrome
+ * trace's conversion went from 4,100 page faults to 1,700 and from 89 to
+ * 76 ms (the 20 s system-wide recording, --no-symbols: 6,500 to 3,400,
+ * 178 to 162 ms; deep.data 5,200 to 2,800, 182 to 173 ms).  On the machine
+ * of the earlier rounds (faults of 2-4 us) clearing a huge page cost about
+ * what its 512 faults had: no gain, no loss.
+ * Only the first SLAB_MAX slabs (counted again once the cache is emptied):
+ * a slab is resident as a whole once touched, with the capacity a growing
+ * column does not use yet, where past them a block grows into room that
+ * is never touched until used (map_resv()).  Slabs for every block took
+ * the peak of the 1 GiB tiling of the Chrome fixture from 349 to 384 MiB
+ * (and its time up, copying); with eight it stays where it was (349-357
+ * MiB in three runs each), and the real trace's goes from 16 to 22 MiB.
+ * Under the cache's mutex.
+ */
+#define SLAB_MAX PC_SLAB_MAX
+static unsigned char *slab;
+static size_t slab_left;
+static unsigned slabs_cut;
 
 static void poison(void *p, size_t len)
 {
@@ -1066,13 +1093,20 @@ void pc_map_cache_flush(void)
 	struct {
 		unsigned char *p;
 		size_t len;
-	} out[CACHE_SLOTS];
+	} out[CACHE_SLOTS + 1];
 
 	pthread_mutex_lock(&cache_mu);
 	n = ncache;
 	memcpy(out, cache, n * sizeof(out[0]));
 	__atomic_store_n(&ncache, 0, __ATOMIC_RELAXED);
 	cache_bytes = 0;
+	if (slab_left) {
+		out[n].p = slab;
+		out[n++].len = slab_left;
+	}
+	slab = NULL;
+	slab_left = 0;
+	slabs_cut = 0;
 	pthread_mutex_unlock(&cache_mu);
 	for (i = 0; i < n; i++) {
 		unpoison(out[i].p, out[i].len);
@@ -1080,10 +1114,50 @@ void pc_map_cache_flush(void)
 	}
 }
 
-/* len bytes of mapped memory: cached, or fresh (and advised). NULL on failure. */
-static unsigned char *map_block(size_t len)
+/*
+ * A slab's piece of len bytes (pages, below 2 MiB), never used before;
+ * NULL when the slabs are all cut (or on failure).
+ */
+static unsigned char *slab_take(size_t len)
 {
-	unsigned char *b = cache_take(len);
+	unsigned char *p = NULL, *fresh = NULL, *rest = NULL;
+	size_t nrest = 0;
+
+	pthread_mutex_lock(&cache_mu);
+	if (slab_left < len && slabs_cut < SLAB_MAX) {
+		pthread_mutex_unlock(&cache_mu);
+		fresh = map_fresh(HUGE_SZ);
+		if (!fresh)
+			return NULL;
+		advise_huge(fresh, HUGE_SZ);
+		pthread_mutex_lock(&cache_mu);
+		if (slab_left < len && slabs_cut < SLAB_MAX) {
+			rest = slab;
+			nrest = slab_left;
+			slab = fresh;
+			slab_left = HUGE_SZ;
+			slabs_cut++;
+			fresh = NULL;
+		}
+	}
+	if (slab_left >= len) {
+		p = slab;
+		slab += len;
+		slab_left -= len;
+	}
+	pthread_mutex_unlock(&cache_mu);
+	if (fresh) /* (another thread cut one meanwhile) */
+		munmap(fresh, HUGE_SZ);
+	if (nrest)
+		cache_put(rest, nrest);
+	return p;
+}
+
+/* len bytes of fresh (zeroed) mapped memory: a slab's piece, or a mapping
+ * of its own (advised from 2 MiB on).  NULL on failure. */
+static unsigned char *map_new(size_t len)
+{
+	unsigned char *b = len < HUGE_SZ ? slab_take(len) : NULL;
 
 	if (b)
 		return b;
@@ -1091,6 +1165,14 @@ static unsigned char *map_block(size_t len)
 	if (b)
 		advise_huge(b, len);
 	return b;
+}
+
+/* len bytes of mapped memory: cached, or new. NULL on failure. */
+static unsigned char *map_block(size_t len)
+{
+	unsigned char *b = cache_take(len);
+
+	return b ? b : map_new(len);
 }
 
 /* Scratch mappings' length: pages, and whole huge pages from 2 MiB on. */
@@ -1149,10 +1231,9 @@ static unsigned char *raw_alloc(size_t size, int zero)
 		if (zero)
 			memset(b + HDR, 0, size);
 	} else {
-		b = map_fresh(map_len(size));
+		b = map_new(map_len(size));
 		if (!b)
 			return NULL;
-		advise_huge(b, map_len(size));
 	}
 	set_hdr(b, size, KIND_MAP);
 	return b;
@@ -1267,6 +1348,11 @@ void *pc_realloc(struct profconv_ctx *ctx, void *p, size_t size)
 			resv = map_len(size);
 		} else if (map_len(size) <= oresv) {
 			nb = b; /* into the room */
+		} else if (map_len(size) < HUGE_SZ && (nb = slab_take(map_len(size))) != NULL) {
+			/* into a slab's piece, likewise */
+			memcpy(nb, b, HDR + old);
+			raw_free(b);
+			resv = map_len(size);
 		} else {
 			/* move the pages into a fresh aligned range (no copy), with
 			 * room to grow there */

@@ -214,12 +214,15 @@ void pc_free(struct profconv_ctx *ctx, void *p);
 /*
  * Uncounted scratch memory of len bytes (the output's write buffers),
  * taken from the mapping cache of freed big blocks when it has one that
- * fits (its pages are there already), else freshly mapped; not zeroed.
- * NULL on failure.  pc_map_realloc() grows a block of old bytes to len
- * (copied; the old block is freed unless NULL is returned); pc_map_free()
- * takes the block's latest len.  All are thread-safe.  pc_map_cache_flush() unmaps what the cache holds (the last
- * profconv_ctx_free() calls it).
+ * fits (its pages are there already), else new (a slab's piece below
+ * 2 MiB while there are slabs: ctx.c); not zeroed.  NULL on failure.
+ * pc_map_realloc() grows a block of old bytes to len (copied; the old
+ * block is freed unless NULL is returned); pc_map_free() takes the
+ * block's latest len.  All are thread-safe.  pc_map_cache_flush() unmaps
+ * what the cache holds and the rest of the current slab, and counts the
+ * slabs from 0 again (the last profconv_ctx_free() calls it).
  */
+#define PC_SLAB_MAX 8 /* the 2 MiB slabs cut before blocks get mappings of their own */
 void *pc_map_alloc(size_t len);
 void *pc_map_realloc(void *p, size_t old, size_t len);
 void pc_map_free(void *p, size_t len);

@@ -4,7 +4,9 @@
  * (pc_ctx_worker(), pc_ctx_adopt()): memory that changes hands balances
  * out, the worker's error is adopted only when the caller has none, its
  * warnings are counted, and strict mode carries over.  And the mapping
- * cache of the allocator's big blocks (test_map_cache()).
+ * cache of the allocator's big blocks (test_map_cache()), the slabs of the
+ * first ones below 2 MiB (test_map_slab()) and the room of the later ones
+ * (test_map_room()).
  */
 #include "core/pc_core.h"
 
@@ -209,34 +211,102 @@ static void test_map_cache(void)
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 out:
 	profconv_ctx_free(ctx);
-	/* the last context freed: nothing cached, a new block is fresh */
+	/* the last context freed: nothing cached, a new block is fresh (its
+	 * bytes zero, not the 0x11 of the cached one; whether it is resident
+	 * depends on huge pages: a slab's is, as a whole, once touched) */
 	ctx = profconv_ctx_new();
 	if (!ctx)
 		return;
 	a = pc_alloc(ctx, 512 * k);
 	PC_CHECK(a != NULL);
 	if (a)
-		PC_CHECK_EQ_INT(resident(a, 512 * k), 0);
+		PC_CHECK(all_bytes(a, 512 * k, 0));
 	pc_free(ctx, a);
 	profconv_ctx_free(ctx);
 }
 
 /*
- * A big block that grew is moved into a mapping with room to grow (never
- * touched, so not resident), and grows there again in place; the room
- * goes when the block is freed, the pages it used to the cache.  A cached
- * mapping split for a smaller block keeps its tail cached whatever its
- * size (before, a tail under 132 KiB was unmapped).
+ * The first blocks below 2 MiB are pieces of 2 MiB slabs, one after the
+ * other, fresh (zero) when cut; one that grows is copied into a bigger
+ * piece with its bytes, and one that reaches 2 MiB is moved into a
+ * 2 MiB-aligned mapping of its own.  After PC_SLAB_MAX slabs, blocks get
+ * mappings of their own (test_map_room()); emptying the cache counts the
+ * slabs again.
  */
-static void test_map_room(void)
+static void test_map_slab(void)
 {
-	const size_t k = 1024;
+	const size_t k = 1024, huge = (size_t)2 << 20;
 	struct profconv_ctx *ctx = profconv_ctx_new();
-	unsigned char *a, *b, *m;
+	unsigned char *a, *b;
 
 	if (!ctx)
 		return;
 	pc_map_cache_flush();
+	a = pc_alloc(ctx, 200 * k);
+	b = pc_alloc(ctx, 150 * k);
+	PC_CHECK(a != NULL && b != NULL);
+	if (!a || !b)
+		goto out;
+	/* 200 KiB and the 16-byte header: 51 pages; 150 KiB: 38 */
+	PC_CHECK(b == a + 51 * 4096);
+	PC_CHECK(((uintptr_t)(a - 16) & (huge - 1)) == 0);
+	PC_CHECK(all_bytes(a, 200 * k, 0));
+	PC_CHECK(all_bytes(b, 150 * k, 0));
+	memset(a, 0x3c, 200 * k);
+	memset(b, 0x3d, 150 * k);
+	a = pc_realloc(ctx, a, 700 * k); /* copied, after b */
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK(a == b + 38 * 4096);
+	PC_CHECK(all_bytes(a, 200 * k, 0x3c));
+	PC_CHECK(all_bytes(b, 150 * k, 0x3d));
+	memset(a + 200 * k, 0x3e, 500 * k);
+	a = pc_realloc(ctx, a, 3 * huge / 2); /* a mapping of its own */
+	PC_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	PC_CHECK(((uintptr_t)(a - 16) & (huge - 1)) == 0);
+	PC_CHECK(all_bytes(a, 200 * k, 0x3c));
+	PC_CHECK(all_bytes(a + 200 * k, 500 * k, 0x3e));
+	PC_CHECK_EQ_INT(ctx->mem_used, 3 * huge / 2 + 150 * k);
+	/* shrinking keeps the bytes */
+	a = pc_realloc(ctx, a, 500 * k);
+	PC_CHECK(a != NULL);
+	if (a)
+		PC_CHECK(all_bytes(a, 200 * k, 0x3c));
+	pc_free(ctx, a);
+	pc_free(ctx, b);
+	PC_CHECK_EQ_INT(ctx->mem_used, 0);
+out:
+	profconv_ctx_free(ctx);
+}
+
+/*
+ * Once the slabs are cut, a big block that grew is moved into a mapping
+ * with room to grow (never touched, so not resident), and grows there
+ * again in place; the room goes when the block is freed, the pages it used
+ * to the cache.  A cached mapping split for a smaller block keeps its tail
+ * cached whatever its size (before, a tail under 132 KiB was unmapped).
+ */
+static void test_map_room(void)
+{
+	const size_t k = 1024, huge = (size_t)2 << 20;
+	struct profconv_ctx *ctx = profconv_ctx_new();
+	unsigned char *a, *b, *m, *cut[PC_SLAB_MAX];
+	unsigned i;
+
+	if (!ctx)
+		return;
+	pc_map_cache_flush();
+	/* blocks of a slab but a page: each a slab of its own */
+	for (i = 0; i < PC_SLAB_MAX; i++) {
+		cut[i] = pc_alloc(ctx, huge - 4096 - 16);
+		PC_CHECK(cut[i] != NULL);
+		if (!cut[i])
+			goto out;
+		PC_CHECK(((uintptr_t)(cut[i] - 16) & (huge - 1)) == 0);
+	}
 	a = pc_alloc(ctx, 200 * k);
 	PC_CHECK(a != NULL);
 	if (!a)
@@ -256,7 +326,7 @@ static void test_map_room(void)
 	PC_CHECK(all_bytes(a, 200 * k, 0x3c));
 	PC_CHECK(all_bytes(a + 200 * k, 100 * k, 0x3d));
 	PC_CHECK_EQ_INT(resident(a + 400 * k, 4096), 0);
-	PC_CHECK_EQ_INT(ctx->mem_used, 1000 * k);
+	PC_CHECK_EQ_INT(ctx->mem_used, 1000 * k + PC_SLAB_MAX * (huge - 4096 - 16));
 	memset(a, 0x11, 1000 * k);
 	/* shrinking gives the room back; the block keeps its bytes */
 	a = pc_realloc(ctx, a, 500 * k);
@@ -301,6 +371,8 @@ static void test_map_room(void)
 	PC_CHECK_EQ_INT(resident(a, 600 * k), 1);
 	PC_CHECK(all_bytes(a, 150 * k, 0x42));
 	pc_free(ctx, a);
+	for (i = 0; i < PC_SLAB_MAX; i++)
+		pc_free(ctx, cut[i]);
 	PC_CHECK_EQ_INT(ctx->mem_used, 0);
 out:
 	profconv_ctx_free(ctx);
@@ -329,6 +401,7 @@ int main(void)
 {
 	test_fmt_hex();
 	test_map_cache();
+	test_map_slab();
 	test_map_room();
 	test_memory();
 	test_errors();
