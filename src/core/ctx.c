@@ -967,9 +967,9 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
  * a slab is resident as a whole once touched, with the capacity a growing
  * column does not use yet, where past them a block grows into room that
  * is never touched until used (map_resv()).  Slabs for every block took
- * the peak of the 1 GiB tiling of the Chrome fixture from 349 to 384 MiB
- * (and its time up, copying); with eight it stays where it was (349-357
- * MiB in three runs each), and the real trace's goes from 16 to 22 MiB.
+ * the peak of the 1 GiB tiling of the Chrome fixture from 349 to 384 MiB;
+ * with eight it stays where it was (349-357 MiB in three runs each), and
+ * the real trace's goes from 16 to 22 MiB.
  * Under the cache's mutex.
  */
 #define SLAB_MAX PC_SLAB_MAX
