@@ -963,7 +963,7 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
  * 178 to 162 ms; deep.data 5,200 to 2,800, 182 to 173 ms).  On the machine
  * of the earlier rounds (faults of 2-4 us) clearing a huge page cost about
  * what its 512 faults had: no gain, no loss.
- * Only the first SLAB_MAX slabs (counted again once the cache is emptied):
+ * Only the first PC_SLAB_MAX slabs (counted again once the cache is emptied):
  * a slab is resident as a whole once touched, with the capacity a growing
  * column does not use yet, where past them a block grows into room that
  * is never touched until used (map_resv()).  Slabs for every block took
@@ -972,7 +972,6 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
  * the real trace's goes from 16 to 22 MiB.
  * Under the cache's mutex.
  */
-#define SLAB_MAX PC_SLAB_MAX
 static unsigned char *slab;
 static size_t slab_left;
 static unsigned slabs_cut;
@@ -1124,14 +1123,14 @@ static unsigned char *slab_take(size_t len)
 	size_t nrest = 0;
 
 	pthread_mutex_lock(&cache_mu);
-	if (slab_left < len && slabs_cut < SLAB_MAX) {
+	if (slab_left < len && slabs_cut < PC_SLAB_MAX) {
 		pthread_mutex_unlock(&cache_mu);
 		fresh = map_fresh(HUGE_SZ);
 		if (!fresh)
 			return NULL;
 		advise_huge(fresh, HUGE_SZ);
 		pthread_mutex_lock(&cache_mu);
-		if (slab_left < len && slabs_cut < SLAB_MAX) {
+		if (slab_left < len && slabs_cut < PC_SLAB_MAX) {
 			rest = slab;
 			nrest = slab_left;
 			slab = fresh;
