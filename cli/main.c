@@ -581,11 +581,11 @@ static struct profconv_profile *kept_at_exit;
  * the small blocks of the model (a thread's columns below 128 KiB, which
  * the library's allocator leaves to malloc) fill it a page fault per 2 MiB
  * instead of per 4 KiB.  On a machine where a page fault costs 11 us
- * (2026-11-27): the real 13 MB Chrome trace 1,737 -> 998 page faults,
- * 69.9 -> 65.3 ms; the 20 s system-wide recording with warm symbols 5,112
- * -> 3,456, 247 -> 208 ms; peak memory +1.3 MiB; the 1 GiB tiling's peak
- * and time unchanged (a heap is dense; past the first 64 MiB it grows
- * without the advice).  The CLI's choice: the library leaves the
+ * (2026-11-27): the real 13 MB Chrome trace 1,737 -> 1,063 page faults,
+ * 75.4 -> 71.1 ms; the 20 s system-wide recording with warm symbols 5,111
+ * -> 3,491, 212 -> 196 ms; peak memory +1 MiB; the 1 GiB tiling's peak and
+ * time unchanged (a heap is dense; past the first 64 MiB it grows without
+ * the advice).  The CLI's choice: the library leaves the
  * process's malloc settings alone.
  */
 static void heap_for_one_conversion(void)
@@ -609,6 +609,7 @@ static void heap_for_one_conversion(void)
 #endif
 #endif
 }
+
 static int cmd_convert(struct profconv_ctx *ctx, const char *input, const char *output,
 		       const char *to)
 {
