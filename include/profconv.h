@@ -446,9 +446,11 @@ PROFCONV_API int profconv_output_check(struct profconv_ctx *ctx, const char *pat
 /*
  * The temporary file profconv_write_path() is writing on ctx right now, or
  * "" (owned by ctx).  A program's SIGINT/SIGTERM handler may unlink() it
- * before re-raising; the library installs no signal handlers itself.
- * [ctx], and also from a signal handler interrupting the thread that uses
- * ctx (it only reads a buffer of ctx).
+ * before re-raising; the library installs no signal handlers itself, and
+ * blocks signals in the calling thread between creating the file and
+ * storing its name, so a handler in that thread finds the name of every
+ * file that exists.  [ctx], and also from a signal handler interrupting the
+ * thread that uses ctx (it only reads a buffer of ctx).
  */
 PROFCONV_API const char *profconv_pending_output(const struct profconv_ctx *ctx);
 /* The same to fn (see profconv_write_path()).  [ctx+profile] */

@@ -10,9 +10,9 @@
  *   anything else             a temporary file beside the (final) target,
  *                             renamed over it only once complete
  *
- * The temporary file's name is kept in the ctx (pc_output_pending()) from
- * before the first byte is written until it is renamed or removed, so a
- * signal handler in the program can remove it.
+ * The temporary file's name is kept in the ctx (profconv_pending_output())
+ * from its creation (signals blocked in between) until it is renamed or
+ * removed, so a signal handler in the program can remove it.
  */
 #include "core/pc_config.h"
 
@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -304,7 +305,8 @@ int pc_output_check(struct profconv_ctx *ctx, const char *path)
 int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output *o)
 {
 	struct stat st;
-	int err;
+	sigset_t all, old;
+	int err, e;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -336,12 +338,24 @@ int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output 
 		pc_snprintf(o->final, sizeof(o->final), "%s", path);
 	if (pc_snprintf(o->tmp, sizeof(o->tmp), "%s.tmp-XXXXXX", o->final) >= sizeof(o->tmp) - 1)
 		return pc_fail(ctx, PROFCONV_ERR_USAGE, NULL, "%s: path too long", path);
+	/*
+	 * No signal handler of this thread runs between the file's creation
+	 * and its name's storing: preempted there (right after the open()
+	 * returned), a SIGTERM taken on resuming found no name and left the
+	 * file behind.  In a program whose signals reach only this thread (a
+	 * single conversion) the name is always there for the handler.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	o->fd = mkstemp(o->tmp);
+	e = errno;
+	if (o->fd >= 0)
+		pc_snprintf(ctx->pending_output, sizeof(ctx->pending_output), "%s", o->tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (o->fd < 0)
 		return pc_fail(ctx, PROFCONV_ERR_IO, NULL,
 			       "%s: cannot create a temporary file beside it: %s", path,
-			       strerror(errno));
-	pc_snprintf(ctx->pending_output, sizeof(ctx->pending_output), "%s", o->tmp);
+			       strerror(e));
 	async_new(o);
 	return 0;
 }
