@@ -115,4 +115,16 @@ env PROFCONV_SYMBOL_CACHE="$T/e2" "$PC" -q $S --no-symbol-cache in/r1.data -o e.
 	fail "--no-symbol-cache"
 [ ! -e e2 ] || fail "--no-symbol-cache: written"
 "$PC" -q $S --symbol-cache "" in/r1.data -o e.json 2>/dev/null && fail "--symbol-cache '' accepted"
+# a writer killed before its rename (Ctrl-C while a cache file is written)
+# leaves DIR/.tmp-*: the next process writing there removes those an hour
+# old and leaves younger ones (another writer's, at work)
+C="$T/stale"
+mkdir "$C"
+: >"$C/.tmp-old-AAAAAA"
+touch -d '2 hours ago' "$C/.tmp-old-AAAAAA"
+: >"$C/.tmp-new-BBBBBB"
+"$PC" -q $S --symbol-cache "$C" in/r1.data -o e.json || fail "stale temporaries: conversion"
+ls "$C"/*.pcsym >/dev/null 2>&1 || fail "stale temporaries: nothing written"
+[ ! -e "$C/.tmp-old-AAAAAA" ] || fail "an abandoned temporary file (2 hours old) was left"
+[ -e "$C/.tmp-new-BBBBBB" ] || fail "a fresh temporary file was removed"
 exit 0

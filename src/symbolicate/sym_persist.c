@@ -21,7 +21,8 @@
  * and PS_MAX_FILE bytes (past them nothing is written), and after a
  * process's first write (and after every PS_MAX_DIR / 8 bytes it wrote
  * since) the oldest cache files go while DIR's *.pcsym files exceed
- * PS_MAX_DIR.
+ * PS_MAX_DIR, and so do temporary files an hour old (a writer killed
+ * before its rename left them).
  */
 #define _GNU_SOURCE 1 /* dl_iterate_phdr */
 #include "core/pc_config.h"
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbolicate/pc_sympersist.h"
@@ -47,6 +49,7 @@
 #define PS_MAX_ENTRIES (4u << 20)
 #define PS_MAX_FILE    ((uint64_t)128 << 20)
 #define PS_MAX_DIR     ((uint64_t)512 << 20)
+#define PS_TMP_STALE   3600 /* seconds: a .tmp-* file this old was abandoned */
 
 struct ps_rec {
 	uint64_t rel, sym_start;
@@ -563,7 +566,13 @@ static int put(struct profconv_ctx *ctx, struct out_buf *o, const void *d, uint6
 	return 0;
 }
 
-/* Remove the oldest *.pcsym files while dir's exceed PS_MAX_DIR. */
+/*
+ * Remove the oldest *.pcsym files while dir's exceed PS_MAX_DIR, and every
+ * .tmp-* file older than PS_TMP_STALE seconds: atomic_write() renames its
+ * file within moments, so one that old was left by a writer killed before
+ * its rename (a SIGINT or SIGKILL during the write) and nothing else
+ * would ever remove it.
+ */
 static void prune(const char *dir)
 {
 	struct ent {
@@ -576,6 +585,7 @@ static void prune(const char *dir)
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	char path[4096 + 300];
+	int64_t now = (int64_t)time(NULL);
 
 	if (!d)
 		return;
@@ -583,6 +593,13 @@ static void prune(const char *dir)
 		struct stat st;
 		size_t l = strlen(de->d_name);
 
+		if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+			pc_snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (int64_t)st.st_mtime < now - PS_TMP_STALE)
+				unlink(path);
+			continue;
+		}
 		if (l < 7 || l >= 256 || strcmp(de->d_name + l - 6, ".pcsym") != 0)
 			continue;
 		pc_snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
