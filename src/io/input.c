@@ -10,6 +10,7 @@
  * read callback, so detection never consumes input.  From a tar, zip or
  * cpio archive the first regular file is read (the one trace it holds).
  */
+#define _GNU_SOURCE 1 /* O_TMPFILE, mkostemp */
 #include "io/pc_input.h"
 #include "io/pc_libarchive.h"
 
@@ -617,26 +618,37 @@ int pc_input_spool(struct pc_input *in)
 	return pc_input_spool_bounded(in, NULL, NULL);
 }
 
+int pc_tmpfile_anon(const char *what)
+{
+	const char *td = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!td || !*td || strlen(td) > sizeof(path) - 64)
+		td = "/tmp";
+#ifdef O_TMPFILE
+	fd = open(td, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	pc_snprintf(path, sizeof(path), "%s/profconv-%s-XXXXXX", td, what);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
 int pc_input_spool_bounded(struct pc_input *in, pc_spool_need_fn *need, void *user)
 {
-	char path[] = "/tmp/profconv-spool-XXXXXX";
-	const char *tmpdir = getenv("TMPDIR");
-	char tpath[4096];
 	unsigned char *chunk;
 	uint64_t base = in->offset, total = 0;
 	int fd, err = 0;
 
 	if (in->seekable)
 		return 0;
-	if (tmpdir && *tmpdir &&
-	    pc_snprintf(tpath, sizeof(tpath), "%s/profconv-spool-XXXXXX", tmpdir) <
-		    sizeof(tpath) - 1)
-		fd = mkstemp(tpath);
-	else
-		fd = mkstemp(path);
+	fd = pc_tmpfile_anon("spool");
 	if (fd < 0)
 		return io_fail(in, "cannot create a temporary file to spool the input");
-	unlink(tmpdir && *tmpdir ? tpath : path);
 	chunk = pc_alloc(in->ctx, RAW_BUFS);
 	if (!chunk) {
 		close(fd);

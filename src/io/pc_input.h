@@ -98,6 +98,13 @@ int pc_input_seek(struct pc_input *in, uint64_t off);
  */
 int pc_input_spool(struct pc_input *in);
 /*
+ * A nameless read-write file in $TMPDIR (else /tmp), close-on-exec: made
+ * with O_TMPFILE, so nothing that ends the process can leave it behind;
+ * where the file system cannot, a mkstemp() file named profconv-WHAT-*
+ * and unlinked at once.  The fd, or -1 with errno set.
+ */
+int pc_tmpfile_anon(const char *what);
+/*
  * The same, but only as far as the format needs: before each piece,
  * need(user, fd, have) is asked how many bytes (from the spool's start)
  * the format needs in all, reading what it must from fd (the spool file,

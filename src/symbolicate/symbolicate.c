@@ -54,6 +54,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "io/pc_input.h"
 #include "io/pc_libarchive.h"
 #include "model/pc_model.h"
 #include "symbolicate/pc_symbolicate.h"
@@ -213,15 +214,7 @@ static int try_archive(struct finder *f, const char *tarball, struct pc_symsrc *
 			n += 2;
 		if (strcmp(n, want1) != 0 && strcmp(n, want2) != 0)
 			continue;
-		{
-			const char *td = getenv("TMPDIR");
-
-			pc_snprintf(f->tmp_path, sizeof(f->tmp_path), "%s/profconv-sym-XXXXXX",
-				    td && *td && strlen(td) < sizeof(f->tmp_path) - 32 ? td : "/tmp");
-		}
-		fd = mkstemp(f->tmp_path);
-		if (fd >= 0)
-			unlink(f->tmp_path); /* gone at once: nothing left on a signal */
+		fd = pc_tmpfile_anon("sym"); /* nameless: nothing left on a signal */
 		if (fd < 0 || archive_read_data_into_fd(a, fd) != ARCHIVE_OK) {
 			tried(f, tarball, "cannot extract the member");
 			if (fd >= 0)
