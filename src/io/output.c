@@ -14,6 +14,7 @@
  * from its creation (signals blocked in between) until it is renamed or
  * removed, so a signal handler in the program can remove it.
  */
+#define _GNU_SOURCE 1 /* mkostemp */
 #include "core/pc_config.h"
 
 #include <errno.h>
@@ -347,7 +348,7 @@ int pc_output_open(struct profconv_ctx *ctx, const char *path, struct pc_output 
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	o->fd = mkstemp(o->tmp);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	e = errno;
 	if (o->fd >= 0)
 		pc_snprintf(ctx->pending_output, sizeof(ctx->pending_output), "%s", o->tmp);

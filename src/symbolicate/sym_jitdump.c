@@ -451,7 +451,7 @@ int pc_symsrc_open_jitdump(struct profconv_ctx *ctx, const char *path, struct pc
 	pc_snprintf(why, whylen, "%s", "");
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
-	p.fp = fopen(path, "rb");
+	p.fp = fopen(path, "rbe");
 	if (!p.fp) {
 		pc_snprintf(why, whylen, "%s: cannot open", path);
 		return 0;

@@ -17,7 +17,7 @@ int pc_line_reader_open(struct profconv_ctx *ctx, struct pc_line_reader *r, cons
 	r->ctx = ctx;
 	r->path = path;
 	r->max_line = max_line;
-	r->fp = fopen(path, "rb");
+	r->fp = fopen(path, "rbe");
 	if (!r->fp) {
 		if (errno == ENOENT || errno == ENOTDIR) {
 			pc_snprintf(why, whylen, "%s: no such file", path);

@@ -24,7 +24,7 @@
  * PS_MAX_DIR, and so do temporary files an hour old (a writer killed
  * before its rename left them).
  */
-#define _GNU_SOURCE 1 /* dl_iterate_phdr */
+#define _GNU_SOURCE 1 /* dl_iterate_phdr, mkostemp */
 #include "core/pc_config.h"
 
 #include <dirent.h>
@@ -677,7 +677,7 @@ static int atomic_write(char *dir, const char *name, const void *buf, uint64_t l
 	if (make_dirs(dir) != 0)
 		return -1;
 	pc_snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-XXXXXX", dir, name);
-	fd = mkstemp(tmp);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	while (done < len) {
