@@ -75,9 +75,10 @@ struct finder {
 	char why[WHY_MAX];    /* what was tried, for --verbose */
 	size_t whylen;
 	/*
-	 * A member extracted from a perf archive: an unlinked temporary file,
-	 * named by its descriptor (/proc/self/fd/N) so that no file is left
-	 * behind whatever ends the process; tmp_fd1 is that fd + 1 (0: none).
+	 * A member extracted from a perf archive: a nameless temporary file
+	 * (pc_tmpfile_anon()) opened by its descriptor's path
+	 * (/proc/self/fd/N), so that no file is left behind whatever ends
+	 * the process; tmp_fd1 is that fd + 1 (0: none).
 	 */
 	char tmp_path[4096];
 	int tmp_fd1;
