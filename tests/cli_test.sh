@@ -1453,8 +1453,9 @@ PY
 	# the same signals taken right after the temporary file's open()
 	# returned (as when the process is preempted there): strace holds the
 	# return of every openat for 150 ms; the name must be known by then.
-	# This left the file behind, one CI run in several, before the library
-	# blocked signals between creating the file and storing its name.
+	# This left the file behind (and failed a CI run, through the cases
+	# above) before the library blocked signals between creating the file
+	# and storing its name.
 	if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
 		for sig in TERM BUS; do
 			rc=$(python3 - "$PC" "$T/big.json" "$T/sig" "$sig" 2>"$T/err" <<'PY'
