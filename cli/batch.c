@@ -105,7 +105,7 @@ struct batch {
 	atomic_int caught; /* the signal the signal thread took, from sigwait() on */
 	sigset_t sigs; /* the signals the signal thread takes */
 	int busfwd;    /* the one of them SIGBUS is handed on as (cli_sigbus_forward()) */
-	int map_inputs; /* SIGBUS is handled so: plain JSON inputs read through a mapping */
+	int map_inputs; /* PROFCONV_INPUT_MAP=1 and SIGBUS handled so: plain JSON inputs mapped */
 	time_t started;
 	pthread_mutex_t lock;
 	/* symbol files opened once for all the conversions (NULL: none) */
@@ -678,9 +678,7 @@ static void bus_stop(struct batch *b)
 		}
 		done += it->done;
 	}
-	fprintf(stderr,
-		"%san input file changed (was cut short) while it was read; "
-		"PROFCONV_INPUT_MAP=0 reads inputs with read() instead of mapping them\n",
+	fprintf(stderr, "%san input file changed (was cut short) while it was read through a mapping\n",
 		busy ? ": " : "");
 	if (!b->finished) {
 		fprintf(stderr, "profconv: stopped: %zu of %zu inputs finished%s\n", done, b->ntodo,
@@ -908,7 +906,7 @@ int cli_batch_run(const struct cli_settings *s, const struct cli_batch *b, char 
 		have_sigth = pthread_create(&sigth, NULL, signal_thread, &bt) == 0;
 		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 	}
-	bt.map_inputs = have_sigth;
+	bt.map_inputs = have_sigth && cli_input_map();
 	if (have_sigth)
 		cli_sigbus_forward(bt.busfwd);
 	else

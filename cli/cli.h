@@ -81,6 +81,8 @@ void cli_on_sigbus(const char *input);
  * signal thread takes (it knows the conversions in progress); the thread
  * that faulted waits there.  0: handled as cli_on_sigbus() says. */
 void cli_sigbus_forward(int sig);
+/* Whether plain JSON inputs are read through mappings: PROFCONV_INPUT_MAP=1. */
+int cli_input_map(void);
 
 /* Write s as a JSON string (UTF-8 checked; invalid bytes become U+FFFD). */
 void cli_json_str(FILE *f, const char *s);

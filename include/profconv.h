@@ -273,12 +273,16 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 is the same.
  *   "input-map"   "no" (default) or "yes": read plain (uncompressed) JSON
  *                 files through read-only mappings, 4 MiB at a time, rather
- *                 than copy them with read() (less kernel time on big
- *                 traces; the same output).  A file changed since the open
+ *                 than copy them with read() (the same output).  Less
+ *                 kernel time on big traces where mapping a page is cheap;
+ *                 slower where the page tables are a hypervisor's (each
+ *                 page mapped traps: a third more time on a 1 GiB trace
+ *                 on such a machine).  A file changed since the open
  *                 is read with read() from then on, but one cut short by
  *                 another process while a mapped part of it is being read
  *                 raises SIGBUS in the reading thread: ask for it only when
- *                 the process handles SIGBUS, as the profconv command does.
+ *                 the process handles SIGBUS (the profconv command handles
+ *                 it, and asks for the mapping with PROFCONV_INPUT_MAP=1).
  *                 PROFCONV_INPUT_MAP=0 in the environment turns it off.
  *   "compress"    "auto" (default), "none", "gzip" or "zstd": compress the
  *                 output in the same pass; "auto" compresses what
@@ -390,7 +394,7 @@ PROFCONV_API const char *profconv_warning_summary(struct profconv_ctx *ctx);
  * mappings of it instead of read(); a file cut short by another process
  * while it is being read then raises SIGBUS in the reading thread (with
  * read() the input ends where it was cut, as any input cut short), so only
- * a caller that handles SIGBUS should ask for it (the CLI does, and
+ * a caller that handles SIGBUS should ask for it (the CLI handles it, and
  * reports it as an error).  [ctx]
  */
 PROFCONV_API int profconv_read_path(struct profconv_ctx *ctx, const char *path,

@@ -1488,6 +1488,26 @@ PY
 	else
 		echo "outputs: strace cannot trace here; the signal-after-open() cases are not run" >&2
 	fi
+	# a plain JSON input is read with read(), not mapped (no mmap() of
+	# its descriptor), unless PROFCONV_INPUT_MAP=1 asks for the mapping
+	if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+		for map in "" 1; do
+			PROFCONV_INPUT_MAP=$map strace -qq -f -e trace=openat,mmap -o "$T/trace" \
+				"$PC" -q --no-symbols "$T/big.json" -o "$T/mapped.json" 2>"$T/err" ||
+				fail "PROFCONV_INPUT_MAP=$map: $(cat "$T/err")"
+			fd=$(sed -n "s|.*openat(AT_FDCWD, \"$T/big.json\", O_RDONLY[^)]*) = \\([0-9]*\\)\$|\\1|p" "$T/trace" | head -1)
+			[ -n "$fd" ] || fail "PROFCONV_INPUT_MAP=$map: no open of the input in the trace"
+			# (mmap()s after that open: the loader's came before, on the same number)
+			n=$(sed -n "\|openat(AT_FDCWD, \"$T/big.json\"|,\$p" "$T/trace" |
+				grep -c "mmap(NULL, [0-9]*, PROT_READ, MAP_PRIVATE, $fd, ")
+			if [ -z "$map" ]; then
+				[ "$n" = 0 ] || fail "the input was mapped $n times by default"
+			else
+				[ "$n" -gt 0 ] || fail "PROFCONV_INPUT_MAP=1: the input was not mapped"
+			fi
+			rm -f "$T/mapped.json"
+		done
+	fi
 	;;
 perf-y)
 	# A real recording: converts, matches perf script sample by sample and
