@@ -397,12 +397,42 @@ static void test_fmt_hex(void)
 	}
 }
 
+/*
+ * A miss leaves the cache as it is: a block too big for what is cached
+ * gets fresh pages, and the cached mapping is still there for the next
+ * block it fits, with its bytes (it was unmapped before, and its
+ * munmap() made the other threads' CPUs flush their TLBs).
+ */
+static void test_map_keep(void)
+{
+	const size_t k = 1024;
+	unsigned char *m, *big, *again;
+
+	pc_map_cache_flush();
+	m = pc_map_alloc(300 * k);
+	PC_CHECK(m != NULL);
+	if (!m)
+		return;
+	memset(m, 0x77, 300 * k);
+	pc_map_free(m, 300 * k);
+	big = pc_map_alloc(1024 * k); /* nothing cached fits */
+	PC_CHECK(big != NULL);
+	again = pc_map_alloc(300 * k);
+	PC_CHECK(again == m);
+	if (again == m)
+		PC_CHECK(all_bytes(again, 300 * k, 0x77));
+	pc_map_free(again, 300 * k);
+	pc_map_free(big, 1024 * k);
+	pc_map_cache_flush();
+}
+
 int main(void)
 {
 	test_fmt_hex();
 	test_map_cache();
 	test_map_slab();
 	test_map_room();
+	test_map_keep();
 	test_memory();
 	test_errors();
 	test_warnings();
