@@ -426,6 +426,41 @@ static void test_map_keep(void)
 	pc_map_cache_flush();
 }
 
+/*
+ * A full cache makes room for a freed mapping by unmapping its oldest
+ * ones: three 4 MiB mappings freed in turn into the 8 MiB cache leave the
+ * second and the third cached, with their bytes (unmapping the newest
+ * instead kept the first two, and two jobs at once filled the cache with
+ * pieces neither asked for again).
+ */
+static void test_map_fifo(void)
+{
+	const size_t mib = (size_t)1 << 20;
+	unsigned char *m[3], *x, *y;
+	unsigned i;
+
+	pc_map_cache_flush();
+	for (i = 0; i < 3; i++) {
+		m[i] = pc_map_alloc(4 * mib);
+		PC_CHECK(m[i] != NULL);
+		if (!m[i])
+			return;
+		memset(m[i], 0x21 + (int)i, 4 * mib);
+	}
+	for (i = 0; i < 3; i++)
+		pc_map_free(m[i], 4 * mib);
+	x = pc_map_alloc(4 * mib);
+	y = pc_map_alloc(4 * mib);
+	PC_CHECK(x == m[1] && y == m[2]);
+	if (x == m[1] && y == m[2]) {
+		PC_CHECK(all_bytes(x, 4 * mib, 0x22));
+		PC_CHECK(all_bytes(y, 4 * mib, 0x23));
+	}
+	pc_map_free(x, 4 * mib);
+	pc_map_free(y, 4 * mib);
+	pc_map_cache_flush();
+}
+
 int main(void)
 {
 	test_fmt_hex();
@@ -433,6 +468,7 @@ int main(void)
 	test_map_slab();
 	test_map_room();
 	test_map_keep();
+	test_map_fifo();
 	test_memory();
 	test_errors();
 	test_warnings();
