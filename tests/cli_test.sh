@@ -1539,7 +1539,9 @@ perf-n)
   got:      $got
   expected: $want"
 	[ ! -e "$T/out.json" ] || fail "an output file was left behind"
-	ls "$T" | grep -q tmp- && fail "a temporary file was left behind"
+	for f in "$T"/*tmp-*; do
+		[ -e "$f" ] && fail "a temporary file was left behind: $f"
+	done
 	;;
 perf-i)
 	# Recoverable damage: converts what is sound, prints the documented first
