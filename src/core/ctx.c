@@ -934,9 +934,9 @@ static size_t resv_len(size_t size)
  * writer helper's buffers that found no slot when 32 were full, made 30 of
  * the 60 munmap() calls of a conversion of the real Chrome trace, each
  * while other threads ran).  A miss takes nothing out (cache_take()), so
- * the peak holds at most CACHE_MAX more.  The cache is process-wide (one mutex; big
- * blocks are few) and emptied when the last context is freed, so a
- * program that is done with the library keeps nothing.  Under
+ * the peak holds at most CACHE_MAX more.  The cache is process-wide (one
+ * mutex; big blocks are few) and emptied when the last context is freed,
+ * so a program that is done with the library keeps nothing.  Under
  * AddressSanitizer the cached bytes are poisoned, so a use after free is
  * still caught as the munmap() would have caught it.
  */
