@@ -276,7 +276,7 @@ PROFCONV_API void profconv_set_max_memory(struct profconv_ctx *ctx, uint64_t byt
  *                 than copy them with read() (the same output).  Less
  *                 kernel time on big traces where mapping a page is cheap;
  *                 slower where the page tables are a hypervisor's (each
- *                 page mapped traps: a third more time on a 1 GiB trace
+ *                 page mapped traps: two fifths more time on a 1 GiB trace
  *                 on such a machine).  A file changed since the open
  *                 is read with read() from then on, but one cut short by
  *                 another process while a mapped part of it is being read
