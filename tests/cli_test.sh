@@ -696,6 +696,16 @@ want = collections.Counter((str(e["pid"]), e["name"]) for e in src if e.get("ph"
 got = collections.Counter((t["pid"], strs[t["markers"]["name"][i]]) for t in out["threads"] for i in range(t["markers"]["length"]))
 assert got == want, (sum(got.values()), sum(want.values()), (got - want).most_common(3), (want - got).most_common(3))
 assert not any(x and x["type"] == "TraceEventFlow" for t in out["threads"] for x in t["markers"]["data"])
+# of the trace events' markers only EventDispatch's are drawn in the
+# timeline overview, as the front-end's own importer draws them: their
+# schema lists timeline-overview, the Trace schema does not
+ms = {s["name"]: s for s in out["meta"]["markerSchema"]}
+assert "timeline-overview" not in ms["Trace"]["display"], ms["Trace"]["display"]
+assert ms["EventDispatch"]["display"] == ["marker-chart", "marker-table", "timeline-overview"], ms["EventDispatch"]
+assert ms["EventDispatch"]["fields"] == ms["Trace"]["fields"]
+types = collections.Counter((x["type"], strs[t["markers"]["name"][i]] == "EventDispatch")
+                            for t in out["threads"] for i, x in enumerate(t["markers"]["data"]) if x)
+assert types == {("Trace", False): sum(want.values()) - 9, ("EventDispatch", True): 9}, types
 # main threads: a thread_name Cr...Main, or tid = pid (pid 0 aside); every
 # process here has exactly one
 names = {(str(e["pid"]), e["tid"]): e["args"]["name"] for e in ph("M") if e["name"] == "thread_name"}

@@ -258,6 +258,15 @@ void pc_chrome_pl_keys_free(struct rd *r)
 	}
 }
 
+/* Whether e is an EventDispatch event (its payload gets PC_CHROME_DISPATCH_TYPE). */
+static int is_dispatch(const struct cev *e)
+{
+	static const char nm[] = PC_CHROME_DISPATCH_TYPE;
+
+	return e->name.kind == CJ_STR && e->name.len == sizeof(nm) - 1 &&
+	       memcmp(e->name.s, nm, sizeof(nm) - 1) == 0;
+}
+
 uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, uint32_t set)
 {
 	size_t clen, alen = e->args.kind == CJ_OBJ ? e->args.len : 0;
@@ -266,7 +275,8 @@ uint32_t pc_chrome_payload(struct rd *r, const struct cev *e, const char *cat, u
 	uint64_t h, hc;
 	uint32_t pl, crow;
 
-	if (!cat || alen > PL_MAX_KEY)
+	/* (the cache's payloads are all of type Trace; dispatches are few) */
+	if (!cat || alen > PL_MAX_KEY || is_dispatch(e))
 		return build_payload(r, e, cat, set);
 	/* the cat by its string row (the payload interns it first thing anyway) */
 	clen = cat_len(e, cat);
@@ -340,7 +350,12 @@ static uint32_t build_payload(struct rd *r, const struct cev *e, const char *cat
 		return PC_NONE;
 	pc_pvb_begin(&b, r->m, 0);
 	pc_pvb_key_row(&b, r->row_type);
-	pc_pvb_str_row(&b, r->row_trace_event);
+	if (is_dispatch(e)) {
+		pc_pvb_str_row(&b, r->row_dispatch);
+		r->any_dispatch = 1;
+	} else {
+		pc_pvb_str_row(&b, r->row_trace_event);
+	}
 	if (cat) {
 		uint32_t row;
 
@@ -588,7 +603,8 @@ int pc_chrome_refs_scan(const struct rd *r, struct profconv_ctx *ctx, uint32_t *
 			if ((o = pc_pv(m, p))->kind != PC_VAL_OBJ || !o->v.n ||
 			    pc_pv(m, p + 1)->key != r->row_type ||
 			    pc_pv(m, p + 1)->kind != PC_VAL_STR ||
-			    pc_pv(m, p + 1)->v.s != r->row_trace_event)
+			    (pc_pv(m, p + 1)->v.s != r->row_trace_event &&
+			     pc_pv(m, p + 1)->v.s != r->row_dispatch))
 				continue;
 			for (j = 0, c = p + 1; j < o->v.n; j++, c += pc_val_span(pc_pv(m, c))) {
 				const struct pc_val *v = &m->pv.nodes[c];
@@ -657,11 +673,16 @@ int pc_chrome_strings_or_refs(struct rd *r)
 	return err;
 }
 
-/* The Trace schema: type, cat and every args key seen. */
+/*
+ * The Trace schema: type, cat and every args key seen; the EventDispatch
+ * schema, the same fields drawn in the timeline overview too (see
+ * PC_CHROME_DISPATCH_TYPE); the Context schema.
+ */
 int pc_chrome_add_schema(struct rd *r)
 {
 	static const char *const display[] = { "marker-chart", "marker-table", "timeline-overview",
 					       NULL };
+	static const char *const display_trace[] = { "marker-chart", "marker-table", NULL };
 	struct pc_schema_field f[MAX_ARG_KEYS + 8];
 	uint32_t i, n = 0;
 
@@ -705,8 +726,13 @@ int pc_chrome_add_schema(struct rd *r)
 					 "A FrameBlamer context's activation on this thread") == PC_NONE)
 			return PROFCONV_ERR_NOMEM;
 	}
-	return pc_schema_add_simple(r->m, PC_CHROME_EVENT_TYPE, display, f, n, "{marker.name}", NULL, NULL,
-				    "A Chrome trace event") == PC_NONE
-		       ? PROFCONV_ERR_NOMEM
-		       : 0;
+	if (pc_schema_add_simple(r->m, PC_CHROME_EVENT_TYPE, display_trace, f, n, "{marker.name}",
+				 NULL, NULL, "A Chrome trace event") == PC_NONE)
+		return PROFCONV_ERR_NOMEM;
+	if (r->any_dispatch &&
+	    pc_schema_add_simple(r->m, PC_CHROME_DISPATCH_TYPE, display, f, n, "{marker.name}", NULL,
+				 NULL, "A Chrome trace event: an input or DOM event's dispatch") ==
+		    PC_NONE)
+		return PROFCONV_ERR_NOMEM;
+	return 0;
 }

@@ -405,6 +405,8 @@ struct rd {
 	struct pc_jpull *p;
 	const char *name;
 	uint32_t row_type, row_trace_event, row_cat; /* payload text rows */
+	uint32_t row_dispatch;	/* PC_CHROME_DISPATCH_TYPE's text row */
+	int any_dispatch;	/* a payload has that type: its schema is added */
 	uint32_t noted[64]; /* args keys' text rows (+ 1) note_arg_key() has seen */
 	/* the last event's thread (most events follow one of the same thread) */
 	int64_t last_pid, last_tid;
@@ -642,6 +644,15 @@ int pc_chrome_add_schema(struct rd *r);
  * front-end opens the output faster (docs/formats/processed-profile.md §12).
  */
 #define PC_CHROME_EVENT_TYPE "Trace"
+/*
+ * The schema name of the markers of EventDispatch events (an input or DOM
+ * event's dispatch, which DevTools shows as an interaction).  Theirs is the
+ * one schema whose markers are drawn in the thread's timeline overview, as
+ * the front-end's own Chrome importer draws them; the Trace schema's
+ * markers (every slice: a solid band where the thread was busy, redrawn
+ * with each zoom) are not.
+ */
+#define PC_CHROME_DISPATCH_TYPE "EventDispatch"
 
 /* chrome_async.c: async spans and instants, on a track of their own per process */
 /* The process's "Async events" thread, made on first use (may move r->th). */

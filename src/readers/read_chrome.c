@@ -1224,6 +1224,8 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		r.row_type = pc_pv_text_intern(m, "type", 4);
 		r.row_trace_event = pc_pv_text_intern(m, PC_CHROME_EVENT_TYPE,
 						      sizeof(PC_CHROME_EVENT_TYPE) - 1);
+		r.row_dispatch = pc_pv_text_intern(m, PC_CHROME_DISPATCH_TYPE,
+						   sizeof(PC_CHROME_DISPATCH_TYPE) - 1);
 		r.row_cat = pc_pv_text_intern(m, "cat", 3);
 		r.row_contexts = pc_pv_text_intern(m, "contexts", 8);
 		r.row_flow = pc_pv_text_intern(m, "flow", 4);
@@ -1231,6 +1233,7 @@ static int chrome_run(struct profconv_ctx *ctx, struct pc_input *in, struct pc_m
 		if (r.cat_idle == PC_NO_CATEGORY || r.cat_js == PC_NO_CATEGORY ||
 		    r.cat_gc == PC_NO_CATEGORY || r.cat_native == PC_NO_CATEGORY ||
 		    r.row_type == PC_NONE || r.row_trace_event == PC_NONE || r.row_cat == PC_NONE ||
+		    r.row_dispatch == PC_NONE ||
 		    r.row_contexts == PC_NONE || r.row_flow == PC_NONE || r.row_tflow == PC_NONE)
 			err = PROFCONV_ERR_NOMEM;
 	}
